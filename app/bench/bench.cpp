@@ -1,0 +1,257 @@
+// convlive-bench: every GPU variant x tile x radius on RGBA8 frames, timed with CUDA events.
+// Median of --repeats launches after --warmup, rotating --frames inputs so the L2 cache does not
+// flatter; MPix/s, effective GB/s (one read and one write of the frame), % of the device-to-device
+// copy bandwidth measured in the same run, and the floor (the larger of the memory time at that
+// bandwidth and the FP32 FMA time at the device's peak rate).
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "convlive/check.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+
+using namespace convlive;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::vector<std::pair<int, int>> sizes{{1920, 1080}, {3840, 2160}};
+  std::vector<int> radii{1, 2, 4, 8, 16, 32};
+  int customRadius = 8;
+  int repeats = 30, warmup = 5, frames = 3;
+  std::vector<std::string> variants;  // empty: all GPU variants
+  std::string outDir = ".";
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "convlive-bench: " << why << "\n"
+            << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radius 8]\n"
+               "                      [--repeats 30] [--warmup 5] [--frames 3] [--variants a,b] [--out-dir DIR] [--quick]\n";
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int toInt(const std::string& s, const char* what) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(s, &used);
+    if (used == s.size() && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  usage(std::string(what) + " '" + s + "' is not a positive integer");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--sizes") {
+      o.sizes.clear();
+      for (const auto& s : split(next())) {
+        const auto t = Tile::parse(s);
+        if (!t) usage("size '" + s + "' is not WxH");
+        o.sizes.emplace_back(t->w, t->h);
+      }
+    } else if (a == "--radii") {
+      o.radii.clear();
+      for (const auto& s : split(next())) o.radii.push_back(toInt(s, "radius"));
+    } else if (a == "--custom-radius") {
+      o.customRadius = toInt(next(), "--custom-radius");
+    } else if (a == "--repeats") {
+      o.repeats = toInt(next(), "--repeats");
+    } else if (a == "--warmup") {
+      o.warmup = toInt(next(), "--warmup");
+    } else if (a == "--frames") {
+      o.frames = toInt(next(), "--frames");
+    } else if (a == "--variants") {
+      o.variants = split(next());
+      for (const auto& v : o.variants)
+        if (!findVariant(v)) usage("unknown variant '" + v + "': use " + variantNames());
+    } else if (a == "--out-dir") {
+      o.outDir = next();
+    } else if (a == "--quick") {
+      o.sizes = {{640, 480}};
+      o.radii = {1, 4};
+      o.repeats = 20;
+    } else {
+      usage("unknown option '" + a + "'");
+    }
+  }
+  if (o.repeats < 20) usage("--repeats must be at least 20 for a meaningful median");
+  if (o.frames < 3) usage("--frames must be at least 3 (inputs rotate so the L2 cache does not flatter)");
+  return o;
+}
+
+struct Stats {
+  double median, min, p90;
+};
+Stats summarize(std::vector<float> t) {
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t.front(), t[std::min(t.size() - 1, t.size() * 9 / 10)]};
+}
+
+// Times `launch(i)` with events around each call on `s`.
+template <class F>
+Stats timeLaunches(const Options& o, cudaStream_t s, F launch) {
+  for (int i = 0; i < o.warmup; ++i) launch(i);
+  std::vector<Event> start(o.repeats), stop(o.repeats);
+  for (int i = 0; i < o.repeats; ++i) {
+    start[i].record(s);
+    launch(i);
+    stop[i].record(s);
+  }
+  CL_CUDA(cudaStreamSynchronize(s));
+  std::vector<float> ms;
+  for (int i = 0; i < o.repeats; ++i) ms.push_back(stop[i].elapsedSince(start[i]));
+  return summarize(ms);
+}
+
+// Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes written.
+double copyBandwidth(const Options& o, cudaStream_t s) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  DeviceBuffer a(bytes), b(bytes);
+  CL_CUDA(cudaMemsetAsync(a.get(), 1, bytes, s));
+  const Stats st =
+      timeLaunches(o, s, [&](int) { CL_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s)); });
+  return 2.0 * bytes / (st.median * 1e-3) / 1e9;
+}
+
+// Peak FP32 rate (FMA = 2 flops) from the SM count, FP32 lanes per SM and the clock.
+double fp32PeakFlops(const DeviceInfo& d) {
+  const int lanes = (d.major == 7 || (d.major == 8 && d.minor == 0)) ? 64 : 128;
+  return 2.0 * d.multiprocessors * lanes * (d.clockKHz * 1e3);
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const DeviceInfo& dev = deviceInfo();
+  if (!dev.available) {
+    std::cerr << "convlive-bench: " << dev.reason << ": the benchmark needs a CUDA device\n";
+    return 1;
+  }
+  try {
+    Stream stream;
+    const double copyGBs = copyBandwidth(o, stream.get());
+    const double peak = fp32PeakFlops(dev);
+    std::printf("device: %s, %d SMs, copy bandwidth %.0f GB/s (read+write), FP32 peak %.1f TFLOP/s\n", dev.name.c_str(),
+                dev.multiprocessors, copyGBs, peak / 1e12);
+    json results = json::array();
+    std::mt19937 rng(1234);
+    std::printf("%-11s %-6s %-8s %3s %10s %10s %9s %8s %7s %9s\n", "variant", "tile", "mask", "r", "size", "median ms",
+                "MPix/s", "GB/s", "%copy", "floor ms");
+    for (const auto& [w, h] : o.sizes) {
+      std::vector<DeviceImage> ins;
+      for (int f = 0; f < o.frames; ++f) {
+        HostImage host(w, h);
+        for (auto& p : host.pixels()) p = static_cast<std::uint8_t>(rng() >> 24);
+        ins.emplace_back(w, h);
+        ins.back().upload(host.view(), stream.get());
+      }
+      DeviceImage out(w, h);
+      struct Case {
+        Filter filter;
+        bool separableTaps;
+      };
+      std::vector<Case> cases;
+      for (int r : o.radii) cases.push_back({makeFilter("gaussian", {.radius = r}), true});
+      {
+        std::uniform_real_distribution<float> d(-0.3f, 1.f);
+        const int n = 2 * o.customRadius + 1;
+        std::vector<float> wts(n * n);
+        for (auto& v : wts) v = d(rng);
+        Filter f;
+        f.name = "custom2d";
+        f.mask = Mask(o.customRadius, wts);
+        cases.push_back({f, false});
+      }
+      for (const Variant& v : variants()) {
+        if (!v.onGpu) continue;
+        if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end()) continue;
+        Workspace ws;
+        for (const Case& c : cases)
+          for (const Tile& t : v.tiles) {
+            FilterParams p;
+            p.filter = c.filter;
+            p.tile = t;
+            const int r = c.filter.mask.radius();
+            const int taps = c.separableTaps ? 2 * (2 * r + 1) : (2 * r + 1) * (2 * r + 1);
+            const double pixels = double(w) * h, bytes = pixels * 8.0, flops = pixels * 4.0 * 2.0 * taps;
+            const double floorMs = std::max(bytes / (copyGBs * 1e9), flops / peak) * 1e3;
+            json row{{"impl", "convlive/" + v.name}, {"variant", v.name}, {"tile", t.str()},
+                     {"mask", c.separableTaps ? "gaussian" : "custom"},
+                     {"radius", r}, {"width", w}, {"height", h}, {"floor_ms", floorMs}, {"error", nullptr}};
+            if (const std::string why = v.whyNot(p, w, h); !why.empty()) {
+              row["error"] = why;
+              results.push_back(row);
+              continue;
+            }
+            const Stats st = timeLaunches(o, stream.get(), [&](int i) {
+              v.run(p, ins[i % ins.size()].view(), out.view(), ws, stream.get());
+            });
+            const double mpix = pixels / 1e6 / (st.median * 1e-3), gbs = bytes / (st.median * 1e-3) / 1e9;
+            row.update({{"median_ms", st.median}, {"min_ms", st.min}, {"p90_ms", st.p90}, {"mpix_s", mpix},
+                        {"gbps", gbs}, {"pct_copy_bw", 100.0 * gbs / copyGBs}});
+            results.push_back(row);
+            std::printf("%-11s %-6s %-8s %3d %4dx%-5d %10.4f %10.0f %8.0f %6.1f%% %9.4f\n", v.name.c_str(),
+                        t.str().c_str(), row["mask"].get<std::string>().c_str(), r, w, h, st.median, mpix, gbs,
+                        100.0 * gbs / copyGBs, floorMs);
+            std::fflush(stdout);
+          }
+      }
+    }
+    const json doc{{"tool", "convlive-bench"},
+                   {"date", today()},
+                   {"device", dev.name},
+                   {"sm_count", dev.multiprocessors},
+                   {"copy_bandwidth_gbps", copyGBs},
+                   {"fp32_peak_tflops", peak / 1e12},
+                   {"settings", {{"repeats", o.repeats}, {"warmup", o.warmup}, {"frames", o.frames},
+                                 {"border", "clamp"}, {"alpha", "passes through"}}},
+                   {"results", results}};
+    std::ofstream(o.outDir + "/convlive.json") << doc.dump(1) << "\n";
+    std::ofstream csv(o.outDir + "/convlive.csv");
+    csv << "variant,tile,mask,radius,width,height,median_ms,min_ms,p90_ms,mpix_s,gbps,pct_copy_bw,floor_ms,error\n";
+    for (const auto& r : results) {
+      auto num = [&](const char* k) { return r.contains(k) ? std::to_string(r[k].get<double>()) : std::string(); };
+      csv << r["variant"].get<std::string>() << "," << r["tile"].get<std::string>() << "," << r["mask"].get<std::string>()
+          << "," << r["radius"] << "," << r["width"] << "," << r["height"] << "," << num("median_ms") << ","
+          << num("min_ms") << "," << num("p90_ms") << "," << num("mpix_s") << "," << num("gbps") << ","
+          << num("pct_copy_bw") << "," << num("floor_ms") << ",\""
+          << (r["error"].is_null() ? "" : r["error"].get<std::string>()) << "\"\n";
+    }
+    std::printf("wrote %s/convlive.json and convlive.csv\n", o.outDir.c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "convlive-bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,182 @@
+#include "still.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "convlive/check.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+#include "image_io.hpp"
+
+namespace convlive {
+namespace {
+
+// The order `auto` tries: fastest first, as measured by convlive-bench (docs/perf).
+const char* const kAutoOrder[] = {"fused", "separable", "tiled-coop", "constant", "cpu"};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void checkOutputPath(const std::string& out) {
+  namespace fs = std::filesystem;
+  if (out.empty()) throw std::invalid_argument("--output is missing: name the PNG to write");
+  const fs::path p(out);
+  if (lower(p.extension().string()) != ".png")
+    throw std::invalid_argument("--output '" + out + "' must end in .png");
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw std::invalid_argument("--output '" + out + "': folder '" + dir.string() + "' does not exist");
+}
+
+const Variant& chooseVariant(const StillOptions& o, const FilterParams& p, int w, int h, std::ostream& log) {
+  if (o.variant != "auto") {
+    const Variant* v = findVariant(o.variant);
+    if (!v) throw std::invalid_argument("unknown variant '" + o.variant + "': use one of " + variantNames() + " or auto");
+    return *v;
+  }
+  for (const char* name : kAutoOrder) {
+    const Variant& v = *findVariant(name);
+    if (v.whyNot(p, w, h).empty()) {
+      if (!v.onGpu && !deviceInfo().available) log << "note: " << deviceInfo().reason << "; running on the CPU\n";
+      return v;
+    }
+  }
+  return *findVariant("cpu");  // its whyNot reports the problem when run
+}
+
+}  // namespace
+
+FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std::string& variant, std::ostream& log) {
+  StillOptions o;
+  o.variant = variant;
+  const Variant& v = chooseVariant(o, p, in.width(), in.height(), log);
+  if (auto why = v.whyNot(p, in.width(), in.height()); !why.empty()) throw std::invalid_argument(why);
+  FilteredImage r{HostImage(in.width(), in.height()), &v, 0.0};
+  const auto t0 = std::chrono::steady_clock::now();
+  Workspace ws;
+  if (v.onGpu) {
+    DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
+    din.upload(in.view());
+    v.run(p, din.view(), dout.view(), ws, nullptr);
+    dout.download(r.image.view());
+    CL_CUDA(cudaDeviceSynchronize());
+  } else {
+    v.run(p, in.view(), r.image.view(), ws, nullptr);
+  }
+  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+namespace {
+
+// Runs `body`, turning exceptions into a one-line message and an exit code.
+template <class Body>
+int guarded(std::ostream& err, Body body) {
+  try {
+    body();
+    return kOk;
+  } catch (const std::invalid_argument& e) {
+    err << "convlive: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "convlive: " << e.what() << "\n";
+    return kFailed;
+  }
+}
+
+void describe(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredImage& r) {
+  log << what << ": " << p.filter.name << " r=" << p.filter.mask.radius() << " border=" << borderName(p.border)
+      << " variant=" << r.variant->name << (r.variant->tiles.empty() ? "" : " tile=" + r.variant->tileFor(p).str())
+      << " in " << std::fixed << std::setprecision(1) << r.ms << " ms (including transfers)\n";
+}
+
+}  // namespace
+
+int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
+  return guarded(err, [&] {
+    if (o.input.empty()) throw std::invalid_argument("--image is missing: name the PNG to filter");
+    FilterParams p;
+    p.filter = makeFilter(o.mask, o.filter);
+    const auto border = parseBorder(o.border);
+    if (!border) throw std::invalid_argument("unknown border '" + o.border + "': use zero, clamp, mirror or wrap");
+    p.border = *border;
+    p.filterAlpha = o.filterAlpha;
+    if (!o.tile.empty()) {
+      const auto t = Tile::parse(o.tile);
+      if (!t) throw std::invalid_argument("--tile '" + o.tile + "' is not WxH (for example 32x8)");
+      p.tile = *t;
+    }
+    checkOutputPath(o.output);
+    const HostImage in = readPng(o.input);
+    const FilteredImage r = filterImage(in, p, o.variant, log);
+    writePng(o.output, r.image);
+    describe(log, o.input + " (" + std::to_string(in.width()) + "x" + std::to_string(in.height()) + ") -> " + o.output,
+             p, r);
+  });
+}
+
+HostImage demoPattern(int width, int height) {
+  HostImage img(width, height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      std::uint8_t* p = img.view().row(y) + 4 * x;
+      const double u = double(x) / width, v = double(y) / height;
+      const double dx = x - width * 0.3, dy = y - height * 0.5, ring = std::sqrt(dx * dx + dy * dy);
+      const bool checker = x > width * 0.6 && ((x / 16 + y / 16) % 2 == 0);
+      const bool lines = x > width * 0.6 && y > height * 0.55 && (x % 7 == 0 || y % 11 == 0);
+      const double rings = 127.5 * (1 + std::sin(ring * ring / 900.0));  // a zone plate: rising frequency
+      p[0] = static_cast<std::uint8_t>(checker ? 230 : x < width * 0.6 ? rings : 255 * u);
+      p[1] = static_cast<std::uint8_t>(lines ? 20 : x < width * 0.6 ? rings * 0.8 : 255 * v);
+      p[2] = static_cast<std::uint8_t>(checker ? 40 : x < width * 0.6 ? 255 - rings : 128);
+      p[3] = 255;
+    }
+  return img;
+}
+
+int runDemo(const std::string& dir, std::ostream& log, std::ostream& err) {
+  return guarded(err, [&] {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw std::invalid_argument("--demo: folder '" + dir + "' does not exist");
+    const HostImage in = demoPattern(1280, 720);
+    writePng(dir + "/input.png", in);
+    log << "demo: wrote " << dir << "/input.png (1280x720 test pattern)\n";
+    const std::pair<const char*, FilterOptions> filters[] = {
+        {"gaussian", {.radius = 5}}, {"sharpen", {.radius = 2}}, {"sobel", {.radius = 1}}, {"pitch", {.pitch = 3.4f}}};
+    for (const auto& [kind, options] : filters) {
+      FilterParams p;
+      p.filter = makeFilter(kind, options);
+      const FilteredImage r = filterImage(in, p, "auto", log);
+      const std::string out = dir + "/" + kind + ".png";
+      writePng(out, r.image);
+      describe(log, "demo: wrote " + out, p, r);
+    }
+  });
+}
+
+void listVariants(std::ostream& out) {
+  const DeviceInfo& dev = deviceInfo();
+  out << "device: " << (dev.available ? dev.name : dev.reason) << "\n\n";
+  out << std::left << std::setw(12) << "variant" << std::setw(8) << "max r" << std::setw(30) << "tiles (default first)"
+      << "description\n";
+  for (const Variant& v : variants()) {
+    std::ostringstream tiles;
+    for (const Tile& t : v.tiles) tiles << t.str() << ' ';
+    if (v.tiles.empty()) tiles << '-';
+    out << std::setw(12) << v.name << std::setw(8) << v.maxRadius << std::setw(30) << tiles.str() << v.description
+        << (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : "") << "\n";
+  }
+  out << "\nseparable and fused need a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one custom);"
+         " fused runs one mask (not sobel/scharr).\n";
+}
+
+}  // namespace convlive

@@ -1,0 +1,48 @@
+// The still-image command: one PNG in, the filtered PNG out, through any variant of the table.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "convlive/image.hpp"
+#include "convlive/mask.hpp"
+
+namespace convlive {
+
+struct StillOptions {
+  std::string input, output;
+  std::string mask = "gaussian";
+  FilterOptions filter;
+  std::string border = "clamp";
+  std::string variant = "auto";  // auto: the fastest GPU variant that can run, else cpu
+  std::string tile;              // "" : the variant's default
+  bool filterAlpha = false;
+};
+
+// Exit codes of the program.
+enum ExitCode { kOk = 0, kFailed = 1, kBadInput = 2 };
+
+struct Variant;
+struct FilterParams;
+
+// A filtered copy of an image, which variant made it and how long it took (with transfers).
+struct FilteredImage {
+  HostImage image;
+  const Variant* variant;
+  double ms;
+};
+// variant: a name from the table, or "auto". Throws std::invalid_argument when it cannot run.
+FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std::string& variant, std::ostream& log);
+
+// A deterministic test picture that shows blur and edges well: a zone plate, gradients, a
+// checkerboard and thin lines.
+HostImage demoPattern(int width, int height);
+// Writes the test picture and a few filtered versions of it into `dir`.
+int runDemo(const std::string& dir, std::ostream& log, std::ostream& err);
+
+// Runs the command; messages go to `err` (one line for bad input), a summary to `log`.
+int runStill(const StillOptions& o, std::ostream& log, std::ostream& err);
+// Prints the variant table with limits, tiles and whether each runs on this machine.
+void listVariants(std::ostream& out);
+
+}  // namespace convlive

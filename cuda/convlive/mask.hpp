@@ -1,0 +1,79 @@
+// Convolution masks: square (2r+1)x(2r+1) float weights applied as correlation (weight (0,0), the
+// top-left one, multiplies the top-left neighbour, as in OpenCV's filter2D), their separable
+// factors when they have them, and the builders for the masks and filters convlive offers.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convlive/border.hpp"
+
+namespace convlive {
+
+class Mask {
+ public:
+  static constexpr int kMaxRadius = 64;  // the largest any variant takes (separable)
+
+  // weights: (2*radius+1)^2 values, row-major, row 0 on top. Throws std::invalid_argument when the
+  // radius is outside 0..kMaxRadius, the count is wrong or a weight is not finite. Detects whether
+  // the mask is separable (rank one, up to float rounding) and keeps its factors.
+  Mask(int radius, std::vector<float> weights);
+  // A separable mask from its column (vertical) and row (horizontal) factors: w[i][j] = col[i]*row[j].
+  static Mask fromFactors(const std::vector<float>& col, const std::vector<float>& row);
+
+  int radius() const { return radius_; }
+  int size() const { return 2 * radius_ + 1; }
+  const std::vector<float>& weights() const { return weights_; }
+  // dy, dx in -radius..radius
+  float at(int dy, int dx) const { return weights_[(dy + radius_) * size() + dx + radius_]; }
+  bool separable() const { return separable_; }
+  const std::vector<float>& row() const { return row_; }  // empty when not separable
+  const std::vector<float>& col() const { return col_; }
+  float sum() const;
+  Mask transposed() const;
+
+ private:
+  int radius_;
+  std::vector<float> weights_;
+  bool separable_ = false;
+  std::vector<float> row_, col_;
+};
+
+// A mask plus how its sums become the output: what the kernels run.
+struct Filter {
+  std::string name;  // for reports: "gaussian", "sobel", ...
+  Mask mask{0, {1.f}};
+  Combine combine = Combine::Identity;  // Magnitude: gx with mask, gy with mask.transposed()
+};
+
+// Mask and filter builders. Each throws std::invalid_argument with a message that names the bad
+// value and the accepted range.
+float defaultGaussianSigma(int radius);  // 0.3*(r-1)+0.8, OpenCV's getGaussianKernel default
+Mask boxMask(int radius);
+Mask gaussianMask(int radius, float sigma = 0.f);  // sigma <= 0: defaultGaussianSigma(radius)
+Mask sharpenMask(int radius, float sigma = 0.f);   // unsharp mask, amount 1: 2*delta - gaussian
+Mask embossMask(int radius);                       // w = (dx+dy)/r, centre 1 (r=1: the classic 3x3)
+Mask laplacianMask(int radius);  // r=1: 4-neighbour; r>1: Laplacian of Gaussian, scaled so x^2 -> 2
+Mask sobelXMask(int radius);     // r=1 classic; r>1 binomial smoothing x derivative (see README)
+Mask scharrXMask(int radius);    // radius 1 only
+// Pitch inspection: |2c - (east + west)| / 2 with east/west linearly interpolated `pitch` pixels away
+// along the direction: a 1D mask of radius ceil(pitch) (pitch in [1, 64]) with Abs combine.
+Mask pitchMask(float pitch, bool vertical);
+// Rows split by ';', values by ',' (or spaces): square with an odd side, or one row / one column
+// (embedded in a square as a horizontal / vertical mask). normalize: divide by the sum.
+Mask parseCustomMask(std::string_view text, bool normalize);
+
+// The filter kinds the command line and the panel offer, by name.
+struct FilterOptions {
+  int radius = 1;
+  float sigma = 0.f;
+  float pitch = 2.f;
+  bool vertical = false;
+  std::string weights;  // custom
+  bool normalize = false;
+};
+const std::vector<std::string>& filterKinds();  // box gaussian sharpen emboss laplacian sobel scharr pitch custom
+Filter makeFilter(std::string_view kind, const FilterOptions& options);
+
+}  // namespace convlive

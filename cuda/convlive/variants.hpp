@@ -1,0 +1,76 @@
+// The variant table: every convolution strategy behind one contract. The command line, the
+// benchmark and the tests all read this table.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convlive/image.hpp"
+#include "convlive/mask.hpp"
+
+namespace convlive {
+
+struct Tile {
+  int w = 0, h = 0;
+  bool operator==(const Tile&) const = default;
+  std::string str() const { return std::to_string(w) + "x" + std::to_string(h); }
+  static std::optional<Tile> parse(std::string_view text);  // "32x8"
+};
+
+// What one launch computes.
+struct FilterParams {
+  Filter filter;
+  Border border = Border::Clamp;
+  bool filterAlpha = false;  // false (default): output alpha = input alpha
+  Tile tile{};               // {0,0}: the variant's default (its first offered tile)
+};
+
+// Scratch a variant keeps between launches: intermediate planes, the uploaded mask, texture
+// objects. One per stream: launches on different streams must not share one. Not thread-safe.
+class Workspace {
+ public:
+  Workspace();
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct Variant {
+  std::string name;
+  std::string description;
+  bool onGpu = true;          // images passed to run() are device memory (else host memory)
+  int maxRadius = 0;          // largest mask radius it takes
+  std::vector<Tile> tiles;    // offered tile shapes, the default first; empty: no choice
+  std::string tileMeaning;    // what the tile is for this variant ("block", "output tile", ...)
+  // Why these parameters cannot run on this machine for a width x height frame; empty: they can.
+  std::string (*whyNot)(const FilterParams&, int width, int height) = nullptr;
+  // Filters in into out (same size, pitch a multiple of 4, not overlapping) on `stream` (GPU
+  // variants: asynchronous; cpu: done on return). Throws std::invalid_argument with whyNot's reason
+  // when it cannot run, CudaError when CUDA fails.
+  void (*runImpl)(const Variant&, const FilterParams&, ConstImageView in, ImageView out, Workspace&,
+                  cudaStream_t stream) = nullptr;
+
+  void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
+    runImpl(*this, p, in, out, ws, stream);
+  }
+  Tile tileFor(const FilterParams& p) const { return p.tile == Tile{} && !tiles.empty() ? tiles.front() : p.tile; }
+};
+
+const std::vector<Variant>& variants();
+const Variant* findVariant(std::string_view name);  // nullptr when unknown
+std::string variantNames();                         // "naive, constant, ..." for messages
+
+const char* borderName(Border b);
+std::optional<Border> parseBorder(std::string_view name);
+
+}  // namespace convlive

@@ -1,0 +1,79 @@
+// The direct 2D variants: one thread per output pixel, every tap read from memory.
+//   naive:    input and weights in global memory.
+//   constant: weights in the launch's constant bank (a __grid_constant__ parameter).
+//   texture:  input read through a texture object (hardware border addressing where it matches).
+#include "common.cuh"
+
+namespace convlive::kernels {
+namespace {
+
+// Sums for one output pixel. Load(x, y) returns the bordered input pixel as float4.
+template <class Load>
+__device__ __forceinline__ uchar4 directPixel(const Launch& l, int x, int y, const float* w, int r, Load load,
+                                              unsigned char alpha) {
+  const int k = 2 * r + 1;
+  float4 a = make_float4(0, 0, 0, 0), b = a;
+  const bool magnitude = l.combine == Combine::Magnitude;
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx) {
+      const float4 v = load(x + dx, y + dy);
+      fma4(a, w[(dy + r) * k + dx + r], v);
+      if (magnitude) fma4(b, w[(dx + r) * k + dy + r], v);
+    }
+  return finishPixel(a, b, l.combine, l.filterAlpha, alpha);
+}
+
+__global__ void naiveKernel(const __grid_constant__ Launch l, const float* __restrict__ w, int r) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= l.width || y >= l.height) return;
+  auto load = [&](int px, int py) { return toFloat4(loadBordered(l, px, py)); };
+  storeOut(l, x, y, directPixel(l, x, y, w, r, load, rowPtr(l.in, l.inPitch, y)[x].w));
+}
+
+__global__ void constantKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= l.width || y >= l.height) return;
+  auto load = [&](int px, int py) { return toFloat4(loadBordered(l, px, py)); };
+  storeOut(l, x, y, directPixel(l, x, y, m.w, m.radius, load, rowPtr(l.in, l.inPitch, y)[x].w));
+}
+
+__global__ void textureKernel(const __grid_constant__ Launch l, cudaTextureObject_t tex, bool normalized, const __grid_constant__ Mask2D m) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= l.width || y >= l.height) return;
+  const float sx = 1.f / static_cast<float>(l.width), sy = 1.f / static_cast<float>(l.height);
+  const bool mirror = l.border == Border::Mirror;
+  auto load = [&](int px, int py) {
+    if (normalized) return toFloat4(tex2D<uchar4>(tex, (px + 0.5f) * sx, (py + 0.5f) * sy));
+    if (mirror) {  // reflect-101 has no hardware address mode
+      px = borderIndex(px, l.width, Border::Mirror);
+      py = borderIndex(py, l.height, Border::Mirror);
+    }
+    return toFloat4(tex2D<uchar4>(tex, px + 0.5f, py + 0.5f));
+  };
+  storeOut(l, x, y, directPixel(l, x, y, m.w, m.radius, load, tex2D<uchar4>(tex, normalized ? (x + 0.5f) * sx : x + 0.5f,
+                                                                             normalized ? (y + 0.5f) * sy : y + 0.5f).w));
+}
+
+dim3 gridFor(const Launch& l, dim3 block) { return dim3(ceilDiv(l.width, block.x), ceilDiv(l.height, block.y)); }
+
+}  // namespace
+
+void naive(const Launch& l, const float* deviceWeights, int radius) {
+  const dim3 block(l.tileW, l.tileH);
+  naiveKernel<<<gridFor(l, block), block, 0, l.stream>>>(l, deviceWeights, radius);
+  CL_CUDA_LAUNCHED("naiveKernel<<<>>>");
+}
+
+void constant(const Launch& l, const Mask2D& m) {
+  const dim3 block(l.tileW, l.tileH);
+  constantKernel<<<gridFor(l, block), block, 0, l.stream>>>(l, m);
+  CL_CUDA_LAUNCHED("constantKernel<<<>>>");
+}
+
+void texture(const Launch& l, cudaTextureObject_t tex, bool normalized, const Mask2D& m) {
+  const dim3 block(l.tileW, l.tileH);
+  textureKernel<<<gridFor(l, block), block, 0, l.stream>>>(l, tex, normalized, m);
+  CL_CUDA_LAUNCHED("textureKernel<<<>>>");
+}
+
+}  // namespace convlive::kernels

@@ -1,0 +1,62 @@
+// The kernels' host-side entry points: plain data in, one launch (or two) on the given stream.
+// Included by the .cu files and by the variant table, so it holds no heavy headers. Callers have
+// checked every precondition (the variant table's whyNot); these only launch and check the launch.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <vector_types.h>
+
+#include <cstddef>
+
+#include "convlive/border.hpp"
+
+namespace convlive::kernels {
+
+constexpr int kMax2DRadius = 32;   // 65x65 masks for the 2D variants
+constexpr int kMaxSepRadius = 64;  // 129-tap factors for the separable ones
+constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
+
+// A 2D mask passed by value as a kernel parameter (__grid_constant__): it lives in the constant
+// bank of that one launch, so a mask change can never race a frame in flight on another stream.
+struct Mask2D {
+  int radius;
+  float w[kMax2DTaps];  // (2r+1)^2 used, row-major, row stride 2r+1
+};
+// Separable factors, likewise by value. Magnitude: gx = col (x) row, gy = row (x) col (transpose).
+struct MaskSep {
+  int radius;
+  float row[2 * kMaxSepRadius + 1];
+  float col[2 * kMaxSepRadius + 1];
+};
+
+struct Launch {
+  const uchar4* in;
+  std::size_t inPitch;  // bytes, multiple of 4
+  uchar4* out;
+  std::size_t outPitch;
+  int width, height;
+  Border border;
+  Combine combine;
+  bool filterAlpha;   // false: output alpha = input alpha
+  int tileW, tileH;   // one of the variant's offered tiles
+  cudaStream_t stream;
+};
+
+void naive(const Launch& l, const float* deviceWeights, int radius);
+void constant(const Launch& l, const Mask2D& m);
+// normalized: the texture uses normalized coordinates (wrap); otherwise unnormalized (zero, clamp,
+// and mirror, whose reflect-101 the kernel computes itself).
+void texture(const Launch& l, cudaTextureObject_t tex, bool normalized, const Mask2D& m);
+void tiled(const Launch& l, const Mask2D& m);
+void tiledCoop(const Launch& l, const Mask2D& m);
+// tmp: one float4 plane per mask pass (two for Magnitude), width*height each, packed.
+void separable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1);
+void fused(const Launch& l, const MaskSep& m);
+
+// Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
+std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
+std::size_t tiledCoopSharedBytes(int tileW, int tileH, int radius);
+std::size_t separableSharedBytes(int tileW, int tileH, int radius);
+std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
+
+}  // namespace convlive::kernels

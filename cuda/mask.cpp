@@ -1,0 +1,297 @@
+#include "convlive/mask.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace convlive {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument(what); }
+
+void checkRadius(int radius, const char* kind, int lo = 1, int hi = Mask::kMaxRadius) {
+  if (radius < lo || radius > hi) {
+    std::ostringstream s;
+    s << kind << " radius " << radius << " is out of range: use " << lo << ".." << hi;
+    fail(s.str());
+  }
+}
+
+std::vector<float> outer(const std::vector<float>& col, const std::vector<float>& row) {
+  std::vector<float> w(col.size() * row.size());
+  for (size_t i = 0; i < col.size(); ++i)
+    for (size_t j = 0; j < row.size(); ++j) w[i * row.size() + j] = col[i] * row[j];
+  return w;
+}
+
+// Binomial coefficients of order n (n+1 values), scaled to sum `total`.
+std::vector<float> binomial(int n, double total) {
+  std::vector<double> c(n + 1, 1.0);
+  for (int k = 1; k < n; ++k) c[k] = c[k - 1] * (n - k + 1) / k;
+  const double s = std::ldexp(1.0, n);
+  std::vector<float> out(n + 1);
+  for (int k = 0; k <= n; ++k) out[k] = static_cast<float>(c[k] / s * total);
+  return out;
+}
+
+std::vector<float> gaussian1d(int radius, float sigma) {
+  std::vector<double> g(2 * radius + 1);
+  for (int k = -radius; k <= radius; ++k) g[k + radius] = std::exp(-(double(k) * k) / (2.0 * sigma * sigma));
+  const double s = std::accumulate(g.begin(), g.end(), 0.0);
+  std::vector<float> out(g.size());
+  for (size_t i = 0; i < g.size(); ++i) out[i] = static_cast<float>(g[i] / s);
+  return out;
+}
+
+float resolveSigma(int radius, float sigma) {
+  if (!std::isfinite(sigma)) fail("sigma must be a finite number");
+  return sigma > 0.f ? sigma : defaultGaussianSigma(radius);
+}
+
+}  // namespace
+
+Mask::Mask(int radius, std::vector<float> weights) : radius_(radius), weights_(std::move(weights)) {
+  if (radius < 0 || radius > kMaxRadius) {
+    std::ostringstream s;
+    s << "mask radius " << radius << " is out of range: use 0.." << kMaxRadius;
+    fail(s.str());
+  }
+  const size_t n = static_cast<size_t>(size());
+  if (weights_.size() != n * n) {
+    std::ostringstream s;
+    s << "a radius-" << radius << " mask needs " << n * n << " weights, got " << weights_.size();
+    fail(s.str());
+  }
+  for (float w : weights_)
+    if (!std::isfinite(w)) fail("mask weights must be finite numbers (found NaN or infinity)");
+
+  // Rank-one test: take the row and column through the largest weight as the factors, then check
+  // every weight against their product.
+  const auto big = std::max_element(weights_.begin(), weights_.end(),
+                                    [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+  const float peak = std::fabs(*big);
+  if (peak == 0.f) return;  // all zero: treat as 2D, nothing gained
+  const size_t p = static_cast<size_t>(big - weights_.begin());
+  const size_t pr = p / n, pc = p % n;
+  std::vector<float> col(n), row(n);
+  for (size_t i = 0; i < n; ++i) col[i] = weights_[i * n + pc];
+  for (size_t j = 0; j < n; ++j) row[j] = weights_[pr * n + j] / weights_[p];
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (std::fabs(weights_[i * n + j] - col[i] * row[j]) > 1e-6f * peak) return;
+  separable_ = true;
+  row_ = std::move(row);
+  col_ = std::move(col);
+}
+
+Mask Mask::fromFactors(const std::vector<float>& col, const std::vector<float>& row) {
+  if (col.size() != row.size() || col.size() % 2 == 0) fail("separable factors must have the same odd length");
+  return Mask(static_cast<int>(col.size() / 2), outer(col, row));
+}
+
+float Mask::sum() const { return std::accumulate(weights_.begin(), weights_.end(), 0.f); }
+
+Mask Mask::transposed() const {
+  const int n = size();
+  std::vector<float> t(weights_.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) t[j * n + i] = weights_[i * n + j];
+  return Mask(radius_, std::move(t));
+}
+
+float defaultGaussianSigma(int radius) { return 0.3f * static_cast<float>(radius - 1) + 0.8f; }
+
+Mask boxMask(int radius) {
+  checkRadius(radius, "box");
+  const int n = 2 * radius + 1;
+  std::vector<float> f(n, 1.f / static_cast<float>(n));
+  return Mask::fromFactors(f, f);
+}
+
+Mask gaussianMask(int radius, float sigma) {
+  checkRadius(radius, "gaussian");
+  const auto g = gaussian1d(radius, resolveSigma(radius, sigma));
+  return Mask::fromFactors(g, g);
+}
+
+Mask sharpenMask(int radius, float sigma) {
+  checkRadius(radius, "sharpen");
+  const Mask g = gaussianMask(radius, sigma);
+  std::vector<float> w = g.weights();
+  for (float& v : w) v = -v;
+  w[w.size() / 2] += 2.f;
+  return Mask(radius, std::move(w));
+}
+
+Mask embossMask(int radius) {
+  checkRadius(radius, "emboss");
+  const int n = 2 * radius + 1;
+  std::vector<float> w(n * n);
+  for (int dy = -radius; dy <= radius; ++dy)
+    for (int dx = -radius; dx <= radius; ++dx)
+      w[(dy + radius) * n + dx + radius] = static_cast<float>(dx + dy) / static_cast<float>(radius);
+  w[w.size() / 2] = 1.f;
+  return Mask(radius, std::move(w));
+}
+
+Mask laplacianMask(int radius) {
+  checkRadius(radius, "laplacian");
+  const int n = 2 * radius + 1;
+  if (radius == 1) return Mask(1, {0, 1, 0, 1, -4, 1, 0, 1, 0});
+  const double s = defaultGaussianSigma(radius), s2 = s * s;
+  std::vector<double> w(n * n);
+  double mean = 0;
+  for (int dy = -radius; dy <= radius; ++dy)
+    for (int dx = -radius; dx <= radius; ++dx) {
+      const double rr = double(dx) * dx + double(dy) * dy;
+      mean += w[(dy + radius) * n + dx + radius] = (rr - 2 * s2) * std::exp(-rr / (2 * s2));
+    }
+  mean /= n * n;
+  double response = 0;  // to f(x, y) = x^2, whose Laplacian is 2
+  for (int dy = -radius; dy <= radius; ++dy)
+    for (int dx = -radius; dx <= radius; ++dx) response += (w[(dy + radius) * n + dx + radius] - mean) * dx * dx;
+  std::vector<float> out(n * n);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>((w[i] - mean) * 2.0 / response);
+  return Mask(radius, std::move(out));
+}
+
+Mask sobelXMask(int radius) {
+  checkRadius(radius, "sobel");
+  // Smoothing: binomial of order 2r scaled to sum 4 ([1 2 1] at r=1). Derivative: binomial of order
+  // 2r-2 (sum 1) convolved with [-1 0 1], so a ramp of slope 1 gives 2 as [-1 0 1] does.
+  const auto smooth = binomial(2 * radius, 4.0);
+  const auto b = binomial(2 * radius - 2, 1.0);
+  std::vector<float> deriv(2 * radius + 1, 0.f);
+  for (size_t k = 0; k < b.size(); ++k) {
+    deriv[k] -= b[k];
+    deriv[k + 2] += b[k];
+  }
+  return Mask::fromFactors(smooth, deriv);
+}
+
+Mask scharrXMask(int radius) {
+  if (radius != 1) fail("scharr is defined for radius 1 only (use sobel for larger radii)");
+  return Mask::fromFactors({3.f, 10.f, 3.f}, {-1.f, 0.f, 1.f});
+}
+
+Mask pitchMask(float pitch, bool vertical) {
+  if (!std::isfinite(pitch) || pitch < 1.f || pitch > static_cast<float>(Mask::kMaxRadius)) {
+    std::ostringstream s;
+    s << "pitch " << pitch << " is out of range: use 1.." << Mask::kMaxRadius << " pixels";
+    fail(s.str());
+  }
+  const int lo = static_cast<int>(std::floor(pitch));
+  const float f = pitch - static_cast<float>(lo);
+  const int radius = f > 0.f ? lo + 1 : lo;
+  const int n = 2 * radius + 1;
+  // 1D taps: c - (east + west)/2, east = (1-f) I[x+lo] + f I[x+lo+1], likewise west.
+  std::vector<float> taps(n, 0.f);
+  taps[radius] = 1.f;
+  taps[radius + lo] -= 0.5f * (1.f - f);
+  taps[radius - lo] -= 0.5f * (1.f - f);
+  if (f > 0.f) {
+    taps[radius + lo + 1] -= 0.5f * f;
+    taps[radius - lo - 1] -= 0.5f * f;
+  }
+  std::vector<float> delta(n, 0.f);
+  delta[radius] = 1.f;
+  return vertical ? Mask::fromFactors(taps, delta) : Mask::fromFactors(delta, taps);
+}
+
+Mask parseCustomMask(std::string_view text, bool normalize) {
+  std::vector<std::vector<float>> rows;
+  std::string all(text);
+  std::stringstream rowsIn(all);
+  std::string rowText;
+  while (std::getline(rowsIn, rowText, ';')) {
+    std::replace(rowText.begin(), rowText.end(), ',', ' ');
+    std::istringstream values(rowText);
+    std::vector<float> row;
+    std::string token;
+    while (values >> token) {
+      size_t used = 0;
+      float v = 0.f;
+      try {
+        v = std::stof(token, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != token.size()) fail("custom weight '" + token + "' is not a number");
+      row.push_back(v);
+    }
+    if (row.empty()) fail("custom weights have an empty row: write rows as \"1,2,1;2,4,2;1,2,1\"");
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) fail("custom weights are empty: write rows as \"1,2,1;2,4,2;1,2,1\"");
+  const size_t h = rows.size(), w = rows[0].size();
+  for (size_t i = 1; i < h; ++i)
+    if (rows[i].size() != w) {
+      std::ostringstream s;
+      s << "custom weights are ragged: row 1 has " << w << " values, row " << i + 1 << " has " << rows[i].size();
+      fail(s.str());
+    }
+  const size_t n = std::max(h, w);
+  if (n % 2 == 0 || (h != w && h != 1 && w != 1)) {
+    std::ostringstream s;
+    s << "custom weights are " << h << "x" << w << ": use an odd square (3x3, 5x5, ...), one row or one column";
+    fail(s.str());
+  }
+  if (n > 2 * Mask::kMaxRadius + 1) fail("custom mask is larger than 129x129");
+  const int radius = static_cast<int>(n / 2);
+  std::vector<float> weights(n * n, 0.f);
+  for (size_t i = 0; i < h; ++i)
+    for (size_t j = 0; j < w; ++j) {
+      const size_t r = h == 1 ? n / 2 : i, c = w == 1 ? n / 2 : j;
+      weights[r * n + c] = rows[i][j];
+    }
+  if (normalize) {
+    const double s = std::accumulate(weights.begin(), weights.end(), 0.0);
+    if (std::fabs(s) < 1e-12) fail("--normalize: the custom weights sum to 0, so they cannot be normalised");
+    for (float& v : weights) v = static_cast<float>(v / s);
+  }
+  return Mask(radius, std::move(weights));
+}
+
+const std::vector<std::string>& filterKinds() {
+  static const std::vector<std::string> kinds{"box",       "gaussian", "sharpen", "emboss", "laplacian",
+                                              "sobel",     "scharr",   "pitch",   "custom"};
+  return kinds;
+}
+
+Filter makeFilter(std::string_view kind, const FilterOptions& o) {
+  Filter f;
+  f.name = std::string(kind);
+  if (kind == "box") {
+    f.mask = boxMask(o.radius);
+  } else if (kind == "gaussian") {
+    f.mask = gaussianMask(o.radius, o.sigma);
+  } else if (kind == "sharpen") {
+    f.mask = sharpenMask(o.radius, o.sigma);
+  } else if (kind == "emboss") {
+    f.mask = embossMask(o.radius);
+  } else if (kind == "laplacian") {
+    f.mask = laplacianMask(o.radius);
+    f.combine = Combine::Abs;
+  } else if (kind == "sobel") {
+    f.mask = sobelXMask(o.radius);
+    f.combine = Combine::Magnitude;
+  } else if (kind == "scharr") {
+    f.mask = scharrXMask(o.radius);
+    f.combine = Combine::Magnitude;
+  } else if (kind == "pitch") {
+    f.mask = pitchMask(o.pitch, o.vertical);
+    f.combine = Combine::Abs;
+  } else if (kind == "custom") {
+    if (o.weights.empty()) fail("the custom mask needs weights: --weights \"1,2,1;2,4,2;1,2,1\"");
+    f.mask = parseCustomMask(o.weights, o.normalize);
+  } else {
+    std::string known;
+    for (const auto& k : filterKinds()) known += (known.empty() ? "" : ", ") + k;
+    fail("unknown mask '" + std::string(kind) + "': use one of " + known);
+  }
+  return f;
+}
+
+}  // namespace convlive

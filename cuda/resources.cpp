@@ -1,0 +1,149 @@
+#include "convlive/resources.hpp"
+
+#include <cstring>
+
+#include "convlive/check.hpp"
+
+namespace convlive {
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes) CL_CUDA(cudaMalloc(&ptr_, bytes));
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) (void)cudaFree(ptr_);
+}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) (void)cudaFree(ptr_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+void DeviceBuffer::reserve(std::size_t bytes) {
+  if (bytes > bytes_) *this = DeviceBuffer(bytes);
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes) CL_CUDA(cudaMallocHost(&ptr_, bytes));
+}
+PinnedBuffer::~PinnedBuffer() {
+  if (ptr_) (void)cudaFreeHost(ptr_);
+}
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) (void)cudaFreeHost(ptr_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+
+Stream::Stream() { CL_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::~Stream() {
+  if (s_) (void)cudaStreamDestroy(s_);
+}
+Stream& Stream::operator=(Stream&& o) noexcept {
+  if (this != &o) {
+    if (s_) (void)cudaStreamDestroy(s_);
+    s_ = std::exchange(o.s_, nullptr);
+  }
+  return *this;
+}
+void Stream::synchronize() const { CL_CUDA(cudaStreamSynchronize(s_)); }
+
+Event::Event() { CL_CUDA(cudaEventCreate(&e_)); }
+Event::~Event() {
+  if (e_) (void)cudaEventDestroy(e_);
+}
+Event& Event::operator=(Event&& o) noexcept {
+  if (this != &o) {
+    if (e_) (void)cudaEventDestroy(e_);
+    e_ = std::exchange(o.e_, nullptr);
+  }
+  return *this;
+}
+void Event::record(cudaStream_t s) const { CL_CUDA(cudaEventRecord(e_, s)); }
+void Event::synchronize() const { CL_CUDA(cudaEventSynchronize(e_)); }
+float Event::elapsedSince(const Event& start) const {
+  float ms = 0.f;
+  CL_CUDA(cudaEventElapsedTime(&ms, start.e_, e_));
+  return ms;
+}
+
+TextureObject::TextureObject(ConstImageView image, int addressMode, bool normalizedCoords) {
+  cudaResourceDesc res{};
+  res.resType = cudaResourceTypePitch2D;
+  res.res.pitch2D.devPtr = const_cast<std::uint8_t*>(image.data);
+  res.res.pitch2D.desc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
+  res.res.pitch2D.width = static_cast<std::size_t>(image.width);
+  res.res.pitch2D.height = static_cast<std::size_t>(image.height);
+  res.res.pitch2D.pitchInBytes = image.pitch;
+  cudaTextureDesc tex{};
+  const auto mode = static_cast<cudaTextureAddressMode>(addressMode);
+  tex.addressMode[0] = tex.addressMode[1] = mode;
+  tex.filterMode = cudaFilterModePoint;
+  tex.readMode = cudaReadModeElementType;
+  tex.normalizedCoords = normalizedCoords ? 1 : 0;
+  CL_CUDA(cudaCreateTextureObject(&t_, &res, &tex, nullptr));
+}
+TextureObject::~TextureObject() {
+  if (t_) (void)cudaDestroyTextureObject(t_);
+}
+TextureObject& TextureObject::operator=(TextureObject&& o) noexcept {
+  if (this != &o) {
+    if (t_) (void)cudaDestroyTextureObject(t_);
+    t_ = std::exchange(o.t_, 0);
+  }
+  return *this;
+}
+
+DeviceImage::DeviceImage(int width, int height) : width_(width), height_(height) {
+  // Rows padded to 512 bytes: aligned for vector loads and what texture objects over pitched memory need.
+  pitch_ = (static_cast<std::size_t>(width) * 4 + 511) / 512 * 512;
+  buf_ = DeviceBuffer(pitch_ * static_cast<std::size_t>(height));
+}
+void DeviceImage::upload(ConstImageView host, cudaStream_t s) const {
+  CL_CUDA(cudaMemcpy2DAsync(buf_.get(), pitch_, host.data, host.pitch, std::size_t(width_) * 4, height_,
+                            cudaMemcpyHostToDevice, s));
+}
+void DeviceImage::download(ImageView host, cudaStream_t s) const {
+  CL_CUDA(cudaMemcpy2DAsync(host.data, host.pitch, buf_.get(), pitch_, std::size_t(width_) * 4, height_,
+                            cudaMemcpyDeviceToHost, s));
+}
+
+namespace {
+DeviceInfo queryDevice() {
+  DeviceInfo info;
+  int count = 0;  // not written when there is no driver
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    info.reason = e != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")"
+                                   : std::string("no CUDA device found");
+    return info;
+  }
+  int dev = 0;
+  CL_CUDA(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CL_CUDA(cudaGetDeviceProperties(&p, dev));
+  info.available = true;
+  info.name = p.name;
+  info.major = p.major;
+  info.minor = p.minor;
+  info.multiprocessors = p.multiProcessorCount;
+  info.sharedPerBlockOptin = p.sharedMemPerBlockOptin;
+  info.globalMemory = p.totalGlobalMem;
+  CL_CUDA(cudaDeviceGetAttribute(&info.clockKHz, cudaDevAttrClockRate, dev));
+  CL_CUDA(cudaDeviceGetAttribute(&info.memoryClockKHz, cudaDevAttrMemoryClockRate, dev));
+  CL_CUDA(cudaDeviceGetAttribute(&info.busWidthBits, cudaDevAttrGlobalMemoryBusWidth, dev));
+  return info;
+}
+}  // namespace
+
+const DeviceInfo& deviceInfo() {
+  static const DeviceInfo info = queryDevice();
+  return info;
+}
+
+}  // namespace convlive

@@ -1,0 +1,296 @@
+#include "convlive/variants.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "convlive/check.hpp"
+#include "convlive/reference.hpp"
+#include "convlive/resources.hpp"
+#include "kernels/launch.hpp"
+
+namespace convlive {
+
+struct Workspace::Impl {
+  DeviceBuffer tmp0, tmp1;       // separable: intermediate planes
+  DeviceBuffer maskDevice;       // naive: the mask in global memory
+  std::vector<float> maskHost;   // what maskDevice holds
+  struct CachedTexture {
+    const void* data;
+    int width, height;
+    std::size_t pitch;
+    int mode;
+    TextureObject tex;
+  };
+  std::vector<CachedTexture> textures;  // the few most recent inputs (benchmarks rotate frames)
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
+std::optional<Tile> Tile::parse(std::string_view text) {
+  const auto x = text.find('x');
+  if (x == std::string_view::npos) return std::nullopt;
+  try {
+    size_t a = 0, b = 0;
+    const std::string ws(text.substr(0, x)), hs(text.substr(x + 1));
+    Tile t{std::stoi(ws, &a), std::stoi(hs, &b)};
+    if (a != ws.size() || b != hs.size() || t.w <= 0 || t.h <= 0) return std::nullopt;
+    return t;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+const char* borderName(Border b) {
+  switch (b) {
+    case Border::Zero: return "zero";
+    case Border::Clamp: return "clamp";
+    case Border::Mirror: return "mirror";
+    case Border::Wrap: return "wrap";
+  }
+  return "?";
+}
+
+std::optional<Border> parseBorder(std::string_view name) {
+  for (Border b : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
+    if (name == borderName(b)) return b;
+  if (name == "replicate") return Border::Clamp;
+  if (name == "reflect101" || name == "reflect-101") return Border::Mirror;
+  return std::nullopt;
+}
+
+namespace {
+
+using kernels::kMax2DRadius;
+using kernels::kMaxSepRadius;
+
+const Variant& self(std::string_view name) { return *findVariant(name); }
+
+// Checks every variant shares; `sharedBytes` (GPU tiled variants) is what the tile needs.
+std::string commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
+  if (width < 1 || height < 1)
+    return "the frame is " + std::to_string(width) + "x" + std::to_string(height) + ": width and height must be at least 1";
+  const int r = p.filter.mask.radius();
+  if (r > v.maxRadius)
+    return v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) + ")" +
+           (r <= kMaxSepRadius && p.filter.mask.separable() ? ": use --variant separable" : "");
+  if (!v.tiles.empty() && std::find(v.tiles.begin(), v.tiles.end(), v.tileFor(p)) == v.tiles.end()) {
+    std::string offered;
+    for (const Tile& t : v.tiles) offered += (offered.empty() ? "" : ", ") + t.str();
+    return v.name + " has no tile " + v.tileFor(p).str() + ": it offers " + offered;
+  }
+  if (v.onGpu && !deviceInfo().available) return deviceInfo().reason + ": use --variant cpu";
+  return {};
+}
+
+std::string sharedWhyNot(const Variant& v, std::size_t bytes) {
+  if (bytes <= deviceInfo().sharedPerBlockOptin) return {};
+  return v.name + " needs " + std::to_string(bytes / 1024) + " KiB of shared memory for this tile and radius; the device " +
+         "gives a block " + std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius";
+}
+
+std::string separableWhyNot(const FilterParams& p) {
+  if (!p.filter.mask.separable())
+    return "the mask is not separable (not an outer product of a column and a row): use a 2D variant such as tiled-coop";
+  return {};
+}
+
+std::string directWhyNot(const FilterParams& p, int w, int h, const char* name) {
+  return commonWhyNot(self(name), p, w, h);
+}
+std::string naiveWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "naive"); }
+std::string constantWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "constant"); }
+std::string textureWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "texture"); }
+std::string cpuWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "cpu"); }
+
+std::string tiledWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("tiled");
+  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tiledSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+std::string tiledCoopWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("tiled-coop");
+  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tiledCoopSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+std::string separableVariantWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("separable");
+  if (auto why = separableWhyNot(p); !why.empty()) return why;
+  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  const Tile t = v.tileFor(p);
+  const std::size_t planes = p.filter.combine == Combine::Magnitude ? 2 : 1;
+  return sharedWhyNot(v, kernels::separableSharedBytes(t.w, t.h, p.filter.mask.radius()) * planes);
+}
+std::string fusedWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("fused");
+  if (auto why = separableWhyNot(p); !why.empty()) return why;
+  if (p.filter.combine == Combine::Magnitude)
+    return "fused runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant separable";
+  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+
+// Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
+kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
+  if (in.width != out.width || in.height != out.height)
+    throw std::invalid_argument(v.name + ": input and output sizes differ");
+  if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
+    throw std::invalid_argument(v.name + ": row pitch must be a multiple of 4 bytes and hold a whole row");
+  if (auto why = v.whyNot(p, in.width, in.height); !why.empty()) throw std::invalid_argument(why);
+  const Tile t = v.tileFor(p);
+  return {reinterpret_cast<const uchar4*>(in.data),
+          in.pitch,
+          reinterpret_cast<uchar4*>(out.data),
+          out.pitch,
+          in.width,
+          in.height,
+          p.border,
+          p.filter.combine,
+          p.filterAlpha,
+          t.w,
+          t.h,
+          s};
+}
+
+// Big (17 KiB): built on the heap by the caller, passed by value to the kernel.
+void fill2D(const Mask& m, kernels::Mask2D& k) {
+  k.radius = m.radius();
+  std::copy(m.weights().begin(), m.weights().end(), k.w);
+}
+void fillSep(const Mask& m, kernels::MaskSep& k) {
+  k.radius = m.radius();
+  std::copy(m.row().begin(), m.row().end(), k.row);
+  std::copy(m.col().begin(), m.col().end(), k.col);
+}
+
+void runCpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t) {
+  if (auto why = v.whyNot(p, in.width, in.height); !why.empty()) throw std::invalid_argument(why);
+  referenceFilter(p.filter, p.border, p.filterAlpha, in, out);
+}
+
+void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  auto& w = ws.impl();
+  const auto& weights = p.filter.mask.weights();
+  if (w.maskHost != weights) {
+    // Stream-ordered: kernels already queued on this stream read the old mask before the copy
+    // lands. A pageable source is staged before the call returns, so maskHost may change after.
+    w.maskDevice.reserve(weights.size() * sizeof(float));
+    w.maskHost = weights;
+    CL_CUDA(cudaMemcpyAsync(w.maskDevice.get(), w.maskHost.data(), weights.size() * sizeof(float),
+                            cudaMemcpyHostToDevice, s));
+  }
+  kernels::naive(l, w.maskDevice.as<float>(), p.filter.mask.radius());
+}
+
+void runConstant(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  auto m = std::make_unique<kernels::Mask2D>();
+  fill2D(p.filter.mask, *m);
+  kernels::constant(l, *m);
+}
+
+void runTiled(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  auto m = std::make_unique<kernels::Mask2D>();
+  fill2D(p.filter.mask, *m);
+  if (v.name == "tiled")
+    kernels::tiled(l, *m);
+  else
+    kernels::tiledCoop(l, *m);
+}
+
+void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  // Zero and clamp map onto hardware address modes with unnormalized coordinates; wrap needs
+  // normalized ones; mirror (reflect-101) has no hardware mode: clamp reads, index computed.
+  const bool normalized = p.border == Border::Wrap;
+  const int mode = p.border == Border::Zero ? cudaAddressModeBorder
+                   : normalized             ? cudaAddressModeWrap
+                                            : cudaAddressModeClamp;
+  auto& cache = ws.impl().textures;
+  auto it = std::find_if(cache.begin(), cache.end(), [&](const auto& c) {
+    return c.data == in.data && c.width == in.width && c.height == in.height && c.pitch == in.pitch && c.mode == mode;
+  });
+  if (it == cache.end()) {
+    if (cache.size() >= 8) {
+      CL_CUDA(cudaStreamSynchronize(s));  // the oldest may still be read by a queued kernel
+      cache.erase(cache.begin());
+    }
+    cache.push_back({in.data, in.width, in.height, in.pitch, mode, TextureObject(in, mode, normalized)});
+    it = cache.end() - 1;
+  }
+  auto m = std::make_unique<kernels::Mask2D>();
+  fill2D(p.filter.mask, *m);
+  kernels::texture(l, it->tex.get(), normalized, *m);
+}
+
+void runSeparable(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  kernels::MaskSep m{};
+  fillSep(p.filter.mask, m);
+  auto& w = ws.impl();
+  const std::size_t plane = std::size_t(in.width) * in.height * sizeof(float4);
+  w.tmp0.reserve(plane);
+  if (p.filter.combine == Combine::Magnitude) w.tmp1.reserve(plane);
+  kernels::separable(l, m, w.tmp0.as<float4>(), w.tmp1.as<float4>());
+}
+
+void runFused(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  kernels::MaskSep m{};
+  fillSep(p.filter.mask, m);
+  kernels::fused(l, m);
+}
+
+std::vector<Variant> makeTable() {
+  const std::vector<Tile> blocks{{16, 16}, {32, 8}, {8, 8}, {32, 32}};
+  return {
+      {"naive", "one thread per pixel; image and mask read from global memory", true, kMax2DRadius, blocks,
+       "thread block", naiveWhyNot, runNaive},
+      {"constant", "one thread per pixel; mask in the launch's constant bank, image from global memory", true,
+       kMax2DRadius, blocks, "thread block", constantWhyNot, runConstant},
+      {"tiled", "input tile + apron in shared memory; block = input tile, apron threads idle while computing", true,
+       kMax2DRadius, {{32, 8}, {16, 16}, {32, 32}}, "thread block = input tile (coarsened for large radii)",
+       tiledWhyNot, runTiled},
+      {"tiled-coop", "block = output tile; threads load tile + apron cooperatively in batches, all compute", true,
+       kMax2DRadius, {{32, 8}, {16, 16}, {32, 32}, {64, 4}}, "output tile = thread block", tiledCoopWhyNot,
+       runTiled},
+      {"separable", "row pass then column pass through shared memory, 4 outputs per thread, float intermediate", true,
+       kMaxSepRadius, {{32, 4}, {16, 8}, {32, 8}}, "thread block of both passes", separableVariantWhyNot,
+       runSeparable},
+      {"fused", "single-pass separable: tile + apron in shared memory, column then row factor, no intermediate", true,
+       kMaxSepRadius, {{32, 32}, {64, 32}, {32, 64}}, "output tile (256 threads)", fusedWhyNot, runFused},
+      {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
+       kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture},
+      {"cpu", "the CPU reference: double accumulation, multithreaded (separable masks in two passes)", false,
+       Mask::kMaxRadius, {}, "", cpuWhyNot, runCpu},
+  };
+}
+
+}  // namespace
+
+const std::vector<Variant>& variants() {
+  static const std::vector<Variant> table = makeTable();
+  return table;
+}
+
+const Variant* findVariant(std::string_view name) {
+  for (const auto& v : variants())
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::string variantNames() {
+  std::string s;
+  for (const auto& v : variants()) s += (s.empty() ? "" : ", ") + v.name;
+  return s;
+}
+
+}  // namespace convlive

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# convlive: set up, build and run.
+#   ./run.sh          install what is missing, build, run the default demo
+#   ./run.sh test     the same set-up, then every test (gpu tests skip without a CUDA device)
+#   ./run.sh build    set-up and build only
+# Environment: BUILD_DIR (default build), CUDA_ARCHS (default "75-real;86-real;89-real;90"), JOBS.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BUILD_DIR=${BUILD_DIR:-build}
+CUDA_ARCHS=${CUDA_ARCHS:-"75-real;86-real;89-real;90"}
+PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libstb-dev)
+
+say() { printf 'run.sh: %s\n' "$*" >&2; }
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { say "missing packages (${missing[*]}) and not root, no sudo: install them, then retry"; exit 1; }
+    sudo=(sudo)
+  fi
+  say "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+find_nvcc() {
+  command -v nvcc >/dev/null && return 0
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    [ -x "$d/nvcc" ] && { export PATH="$d:$PATH"; return 0; }
+  done
+  say "nvcc (the CUDA toolkit, 12.4 or newer) is not installed: get it from https://developer.nvidia.com/cuda-downloads, then retry"
+  exit 1
+}
+
+build() {
+  install_packages
+  find_nvcc
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS" >/dev/null
+  cmake --build "$BUILD_DIR" ${JOBS:+-j "$JOBS"}
+}
+
+case "${1:-run}" in
+  run)
+    build
+    out=${DEMO_DIR:-demo}
+    mkdir -p "$out"
+    "$BUILD_DIR/convlive" --list-variants
+    echo
+    "$BUILD_DIR/convlive" --demo "$out"
+    ;;
+  test)
+    build
+    cd "$BUILD_DIR"
+    ctest --output-on-failure -j "${JOBS:-2}"
+    ;;
+  build) build ;;
+  *) say "unknown command '$1': use ./run.sh, ./run.sh test or ./run.sh build"; exit 2 ;;
+esac

@@ -1,0 +1,156 @@
+// The still-image command line: its output, errors and exit codes (runs the real program).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "convlive/reference.hpp"
+#include "convlive/resources.hpp"
+#include "image_io.hpp"
+
+using namespace convlive;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+Result runConvlive(const std::string& args) {
+  const std::string cmd = std::string(CONVLIVE_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class StillCommand : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("convlive-still-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+    std::mt19937 rng(std::random_device{}());
+    in_ = HostImage(45, 31);
+    for (auto& p : in_.pixels()) p = static_cast<std::uint8_t>(rng() >> 24);
+    writePng(path("in.png"), in_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+  HostImage in_;
+};
+
+int maxDiff(const HostImage& a, const HostImage& b) {
+  int d = 0;
+  for (size_t i = 0; i < a.pixels().size(); ++i) d = std::max(d, std::abs(int(a.pixels()[i]) - int(b.pixels()[i])));
+  return d;
+}
+
+}  // namespace
+
+TEST_F(StillCommand, CpuVariantWritesTheReferenceResult) {
+  const auto r = runConvlive("--image " + path("in.png") + " --output " + path("out.png") +
+                          " --mask gaussian --radius 3 --border mirror --variant cpu");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("variant=cpu"), std::string::npos) << r.output;
+  const HostImage got = readPng(path("out.png"));
+  HostImage want(in_.width(), in_.height());
+  referenceFilter(makeFilter("gaussian", {.radius = 3}), Border::Mirror, false, in_.view(), want.view());
+  EXPECT_EQ(maxDiff(got, want), 0);
+}
+
+TEST_F(StillCommand, CustomSobelAndPitchMasks) {
+  const std::string io = " --image " + path("in.png") + " --output " + path("out.png") + " --variant cpu";
+  auto r = runConvlive("--mask custom --weights \"1,2,1;2,4,2;1,2,1\" --normalize" + io);
+  ASSERT_EQ(r.code, 0) << r.output;
+  HostImage want(in_.width(), in_.height());
+  Filter f;
+  f.mask = parseCustomMask("1,2,1;2,4,2;1,2,1", true);
+  referenceFilter(f, Border::Clamp, false, in_.view(), want.view());
+  EXPECT_EQ(maxDiff(readPng(path("out.png")), want), 0);
+
+  r = runConvlive("--mask sobel" + io);
+  ASSERT_EQ(r.code, 0) << r.output;
+  referenceFilter(makeFilter("sobel", {.radius = 1}), Border::Clamp, false, in_.view(), want.view());
+  EXPECT_EQ(maxDiff(readPng(path("out.png")), want), 0);
+
+  r = runConvlive("--mask pitch --pitch 3.4 --direction vertical" + io);
+  ASSERT_EQ(r.code, 0) << r.output;
+  referenceFilter(makeFilter("pitch", {.pitch = 3.4f, .vertical = true}), Border::Clamp, false, in_.view(), want.view());
+  EXPECT_EQ(maxDiff(readPng(path("out.png")), want), 0);
+}
+
+TEST_F(StillCommand, ListVariants) {
+  const auto r = runConvlive("--list-variants");
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* v : {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "texture", "cpu"})
+    EXPECT_NE(r.output.find(v), std::string::npos) << v;
+  EXPECT_NE(r.output.find("32x8"), std::string::npos);
+}
+
+TEST_F(StillCommand, GpuVariantWithoutDeviceNamesTheCpuVariant) {
+  const auto r = runConvlive("--image " + path("in.png") + " --output " + path("out.png") + " --variant tiled");
+  if (deviceInfo().available) {
+    EXPECT_EQ(r.code, 0) << r.output;
+  } else {
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("--variant cpu"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.png")));
+  }
+}
+
+TEST_F(StillCommand, AutoFallsBackToTheCpuWithoutDevice) {
+  const auto r = runConvlive("--image " + path("in.png") + " --output " + path("out.png"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(path("out.png")));
+  if (!deviceInfo().available) {
+    EXPECT_NE(r.output.find("running on the CPU"), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(StillCommand, BadArgumentsGiveOneLineAndExitCode2) {
+  std::ofstream(path("text.png")) << "not a png at all";
+  std::ofstream(path("trunc.png"), std::ios::binary) << "\x89PNG\r\n\x1a\n\0\0";
+  fs::create_directories(path("adir.png"));
+  const std::string in = " --image " + path("in.png"), out = " --output " + path("out.png"), cpu = " --variant cpu";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--mask blurry" + in + out + cpu, "unknown mask 'blurry'"},
+      {"--mask gaussian --radius 0" + in + out + cpu, "radius 0 is out of range"},
+      {"--mask box --radius 99" + in + out + cpu, "1..64"},
+      {"--mask gaussian --radius 40 --variant tiled" + in + out, "up to 32"},
+      {"--mask emboss --variant separable" + in + out, "not separable"},
+      {"--mask custom --weights \"1,nan,1\"" + in + out + cpu, "finite"},
+      {"--mask custom --weights \"1,2,1;1,2\"" + in + out + cpu, "ragged"},
+      {"--mask custom" + in + out + cpu, "needs weights"},
+      {"--mask pitch --pitch 0.2" + in + out + cpu, "pitch 0.2 is out of range"},
+      {"--border reflect" + in + out + cpu, "unknown border 'reflect'"},
+      {"--variant fastest" + in + out, "unknown variant 'fastest'"},
+      {"--tile 32by8 --variant tiled" + in + out, "not WxH"},
+      {"--tile 7x7 --variant tiled" + in + out, "no tile 7x7"},
+      {"--direction up --mask pitch" + in + out + cpu, "horizontal or vertical"},
+      {"--image " + path("missing.png") + out + cpu, "no such file"},
+      {"--image " + path("adir.png") + out + cpu, "directory"},
+      {"--image " + path("text.png") + out + cpu, "not a PNG file"},
+      {"--image " + path("trunc.png") + out + cpu, "not a readable PNG"},
+      {in + " --output " + path("nodir/out.png") + cpu, "does not exist"},
+      {in + " --output " + path("out.jpg") + cpu, "must end in .png"},
+      {out + cpu, "--image is missing"},
+      {"--radius two" + in + out, "radius"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = runConvlive(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(path("out.png"))) << args;
+  }
+}

@@ -1,0 +1,260 @@
+// Every GPU variant against the CPU reference: every filter kind, border mode, tile shape and alpha
+// mode, radii {1, 2, 3, 5, 8, 16, the variant's max}, on fresh random frames. The full cross product
+// on small frames (1x1, 7x5, 33x17); a random sample on large ones (640x480, 1917x1079). Outputs are
+// poisoned before each launch, with two different values in two launches, so an unwritten pixel
+// cannot match the reference. Set CONVLIVE_TEST_SEED to replay a run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+#include "convlive/check.hpp"
+#include "convlive/reference.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+
+using namespace convlive;
+
+namespace {
+
+const Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
+const std::vector<std::string> kKinds{"box",   "gaussian", "sharpen", "emboss",  "laplacian",
+                                      "sobel", "scharr",   "pitch-h", "pitch-v", "custom"};
+
+unsigned seedForRun() {
+  static const unsigned seed = [] {
+    if (const char* s = std::getenv("CONVLIVE_TEST_SEED")) return static_cast<unsigned>(std::strtoul(s, nullptr, 10));
+    return std::random_device{}();
+  }();
+  return seed;
+}
+
+HostImage randomFrame(int w, int h, std::mt19937& rng) {
+  HostImage img(w, h);
+  for (auto& p : img.pixels()) p = static_cast<std::uint8_t>(rng() >> 24);
+  return img;
+}
+
+// The filter of `kind` at `radius`, or nullopt when the kind has no such radius.
+std::optional<Filter> filterFor(const std::string& kind, int radius, std::mt19937& rng) {
+  FilterOptions o;
+  o.radius = radius;
+  if (kind == "scharr" && radius != 1) return std::nullopt;
+  if (kind == "pitch-h" || kind == "pitch-v") {
+    o.pitch = radius == 1 ? 1.f : static_cast<float>(radius) - 0.4f;  // radius ceil(pitch)
+    o.vertical = kind == "pitch-v";
+    return makeFilter("pitch", o);
+  }
+  if (kind == "custom") {  // random, not separable, normalised
+    const int n = 2 * radius + 1;
+    std::uniform_real_distribution<float> d(-0.3f, 1.f);
+    std::ostringstream w;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w << d(rng) << (j + 1 < n ? "," : (i + 1 < n ? ";" : ""));
+    o.weights = w.str();
+    o.normalize = true;
+  }
+  return makeFilter(kind, o);
+}
+
+std::vector<int> radiiFor(const Variant& v) {
+  std::vector<int> r{1, 2, 3, 5, 8, 16};
+  if (v.maxRadius > 16) r.push_back(v.maxRadius);
+  return r;
+}
+
+// At most 1 apart in every channel; else where and by how much.
+testing::AssertionResult matches(const HostImage& got, const HostImage& want) {
+  int bad = 0, worst = 0, firstAt = -1;
+  for (size_t i = 0; i < got.pixels().size(); ++i) {
+    const int d = std::abs(int(got.pixels()[i]) - int(want.pixels()[i]));
+    if (d > 1) {
+      if (firstAt < 0) firstAt = static_cast<int>(i);
+      ++bad;
+      worst = std::max(worst, d);
+    }
+  }
+  if (!bad) return testing::AssertionSuccess();
+  const int px = firstAt / 4, w = got.width();
+  return testing::AssertionFailure() << bad << " channel values differ by more than 1 LSB (worst " << worst
+                                     << "); first at x=" << px % w << " y=" << px / w << " channel " << firstAt % 4
+                                     << ": got " << int(got.pixels()[firstAt]) << ", reference "
+                                     << int(want.pixels()[firstAt]);
+}
+
+// One GPU run of v, poisoned with `poison` first; returns the output.
+HostImage runGpu(const Variant& v, const FilterParams& p, const DeviceImage& in, DeviceImage& out, Workspace& ws,
+                 std::uint8_t poison) {
+  CL_CUDA(cudaMemset2D(out.view().data, out.pitch(), poison, std::size_t(out.width()) * 4, out.height()));
+  v.run(p, in.view(), out.view(), ws, nullptr);
+  HostImage got(in.width(), in.height());
+  out.download(got.view());
+  CL_CUDA(cudaDeviceSynchronize());
+  return got;
+}
+
+struct Size {
+  int w, h;
+};
+
+class VariantVsReference : public testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  void SetUp() override {
+    if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  }
+
+  // Checks one case (all tiles) against one reference; counts the launches checked.
+  void check(const Variant& v, const Filter& f, Border b, bool alpha, const HostImage& in, const std::vector<Tile>& tiles) {
+    FilterParams p;
+    p.filter = f;
+    p.border = b;
+    p.filterAlpha = alpha;
+    HostImage want(in.width(), in.height());
+    referenceFilter(f, b, alpha, in.view(), want.view());
+    DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
+    din.upload(in.view());
+    for (const Tile& t : tiles) {
+      p.tile = t;
+      SCOPED_TRACE(testing::Message() << v.name << " " << f.name << " r=" << f.mask.radius() << " border="
+                                      << borderName(b) << " alpha=" << (alpha ? "filtered" : "kept") << " tile="
+                                      << t.str() << " frame=" << in.width() << "x" << in.height()
+                                      << " seed=" << seedForRun());
+      const std::string why = v.whyNot(p, in.width(), in.height());
+      ASSERT_EQ(why, "");
+      for (std::uint8_t poison : {std::uint8_t(0x5a), std::uint8_t(0xa5)}) {
+        ASSERT_TRUE(matches(runGpu(v, p, din, dout, ws_, poison), want)) << "poison " << int(poison);
+        ++checked_;
+      }
+    }
+  }
+
+  Workspace ws_;
+  int checked_ = 0;
+};
+
+TEST_P(VariantVsReference, EqualsTheCpuReference) {
+  const auto& [name, kind] = GetParam();
+  const Variant& v = *findVariant(name);
+  std::mt19937 rng(seedForRun() ^ static_cast<unsigned>(std::hash<std::string>{}(name + kind)));
+
+  // A kind the variant cannot take at all must be refused with the reason, not filtered wrongly.
+  const Filter probe = *filterFor(kind, 1, rng);
+  const bool separableOnly = v.name == "separable" || v.name == "fused";
+  if (separableOnly && !probe.mask.separable()) {
+    FilterParams p;
+    p.filter = probe;
+    EXPECT_NE(v.whyNot(p, 8, 8).find("not separable"), std::string::npos);
+    return;
+  }
+  if (v.name == "fused" && probe.combine == Combine::Magnitude) {
+    FilterParams p;
+    p.filter = probe;
+    EXPECT_NE(v.whyNot(p, 8, 8).find("use --variant separable"), std::string::npos);
+    return;
+  }
+
+  // Small frames: the full cross product.
+  for (Size s : {Size{1, 1}, Size{7, 5}, Size{33, 17}})
+    for (int r : radiiFor(v)) {
+      const auto f = filterFor(kind, r, rng);
+      if (!f) continue;
+      for (Border b : kBorders)
+        for (bool alpha : {false, true}) {
+          const HostImage in = randomFrame(s.w, s.h, rng);
+          check(v, *f, b, alpha, in, v.tiles);
+          if (HasFatalFailure()) return;
+        }
+    }
+  // Large frames: a random sample of (radius, border, alpha, tile). The direct 2D reference is
+  // slow at large radii, so non-separable masks are sampled at smaller ones there.
+  for (Size s : {Size{640, 480}, Size{1917, 1079}})
+    for (int sample = 0; sample < 2; ++sample) {
+      std::vector<int> radii = radiiFor(v);
+      const int cap = probe.mask.separable() ? 1000 : (s.w > 1000 ? 5 : 16);
+      std::erase_if(radii, [&](int r) { return r > cap || !filterFor(kind, r, rng); });
+      const int r = radii[rng() % radii.size()];
+      const HostImage in = randomFrame(s.w, s.h, rng);
+      check(v, *filterFor(kind, r, rng), kBorders[rng() % 4], rng() % 2, in, {v.tiles[rng() % v.tiles.size()]});
+      if (HasFatalFailure()) return;
+    }
+  RecordProperty("launches_checked", checked_);
+  EXPECT_GT(checked_, 0);
+}
+
+std::vector<std::string> gpuVariantNames() {
+  std::vector<std::string> names;
+  for (const Variant& v : variants())
+    if (v.onGpu) names.push_back(v.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, VariantVsReference,
+                         testing::Combine(testing::ValuesIn(gpuVariantNames()), testing::ValuesIn(kKinds)),
+                         [](const auto& info) {
+                           std::string n = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+// Launches with different masks queued back to back, on one stream and across two, without
+// waiting in between: each output must be its own mask's result (a mask change never races a
+// frame in flight).
+class MaskChanges : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  }
+};
+
+TEST_P(MaskChanges, NeverRaceFramesInFlight) {
+  const Variant& v = *findVariant(GetParam());
+  std::mt19937 rng(seedForRun());
+  const HostImage in = randomFrame(301, 203, rng);
+  DeviceImage din(in.width(), in.height());
+  din.upload(in.view());
+  const Filter masks[] = {makeFilter("gaussian", {.radius = 5}), makeFilter("box", {.radius = 2}),
+                          makeFilter("gaussian", {.radius = 9, .sigma = 6.f})};
+  constexpr int kLaunches = 12;
+  Stream streams[2];
+  Workspace ws[2];
+  std::vector<DeviceImage> outs;
+  for (int i = 0; i < kLaunches; ++i) outs.emplace_back(in.width(), in.height());
+  for (int i = 0; i < kLaunches; ++i) {
+    FilterParams p;
+    p.filter = masks[i % 3];
+    const int s = (i / 2) % 2;  // pairs on one stream, alternating streams
+    CL_CUDA(cudaMemsetAsync(outs[i].view().data, 0x5a, outs[i].pitch() * outs[i].height(), streams[s].get()));
+    v.run(p, din.view(), outs[i].view(), ws[s], streams[s].get());
+  }
+  CL_CUDA(cudaDeviceSynchronize());
+  for (int i = 0; i < kLaunches; ++i) {
+    HostImage got(in.width(), in.height()), want(in.width(), in.height());
+    outs[i].download(got.view());
+    CL_CUDA(cudaDeviceSynchronize());
+    referenceFilter(masks[i % 3], Border::Clamp, false, in.view(), want.view());
+    EXPECT_TRUE(matches(got, want)) << v.name << " launch " << i << " seed=" << seedForRun();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, MaskChanges, testing::ValuesIn(gpuVariantNames()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
+
+// Without a device every GPU variant refuses with a reason that names the cpu variant.
+TEST(NoDevice, GpuVariantsNameTheCpuVariant) {
+  if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 2});
+  for (const Variant& v : variants()) {
+    if (v.onGpu) {
+      EXPECT_NE(v.whyNot(p, 16, 16).find("--variant cpu"), std::string::npos) << v.name;
+    }
+  }
+}
+
+}  // namespace
