@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -22,7 +23,8 @@ struct Result {
 };
 
 Result runConvlive(const std::string& args) {
-  const std::string cmd = std::string(CONVLIVE_EXE) + " " + args + " 2>&1";
+  const char* exe = std::getenv("CONVLIVE_EXE");  // where the build folder has moved (GPU machine)
+  const std::string cmd = std::string(exe ? exe : CONVLIVE_EXE) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, "popen failed"};
   std::string out;

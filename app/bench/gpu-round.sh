@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One round on the GPU machine (see ../shared/device/README.md): tests, kernel benchmark, peers,
+# plot. Run from the project root there with the build folder BUILD (default build-dev) and
+# .devbundle carried; results go to $OUT (at most 8 files come back).
+#   app/bench/gpu-round.sh [tests] [bench] [peers]     (default: all three)
+set -uo pipefail
+BUILD=${BUILD:-build-dev}
+OUT=${OUT:-/tmp/convlive-out}
+mkdir -p "$OUT"
+source .devbundle/env.sh
+export PYTHONUNBUFFERED=1
+steps=${*:-tests bench peers}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv | tee "$OUT/device.txt"
+for step in $steps; do
+  case $step in
+    tests)
+      export CONVLIVE_EXE=$PWD/$BUILD/convlive
+      timeout 300 "$BUILD/tests/convlive_tests_gpu" --gtest_brief=1 2>&1 | tee "$OUT/tests.log" | tail -5
+      timeout 60 "$BUILD/tests/convlive_tests_cpu" --gtest_brief=1 2>&1 | tee -a "$OUT/tests.log" | tail -3
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/tests.log"
+      ;;
+    bench)
+      timeout 240 "$BUILD/convlive-bench" --out-dir "$OUT" ${BENCH_ARGS:-} 2>&1 > "$OUT/bench.log"
+      echo "bench rc=$?"; tail -3 "$OUT/bench.log"
+      ;;
+    peers)
+      timeout 240 python3 app/bench/peers.py --out "$OUT/peers.json" ${PEERS_ARGS:-} > "$OUT/peers.log" 2>&1
+      echo "peers rc=$?"; tail -12 "$OUT/peers.log"
+      ;;
+  esac
+done
+if [ -f "$OUT/convlive.json" ]; then
+  peers=(); [ -f "$OUT/peers.json" ] && peers=(--peers "$OUT/peers.json")
+  python3 app/bench/plot.py --convlive "$OUT/convlive.json" "${peers[@]}" --out-dir "$OUT" 2>&1 | tail -12
+fi
