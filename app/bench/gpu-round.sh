@@ -10,12 +10,14 @@ mkdir -p "$OUT"
 source .devbundle/env.sh
 export PYTHONUNBUFFERED=1
 steps=${*:-tests bench peers}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv | tee "$OUT/device.txt"
+# At most 8 files come back: tests.log, bench.log (with the peers' log), convlive.json/.csv,
+# peers.json, and the plot's summary.md, summary.csv and mpix_vs_radius.png.
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv | tee "$OUT/tests.log"
 for step in $steps; do
   case $step in
     tests)
       export CONVLIVE_EXE=$PWD/$BUILD/convlive
-      timeout 300 "$BUILD/tests/convlive_tests_gpu" --gtest_brief=1 2>&1 | tee "$OUT/tests.log" | tail -5
+      timeout 300 "$BUILD/tests/convlive_tests_gpu" --gtest_brief=1 2>&1 | tee -a "$OUT/tests.log" | tail -5
       timeout 60 "$BUILD/tests/convlive_tests_cpu" --gtest_brief=1 2>&1 | tee -a "$OUT/tests.log" | tail -3
       grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/tests.log"
       ;;
@@ -24,8 +26,8 @@ for step in $steps; do
       echo "bench rc=$?"; tail -3 "$OUT/bench.log"
       ;;
     peers)
-      timeout 240 python3 app/bench/peers.py --out "$OUT/peers.json" ${PEERS_ARGS:-} > "$OUT/peers.log" 2>&1
-      echo "peers rc=$?"; tail -12 "$OUT/peers.log"
+      timeout 240 python3 app/bench/peers.py --out "$OUT/peers.json" ${PEERS_ARGS:-} >> "$OUT/bench.log" 2>&1
+      echo "peers rc=$?"; tail -12 "$OUT/bench.log"
       ;;
   esac
 done

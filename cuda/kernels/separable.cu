@@ -2,16 +2,17 @@
 //   separable: the classic two passes. The row pass stages each block's rows plus a halo in shared
 //              memory and writes float sums to an intermediate plane; the column pass does the same
 //              vertically and writes bytes. Several outputs per thread (STEPS), taps unrolled.
-//   fused:     one pass. The block stages its input tile plus apron in shared memory, runs the
-//              column factor over it into a float tile (several outputs per thread, sliding in
-//              registers), then the row factor from there to the output. No intermediate plane.
+//   fused:     one pass. The block stages its input tile plus apron in shared memory (16-byte
+//              loads, several in flight per thread), runs the column factor over it into a float
+//              tile (4x4 outputs per thread, sliding in registers), then the row factor from there
+//              to the output (4 pixels per thread, one 16-byte store). No intermediate plane.
 #include "common.cuh"
 
 namespace convlive::kernels {
 namespace {
 
 constexpr int kSteps = 4;   // outputs per thread in each pass of `separable`
-constexpr int kFusedV = 8;  // outputs per thread in the vertical stage of `fused`
+constexpr int kFusedV = 4;  // output rows per item in the vertical stage of `fused`
 
 __host__ __device__ inline int halo(int r, int threads) { return (r + threads - 1) / threads; }
 
@@ -85,53 +86,118 @@ __global__ void __launch_bounds__(BX* BY) colPassKernel(const __grid_constant__ 
   }
 }
 
+// 4 RGBA8 pixels (16 bytes) as float4s. A byte placed in the mantissa of 2^23 (0x4B000000) and
+// 2^23 subtracted gives its exact value with full-rate PRMT + FADD instead of quarter-rate I2F.
+__device__ __forceinline__ float byteAt(unsigned word, unsigned selector) {
+  return __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, selector))) - 8388608.f;
+}
+__device__ __forceinline__ float4 unpackPixel(unsigned w) {
+  return make_float4(byteAt(w, 0x7440), byteAt(w, 0x7441), byteAt(w, 0x7442), byteAt(w, 0x7443));
+}
+__device__ __forceinline__ unsigned packPixel(uchar4 p) {
+  return unsigned(p.x) | unsigned(p.y) << 8 | unsigned(p.z) << 16 | unsigned(p.w) << 24;
+}
+
+// fused: the tile's columns start at a multiple of 4 pixels, the apron is rounded up to 4 pixels
+// (r4) so that interior blocks load whole 16-byte chunks, several in flight per thread.
 template <int TW, int TH>
-__global__ void __launch_bounds__(256) fusedKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m) {
-  extern __shared__ float4 smem[];
-  const int r = m.radius, inW = TW + 2 * r, inH = TH + 2 * r;
-  float4* vert = smem;                                          // TH x inW column sums
-  uchar4* in = reinterpret_cast<uchar4*>(smem + TH * inW);      // inH x inW input bytes
-  const int tid = threadIdx.y * 32 + threadIdx.x;
-  const int ox = blockIdx.x * TW - r, oy = blockIdx.y * TH - r;
-  for (int i = tid; i < inW * inH; i += 256) {
-    const int ly = i / inW, lx = i - ly * inW;
-    in[i] = loadBordered(l, ox + lx, oy + ly);
-  }
-  __syncthreads();
-  // Vertical: each item is one column of the input tile and kFusedV consecutive output rows; every
-  // loaded pixel feeds all the outputs whose window covers it.
-  constexpr int segments = TH / kFusedV;
-  for (int item = tid; item < inW * segments; item += 256) {
-    const int seg = item / inW, c = item - seg * inW, y0 = seg * kFusedV;
-    float4 acc[kFusedV];
+__global__ void __launch_bounds__(256) fusedKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
+                                                   bool aligned16) {
+  static_assert(TW % 4 == 0 && TH % kFusedV == 0 && 256 % TH == 0, "fused tile shape");
+  extern __shared__ uint4 fusedSmem[];
+  const int r = m.radius, r4 = (r + 3) & ~3;
+  const int cw = TW / 4 + r4 / 2;      // 16-byte chunks per input row
+  const int rows = TH + 2 * r;         // input rows
+  const int vstride = TW + 2 * r4 + 1;  // float4s per row of column sums; +1 spreads rows over the banks
+  uint4* in = fusedSmem;                                           // rows x cw chunks
+  float4* vert = reinterpret_cast<float4*>(fusedSmem + rows * cw);  // TH x vstride
+  const int tid = threadIdx.x;
+  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH, gx0 = x0 - r4, gy0 = y0 - r;
+  const bool interior = aligned16 && gx0 >= 0 && x0 + TW + r4 <= l.width && gy0 >= 0 && y0 + TH + r <= l.height;
+
+  // 1. Input tile + apron, batches of loads issued before any is stored.
+  constexpr int kBatch = 4;
+  const int chunks = rows * cw;
+  for (int base = tid; base < chunks; base += 256 * kBatch) {
+    uint4 v[kBatch];
 #pragma unroll
-    for (int j = 0; j < kFusedV; ++j) acc[j] = make_float4(0, 0, 0, 0);
-    for (int k = 0; k < kFusedV + 2 * r; ++k) {
-      const float4 v = toFloat4(in[(y0 + k) * inW + c]);
-#pragma unroll
-      for (int j = 0; j < kFusedV; ++j) {
-        const int t = k - j;
-        if (t >= 0 && t <= 2 * r) fma4(acc[j], m.col[t], v);
+    for (int b = 0; b < kBatch; ++b) {
+      const int i = base + b * 256;
+      if (i >= chunks) break;
+      const int ry = i / cw, cx = i - ry * cw;
+      if (interior) {
+        v[b] = reinterpret_cast<const uint4*>(rowPtr(l.in, l.inPitch, gy0 + ry))[gx0 / 4 + cx];
+      } else {
+        const int gx = gx0 + 4 * cx, gy = gy0 + ry;
+        v[b] = make_uint4(packPixel(loadBordered(l, gx, gy)), packPixel(loadBordered(l, gx + 1, gy)),
+                          packPixel(loadBordered(l, gx + 2, gy)), packPixel(loadBordered(l, gx + 3, gy)));
       }
     }
 #pragma unroll
-    for (int j = 0; j < kFusedV; ++j) vert[(y0 + j) * inW + c] = acc[j];
+    for (int b = 0; b < kBatch; ++b)
+      if (base + b * 256 < chunks) in[base + b * 256] = v[b];
   }
   __syncthreads();
-  // Horizontal: one output per thread per step, taps from the column sums.
+
+  // 2. Column factor: an item is 4 adjacent columns x kFusedV output rows; each loaded chunk feeds
+  // every output whose window covers it.
+  const int items = cw * (TH / kFusedV);
+  for (int item = tid; item < items; item += 256) {
+    const int seg = item / cw, c = item - seg * cw, ys = seg * kFusedV;
+    float4 acc[kFusedV][4];
 #pragma unroll
-  for (int j = 0; j < TH / 8; ++j)
+    for (int j = 0; j < kFusedV; ++j)
 #pragma unroll
-    for (int i = 0; i < TW / 32; ++i) {
-      const int lx = threadIdx.x + 32 * i, ly = threadIdx.y + 8 * j;
-      const int x = ox + r + lx, y = oy + r + ly;
-      if (x >= l.width || y >= l.height) continue;
-      const float4* v = vert + ly * inW + lx;
-      float4 a = make_float4(0, 0, 0, 0);
-#pragma unroll 4
-      for (int t = 0; t <= 2 * r; ++t) fma4(a, m.row[t], v[t]);
-      storeOut(l, x, y, finishPixel(a, a, l.combine, l.filterAlpha, in[(ly + r) * inW + lx + r].w));
+      for (int q = 0; q < 4; ++q) acc[j][q] = make_float4(0, 0, 0, 0);
+    for (int k = 0; k < kFusedV + 2 * r; ++k) {
+      const uint4 w = in[(ys + k) * cw + c];
+      const float4 px[4] = {unpackPixel(w.x), unpackPixel(w.y), unpackPixel(w.z), unpackPixel(w.w)};
+#pragma unroll
+      for (int j = 0; j < kFusedV; ++j) {
+        const int t = k - j;
+        if (t < 0 || t > 2 * r) continue;
+        const float wt = m.col[t];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) fma4(acc[j][q], wt, px[q]);
+      }
     }
+#pragma unroll
+    for (int j = 0; j < kFusedV; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) vert[(ys + j) * vstride + 4 * c + q] = acc[j][q];
+  }
+  __syncthreads();
+
+  // 3. Row factor: a thread makes 4 adjacent output pixels of one row; lanes take consecutive rows.
+  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
+  for (int g = tid / TH; g < TW / 4; g += 256 / TH) {
+    const int row = tid % TH, x = 4 * g, y = y0 + row;
+    if (y >= l.height || x0 + x >= l.width) continue;
+    const float4* v = vert + row * vstride + r4 + x - r;
+    float4 acc[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc[j] = make_float4(0, 0, 0, 0);
+    for (int k = 0; k < 2 * r + 4; ++k) {
+      const float4 s = v[k];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int t = k - j;
+        if (t >= 0 && t <= 2 * r) fma4(acc[j], m.row[t], s);
+      }
+    }
+    const uint4 centre = in[(row + r) * cw + (r4 + x) / 4];
+    const unsigned alpha[4] = {centre.x >> 24, centre.y >> 24, centre.z >> 24, centre.w >> 24};
+    uchar4 o[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      o[j] = finishPixel(acc[j], acc[j], l.combine, l.filterAlpha, static_cast<unsigned char>(alpha[j]));
+    uchar4* dst = rowPtr(l.out, l.outPitch, y) + x0 + x;
+    if (alignedOut && x0 + x + 4 <= l.width) {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(packPixel(o[0]), packPixel(o[1]), packPixel(o[2]), packPixel(o[3]));
+    } else {
+      for (int j = 0; j < 4 && x0 + x + j < l.width; ++j) dst[j] = o[j];
+    }
+  }
 }
 
 template <int BX, int BY>
@@ -150,10 +216,10 @@ void launchSeparable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tm
 
 template <int TW, int TH>
 void launchFused(const Launch& l, const MaskSep& m) {
-  static_assert(TW % 32 == 0 && TH % 8 == 0 && TH % kFusedV == 0, "fused tiles are whole 32x8 blocks");
   const std::size_t shared = fusedSharedBytes(TW, TH, m.radius);
   allowSharedBytes(fusedKernel<TW, TH>, shared);
-  fusedKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), dim3(32, 8), shared, l.stream>>>(l, m);
+  const bool aligned16 = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
+  fusedKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 256, shared, l.stream>>>(l, m, aligned16);
   CL_CUDA_LAUNCHED("fusedKernel<<<>>>");
 }
 
@@ -171,8 +237,8 @@ std::size_t separableSharedBytes(int tileW, int tileH, int radius) {
   return std::max(row, col) * sizeof(float4);
 }
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius) {
-  const std::size_t inW = tileW + 2 * radius, inH = tileH + 2 * radius;
-  return std::size_t(tileH) * inW * sizeof(float4) + inW * inH * sizeof(uchar4);
+  const std::size_t r4 = (radius + 3) & ~3, chunks = std::size_t(tileH + 2 * radius) * (tileW / 4 + r4 / 2);
+  return chunks * sizeof(uint4) + std::size_t(tileH) * (tileW + 2 * r4 + 1) * sizeof(float4);
 }
 
 // The tiles offered here must match the variant table's (tests run every offered tile).
@@ -184,9 +250,9 @@ void separable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1) {
 }
 
 void fused(const Launch& l, const MaskSep& m) {
-  if (l.tileW == 32 && l.tileH == 32) return launchFused<32, 32>(l, m);
   if (l.tileW == 64 && l.tileH == 32) return launchFused<64, 32>(l, m);
-  if (l.tileW == 32 && l.tileH == 64) return launchFused<32, 64>(l, m);
+  if (l.tileW == 128 && l.tileH == 32) return launchFused<128, 32>(l, m);
+  if (l.tileW == 64 && l.tileH == 16) return launchFused<64, 16>(l, m);
   badTile("fused", l);
 }
 
