@@ -27,8 +27,13 @@ for step in $steps; do
       fi
       ;;
     bench)
-      timeout 240 "$BUILD/convlive-bench" --out-dir "$OUT" ${BENCH_ARGS:-} 2>&1 > "$OUT/bench.log"
+      nvidia-smi dmon -s pc -d 1 > /tmp/clocks.txt 2>&1 &
+      dmon=$!
+      timeout 300 "$BUILD/convlive-bench" --out-dir "$OUT" ${BENCH_ARGS:-} 2>&1 > "$OUT/bench.log"
       echo "bench rc=$?"; tail -3 "$OUT/bench.log"
+      kill $dmon 2>/dev/null
+      { echo "--- nvidia-smi dmon during the benchmark (power W, temperatures, SM and memory clocks MHz)"; cat /tmp/clocks.txt; } >> "$OUT/bench.log"
+      awk 'NR>2 && $1 ~ /^[0-9]/ {print $(NF-1)}' /tmp/clocks.txt | sort -n | uniq -c | sort -rn | head -4 | sed 's/^/sm clock count: /' 
       ;;
     peers)
       timeout 240 python3 app/bench/peers.py --out "$OUT/peers.json" ${PEERS_ARGS:-} >> "$OUT/bench.log" 2>&1

@@ -13,7 +13,19 @@
 
 namespace convlive::kernels {
 
-__device__ __forceinline__ float4 toFloat4(uchar4 p) { return make_float4(p.x, p.y, p.z, p.w); }
+// A byte placed in the mantissa of 2^23 (0x4B000000), minus 2^23, is its exact value: full-rate
+// PRMT + FADD instead of the quarter-rate I2F conversion (which bounded every kernel's taps).
+__device__ __forceinline__ float byteAt(unsigned word, unsigned selector) {
+  return __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, selector))) - 8388608.f;
+}
+// One RGBA8 pixel held in a 32-bit word (R in the low byte) as float4.
+__device__ __forceinline__ float4 unpackPixel(unsigned w) {
+  return make_float4(byteAt(w, 0x7440), byteAt(w, 0x7441), byteAt(w, 0x7442), byteAt(w, 0x7443));
+}
+__device__ __forceinline__ unsigned packPixel(uchar4 p) {
+  return unsigned(p.x) | unsigned(p.y) << 8 | unsigned(p.z) << 16 | unsigned(p.w) << 24;
+}
+__device__ __forceinline__ float4 toFloat4(uchar4 p) { return unpackPixel(*reinterpret_cast<const unsigned*>(&p)); }
 
 __device__ __forceinline__ void fma4(float4& acc, float w, float4 v) {
   acc.x = fmaf(w, v.x, acc.x);
@@ -22,12 +34,19 @@ __device__ __forceinline__ void fma4(float4& acc, float w, float4 v) {
   acc.w = fmaf(w, v.w, acc.w);
 }
 
+// saturateToByte with full-rate instructions: clamp to 0..255, then adding 1.5 * 2^23 leaves the
+// value rounded to the nearest integer (ties to even, as rintf) in the low mantissa bits.
+__device__ __forceinline__ unsigned char toByte(float v) {
+  v = fminf(fmaxf(v, 0.f), 255.f);
+  return static_cast<unsigned char>(__float_as_uint(v + 12582912.f) & 0xFFu);
+}
+
 __device__ __forceinline__ uchar4 finishPixel(float4 a, float4 b, Combine c, bool filterAlpha, unsigned char alpha) {
   uchar4 o;
-  o.x = saturateToByte(combineValue(a.x, b.x, c));
-  o.y = saturateToByte(combineValue(a.y, b.y, c));
-  o.z = saturateToByte(combineValue(a.z, b.z, c));
-  o.w = filterAlpha ? saturateToByte(combineValue(a.w, b.w, c)) : alpha;
+  o.x = toByte(combineValue(a.x, b.x, c));
+  o.y = toByte(combineValue(a.y, b.y, c));
+  o.z = toByte(combineValue(a.z, b.z, c));
+  o.w = filterAlpha ? toByte(combineValue(a.w, b.w, c)) : alpha;
   return o;
 }
 

@@ -86,18 +86,6 @@ __global__ void __launch_bounds__(BX* BY) colPassKernel(const __grid_constant__ 
   }
 }
 
-// 4 RGBA8 pixels (16 bytes) as float4s. A byte placed in the mantissa of 2^23 (0x4B000000) and
-// 2^23 subtracted gives its exact value with full-rate PRMT + FADD instead of quarter-rate I2F.
-__device__ __forceinline__ float byteAt(unsigned word, unsigned selector) {
-  return __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, selector))) - 8388608.f;
-}
-__device__ __forceinline__ float4 unpackPixel(unsigned w) {
-  return make_float4(byteAt(w, 0x7440), byteAt(w, 0x7441), byteAt(w, 0x7442), byteAt(w, 0x7443));
-}
-__device__ __forceinline__ unsigned packPixel(uchar4 p) {
-  return unsigned(p.x) | unsigned(p.y) << 8 | unsigned(p.z) << 16 | unsigned(p.w) << 24;
-}
-
 // fused: the tile's columns start at a multiple of 4 pixels, the apron is rounded up to 4 pixels
 // (r4) so that interior blocks load whole 16-byte chunks, several in flight per thread.
 template <int TW, int TH>
