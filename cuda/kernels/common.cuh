@@ -13,8 +13,10 @@
 
 namespace convlive::kernels {
 
-// A byte placed in the mantissa of 2^23 (0x4B000000), minus 2^23, is its exact value: full-rate
-// PRMT + FADD instead of the quarter-rate I2F conversion (which bounded every kernel's taps).
+// A byte placed in the mantissa of 2^23 (0x4B000000), minus 2^23, is its exact value: PRMT + FADD
+// instead of I2F. `fused` uses it on 16-byte chunks. Tried in toFloat4 for the per-tap loads of the
+// 2D variants, it made them slower on the H200 (tiled-coop r=4 at 4K: 0.55 -> 0.74 ms), so those keep
+// the plain conversion (docs/perf/NOTES.md).
 __device__ __forceinline__ float byteAt(unsigned word, unsigned selector) {
   return __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, selector))) - 8388608.f;
 }
@@ -25,7 +27,7 @@ __device__ __forceinline__ float4 unpackPixel(unsigned w) {
 __device__ __forceinline__ unsigned packPixel(uchar4 p) {
   return unsigned(p.x) | unsigned(p.y) << 8 | unsigned(p.z) << 16 | unsigned(p.w) << 24;
 }
-__device__ __forceinline__ float4 toFloat4(uchar4 p) { return unpackPixel(*reinterpret_cast<const unsigned*>(&p)); }
+__device__ __forceinline__ float4 toFloat4(uchar4 p) { return make_float4(p.x, p.y, p.z, p.w); }
 
 __device__ __forceinline__ void fma4(float4& acc, float w, float4 v) {
   acc.x = fmaf(w, v.x, acc.x);
