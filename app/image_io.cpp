@@ -15,7 +15,8 @@ HostImage readPng(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw std::invalid_argument("cannot read '" + path + "': no such file");
-  if (fs::is_directory(path, ec)) throw std::invalid_argument("cannot read '" + path + "': it is a directory, not a PNG file");
+  if (fs::is_directory(path, ec))
+    throw std::invalid_argument("cannot read '" + path + "': it is a directory, not a PNG file");
   std::ifstream f(path, std::ios::binary);
   std::array<unsigned char, 8> sig{};
   if (!f || !f.read(reinterpret_cast<char*>(sig.data()), sig.size()))

@@ -1,6 +1,5 @@
 // convlive: filter a still image with any convolution variant (the video viewer comes next).
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "convlive/variants.hpp"

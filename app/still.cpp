@@ -29,8 +29,7 @@ void checkOutputPath(const std::string& out) {
   namespace fs = std::filesystem;
   if (out.empty()) throw std::invalid_argument("--output is missing: name the PNG to write");
   const fs::path p(out);
-  if (lower(p.extension().string()) != ".png")
-    throw std::invalid_argument("--output '" + out + "' must end in .png");
+  if (lower(p.extension().string()) != ".png") throw std::invalid_argument("--output '" + out + "' must end in .png");
   const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
@@ -40,7 +39,8 @@ void checkOutputPath(const std::string& out) {
 const Variant& chooseVariant(const StillOptions& o, const FilterParams& p, int w, int h, std::ostream& log) {
   if (o.variant != "auto") {
     const Variant* v = findVariant(o.variant);
-    if (!v) throw std::invalid_argument("unknown variant '" + o.variant + "': use one of " + variantNames() + " or auto");
+    if (!v)
+      throw std::invalid_argument("unknown variant '" + o.variant + "': use one of " + variantNames() + " or auto");
     return *v;
   }
   for (const char* name : kAutoOrder) {

@@ -69,8 +69,8 @@ Mask::Mask(int radius, std::vector<float> weights) : radius_(radius), weights_(s
 
   // Rank-one test: take the row and column through the largest weight as the factors, then check
   // every weight against their product.
-  const auto big = std::max_element(weights_.begin(), weights_.end(),
-                                    [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+  const auto big =
+      std::max_element(weights_.begin(), weights_.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
   const float peak = std::fabs(*big);
   if (peak == 0.f) return;  // all zero: treat as 2D, nothing gained
   const size_t p = static_cast<size_t>(big - weights_.begin());
@@ -255,8 +255,8 @@ Mask parseCustomMask(std::string_view text, bool normalize) {
 }
 
 const std::vector<std::string>& filterKinds() {
-  static const std::vector<std::string> kinds{"box",       "gaussian", "sharpen", "emboss", "laplacian",
-                                              "sobel",     "scharr",   "pitch",   "custom"};
+  static const std::vector<std::string> kinds{"box",   "gaussian", "sharpen", "emboss", "laplacian",
+                                              "sobel", "scharr",   "pitch",   "custom"};
   return kinds;
 }
 

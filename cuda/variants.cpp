@@ -12,9 +12,9 @@
 namespace convlive {
 
 struct Workspace::Impl {
-  DeviceBuffer tmp0, tmp1;       // separable: intermediate planes
-  DeviceBuffer maskDevice;       // naive: the mask in global memory
-  std::vector<float> maskHost;   // what maskDevice holds
+  DeviceBuffer tmp0, tmp1;      // separable: intermediate planes
+  DeviceBuffer maskDevice;      // naive: the mask in global memory
+  std::vector<float> maskHost;  // what maskDevice holds
   struct CachedTexture {
     const void* data;
     int width, height;
@@ -46,10 +46,14 @@ std::optional<Tile> Tile::parse(std::string_view text) {
 
 const char* borderName(Border b) {
   switch (b) {
-    case Border::Zero: return "zero";
-    case Border::Clamp: return "clamp";
-    case Border::Mirror: return "mirror";
-    case Border::Wrap: return "wrap";
+    case Border::Zero:
+      return "zero";
+    case Border::Clamp:
+      return "clamp";
+    case Border::Mirror:
+      return "mirror";
+    case Border::Wrap:
+      return "wrap";
   }
   return "?";
 }
@@ -72,7 +76,8 @@ const Variant& self(std::string_view name) { return *findVariant(name); }
 // Checks every variant shares; `sharedBytes` (GPU tiled variants) is what the tile needs.
 std::string commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
   if (width < 1 || height < 1)
-    return "the frame is " + std::to_string(width) + "x" + std::to_string(height) + ": width and height must be at least 1";
+    return "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
+           ": width and height must be at least 1";
   const int r = p.filter.mask.radius();
   if (r > v.maxRadius)
     return v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) + ")" +
@@ -88,13 +93,15 @@ std::string commonWhyNot(const Variant& v, const FilterParams& p, int width, int
 
 std::string sharedWhyNot(const Variant& v, std::size_t bytes) {
   if (bytes <= deviceInfo().sharedPerBlockOptin) return {};
-  return v.name + " needs " + std::to_string(bytes / 1024) + " KiB of shared memory for this tile and radius; the device " +
-         "gives a block " + std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius";
+  return v.name + " needs " + std::to_string(bytes / 1024) +
+         " KiB of shared memory for this tile and radius; the device " + "gives a block " +
+         std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius";
 }
 
 std::string separableWhyNot(const FilterParams& p) {
   if (!p.filter.mask.separable())
-    return "the mask is not separable (not an outer product of a column and a row): use a 2D variant such as tiled-coop";
+    return "the mask is not separable (not an outer product of a column and a row): use a 2D variant such as "
+           "tiled-coop";
   return {};
 }
 
@@ -174,7 +181,8 @@ void runCpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageVie
   referenceFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
-void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
+              cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   auto& w = ws.impl();
   const auto& weights = p.filter.mask.weights();
@@ -189,7 +197,8 @@ void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
   kernels::naive(l, w.maskDevice.as<float>(), p.filter.mask.radius());
 }
 
-void runConstant(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
+void runConstant(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+                 cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   auto m = std::make_unique<kernels::Mask2D>();
   fill2D(p.filter.mask, *m);
@@ -206,7 +215,8 @@ void runTiled(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
     kernels::tiledCoop(l, *m);
 }
 
-void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
+                cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   // Zero and clamp map onto hardware address modes with unnormalized coordinates; wrap needs
   // normalized ones; mirror (reflect-101) has no hardware mode: clamp reads, index computed.
@@ -231,7 +241,8 @@ void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, Imag
   kernels::texture(l, it->tex.get(), normalized, *m);
 }
 
-void runSeparable(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+void runSeparable(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
+                  cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   kernels::MaskSep m{};
   fillSep(p.filter.mask, m);
@@ -256,22 +267,48 @@ std::vector<Variant> makeTable() {
        "thread block", naiveWhyNot, runNaive},
       {"constant", "one thread per pixel; mask in the launch's constant bank, image from global memory", true,
        kMax2DRadius, blocks, "thread block", constantWhyNot, runConstant},
-      {"tiled", "input tile + apron in shared memory; block = input tile, apron threads idle while computing", true,
-       kMax2DRadius, {{32, 8}, {16, 16}, {32, 32}}, "thread block = input tile (coarsened for large radii)",
-       tiledWhyNot, runTiled},
-      {"tiled-coop", "block = output tile; threads load tile + apron cooperatively in batches, all compute", true,
-       kMax2DRadius, {{32, 8}, {16, 16}, {32, 32}, {64, 4}}, "output tile = thread block", tiledCoopWhyNot,
+      {"tiled",
+       "input tile + apron in shared memory; block = input tile, apron threads idle while computing",
+       true,
+       kMax2DRadius,
+       {{32, 8}, {16, 16}, {32, 32}},
+       "thread block = input tile (coarsened for large radii)",
+       tiledWhyNot,
        runTiled},
-      {"separable", "row pass then column pass through shared memory, 4 outputs per thread, float intermediate", true,
-       kMaxSepRadius, {{32, 4}, {16, 8}, {32, 8}}, "thread block of both passes", separableVariantWhyNot,
+      {"tiled-coop",
+       "block = output tile; threads load tile + apron cooperatively in batches, all compute",
+       true,
+       kMax2DRadius,
+       {{16, 16}, {32, 8}, {32, 32}, {64, 4}},
+       "output tile = thread block",
+       tiledCoopWhyNot,
+       runTiled},
+      {"separable",
+       "row pass then column pass through shared memory, 4 outputs per thread, float intermediate",
+       true,
+       kMaxSepRadius,
+       {{32, 4}, {16, 8}, {32, 8}},
+       "thread block of both passes",
+       separableVariantWhyNot,
        runSeparable},
-      {"fused", "single-pass separable: tile + apron in shared memory, column then row factor, no intermediate", true,
-       kMax2DRadius, {{64, 32}, {128, 32}, {64, 16}}, "output tile (256 threads, 4 pixels each per step)",
-       fusedWhyNot, runFused},
+      {"fused",
+       "single-pass separable: tile + apron in shared memory, column then row factor, no intermediate",
+       true,
+       kMax2DRadius,
+       {{64, 32}, {128, 32}, {64, 16}},
+       "output tile (256 threads, 4 pixels each per step)",
+       fusedWhyNot,
+       runFused},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
        kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture},
-      {"cpu", "the CPU reference: double accumulation, multithreaded (separable masks in two passes)", false,
-       Mask::kMaxRadius, {}, "", cpuWhyNot, runCpu},
+      {"cpu",
+       "the CPU reference: double accumulation, multithreaded (separable masks in two passes)",
+       false,
+       Mask::kMaxRadius,
+       {},
+       "",
+       cpuWhyNot,
+       runCpu},
   };
 }
 

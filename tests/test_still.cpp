@@ -61,7 +61,7 @@ int maxDiff(const HostImage& a, const HostImage& b) {
 
 TEST_F(StillCommand, CpuVariantWritesTheReferenceResult) {
   const auto r = runConvlive("--image " + path("in.png") + " --output " + path("out.png") +
-                          " --mask gaussian --radius 3 --border mirror --variant cpu");
+                             " --mask gaussian --radius 3 --border mirror --variant cpu");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("variant=cpu"), std::string::npos) << r.output;
   const HostImage got = readPng(path("out.png"));
@@ -87,7 +87,8 @@ TEST_F(StillCommand, CustomSobelAndPitchMasks) {
 
   r = runConvlive("--mask pitch --pitch 3.4 --direction vertical" + io);
   ASSERT_EQ(r.code, 0) << r.output;
-  referenceFilter(makeFilter("pitch", {.pitch = 3.4f, .vertical = true}), Border::Clamp, false, in_.view(), want.view());
+  referenceFilter(makeFilter("pitch", {.pitch = 3.4f, .vertical = true}), Border::Clamp, false, in_.view(),
+                  want.view());
   EXPECT_EQ(maxDiff(readPng(path("out.png")), want), 0);
 }
 

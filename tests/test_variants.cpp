@@ -105,7 +105,8 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
   }
 
   // Checks one case (all tiles) against one reference; counts the launches checked.
-  void check(const Variant& v, const Filter& f, Border b, bool alpha, const HostImage& in, const std::vector<Tile>& tiles) {
+  void check(const Variant& v, const Filter& f, Border b, bool alpha, const HostImage& in,
+             const std::vector<Tile>& tiles) {
     FilterParams p;
     p.filter = f;
     p.border = b;
@@ -116,9 +117,9 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
     din.upload(in.view());
     for (const Tile& t : tiles) {
       p.tile = t;
-      SCOPED_TRACE(testing::Message() << v.name << " " << f.name << " r=" << f.mask.radius() << " border="
-                                      << borderName(b) << " alpha=" << (alpha ? "filtered" : "kept") << " tile="
-                                      << t.str() << " frame=" << in.width() << "x" << in.height()
+      SCOPED_TRACE(testing::Message() << v.name << " " << f.name << " r=" << f.mask.radius()
+                                      << " border=" << borderName(b) << " alpha=" << (alpha ? "filtered" : "kept")
+                                      << " tile=" << t.str() << " frame=" << in.width() << "x" << in.height()
                                       << " seed=" << seedForRun());
       const std::string why = v.whyNot(p, in.width(), in.height());
       ASSERT_EQ(why, "");

@@ -3,14 +3,13 @@
 // flatter; MPix/s, effective GB/s (one read and one write of the frame), % of the device-to-device
 // copy bandwidth measured in the same run, and the floor (the larger of the memory time at that
 // bandwidth and the FP32 FMA time at the device's peak rate).
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
@@ -28,7 +27,7 @@ struct Options {
   std::vector<int> radii{1, 2, 4, 8, 16, 32};
   int customRadius = 8;
   int repeats = 30, warmup = 5, frames = 3;
-  int warmupMs = 100;  // keep the GPU busy this long before timing, so its clocks have boosted
+  int warmupMs = 100;                 // keep the GPU busy this long before timing, so its clocks have boosted
   std::vector<std::string> variants;  // empty: all GPU variants
   std::string outDir = ".";
 };
@@ -36,7 +35,8 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radius 8]\n"
-               "                      [--repeats 30] [--warmup 5] [--warmup-ms 100] [--frames 3] [--variants a,b] [--out-dir DIR] [--quick]\n";
+               "                      [--repeats 30] [--warmup 5] [--warmup-ms 100] [--frames 3] [--variants a,b] "
+               "[--out-dir DIR] [--quick]\n";
   std::exit(2);
 }
 
@@ -139,20 +139,20 @@ Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = n
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   if (useGraph) try {
-    CL_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    try {
-      enqueue(true);
-    } catch (...) {
-      (void)cudaStreamEndCapture(s, &graph);
-      throw;
+      CL_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+      try {
+        enqueue(true);
+      } catch (...) {
+        (void)cudaStreamEndCapture(s, &graph);
+        throw;
+      }
+      CL_CUDA(cudaStreamEndCapture(s, &graph));
+      CL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      CL_CUDA(cudaGraphLaunch(exec, s));
+    } catch (const CudaError&) {
+      useGraph = false;
+      (void)cudaGetLastError();
     }
-    CL_CUDA(cudaStreamEndCapture(s, &graph));
-    CL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    CL_CUDA(cudaGraphLaunch(exec, s));
-  } catch (const CudaError&) {
-    useGraph = false;
-    (void)cudaGetLastError();
-  }
   if (exec) (void)cudaGraphExecDestroy(exec);
   if (graph) (void)cudaGraphDestroy(graph);
   if (!useGraph) enqueue(false);
@@ -169,9 +169,9 @@ double copyBandwidth(const Options& o, cudaStream_t s) {
   const std::size_t bytes = std::size_t(1) << 30;
   DeviceBuffer a(bytes), b(bytes);
   CL_CUDA(cudaMemsetAsync(a.get(), 1, bytes, s));
-  const Stats st =
-      timeLaunches(o, s, [&](int) { CL_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
-                   nullptr, false);
+  const Stats st = timeLaunches(
+      o, s, [&](int) { CL_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s)); }, nullptr,
+      false);
   return 2.0 * bytes / (st.median * 1e-3) / 1e9;
 }
 
@@ -234,7 +234,8 @@ int main(int argc, char** argv) {
       }
       for (const Variant& v : variants()) {
         if (!v.onGpu) continue;
-        if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end()) continue;
+        if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end())
+          continue;
         Workspace ws;
         for (const Case& c : cases)
           for (const Tile& t : v.tiles) {
@@ -245,9 +246,15 @@ int main(int argc, char** argv) {
             const int taps = c.separableTaps ? 2 * (2 * r + 1) : (2 * r + 1) * (2 * r + 1);
             const double pixels = double(w) * h, bytes = pixels * 8.0, flops = pixels * 4.0 * 2.0 * taps;
             const double floorMs = std::max(bytes / (copyGBs * 1e9), flops / peak) * 1e3;
-            json row{{"impl", "convlive/" + v.name}, {"variant", v.name}, {"tile", t.str()},
+            json row{{"impl", "convlive/" + v.name},
+                     {"variant", v.name},
+                     {"tile", t.str()},
                      {"mask", c.separableTaps ? "gaussian" : "custom"},
-                     {"radius", r}, {"width", w}, {"height", h}, {"floor_ms", floorMs}, {"error", nullptr}};
+                     {"radius", r},
+                     {"width", w},
+                     {"height", h},
+                     {"floor_ms", floorMs},
+                     {"error", nullptr}};
             if (const std::string why = v.whyNot(p, w, h); !why.empty()) {
               row["error"] = why;
               results.push_back(row);
@@ -258,8 +265,13 @@ int main(int argc, char** argv) {
                 o, stream.get(), [&](int i) { v.run(p, ins[i % ins.size()].view(), out.view(), ws, stream.get()); },
                 &graphed);
             const double mpix = pixels / 1e6 / (st.median * 1e-3), gbs = bytes / (st.median * 1e-3) / 1e9;
-            row.update({{"median_ms", st.median}, {"min_ms", st.min}, {"p90_ms", st.p90}, {"mpix_s", mpix},
-                        {"gbps", gbs}, {"pct_copy_bw", 100.0 * gbs / copyGBs}, {"timing", graphed ? "graph" : "stream"}});
+            row.update({{"median_ms", st.median},
+                        {"min_ms", st.min},
+                        {"p90_ms", st.p90},
+                        {"mpix_s", mpix},
+                        {"gbps", gbs},
+                        {"pct_copy_bw", 100.0 * gbs / copyGBs},
+                        {"timing", graphed ? "graph" : "stream"}});
             results.push_back(row);
             std::printf("%-11s %-6s %-8s %3d %4dx%-5d %10.4f %10.0f %8.0f %6.1f%% %9.4f\n", v.name.c_str(),
                         t.str().c_str(), row["mask"].get<std::string>().c_str(), r, w, h, st.median, mpix, gbs,
@@ -274,18 +286,23 @@ int main(int argc, char** argv) {
                    {"sm_count", dev.multiprocessors},
                    {"copy_bandwidth_gbps", copyGBs},
                    {"fp32_peak_tflops", peak / 1e12},
-                   {"settings", {{"repeats", o.repeats}, {"warmup", o.warmup}, {"warmup_ms", o.warmupMs}, {"frames", o.frames},
-                                 {"border", "clamp"}, {"alpha", "passes through"}}},
+                   {"settings",
+                    {{"repeats", o.repeats},
+                     {"warmup", o.warmup},
+                     {"warmup_ms", o.warmupMs},
+                     {"frames", o.frames},
+                     {"border", "clamp"},
+                     {"alpha", "passes through"}}},
                    {"results", results}};
     std::ofstream(o.outDir + "/convlive.json") << doc.dump(1) << "\n";
     std::ofstream csv(o.outDir + "/convlive.csv");
     csv << "variant,tile,mask,radius,width,height,median_ms,min_ms,p90_ms,mpix_s,gbps,pct_copy_bw,floor_ms,error\n";
     for (const auto& r : results) {
       auto num = [&](const char* k) { return r.contains(k) ? std::to_string(r[k].get<double>()) : std::string(); };
-      csv << r["variant"].get<std::string>() << "," << r["tile"].get<std::string>() << "," << r["mask"].get<std::string>()
-          << "," << r["radius"] << "," << r["width"] << "," << r["height"] << "," << num("median_ms") << ","
-          << num("min_ms") << "," << num("p90_ms") << "," << num("mpix_s") << "," << num("gbps") << ","
-          << num("pct_copy_bw") << "," << num("floor_ms") << ",\""
+      csv << r["variant"].get<std::string>() << "," << r["tile"].get<std::string>() << ","
+          << r["mask"].get<std::string>() << "," << r["radius"] << "," << r["width"] << "," << r["height"] << ","
+          << num("median_ms") << "," << num("min_ms") << "," << num("p90_ms") << "," << num("mpix_s") << ","
+          << num("gbps") << "," << num("pct_copy_bw") << "," << num("floor_ms") << ",\""
           << (r["error"].is_null() ? "" : r["error"].get<std::string>()) << "\"\n";
     }
     std::printf("wrote %s/convlive.json and convlive.csv\n", o.outDir.c_str());

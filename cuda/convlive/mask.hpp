@@ -54,9 +54,9 @@ Mask boxMask(int radius);
 Mask gaussianMask(int radius, float sigma = 0.f);  // sigma <= 0: defaultGaussianSigma(radius)
 Mask sharpenMask(int radius, float sigma = 0.f);   // unsharp mask, amount 1: 2*delta - gaussian
 Mask embossMask(int radius);                       // w = (dx+dy)/r, centre 1 (r=1: the classic 3x3)
-Mask laplacianMask(int radius);  // r=1: 4-neighbour; r>1: Laplacian of Gaussian, scaled so x^2 -> 2
-Mask sobelXMask(int radius);     // r=1 classic; r>1 binomial smoothing x derivative (see README)
-Mask scharrXMask(int radius);    // radius 1 only
+Mask laplacianMask(int radius);                    // r=1: 4-neighbour; r>1: Laplacian of Gaussian, scaled so x^2 -> 2
+Mask sobelXMask(int radius);                       // r=1 classic; r>1 binomial smoothing x derivative (see README)
+Mask scharrXMask(int radius);                      // radius 1 only
 // Pitch inspection: |2c - (east + west)| / 2 with east/west linearly interpolated `pitch` pixels away
 // along the direction: a 1D mask of radius ceil(pitch) (pitch in [1, 64]) with Abs combine.
 Mask pitchMask(float pitch, bool vertical);

@@ -32,7 +32,9 @@ class DeviceBuffer : MoveOnly<DeviceBuffer> {
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
   void* get() const { return ptr_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
   // Grows (never shrinks) to at least `bytes`; the contents are not kept when it grows.
   void reserve(std::size_t bytes);
@@ -113,8 +115,8 @@ class DeviceImage : MoveOnly<DeviceImage> {
   int width() const { return width_; }
   int height() const { return height_; }
   std::size_t pitch() const { return pitch_; }
-  void upload(ConstImageView host, cudaStream_t s = nullptr) const;   // host memory, same size
-  void download(ImageView host, cudaStream_t s = nullptr) const;      // host memory, same size
+  void upload(ConstImageView host, cudaStream_t s = nullptr) const;  // host memory, same size
+  void download(ImageView host, cudaStream_t s = nullptr) const;     // host memory, same size
 
  private:
   DeviceBuffer buf_;

@@ -48,10 +48,10 @@ class Workspace {
 struct Variant {
   std::string name;
   std::string description;
-  bool onGpu = true;          // images passed to run() are device memory (else host memory)
-  int maxRadius = 0;          // largest mask radius it takes
-  std::vector<Tile> tiles;    // offered tile shapes, the default first; empty: no choice
-  std::string tileMeaning;    // what the tile is for this variant ("block", "output tile", ...)
+  bool onGpu = true;        // images passed to run() are device memory (else host memory)
+  int maxRadius = 0;        // largest mask radius it takes
+  std::vector<Tile> tiles;  // offered tile shapes, the default first; empty: no choice
+  std::string tileMeaning;  // what the tile is for this variant ("block", "output tile", ...)
   // Why these parameters cannot run on this machine for a width x height frame; empty: they can.
   std::string (*whyNot)(const FilterParams&, int width, int height) = nullptr;
   // Filters in into out (same size, pitch a multiple of 4, not overlapping) on `stream` (GPU

@@ -66,7 +66,9 @@ __device__ __forceinline__ uchar4 loadBordered(const Launch& l, int x, int y) {
   return rowPtr(l.in, l.inPitch, sy)[sx];
 }
 
-__device__ __forceinline__ void storeOut(const Launch& l, int x, int y, uchar4 v) { rowPtr(l.out, l.outPitch, y)[x] = v; }
+__device__ __forceinline__ void storeOut(const Launch& l, int x, int y, uchar4 v) {
+  rowPtr(l.out, l.outPitch, y)[x] = v;
+}
 
 inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
 

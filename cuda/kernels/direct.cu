@@ -37,7 +37,8 @@ __global__ void constantKernel(const __grid_constant__ Launch l, const __grid_co
   storeOut(l, x, y, directPixel(l, x, y, m.w, m.radius, load, rowPtr(l.in, l.inPitch, y)[x].w));
 }
 
-__global__ void textureKernel(const __grid_constant__ Launch l, cudaTextureObject_t tex, bool normalized, const __grid_constant__ Mask2D m) {
+__global__ void textureKernel(const __grid_constant__ Launch l, cudaTextureObject_t tex, bool normalized,
+                              const __grid_constant__ Mask2D m) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= l.width || y >= l.height) return;
   const float sx = 1.f / static_cast<float>(l.width), sy = 1.f / static_cast<float>(l.height);
@@ -50,8 +51,10 @@ __global__ void textureKernel(const __grid_constant__ Launch l, cudaTextureObjec
     }
     return toFloat4(tex2D<uchar4>(tex, px + 0.5f, py + 0.5f));
   };
-  storeOut(l, x, y, directPixel(l, x, y, m.w, m.radius, load, tex2D<uchar4>(tex, normalized ? (x + 0.5f) * sx : x + 0.5f,
-                                                                             normalized ? (y + 0.5f) * sy : y + 0.5f).w));
+  storeOut(l, x, y,
+           directPixel(
+               l, x, y, m.w, m.radius, load,
+               tex2D<uchar4>(tex, normalized ? (x + 0.5f) * sx : x + 0.5f, normalized ? (y + 0.5f) * sy : y + 0.5f).w));
 }
 
 dim3 gridFor(const Launch& l, dim3 block) { return dim3(ceilDiv(l.width, block.x), ceilDiv(l.height, block.y)); }

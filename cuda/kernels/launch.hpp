@@ -37,8 +37,8 @@ struct Launch {
   int width, height;
   Border border;
   Combine combine;
-  bool filterAlpha;   // false: output alpha = input alpha
-  int tileW, tileH;   // one of the variant's offered tiles
+  bool filterAlpha;  // false: output alpha = input alpha
+  int tileW, tileH;  // one of the variant's offered tiles
   cudaStream_t stream;
 };
 

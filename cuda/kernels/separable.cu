@@ -19,8 +19,9 @@ __host__ __device__ inline int halo(int r, int threads) { return (r + threads - 
 // Row pass: in (bytes) -> tmp planes (float4). Plane 0 uses the row factor; plane 1 (Magnitude
 // only) the column factor, for gy = transpose.
 template <int BX, int BY>
-__global__ void __launch_bounds__(BX* BY) rowPassKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
-                                                        float4* __restrict__ tmp0, float4* __restrict__ tmp1) {
+__global__ void __launch_bounds__(BX* BY)
+    rowPassKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, float4* __restrict__ tmp0,
+                  float4* __restrict__ tmp1) {
   extern __shared__ float4 rows[];
   const int r = m.radius, hs = halo(r, BX), span = (kSteps + 2 * hs) * BX;
   float4* s = rows + threadIdx.y * span;
@@ -52,8 +53,9 @@ __global__ void __launch_bounds__(BX* BY) rowPassKernel(const __grid_constant__ 
 
 // Column pass: tmp planes -> out (bytes), combining the planes.
 template <int BX, int BY>
-__global__ void __launch_bounds__(BX* BY) colPassKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
-                                                        const float4* __restrict__ tmp0, const float4* __restrict__ tmp1) {
+__global__ void __launch_bounds__(BX* BY)
+    colPassKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, const float4* __restrict__ tmp0,
+                  const float4* __restrict__ tmp1) {
   extern __shared__ float4 cols[];
   const int r = m.radius, hs = halo(r, BY), span = (kSteps + 2 * hs) * BY;
   const bool magnitude = l.combine == Combine::Magnitude;
@@ -89,15 +91,15 @@ __global__ void __launch_bounds__(BX* BY) colPassKernel(const __grid_constant__ 
 // fused: the tile's columns start at a multiple of 4 pixels, the apron is rounded up to 4 pixels
 // (r4) so that interior blocks load whole 16-byte chunks, several in flight per thread.
 template <int TW, int TH>
-__global__ void __launch_bounds__(256) fusedKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
-                                                   bool aligned16) {
+__global__ void __launch_bounds__(256)
+    fusedKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned16) {
   static_assert(TW % 4 == 0 && TH % kFusedV == 0 && 256 % TH == 0, "fused tile shape");
   extern __shared__ uint4 fusedSmem[];
   const int r = m.radius, r4 = (r + 3) & ~3;
-  const int cw = TW / 4 + r4 / 2;      // 16-byte chunks per input row
-  const int rows = TH + 2 * r;         // input rows
+  const int cw = TW / 4 + r4 / 2;       // 16-byte chunks per input row
+  const int rows = TH + 2 * r;          // input rows
   const int vstride = TW + 2 * r4 + 1;  // float4s per row of column sums; +1 spreads rows over the banks
-  uint4* in = fusedSmem;                                           // rows x cw chunks
+  uint4* in = fusedSmem;                // rows x cw chunks
   float4* vert = reinterpret_cast<float4*>(fusedSmem + rows * cw);  // TH x vstride
   const int tid = threadIdx.x;
   const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH, gx0 = x0 - r4, gy0 = y0 - r;
@@ -192,13 +194,15 @@ template <int BX, int BY>
 void launchSeparable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1) {
   const std::size_t rowShared = std::size_t(BY) * (kSteps + 2 * halo(m.radius, BX)) * BX * sizeof(float4);
   allowSharedBytes(rowPassKernel<BX, BY>, rowShared);
-  rowPassKernel<BX, BY><<<dim3(ceilDiv(l.width, kSteps * BX), ceilDiv(l.height, BY)), dim3(BX, BY), rowShared, l.stream>>>(
-      l, m, tmp0, tmp1);
+  rowPassKernel<BX, BY>
+      <<<dim3(ceilDiv(l.width, kSteps * BX), ceilDiv(l.height, BY)), dim3(BX, BY), rowShared, l.stream>>>(l, m, tmp0,
+                                                                                                          tmp1);
   CL_CUDA_LAUNCHED("rowPassKernel<<<>>>");
   const std::size_t colShared = separableSharedBytes(BX, BY, m.radius) * (l.combine == Combine::Magnitude ? 2 : 1);
   allowSharedBytes(colPassKernel<BX, BY>, colShared);
-  colPassKernel<BX, BY><<<dim3(ceilDiv(l.width, BX), ceilDiv(l.height, kSteps * BY)), dim3(BX, BY), colShared, l.stream>>>(
-      l, m, tmp0, tmp1);
+  colPassKernel<BX, BY>
+      <<<dim3(ceilDiv(l.width, BX), ceilDiv(l.height, kSteps * BY)), dim3(BX, BY), colShared, l.stream>>>(l, m, tmp0,
+                                                                                                          tmp1);
   CL_CUDA_LAUNCHED("colPassKernel<<<>>>");
 }
 

@@ -33,8 +33,8 @@ __device__ __forceinline__ uchar4 tilePixel(const Launch& l, const uchar4* tile,
 int coarsen(int threads, int r) { return r == 0 ? 1 : std::max(1, static_cast<int>(ceilDiv(4 * r, threads))); }
 
 template <int BW, int BH>
-__global__ void __launch_bounds__(BW* BH) tiledKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m,
-                                                      int kx, int ky) {
+__global__ void __launch_bounds__(BW* BH)
+    tiledKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m, int kx, int ky) {
   extern __shared__ uchar4 tile[];
   const int r = m.radius, inW = BW * kx, inH = BH * ky, outW = inW - 2 * r, outH = inH - 2 * r;
   const int ox = blockIdx.x * outW - r, oy = blockIdx.y * outH - r;
@@ -55,7 +55,8 @@ __global__ void __launch_bounds__(BW* BH) tiledKernel(const __grid_constant__ La
 }
 
 template <int TW, int TH>
-__global__ void __launch_bounds__(TW* TH) tiledCoopKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
+__global__ void __launch_bounds__(TW* TH)
+    tiledCoopKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
   extern __shared__ uchar4 tile[];
   const int r = m.radius, inW = TW + 2 * r, inH = TH + 2 * r;
   const int ox = blockIdx.x * TW - r, oy = blockIdx.y * TH - r;
@@ -75,7 +76,8 @@ void launchTiled(const Launch& l, const Mask2D& m) {
   const int outW = BW * kx - 2 * m.radius, outH = BH * ky - 2 * m.radius;
   const std::size_t shared = tiledSharedBytes(BW, BH, m.radius);
   allowSharedBytes(tiledKernel<BW, BH>, shared);
-  tiledKernel<BW, BH><<<dim3(ceilDiv(l.width, outW), ceilDiv(l.height, outH)), dim3(BW, BH), shared, l.stream>>>(l, m, kx, ky);
+  tiledKernel<BW, BH>
+      <<<dim3(ceilDiv(l.width, outW), ceilDiv(l.height, outH)), dim3(BW, BH), shared, l.stream>>>(l, m, kx, ky);
   CL_CUDA_LAUNCHED("tiledKernel<<<>>>");
 }
 
