@@ -209,10 +209,15 @@ void runTiled(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
   const auto l = prepare(v, p, in, out, s);
   auto m = std::make_unique<kernels::Mask2D>();
   fill2D(p.filter.mask, *m);
-  if (v.name == "tiled")
-    kernels::tiled(l, *m);
-  else
-    kernels::tiledCoop(l, *m);
+  kernels::tiled(l, *m);
+}
+
+void runTiledCoop(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+                  cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  auto m = std::make_unique<kernels::Mask2D>();
+  fill2D(p.filter.mask, *m);
+  kernels::tiledCoop(l, *m);
 }
 
 void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
@@ -282,7 +287,7 @@ std::vector<Variant> makeTable() {
        {{16, 16}, {32, 8}, {32, 32}, {64, 4}},
        "output tile = thread block",
        tiledCoopWhyNot,
-       runTiled},
+       runTiledCoop},
       {"separable",
        "row pass then column pass through shared memory, 4 outputs per thread, float intermediate",
        true,

@@ -72,6 +72,12 @@ __device__ __forceinline__ void storeOut(const Launch& l, int x, int y, uchar4 v
 
 inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
 
+// For a tile no instance was compiled for (the variant table's whyNot rules it out before this).
+[[noreturn]] inline void badTile(const char* variant, const Launch& l) {
+  throw std::invalid_argument(std::string(variant) + ": no compiled tile " + std::to_string(l.tileW) + "x" +
+                              std::to_string(l.tileH));
+}
+
 // Lets a kernel use up to `bytes` of dynamic shared memory (above the 48 KiB default).
 template <class Kernel>
 void allowSharedBytes(Kernel k, std::size_t bytes) {

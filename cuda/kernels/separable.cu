@@ -214,12 +214,6 @@ void launchFused(const Launch& l, const MaskSep& m) {
   fusedKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 256, shared, l.stream>>>(l, m, aligned16);
   CL_CUDA_LAUNCHED("fusedKernel<<<>>>");
 }
-
-[[noreturn]] void badTile(const char* variant, const Launch& l) {
-  throw std::invalid_argument(std::string(variant) + ": no compiled tile " + std::to_string(l.tileW) + "x" +
-                              std::to_string(l.tileH));
-}
-
 }  // namespace
 
 // The larger of the two passes (per intermediate plane).

@@ -88,12 +88,6 @@ void launchTiledCoop(const Launch& l, const Mask2D& m) {
   tiledCoopKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), dim3(TW, TH), shared, l.stream>>>(l, m);
   CL_CUDA_LAUNCHED("tiledCoopKernel<<<>>>");
 }
-
-[[noreturn]] void badTile(const char* variant, const Launch& l) {
-  throw std::invalid_argument(std::string(variant) + ": no compiled tile " + std::to_string(l.tileW) + "x" +
-                              std::to_string(l.tileH));
-}
-
 }  // namespace
 
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius) {
