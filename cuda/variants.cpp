@@ -197,27 +197,14 @@ void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
   kernels::naive(l, w.maskDevice.as<float>(), p.filter.mask.radius());
 }
 
-void runConstant(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
-                 cudaStream_t s) {
+// The 2D variants that take the mask by value: build it, launch `Kernel`.
+template <void (*Kernel)(const kernels::Launch&, const kernels::Mask2D&)>
+void runWithMask2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+                   cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   auto m = std::make_unique<kernels::Mask2D>();
   fill2D(p.filter.mask, *m);
-  kernels::constant(l, *m);
-}
-
-void runTiled(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  auto m = std::make_unique<kernels::Mask2D>();
-  fill2D(p.filter.mask, *m);
-  kernels::tiled(l, *m);
-}
-
-void runTiledCoop(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
-                  cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  auto m = std::make_unique<kernels::Mask2D>();
-  fill2D(p.filter.mask, *m);
-  kernels::tiledCoop(l, *m);
+  Kernel(l, *m);
 }
 
 void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
@@ -271,7 +258,7 @@ std::vector<Variant> makeTable() {
       {"naive", "one thread per pixel; image and mask read from global memory", true, kMax2DRadius, blocks,
        "thread block", naiveWhyNot, runNaive},
       {"constant", "one thread per pixel; mask in the launch's constant bank, image from global memory", true,
-       kMax2DRadius, blocks, "thread block", constantWhyNot, runConstant},
+       kMax2DRadius, blocks, "thread block", constantWhyNot, runWithMask2D<kernels::constant>},
       {"tiled",
        "input tile + apron in shared memory; block = input tile, apron threads idle while computing",
        true,
@@ -279,7 +266,7 @@ std::vector<Variant> makeTable() {
        {{32, 8}, {16, 16}, {32, 32}},
        "thread block = input tile (coarsened for large radii)",
        tiledWhyNot,
-       runTiled},
+       runWithMask2D<kernels::tiled>},
       {"tiled-coop",
        "block = output tile; threads load tile + apron cooperatively in batches, all compute",
        true,
@@ -287,7 +274,7 @@ std::vector<Variant> makeTable() {
        {{16, 16}, {32, 8}, {32, 32}, {64, 4}},
        "output tile = thread block",
        tiledCoopWhyNot,
-       runTiledCoop},
+       runWithMask2D<kernels::tiledCoop>},
       {"separable",
        "row pass then column pass through shared memory, 4 outputs per thread, float intermediate",
        true,
