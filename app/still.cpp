@@ -17,9 +17,6 @@
 namespace convlive {
 namespace {
 
-// The order `auto` tries: fastest first, as measured by convlive-bench (docs/perf).
-const char* const kAutoOrder[] = {"fused", "separable", "tiled-coop", "constant", "cpu"};
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -37,20 +34,10 @@ void checkOutputPath(const std::string& out) {
 }
 
 const Variant& chooseVariant(const StillOptions& o, const FilterParams& p, int w, int h, std::ostream& log) {
-  if (o.variant != "auto") {
-    const Variant* v = findVariant(o.variant);
-    if (!v)
-      throw std::invalid_argument("unknown variant '" + o.variant + "': use one of " + variantNames() + " or auto");
-    return *v;
-  }
-  for (const char* name : kAutoOrder) {
-    const Variant& v = *findVariant(name);
-    if (v.whyNot(p, w, h).empty()) {
-      if (!v.onGpu && !deviceInfo().available) log << "note: " << deviceInfo().reason << "; running on the CPU\n";
-      return v;
-    }
-  }
-  return *findVariant("cpu");  // its whyNot reports the problem when run
+  const Variant& v = chooseVariant(o.variant, p, w, h);
+  if (o.variant == "auto" && !v.onGpu && !deviceInfo().available)
+    log << "note: " << deviceInfo().reason << "; running on the CPU\n";
+  return v;
 }
 
 }  // namespace

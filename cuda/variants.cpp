@@ -323,4 +323,18 @@ std::string variantNames() {
   return s;
 }
 
+const Variant& chooseVariant(std::string_view name, const FilterParams& p, int width, int height) {
+  if (name != "auto") {
+    const Variant* v = findVariant(name);
+    if (!v)
+      throw std::invalid_argument("unknown variant '" + std::string(name) + "': use one of " + variantNames() +
+                                  " or auto");
+    return *v;
+  }
+  // Fastest first, as measured by convlive-bench (docs/perf).
+  for (const char* n : {"fused", "separable", "tiled-coop", "constant"})
+    if (const Variant& v = *findVariant(n); v.whyNot(p, width, height).empty()) return v;
+  return *findVariant("cpu");
+}
+
 }  // namespace convlive

@@ -69,6 +69,10 @@ struct Variant {
 const std::vector<Variant>& variants();
 const Variant* findVariant(std::string_view name);  // nullptr when unknown
 std::string variantNames();                         // "naive, constant, ..." for messages
+// The variant `name` names or, for "auto", the fastest that can run p on a width x height frame
+// (as measured by convlive-bench; cpu when no GPU variant can). Throws std::invalid_argument for an
+// unknown name. Does not check that the variant can run: ask its whyNot.
+const Variant& chooseVariant(std::string_view name, const FilterParams& p, int width, int height);
 
 const char* borderName(Border b);
 std::optional<Border> parseBorder(std::string_view name);

@@ -1,0 +1,114 @@
+// The pipeline: source frames -> pinned slots -> CUDA streams (upload, filter, output) -> a sink.
+//
+// Threading: one thread (the pipeline's: the viewer's render loop, or the headless loop) calls
+// step(), drain() and the read accessors. Controls (setPaused, seek, setFilter, switchSource, ...)
+// may be called from any thread; they are queued and applied at the next frame boundary, so a
+// change never races a frame in flight. GStreamer decodes on its own threads meanwhile.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "convlive/source.hpp"
+#include "convlive/timing.hpp"
+#include "convlive/variants.hpp"
+
+namespace convlive {
+
+// One filtered frame handed to a sink.
+struct OutputFrame {
+  std::uint64_t index = 0;        // frame counter since the source opened
+  std::int64_t ptsNs = -1;        // presentation time in the stream (-1: none)
+  bool onDevice = false;          // the views below are device memory (else host memory)
+  ConstImageView filtered;        // the filtered frame
+  ConstImageView source;          // the unfiltered frame, in the same kind of memory
+  ConstImageView sourceHost;      // the unfiltered frame in host memory (pinned slot or the decoded sample)
+  cudaStream_t stream = nullptr;  // the slot's stream (onDevice only)
+};
+
+// Where filtered frames go: a display, an encoder, nowhere. Called on the pipeline thread.
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  // True: the pipeline copies each filtered frame back to host memory (through the slot's pinned
+  // buffer) and calls deliver() in frame order. False: present() gets the frame where it is.
+  virtual bool wantsHostFrames() const = 0;
+  // Host-frame sinks: the frame is in host memory; the views are valid during the call only.
+  virtual void deliver(const OutputFrame&) {}
+  // Other sinks, right after the filter was enqueued. onDevice: enqueue the output work on
+  // frame.stream without synchronising; the views stay valid until that work has run. Without a
+  // device, the views are host memory and valid during the call only.
+  virtual void present(const OutputFrame&) {}
+};
+
+// A sink that drops every frame (benchmarks, decode-and-filter runs).
+class NullSink : public FrameSink {
+ public:
+  bool wantsHostFrames() const override { return false; }
+};
+
+struct PipelineConfig {
+  SourceSpec source;
+  std::string variant = "auto";  // a name from the variant table, or auto
+  FilterParams params;
+  int slots = 3;        // pinned slots in the ring (1..16): frames in flight at once
+  bool pinned = true;   // false: upload from the decoded (pageable) frame, download into pageable memory
+  bool overlap = true;  // false: each frame finishes before the next starts (to show what overlap gains)
+  bool sync = false;    // pace to the stream's clock (a player) instead of running as fast as possible
+  bool loop = false;    // at end of stream, start again (sources that can seek)
+  std::chrono::milliseconds openTimeout{10000};
+};
+
+enum class StepResult {
+  Frame,        // a frame was taken from the source and enqueued
+  Idle,         // no frame arrived within the wait
+  Paused,       // paused: nothing was pulled
+  EndOfStream,  // the source ended (and loop is off); every frame has been delivered
+  Error,        // the source failed: lastError() says why; switchSource() may recover
+};
+
+class Pipeline {
+ public:
+  // Opens the source (bounded by openTimeout) and allocates the ring. Throws SourceError when the
+  // source cannot open, std::invalid_argument for bad settings. `sink` must outlive the pipeline.
+  Pipeline(const PipelineConfig& config, FrameSink& sink);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Applies pending controls, completes finished frames (never blocks on the GPU just to time
+  // them), and takes one frame from the source, waiting at most `wait` for it.
+  StepResult step(std::chrono::milliseconds wait = std::chrono::milliseconds(100));
+  // Completes every frame in flight (blocks until the GPU is done with them).
+  void drain();
+
+  // Controls: any thread; applied at the next step.
+  void setPaused(bool paused);
+  void seek(double seconds);
+  void setLoop(bool loop);
+  void switchSource(const SourceSpec& spec);
+  // Checks the change against the current frame size now: returns "" when taken (it applies to
+  // the next frame), else the reason, and nothing changes.
+  std::string setFilter(const std::string& variant, const FilterParams& params);
+
+  // Reads: any thread.
+  Timings timings() const;
+  SourceInfo sourceInfo() const;
+  std::string variantName() const;  // the variant running (auto resolved)
+  FilterParams filterParams() const;
+  std::string lastError() const;   // "" when none since the last successful source switch
+  std::string memoryMode() const;  // "pinned", "pageable", or "pageable (no CUDA device: cpu variant)"
+  bool paused() const;
+  double positionSeconds() const;
+  std::uint64_t framesIn() const;  // taken from the source
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace convlive

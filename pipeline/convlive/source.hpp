@@ -1,0 +1,116 @@
+// Frame sources: a GStreamer pipeline ending in an appsink that hands out RGBA8 frames.
+// No GStreamer header leaks out of here: callers see specs, frames and plain information.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "convlive/image.hpp"
+
+namespace convlive {
+
+// A source that cannot open or that failed while running. The message names what was wrong and
+// what to do about it, in one line.
+class SourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SourceSpec {
+  enum class Kind { Pattern, File, Uri, Camera, Launch };
+  Kind kind = Kind::Pattern;
+  // Pattern: a videotestsrc pattern name ("zone-plate", "ball", "smpte", ...) or "moving" (the
+  // default: an animated zone plate, which shows blur and edges well).
+  std::string pattern = "moving";
+  int width = 1280, height = 720, fps = 30;  // Pattern only
+  int frames = -1;                           // Pattern only: end of stream after this many (-1: never)
+  // File: a path. Uri: a URI (file://, http://, rtsp://, ...). Camera: a device ("" = the first
+  // camera present). Launch: a gst-launch line ending in "appsink name=sink" (or any one appsink).
+  std::string location;
+
+  static SourceSpec testPattern(std::string pattern = "moving", int w = 1280, int h = 720, int fps = 30);
+  static SourceSpec file(std::string path);
+  static SourceSpec uri(std::string uri);
+  static SourceSpec camera(std::string device = "");
+  static SourceSpec launch(std::string line);
+  // "--input X": a URI when X has a scheme, else a file path.
+  static SourceSpec input(std::string pathOrUri);
+  std::string describe() const;  // one line, for logs and reports
+};
+
+// What a source turned out to be, known once it has delivered its first frame.
+struct SourceInfo {
+  std::string description;   // SourceSpec::describe()
+  std::string nativeFormat;  // the source's own format before conversion ("I420", "RGBA", "image/jpeg", ...)
+  int nativeWidth = 0, nativeHeight = 0;
+  double fps = 0;               // 0: unknown or variable
+  double durationSeconds = -1;  // -1: unknown or endless
+  bool live = false;            // a camera or other live source: stale frames are dropped
+  bool seekable = false;
+};
+
+// A decoded RGBA8 frame, mapped in host memory. It keeps the GStreamer sample alive: `pixels`
+// stays valid until the frame is destroyed. Move-only.
+class SourceFrame {
+ public:
+  ConstImageView pixels;
+  std::int64_t ptsNs = -1;                        // presentation time in the stream (-1: none)
+  std::uint64_t index = 0;                        // counts frames since the source opened (or since the last seek)
+  std::chrono::steady_clock::time_point arrival;  // when it reached the appsink
+  std::shared_ptr<void> keep;                     // the mapped sample
+};
+
+struct SourceOptions {
+  bool sync = false;  // pace frames to the stream's clock (a player); false: as fast as they decode
+  int maxQueued = 3;  // frames the appsink holds; live sources drop the oldest beyond it
+  std::chrono::milliseconds openTimeout{10000};  // bound on reaching the first frame
+};
+
+// One running GStreamer pipeline. Methods are called from one thread (the pipeline's); GStreamer
+// decodes on its own threads meanwhile.
+class Source {
+ public:
+  // Builds and starts the pipeline, and waits (bounded) until it can deliver frames. Throws
+  // SourceError with the reason when it cannot.
+  Source(const SourceSpec& spec, const SourceOptions& options);
+  ~Source();
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+
+  enum class Pull { Frame, Timeout, EndOfStream };
+  // Waits at most `timeout` for the next frame. Throws SourceError when the pipeline failed.
+  Pull pull(SourceFrame& frame, std::chrono::milliseconds timeout);
+
+  void setPaused(bool paused);
+  // Flushing seek; the next frame is the one at (or just after) `seconds`. Throws SourceError when
+  // the source cannot seek.
+  void seek(double seconds);
+  double positionSeconds() const;  // of the last frame pulled
+  const SourceInfo& info() const;
+  bool eos() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The cameras present (V4L2 devices), as "device: name" pairs.
+struct CameraInfo {
+  std::string device, name;
+};
+std::vector<CameraInfo> listCameras();
+
+// The videotestsrc pattern names accepted by SourceSpec::pattern, "moving" first.
+std::vector<std::string> testPatterns();
+
+// Whether a GStreamer element factory is installed ("x264enc", "vp8enc", ...).
+bool hasElement(const char* factory);
+
+// Initialises GStreamer once (any thread). Throws SourceError when it cannot.
+void initGStreamer();
+
+}  // namespace convlive

@@ -1,0 +1,48 @@
+// Per-stage timings as plain data: the pipeline writes them, the viewer and the report read them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace convlive {
+
+// One stage's recent times in milliseconds. Average and peak are over the history window (the
+// last `capacity` frames), so they follow what the pipeline does now.
+class StageStats {
+ public:
+  explicit StageStats(std::string name = {}, std::size_t capacity = 300);
+  void add(double ms);
+  const std::string& name() const { return name_; }
+  double last() const { return last_; }
+  double average() const;
+  double peak() const;
+  std::uint64_t count() const { return count_; }
+  // The window in time order, oldest first (for plots).
+  std::vector<float> history() const;
+
+ private:
+  std::string name_;
+  std::vector<float> ring_;
+  std::size_t capacity_, next_ = 0;
+  std::uint64_t count_ = 0;
+  double last_ = 0;
+};
+
+// The stages of one frame, in order.
+enum class Stage { Wait, HostCopy, Upload, Filter, Output, Total, Latency, Count };
+const char* stageName(Stage s);
+
+// A copy of the pipeline's figures at one moment.
+struct Timings {
+  std::vector<StageStats> stages;  // indexed by Stage
+  std::uint64_t frames = 0;        // completed since the pipeline started
+  double fps = 0;                  // completed frames per second, over the recent window
+  double mpixPerSecond = 0;        // fps x the frame's pixels
+  double filterGBs = 0;            // the filter's effective bandwidth (bytes in + out / filter time)
+  int width = 0, height = 0;       // of the last completed frame
+  const StageStats& operator[](Stage s) const { return stages[std::size_t(s)]; }
+};
+
+}  // namespace convlive

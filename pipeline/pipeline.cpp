@@ -1,0 +1,474 @@
+#include "convlive/pipeline.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "convlive/check.hpp"
+#include "convlive/resources.hpp"
+
+namespace convlive {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Copies rows between host images of the same size (pitches may differ).
+void copyRows(ConstImageView from, ImageView to) {
+  const std::size_t rowBytes = std::size_t(from.width) * 4;
+  if (from.pitch == to.pitch) {
+    std::memcpy(to.data, from.data, from.pitch * std::size_t(from.height - 1) + rowBytes);
+    return;
+  }
+  for (int y = 0; y < from.height; ++y) std::memcpy(to.row(y), from.row(y), rowBytes);
+}
+
+// The CUDA side of a slot: its stream, events, device frames and pinned staging buffers.
+struct GpuSlot {
+  Stream stream;
+  Event start, uploaded, filtered, done;
+  DeviceImage in, out;
+  PinnedBuffer hostIn, hostOut;  // pinned mode only
+};
+
+// One frame's place in the ring. While `busy`, its frame is in flight and nothing in it may change.
+struct Slot {
+  std::unique_ptr<GpuSlot> gpu;       // null without a device
+  std::vector<std::uint8_t> hostOut;  // pageable mode and the cpu variant: the filtered frame
+  Workspace ws;
+  int width = 0, height = 0;
+  bool busy = false;
+  SourceFrame frame;  // kept until done: pageable uploads and sourceHost read it
+  double waitMs = 0, hostCopyMs = 0;
+  Clock::time_point enqueued;  // host time just before the upload was enqueued
+};
+
+struct Controls {
+  std::optional<bool> paused, loop;
+  std::optional<double> seek;
+  std::optional<SourceSpec> source;
+  std::optional<std::pair<const Variant*, FilterParams>> filter;
+};
+
+}  // namespace
+
+struct Pipeline::Impl {
+  PipelineConfig config;
+  FrameSink& sink;
+  bool gpu = false;
+  std::unique_ptr<Source> source;
+  std::vector<Slot> slots;
+  std::deque<std::size_t> inFlight;  // busy slots, oldest first
+  std::size_t nextSlot = 0;
+  bool failed = false;
+
+  mutable std::mutex controlMutex;  // guards `pending` and the fields below it that readers see
+  Controls pending;
+  const Variant* variant = nullptr;
+  FilterParams params;
+  SourceInfo info;
+  std::string lastError;
+  bool paused = false;
+  double position = 0;
+  int width = 0, height = 0;  // of the last frame taken
+  std::uint64_t framesIn = 0;
+
+  mutable std::mutex statsMutex;
+  Timings stats;
+  std::deque<Clock::time_point> completions;  // recent completion times, for fps
+
+  Impl(const PipelineConfig& c, FrameSink& s) : config(c), sink(s) {
+    if (config.slots < 1 || config.slots > 16)
+      throw std::invalid_argument("--slots " + std::to_string(config.slots) + " is out of range: use 1 to 16");
+    gpu = deviceInfo().available;
+    if (!gpu) config.pinned = false;
+    for (int i = 0; i < int(Stage::Count); ++i) stats.stages.emplace_back(stageName(Stage(i)));
+    openSource(config.source);
+    width = source->info().nativeWidth;
+    height = source->info().nativeHeight;
+    const Variant& v = chooseVariant(config.variant, config.params, std::max(width, 1), std::max(height, 1));
+    if (auto why = v.whyNot(config.params, std::max(width, 1), std::max(height, 1)); !why.empty())
+      throw std::invalid_argument(why);
+    variant = &v;
+    params = config.params;
+    slots.resize(std::size_t(gpu ? config.slots : 1));
+    for (Slot& slot : slots)
+      if (gpu) slot.gpu = std::make_unique<GpuSlot>();
+  }
+
+  ~Impl() {
+    try {
+      drain();
+    } catch (...) {
+      // Destructors never throw; the frames in flight are lost either way.
+    }
+  }
+
+  SourceOptions sourceOptions() const {
+    SourceOptions o;
+    o.sync = config.sync;
+    o.maxQueued = config.slots;
+    o.openTimeout = config.openTimeout;
+    return o;
+  }
+
+  void openSource(const SourceSpec& spec) {
+    auto next = std::make_unique<Source>(spec, sourceOptions());
+    source = std::move(next);
+    std::lock_guard lock(controlMutex);
+    info = source->info();
+    failed = false;
+    lastError.clear();
+  }
+
+  void setError(const std::string& e) {
+    std::lock_guard lock(controlMutex);
+    lastError = e;
+  }
+
+  void applyControls() {
+    Controls c;
+    {
+      std::lock_guard lock(controlMutex);
+      c = std::exchange(pending, Controls{});
+      if (c.filter) {
+        variant = c.filter->first;
+        params = c.filter->second;
+      }
+      if (c.loop) config.loop = *c.loop;
+      if (c.paused) paused = *c.paused;
+    }
+    if (c.source) {
+      drain();
+      try {
+        openSource(*c.source);
+        if (paused) source->setPaused(true);
+      } catch (const std::exception& e) {
+        setError(e.what());
+      }
+    }
+    if (!source || failed) return;
+    if (c.paused) source->setPaused(*c.paused);
+    if (c.seek) {
+      try {
+        drain();
+        source->seek(*c.seek);
+        std::lock_guard lock(controlMutex);
+        position = *c.seek;
+      } catch (const SourceError& e) {
+        setError(e.what());
+      }
+    }
+  }
+
+  // Makes sure the slot can hold a width x height frame; frees and reallocates when the size changed.
+  void fit(Slot& slot, int w, int h) {
+    if (slot.width == w && slot.height == h) return;
+    const std::size_t bytes = std::size_t(w) * h * 4;
+    if (slot.gpu) {
+      slot.gpu->in = DeviceImage(w, h);
+      slot.gpu->out = DeviceImage(w, h);
+      slot.gpu->hostIn = config.pinned ? PinnedBuffer(bytes) : PinnedBuffer();
+      slot.gpu->hostOut = config.pinned ? PinnedBuffer(bytes) : PinnedBuffer();
+    }
+    slot.hostOut.assign(config.pinned ? 0 : bytes, 0);
+    slot.width = w;
+    slot.height = h;
+  }
+
+  // A variant that was fine at the old size may not be at the new one: fall back to auto.
+  void checkVariantFor(int w, int h) {
+    std::lock_guard lock(controlMutex);
+    if (auto why = variant->whyNot(params, w, h); !why.empty()) {
+      const Variant& fallback = chooseVariant("auto", params, w, h);
+      lastError = "variant " + variant->name + " cannot run at " + std::to_string(w) + "x" + std::to_string(h) + " (" +
+                  why + "); switched to " + fallback.name;
+      variant = &fallback;
+    }
+  }
+
+  StepResult step(std::chrono::milliseconds wait) {
+    applyControls();
+    completeReady();
+    if (!source || failed) return StepResult::Error;
+    if (paused) {
+      std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(20)));
+      return StepResult::Paused;
+    }
+    SourceFrame frame;
+    const auto t0 = Clock::now();
+    Source::Pull r;
+    try {
+      r = source->pull(frame, wait);
+    } catch (const SourceError& e) {
+      failed = true;
+      setError(e.what());
+      drain();
+      return StepResult::Error;
+    }
+    const double waitMs = msBetween(t0, Clock::now());
+    if (r == Source::Pull::Timeout) return StepResult::Idle;
+    if (r == Source::Pull::EndOfStream) {
+      if (config.loop && info.seekable) {
+        try {
+          source->seek(0);
+          return StepResult::Idle;
+        } catch (const SourceError& e) {
+          setError(e.what());
+        }
+      }
+      drain();
+      return StepResult::EndOfStream;
+    }
+    const int w = frame.pixels.width, h = frame.pixels.height;
+    const Variant* v;
+    FilterParams p;
+    {
+      std::lock_guard lock(controlMutex);
+      const bool resized = w != width || h != height;
+      width = w;
+      height = h;
+      position = source->positionSeconds();
+      ++framesIn;
+      if (resized) {
+        lastError.clear();
+      }
+    }
+    checkVariantFor(w, h);
+    {
+      std::lock_guard lock(controlMutex);
+      v = variant;
+      p = params;
+    }
+    Slot& slot = slots[nextSlot];
+    nextSlot = (nextSlot + 1) % slots.size();
+    if (slot.busy) completeThrough(slot);
+    fit(slot, w, h);
+    slot.frame = std::move(frame);
+    slot.waitMs = waitMs;
+    if (slot.gpu)
+      enqueueGpu(slot, *v, p);
+    else
+      runCpu(slot, *v, p);
+    return StepResult::Frame;
+  }
+
+  void enqueueGpu(Slot& slot, const Variant& v, const FilterParams& p) {
+    GpuSlot& g = *slot.gpu;
+    const ConstImageView src = slot.frame.pixels;
+    const int w = src.width, h = src.height;
+    const std::size_t rowBytes = std::size_t(w) * 4;
+    ConstImageView upFrom = src;
+    slot.hostCopyMs = 0;
+    if (config.pinned) {
+      const auto t0 = Clock::now();
+      const ImageView staged{static_cast<std::uint8_t*>(g.hostIn.get()), w, h, rowBytes};
+      copyRows(src, staged);
+      slot.hostCopyMs = msBetween(t0, Clock::now());
+      upFrom = staged;
+    }
+    const cudaStream_t s = g.stream.get();
+    slot.enqueued = Clock::now();
+    g.start.record(s);
+    CL_CUDA(cudaMemcpy2DAsync(g.in.view().data, g.in.pitch(), upFrom.data, upFrom.pitch, rowBytes, h,
+                              cudaMemcpyHostToDevice, s));
+    g.uploaded.record(s);
+    v.run(p, g.in.view(), g.out.view(), slot.ws, s);
+    g.filtered.record(s);
+    if (sink.wantsHostFrames()) {
+      void* to = config.pinned ? g.hostOut.get() : slot.hostOut.data();
+      CL_CUDA(
+          cudaMemcpy2DAsync(to, rowBytes, g.out.view().data, g.out.pitch(), rowBytes, h, cudaMemcpyDeviceToHost, s));
+    } else {
+      OutputFrame f;
+      f.index = slot.frame.index;
+      f.ptsNs = slot.frame.ptsNs;
+      f.onDevice = true;
+      f.filtered = g.out.view();
+      f.source = g.in.view();
+      f.sourceHost = upFrom;
+      f.stream = s;
+      sink.present(f);
+    }
+    g.done.record(s);
+    slot.busy = true;
+    inFlight.push_back(std::size_t(&slot - slots.data()));
+    if (!config.overlap) completeThrough(slot);
+  }
+
+  void runCpu(Slot& slot, const Variant& v, const FilterParams& p) {
+    const ConstImageView src = slot.frame.pixels;
+    const ImageView out{slot.hostOut.data(), src.width, src.height, std::size_t(src.width) * 4};
+    const auto t0 = Clock::now();
+    v.run(p, src, out, slot.ws, nullptr);
+    const auto t1 = Clock::now();
+    OutputFrame f;
+    f.index = slot.frame.index;
+    f.ptsNs = slot.frame.ptsNs;
+    f.filtered = out;
+    f.source = src;
+    f.sourceHost = src;
+    if (sink.wantsHostFrames())
+      sink.deliver(f);
+    else
+      sink.present(f);
+    const auto t2 = Clock::now();
+    const double filterMs = msBetween(t0, t1), outputMs = msBetween(t1, t2);
+    record(slot, 0, filterMs, outputMs, msBetween(slot.frame.arrival, t2));
+    slot.frame = SourceFrame{};
+  }
+
+  // Completes the frames in flight whose GPU work has finished, oldest first, without waiting.
+  void completeReady() {
+    while (!inFlight.empty()) {
+      Slot& slot = slots[inFlight.front()];
+      const cudaError_t q = cudaEventQuery(slot.gpu->done.get());
+      if (q == cudaErrorNotReady) return;
+      CL_CUDA(q);
+      complete(slot);
+    }
+  }
+
+  // Completes every frame in flight up to and including `target` (blocking).
+  void completeThrough(Slot& target) {
+    while (target.busy && !inFlight.empty()) complete(slots[inFlight.front()]);
+  }
+
+  void drain() {
+    while (!inFlight.empty()) complete(slots[inFlight.front()]);
+  }
+
+  void complete(Slot& slot) {
+    GpuSlot& g = *slot.gpu;
+    g.done.synchronize();
+    inFlight.pop_front();
+    const double upload = g.uploaded.elapsedSince(g.start);
+    const double filter = g.filtered.elapsedSince(g.uploaded);
+    const double output = g.done.elapsedSince(g.filtered);
+    const ConstImageView staged = config.pinned ? ConstImageView(static_cast<const std::uint8_t*>(g.hostIn.get()),
+                                                                 slot.width, slot.height, std::size_t(slot.width) * 4)
+                                                : slot.frame.pixels;
+    if (sink.wantsHostFrames()) {
+      const std::uint8_t* outData =
+          config.pinned ? static_cast<const std::uint8_t*>(g.hostOut.get()) : slot.hostOut.data();
+      OutputFrame f;
+      f.index = slot.frame.index;
+      f.ptsNs = slot.frame.ptsNs;
+      f.filtered = ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4);
+      f.source = staged;
+      f.sourceHost = staged;
+      sink.deliver(f);
+    }
+    // Latency: host time from arrival to the upload's start, then the GPU's time to the end (the
+    // slot's stream is idle when a frame is enqueued, so its start event runs at once).
+    const double latency = msBetween(slot.frame.arrival, slot.enqueued) + g.done.elapsedSince(g.start);
+    record(slot, upload, filter, output, latency);
+    slot.busy = false;
+    slot.frame = SourceFrame{};
+  }
+
+  void record(const Slot& slot, double upload, double filter, double output, double latency) {
+    std::lock_guard lock(statsMutex);
+    auto& st = stats.stages;
+    st[int(Stage::Wait)].add(slot.waitMs);
+    st[int(Stage::HostCopy)].add(slot.hostCopyMs);
+    st[int(Stage::Upload)].add(upload);
+    st[int(Stage::Filter)].add(filter);
+    st[int(Stage::Output)].add(output);
+    st[int(Stage::Total)].add(slot.hostCopyMs + upload + filter + output);
+    st[int(Stage::Latency)].add(latency);
+    ++stats.frames;
+    stats.width = slot.width;
+    stats.height = slot.height;
+    const auto now = Clock::now();
+    completions.push_back(now);
+    while (completions.size() > 2 && msBetween(completions.front(), now) > 1000) completions.pop_front();
+    const double span = msBetween(completions.front(), now);
+    stats.fps = completions.size() > 1 && span > 0 ? 1000.0 * double(completions.size() - 1) / span : 0;
+    stats.mpixPerSecond = stats.fps * slot.width * slot.height / 1e6;
+    stats.filterGBs = filter > 0 ? 2.0 * slot.width * slot.height * 4 / (filter * 1e6) : 0;
+  }
+};
+
+Pipeline::Pipeline(const PipelineConfig& config, FrameSink& sink) : impl_(std::make_unique<Impl>(config, sink)) {}
+Pipeline::~Pipeline() = default;
+
+StepResult Pipeline::step(std::chrono::milliseconds wait) { return impl_->step(wait); }
+void Pipeline::drain() { impl_->drain(); }
+
+void Pipeline::setPaused(bool paused) {
+  std::lock_guard lock(impl_->controlMutex);
+  impl_->pending.paused = paused;
+}
+void Pipeline::seek(double seconds) {
+  std::lock_guard lock(impl_->controlMutex);
+  impl_->pending.seek = seconds;
+}
+void Pipeline::setLoop(bool loop) {
+  std::lock_guard lock(impl_->controlMutex);
+  impl_->pending.loop = loop;
+}
+void Pipeline::switchSource(const SourceSpec& spec) {
+  std::lock_guard lock(impl_->controlMutex);
+  impl_->pending.source = spec;
+}
+
+std::string Pipeline::setFilter(const std::string& variant, const FilterParams& params) {
+  std::lock_guard lock(impl_->controlMutex);
+  const int w = std::max(impl_->width, 1), h = std::max(impl_->height, 1);
+  const Variant* v;
+  try {
+    v = &chooseVariant(variant, params, w, h);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  if (v->onGpu != impl_->gpu) return v->onGpu ? deviceInfo().reason + ": only the cpu variant runs here" : "";
+  if (auto why = v->whyNot(params, w, h); !why.empty()) return why;
+  impl_->pending.filter = {v, params};
+  return "";
+}
+
+Timings Pipeline::timings() const {
+  std::lock_guard lock(impl_->statsMutex);
+  return impl_->stats;
+}
+SourceInfo Pipeline::sourceInfo() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->info;
+}
+std::string Pipeline::variantName() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->variant->name;
+}
+FilterParams Pipeline::filterParams() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->params;
+}
+std::string Pipeline::lastError() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->lastError;
+}
+std::string Pipeline::memoryMode() const {
+  if (!impl_->gpu) return "pageable (no CUDA device: cpu variant)";
+  return impl_->config.pinned ? "pinned" : "pageable";
+}
+bool Pipeline::paused() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->paused;
+}
+double Pipeline::positionSeconds() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->position;
+}
+std::uint64_t Pipeline::framesIn() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->framesIn;
+}
+
+}  // namespace convlive

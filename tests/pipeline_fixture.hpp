@@ -1,0 +1,110 @@
+// Shared by the pipeline tests: generated video files, a sink that keeps what it is given, and
+// comparison with the reference filter.
+#pragma once
+
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "convlive/pipeline.hpp"
+#include "convlive/reference.hpp"
+
+namespace convlive::testing {
+
+namespace fs = std::filesystem;
+
+// A scratch folder for one test binary, removed at exit.
+inline const fs::path& scratch() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("convlive-test-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(fs::temp_directory_path() / ("convlive-test-" + std::to_string(::getpid())), ec);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+// Runs a gst-launch line to its end (bounded); fails the test when it errors.
+inline void runLaunch(const std::string& line) {
+  initGStreamer();
+  GError* err = nullptr;
+  GstElement* p = gst_parse_launch(line.c_str(), &err);
+  ASSERT_TRUE(p && !err) << line << ": " << (err ? err->message : "?");
+  gst_element_set_state(p, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(p);
+  GstMessage* m = gst_bus_timed_pop_filtered(bus, 60 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const bool ok = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+  if (m) gst_message_unref(m);
+  gst_object_unref(bus);
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(p);
+  ASSERT_TRUE(ok) << "generating with: " << line;
+}
+
+// A VP8/WebM (or MJPEG/AVI) file of `frames` frames of a moving ball at 30 fps, made once.
+inline std::string generatedVideo(const std::string& name, int frames, int w = 96, int h = 64) {
+  const fs::path path = scratch() / name;
+  if (fs::exists(path)) return path.string();
+  const bool avi = path.extension() == ".avi";
+  const std::string line = "videotestsrc num-buffers=" + std::to_string(frames) +
+                           " pattern=ball ! video/x-raw,width=" + std::to_string(w) + ",height=" + std::to_string(h) +
+                           ",framerate=30/1 ! videoconvert ! " +
+                           (avi ? "jpegenc ! avimux" : "vp8enc deadline=1 keyframe-max-dist=10 ! webmmux") +
+                           " ! filesink location=" + path.string();
+  runLaunch(line);
+  return path.string();
+}
+
+struct Captured {
+  std::uint64_t index;
+  std::int64_t pts;
+  HostImage source, filtered;
+};
+
+inline HostImage copyOf(ConstImageView v) {
+  HostImage img(v.width, v.height);
+  for (int y = 0; y < v.height; ++y) std::memcpy(img.view().row(y), v.row(y), std::size_t(v.width) * 4);
+  return img;
+}
+
+// Keeps a copy of every frame (source and filtered) in host memory.
+class CaptureSink : public FrameSink {
+ public:
+  bool wantsHostFrames() const override { return true; }
+  void deliver(const OutputFrame& f) override {
+    EXPECT_FALSE(f.onDevice);
+    frames.push_back({f.index, f.ptsNs, copyOf(f.sourceHost), copyOf(f.filtered)});
+  }
+  std::vector<Captured> frames;
+};
+
+// Largest channel difference between `got` and the reference filter of `source`.
+inline int maxErrorAgainstReference(const FilterParams& p, const HostImage& source, const HostImage& got) {
+  HostImage want(source.width(), source.height());
+  referenceFilter(p.filter, p.border, p.filterAlpha, source.view(), want.view());
+  int worst = 0;
+  for (std::size_t i = 0; i < want.pixels().size(); ++i)
+    worst = std::max(worst, std::abs(int(want.pixels()[i]) - int(got.pixels()[i])));
+  return worst;
+}
+
+// Steps until end of stream, an error, or `maxSteps`; returns the last result.
+inline StepResult runToEnd(Pipeline& p, int maxSteps = 2000) {
+  StepResult r = StepResult::Idle;
+  for (int i = 0; i < maxSteps; ++i) {
+    r = p.step(std::chrono::milliseconds(200));
+    if (r == StepResult::EndOfStream || r == StepResult::Error) break;
+  }
+  return r;
+}
+
+}  // namespace convlive::testing

@@ -1,0 +1,361 @@
+// The pipeline end to end: sources, the slot ring, controls between frames, timings and export.
+// Built twice: with the cpu variant (label cpu, runs anywhere) and with the GPU variants (label
+// gpu, skips with the reason where there is no CUDA device). Every delivered frame is compared
+// with the reference filter of the very source frame it came from.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "convlive/export.hpp"
+#include "convlive/resources.hpp"
+#include "pipeline_fixture.hpp"
+
+using namespace convlive;
+using namespace convlive::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+#ifndef CONVLIVE_PIPELINE_GPU
+#define CONVLIVE_PIPELINE_GPU 0
+#endif
+constexpr bool kGpu = CONVLIVE_PIPELINE_GPU;
+const char* const kVariant = kGpu ? "auto" : "cpu";
+
+FilterParams gaussian(int r, Border b = Border::Clamp) {
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = r});
+  p.border = b;
+  return p;
+}
+
+PipelineConfig config(SourceSpec src, FilterParams p = gaussian(2)) {
+  PipelineConfig c;
+  c.source = std::move(src);
+  c.variant = kVariant;
+  c.params = std::move(p);
+  c.openTimeout = 20s;
+  return c;
+}
+
+SourceSpec pattern(int frames, int w = 67, int h = 45, const char* kind = "moving") {
+  SourceSpec s = SourceSpec::testPattern(kind, w, h, 30);
+  s.frames = frames;
+  return s;
+}
+
+void expectAllMatch(const std::vector<Captured>& frames, const FilterParams& p, std::uint64_t from = 0) {
+  for (const Captured& c : frames)
+    if (c.index >= from) {
+      ASSERT_LE(maxErrorAgainstReference(p, c.source, c.filtered), 1) << "frame " << c.index;
+    }
+}
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (kGpu && !deviceInfo().available) GTEST_SKIP() << "no CUDA device: " << deviceInfo().reason;
+  }
+};
+
+TEST_F(PipelineTest, PatternDeliversEveryFrameInOrderThenEnds) {
+  CaptureSink sink;
+  Pipeline p(config(pattern(12)), sink);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  ASSERT_EQ(sink.frames.size(), 12u);
+  for (std::size_t i = 0; i < sink.frames.size(); ++i) {
+    EXPECT_EQ(sink.frames[i].index, i);
+    EXPECT_EQ(sink.frames[i].filtered.width(), 67);
+    EXPECT_EQ(sink.frames[i].filtered.height(), 45);
+  }
+  expectAllMatch(sink.frames, gaussian(2));
+  EXPECT_EQ(p.sourceInfo().nativeFormat, "RGBA");
+  EXPECT_DOUBLE_EQ(p.sourceInfo().fps, 30.0);
+  EXPECT_EQ(p.memoryMode(), kGpu ? "pinned" : "pageable (no CUDA device: cpu variant)");
+}
+
+TEST_F(PipelineTest, EveryGpuVariantMatchesTheReferenceThroughThePipeline) {
+  if (!kGpu) GTEST_SKIP() << "the cpu build runs only the cpu variant (the gpu build covers the others)";
+  for (const Variant& v : variants()) {
+    if (!v.onGpu) continue;
+    for (Border b : {Border::Zero, Border::Mirror}) {
+      const FilterParams fp = gaussian(3, b);
+      PipelineConfig c = config(pattern(5, 131, 77), fp);
+      c.variant = v.name;
+      CaptureSink sink;
+      Pipeline p(c, sink);
+      ASSERT_EQ(runToEnd(p), StepResult::EndOfStream) << p.lastError();
+      ASSERT_EQ(sink.frames.size(), 5u) << v.name;
+      EXPECT_EQ(p.variantName(), v.name);
+      expectAllMatch(sink.frames, fp);
+    }
+  }
+}
+
+TEST_F(PipelineTest, PageableAndSerialModesGiveTheSameFrames) {
+  for (bool pinned : {true, false})
+    for (bool overlap : {true, false}) {
+      PipelineConfig c = config(pattern(6));
+      c.pinned = pinned;
+      c.overlap = overlap;
+      c.slots = 2;
+      CaptureSink sink;
+      Pipeline p(c, sink);
+      ASSERT_EQ(runToEnd(p), StepResult::EndOfStream);
+      ASSERT_EQ(sink.frames.size(), 6u);
+      expectAllMatch(sink.frames, gaussian(2));
+      if (kGpu) EXPECT_EQ(p.memoryMode(), pinned ? "pinned" : "pageable");
+    }
+}
+
+TEST_F(PipelineTest, WebmAndAviFilesDecodeToTheEnd) {
+  for (const char* name : {"ball.webm", "ball.avi"}) {
+    const std::string file = generatedVideo(name, 20);
+    CaptureSink sink;
+    Pipeline p(config(SourceSpec::file(file)), sink);
+    EXPECT_EQ(runToEnd(p), StepResult::EndOfStream) << name << ": " << p.lastError();
+    EXPECT_EQ(sink.frames.size(), 20u) << name;
+    expectAllMatch(sink.frames, gaussian(2));
+    const SourceInfo info = p.sourceInfo();
+    EXPECT_EQ(info.nativeWidth, 96) << name;
+    EXPECT_EQ(info.nativeHeight, 64) << name;
+    EXPECT_FALSE(info.nativeFormat.empty());
+    EXPECT_NEAR(info.durationSeconds, 20 / 30.0, 0.05) << name;
+    EXPECT_TRUE(info.seekable) << name;
+  }
+}
+
+TEST_F(PipelineTest, UriSourceReadsAFileUri) {
+  const std::string file = generatedVideo("ball.webm", 20);
+  CaptureSink sink;
+  Pipeline p(config(SourceSpec::input("file://" + file)), sink);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  EXPECT_EQ(sink.frames.size(), 20u);
+}
+
+TEST_F(PipelineTest, LoopStartsAgainAtTheEnd) {
+  const std::string file = generatedVideo("ball.webm", 20);
+  PipelineConfig c = config(SourceSpec::file(file));
+  c.loop = true;
+  CaptureSink sink;
+  Pipeline p(c, sink);
+  for (int i = 0; i < 400 && sink.frames.size() < 50; ++i) ASSERT_NE(p.step(200ms), StepResult::EndOfStream);
+  p.drain();
+  ASSERT_GE(sink.frames.size(), 50u);
+  // The timestamps go back to the start at least twice.
+  int restarts = 0;
+  for (std::size_t i = 1; i < sink.frames.size(); ++i) restarts += sink.frames[i].pts < sink.frames[i - 1].pts;
+  EXPECT_GE(restarts, 2);
+  expectAllMatch(sink.frames, gaussian(2));
+}
+
+TEST_F(PipelineTest, SeekLandsOnTheAskedTime) {
+  const std::string file = generatedVideo("ball.webm", 20);
+  CaptureSink sink;
+  Pipeline p(config(SourceSpec::file(file)), sink);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(p.step(1000ms), StepResult::Frame);
+  p.seek(0.4);
+  StepResult r;
+  do r = p.step(1000ms);
+  while (r == StepResult::Idle);
+  ASSERT_EQ(r, StepResult::Frame);
+  p.drain();
+  ASSERT_GE(sink.frames.size(), 4u);
+  const double t = sink.frames.back().pts / 1e9;
+  EXPECT_NEAR(t, 0.4, 0.5 / 30) << "first frame after the seek";
+  EXPECT_NEAR(p.positionSeconds(), 0.4, 0.5 / 30);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  std::string pts;
+  for (const Captured& c : sink.frames) pts += std::to_string(c.pts / 1'000'000) + " ";
+  EXPECT_EQ(sink.frames.size(), 3u + (20 - 12)) << "frames 12..19 after the seek; got pts (ms) " << pts;
+}
+
+TEST_F(PipelineTest, PauseStopsFramesAndResumeContinues) {
+  CaptureSink sink;
+  Pipeline p(config(pattern(-1)), sink);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(p.step(1000ms), StepResult::Frame);
+  p.setPaused(true);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(p.step(10ms), StepResult::Paused);
+  EXPECT_TRUE(p.paused());
+  EXPECT_EQ(p.framesIn(), 3u);
+  p.setPaused(false);
+  StepResult r;
+  do r = p.step(1000ms);
+  while (r == StepResult::Idle);
+  EXPECT_EQ(r, StepResult::Frame);
+  p.drain();
+  ASSERT_EQ(sink.frames.size(), 4u);
+  // Nothing was skipped: the stream goes on at the frame after the last one before the pause.
+  EXPECT_NEAR(sink.frames[3].pts - sink.frames[2].pts, sink.frames[2].pts - sink.frames[1].pts, 1000);
+}
+
+TEST_F(PipelineTest, ResolutionChangeMidStreamReallocatesAndGoesOn) {
+  const std::string line =
+      "concat name=c ! videoconvert ! appsink name=sink "
+      "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,width=64,height=48 ! c. "
+      "videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,width=101,height=37 ! c. "
+      "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,width=64,height=48 ! c.";
+  CaptureSink sink;
+  Pipeline p(config(SourceSpec::launch(line)), sink);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream) << p.lastError();
+  ASSERT_EQ(sink.frames.size(), 12u);
+  EXPECT_EQ(sink.frames[3].filtered.width(), 64);
+  EXPECT_EQ(sink.frames[4].filtered.width(), 101);
+  EXPECT_EQ(sink.frames[7].filtered.height(), 37);
+  EXPECT_EQ(sink.frames[8].filtered.width(), 64);
+  expectAllMatch(sink.frames, gaussian(2));
+}
+
+TEST_F(PipelineTest, FilterChangesTakeEffectOnTheNextFrame) {
+  CaptureSink sink;
+  Pipeline p(config(pattern(12)), sink);
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(p.step(1000ms), StepResult::Frame);
+  FilterParams sharp;
+  sharp.filter = makeFilter("sharpen", {.radius = 2});
+  sharp.border = Border::Mirror;
+  const std::uint64_t from = p.framesIn();
+  ASSERT_EQ(p.setFilter(kGpu ? "tiled-coop" : "cpu", sharp), "");
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  ASSERT_EQ(sink.frames.size(), 12u);
+  for (const Captured& c : sink.frames) {
+    const FilterParams& want = c.index < from ? gaussian(2) : sharp;
+    ASSERT_LE(maxErrorAgainstReference(want, c.source, c.filtered), 1) << "frame " << c.index;
+  }
+  EXPECT_EQ(p.variantName(), kGpu ? "tiled-coop" : "cpu");
+}
+
+TEST_F(PipelineTest, FilterChangesThatCannotRunAreRefusedWithTheReason) {
+  NullSink sink;
+  Pipeline p(config(pattern(3)), sink);
+  EXPECT_NE(p.setFilter("no-such-variant", gaussian(1)).find("unknown variant"), std::string::npos);
+  FilterParams lap;
+  lap.filter = makeFilter("laplacian", {.radius = 1});
+  if (kGpu) {
+    EXPECT_NE(p.setFilter("separable", lap).find("separable"), std::string::npos);
+  } else {
+    EXPECT_NE(p.setFilter("tiled", lap).find("cpu"), std::string::npos) << "a GPU variant without a device";
+  }
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  EXPECT_EQ(p.filterParams().filter.name, gaussian(2).filter.name);
+}
+
+TEST_F(PipelineTest, SwitchingSourceAtRunTimeGoesOnWithTheNewOne) {
+  CaptureSink sink;
+  Pipeline p(config(pattern(-1)), sink);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(p.step(1000ms), StepResult::Frame);
+  p.switchSource(SourceSpec::file(generatedVideo("ball.webm", 20)));
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream) << p.lastError();
+  ASSERT_EQ(sink.frames.size(), 23u);
+  EXPECT_EQ(sink.frames[2].filtered.width(), 67);
+  EXPECT_EQ(sink.frames[3].filtered.width(), 96);
+  expectAllMatch(sink.frames, gaussian(2));
+  // A switch that fails keeps the pipeline up and says why.
+  p.switchSource(SourceSpec::file((scratch() / "missing.webm").string()));
+  EXPECT_EQ(p.step(10ms), StepResult::EndOfStream);
+  EXPECT_NE(p.lastError().find("does not exist"), std::string::npos) << p.lastError();
+}
+
+TEST_F(PipelineTest, LiveSourcesDropStaleFrames) {
+  const std::string line =
+      "videotestsrc is-live=true pattern=ball ! video/x-raw,width=32,height=32,framerate=100/1 ! videoconvert ! "
+      "appsink";
+  CaptureSink sink;
+  Pipeline p(config(SourceSpec::launch(line)), sink);
+  EXPECT_TRUE(p.sourceInfo().live);
+  for (int i = 0; i < 6; ++i) {
+    std::this_thread::sleep_for(60ms);  // a slow consumer: the source makes ~6 frames meanwhile
+    StepResult r;
+    do r = p.step(1000ms);
+    while (r == StepResult::Idle);
+    ASSERT_EQ(r, StepResult::Frame);
+  }
+  p.drain();
+  ASSERT_EQ(sink.frames.size(), 6u);
+  const std::int64_t gap = sink.frames[5].pts - sink.frames[4].pts;
+  EXPECT_GT(gap, 3 * 10'000'000) << "the newest frame wins: a gap of several frame periods";
+}
+
+TEST_F(PipelineTest, TimingsCoverEveryStage) {
+  NullSink sink;
+  Pipeline p(config(pattern(20)), sink);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  const Timings t = p.timings();
+  EXPECT_EQ(t.frames, 20u);
+  EXPECT_EQ(t.width, 67);
+  ASSERT_EQ(t.stages.size(), std::size_t(Stage::Count));
+  for (const StageStats& s : t.stages) {
+    EXPECT_EQ(s.count(), 20u) << s.name();
+    EXPECT_GE(s.average(), 0) << s.name();
+    EXPECT_GE(s.peak(), s.average()) << s.name();
+    EXPECT_EQ(s.history().size(), 20u) << s.name();
+  }
+  EXPECT_GT(t[Stage::Filter].average(), 0);
+  EXPECT_GT(t[Stage::Latency].average(), 0);
+  EXPECT_GE(t[Stage::Total].last(), t[Stage::Filter].last());
+  EXPECT_GT(t.fps, 0);
+  if (kGpu) EXPECT_GT(t[Stage::Upload].average(), 0);
+}
+
+// Keeps each frame and passes it on to the exporter.
+class TeeSink : public FrameSink {
+ public:
+  explicit TeeSink(FileExporter& e) : exporter(e) {}
+  bool wantsHostFrames() const override { return true; }
+  void deliver(const OutputFrame& f) override {
+    capture.deliver(f);
+    exporter.deliver(f);
+  }
+  FileExporter& exporter;
+  CaptureSink capture;
+};
+
+TEST_F(PipelineTest, ExportRoundTripKeepsEveryFrame) {
+  for (const char* name : {"out.webm", "out.avi"}) {
+    const std::string out = (scratch() / name).string();
+    FileExporter exporter(out, 30);
+    TeeSink tee(exporter);
+    {
+      Pipeline p(config(pattern(15, 96, 64, "smpte")), tee);
+      EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+    }
+    EXPECT_FALSE(fs::exists(out)) << "only complete files appear under the output name";
+    exporter.finish();
+    ASSERT_TRUE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(exporter.temporaryPath()));
+    EXPECT_EQ(exporter.frames(), 15u);
+
+    // Decode it again (no filtering: a 1x1 mask of weight 1 is the identity) and compare with what went in.
+    FilterParams identity;
+    identity.filter = makeFilter("custom", {.weights = "1"});
+    CaptureSink back;
+    PipelineConfig c = config(SourceSpec::file(out), identity);
+    c.variant = "cpu";
+    Pipeline p(c, back);
+    EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+    ASSERT_EQ(back.frames.size(), 15u) << name;
+    for (std::size_t i : {0u, 7u, 14u}) {
+      const HostImage& a = tee.capture.frames[i].filtered;
+      const HostImage& b = back.frames[i].filtered;
+      double sum = 0;
+      for (std::size_t k = 0; k < a.pixels().size(); k += 4)
+        for (int ch = 0; ch < 3; ++ch) sum += std::abs(int(a.pixels()[k + ch]) - int(b.pixels()[k + ch]));
+      // Lossy codecs with 4:2:0 chroma: a few levels on average (VP8 frame 0 measured 6.0 here).
+      EXPECT_LT(sum / double(a.pixels().size() / 4 * 3), 8.0) << name << " frame " << i << ": over codec tolerance";
+    }
+  }
+}
+
+TEST_F(PipelineTest, AnAbortedExportLeavesNoFile) {
+  const std::string out = (scratch() / "aborted.webm").string();
+  {
+    FileExporter exporter(out, 30);
+    Pipeline p(config(pattern(5)), exporter);
+    EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+    EXPECT_TRUE(fs::exists(exporter.temporaryPath()));
+    exporter.abort();
+    EXPECT_FALSE(fs::exists(exporter.temporaryPath()));
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace

@@ -1,0 +1,152 @@
+// Every way a source or an export can be wrong: one clear message naming the problem and the fix,
+// and no hang (each open is bounded). These need no GPU.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "convlive/export.hpp"
+#include "pipeline_fixture.hpp"
+
+using namespace convlive;
+using namespace convlive::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The message of the SourceError that opening `spec` throws ("" when it opens).
+std::string openError(const SourceSpec& spec) {
+  SourceOptions o;
+  o.openTimeout = 15s;
+  try {
+    Source s(spec, o);
+    // Some failures (a damaged file) only show while running: read it all.
+    SourceFrame f;
+    for (int i = 0; i < 10000; ++i)
+      if (s.pull(f, 1000ms) == Source::Pull::EndOfStream) break;
+  } catch (const SourceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expectMentions(const std::string& message, std::initializer_list<const char*> words) {
+  EXPECT_FALSE(message.empty()) << "expected an error";
+  for (const char* w : words) EXPECT_NE(message.find(w), std::string::npos) << "'" << w << "' missing in: " << message;
+}
+
+TEST(SourceErrors, MissingFile) {
+  expectMentions(openError(SourceSpec::file((scratch() / "nope.webm").string())), {"nope.webm", "does not exist"});
+}
+
+TEST(SourceErrors, Directory) { expectMentions(openError(SourceSpec::file(scratch().string())), {"is a directory"}); }
+
+TEST(SourceErrors, TextFileRenamedMp4) {
+  const auto path = scratch() / "notes.mp4";
+  std::ofstream(path) << "These are not the frames you are looking for.\n" << std::string(4000, 'x');
+  expectMentions(openError(SourceSpec::file(path.string())), {"notes.mp4", "not a video"});
+}
+
+TEST(SourceErrors, EmptyFile) {
+  const auto path = scratch() / "empty.webm";
+  std::ofstream{path};
+  expectMentions(openError(SourceSpec::file(path.string())), {"empty"});
+}
+
+TEST(SourceErrors, TruncatedVideo) {
+  for (const char* ext : {".avi", ".webm"}) {
+    const std::string whole = generatedVideo(std::string("long") + ext, 60, 160, 120);
+    const auto cut = scratch() / (std::string("cut") + ext);
+    {
+      std::ifstream in(whole, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), {});
+      std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    }
+    expectMentions(openError(SourceSpec::file(cut.string())), {"cut", "truncated"});
+  }
+}
+
+TEST(SourceErrors, BadUriScheme) {
+  expectMentions(openError(SourceSpec::input("nosuchscheme://host/video.mp4")), {"nosuchscheme://", "no installed"});
+  expectMentions(openError(SourceSpec::uri("not a uri")), {"not a valid URI"});
+}
+
+TEST(SourceErrors, LaunchLineThatDoesNotParse) {
+  expectMentions(openError(SourceSpec::launch("videotestsrc ! nosuchelement ! appsink")), {"does not parse"});
+  expectMentions(openError(SourceSpec::launch("")), {"empty"});
+}
+
+TEST(SourceErrors, LaunchLineWithoutAppsink) {
+  expectMentions(openError(SourceSpec::launch("videotestsrc ! fakesink")), {"no appsink"});
+  expectMentions(openError(SourceSpec::launch("videotestsrc")), {"no appsink"});
+}
+
+TEST(SourceErrors, CapsThatCannotBecomeRgba) {
+  expectMentions(openError(SourceSpec::launch("audiotestsrc ! appsink")), {"RGBA8"});
+  expectMentions(openError(SourceSpec::launch("videotestsrc ! video/x-raw,format=I420 ! appsink")), {"RGBA8"});
+}
+
+TEST(SourceErrors, NoCamera) {
+  if (!listCameras().empty()) GTEST_SKIP() << "this machine has a camera: the no-camera message cannot show";
+  expectMentions(openError(SourceSpec::camera()), {"no camera found"});
+  expectMentions(openError(SourceSpec::camera("/dev/video7")), {"/dev/video7", "does not exist", "none"});
+}
+
+TEST(SourceErrors, BadTestPattern) {
+  expectMentions(openError(SourceSpec::testPattern("plaid")), {"unknown test pattern", "zone-plate"});
+  expectMentions(openError(SourceSpec::testPattern("moving", 0, 10)), {"out of range"});
+}
+
+TEST(SourceErrors, AudioOnlyFile) {
+  const auto path = scratch() / "tone.webm";
+  runLaunch("audiotestsrc num-buffers=20 ! audioconvert ! vorbisenc ! webmmux ! filesink location=" + path.string());
+  if (::testing::Test::HasFatalFailure()) GTEST_SKIP() << "vorbisenc is not installed here";
+  expectMentions(openError(SourceSpec::file(path.string())), {"tone.webm", "no video"});
+}
+
+TEST(ExportErrors, MissingFolderAndUnknownExtension) {
+  try {
+    checkExportPath((scratch() / "no/such/folder/out.webm").string());
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    expectMentions(e.what(), {"does not exist", "create it"});
+  }
+  try {
+    checkExportPath((scratch() / "out.gif").string());
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    expectMentions(e.what(), {"unknown extension '.gif'", ".webm"});
+  }
+}
+
+TEST(ExportErrors, Mp4SaysWhichPackageGivesH264) {
+  const std::string out = (scratch() / "out.mp4").string();
+  if (hasElement("x264enc")) {
+    EXPECT_EQ(checkExportPath(out).codec, "H.264");
+  } else {
+    try {
+      checkExportPath(out);
+      FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+      expectMentions(e.what(), {"x264enc", "gstreamer1.0-plugins-ugly", ".webm"});
+    }
+  }
+  EXPECT_EQ(checkExportPath((scratch() / "out.webm").string()).codec, "VP8");
+  EXPECT_EQ(checkExportPath((scratch() / "out.avi").string()).codec, "MJPEG");
+}
+
+TEST(Sources, ListsPatternsAndCameras) {
+  const auto patterns = testPatterns();
+  ASSERT_GE(patterns.size(), 10u);
+  EXPECT_EQ(patterns.front(), "moving");
+  EXPECT_NE(std::find(patterns.begin(), patterns.end(), "ball"), patterns.end());
+  for (const CameraInfo& c : listCameras()) EXPECT_EQ(c.device.rfind("/dev/video", 0), 0u);
+}
+
+TEST(Sources, InputTellsUrisFromPaths) {
+  EXPECT_EQ(SourceSpec::input("clip.webm").kind, SourceSpec::Kind::File);
+  EXPECT_EQ(SourceSpec::input("C:file.webm").kind, SourceSpec::Kind::File);
+  EXPECT_EQ(SourceSpec::input("https://example.com/a.webm").kind, SourceSpec::Kind::Uri);
+  EXPECT_EQ(SourceSpec::input("file:///tmp/a.webm").kind, SourceSpec::Kind::Uri);
+}
+
+}  // namespace
