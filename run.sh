@@ -9,7 +9,10 @@ cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
 CUDA_ARCHS=${CUDA_ARCHS:-"75-real;86-real;89-real;90"}
-PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libstb-dev)
+PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libstb-dev
+          libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
+# H.264 export (.mp4, and .mkv as H.264) also needs gstreamer1.0-plugins-ugly (x264enc); H.264 input
+# needs gstreamer1.0-libav. Both are optional: install them yourself when you want them.
 
 say() { printf 'run.sh: %s\n' "$*" >&2; }
 
@@ -53,6 +56,11 @@ case "${1:-run}" in
     "$BUILD_DIR/convlive" --list-variants
     echo
     "$BUILD_DIR/convlive" --demo "$out"
+    echo
+    # No viewer window in this build yet: the default source runs headless for a few seconds.
+    say "running the default source (moving test pattern, 1280x720) through the pipeline for 5 s, headless"
+    "$BUILD_DIR/convlive" --headless --seconds 5 --mask gaussian --radius 4 --report "$out/report.json"
+    say "pictures and the timing report are in $out/"
     ;;
   test)
     build

@@ -1,21 +1,55 @@
-// convlive: filter a still image with any convolution variant (the video viewer comes next).
+// convlive: filter video (headless runs, file export) or a still image with any convolution
+// variant.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "convlive/variants.hpp"
 #include "still.hpp"
+#include "video.hpp"
 
 int main(int argc, char** argv) {
   using namespace convlive;
   StillOptions o;
   bool list = false;
   std::string direction = "horizontal";
-  CLI::App app{"convlive: real-time video filtering with CUDA convolution kernels (still images for now)"};
+  VideoOptions video;
+  bool listCams = false, listPatterns = false, headless = false;
+  CLI::App app{"convlive: real-time video filtering with CUDA convolution kernels"};
+  app.footer(
+      "Examples:\n"
+      "  convlive --headless --frames 300 --mask gaussian --radius 4      test pattern, summary of every stage\n"
+      "  convlive --input clip.mp4 --output blurred.webm --radius 8        filter a video into a file\n"
+      "  convlive --headless --camera --seconds 10 --mask sobel            a camera, 10 s\n"
+      "  convlive --image in.png --output out.png --mask sharpen           one picture");
   std::string demo;
   app.add_option("--demo", demo, "Write a test picture and filtered versions of it into this folder, then exit");
   app.add_flag("--list-variants", list, "Print the kernel variants with their limits and tiles, then exit");
-  app.add_option("--image", o.input, "Input PNG");
-  app.add_option("--output", o.output, "Output PNG");
+  app.add_option("--image", o.input, "Input PNG (a still image; --output names the PNG to write)");
+  app.add_option("--output", o.output,
+                 "Output file: a .png with --image, else a video (.webm VP8, .mkv, .mp4 H.264, .avi MJPEG)");
+  // Sources.
+  app.add_option("--input", video.input, "Video source: a file or a URI (file://, http://, rtsp://)");
+  app.add_option("--camera", video.camera, "Video source: a V4L2 camera (default: the first one)")->expected(0, 1);
+  app.add_option("--launch", video.launch, "Video source: a gst-launch line ending in '! videoconvert ! appsink'");
+  app.add_option("--pattern", video.pattern, "Test pattern (see --list-patterns)")->capture_default_str();
+  app.add_option("--size", video.size, "Test pattern size WxH")->capture_default_str();
+  app.add_option("--fps", video.fps, "Test pattern rate")->capture_default_str();
+  app.add_flag("--list-cameras", listCams, "Print the cameras present, then exit");
+  app.add_flag("--list-patterns", listPatterns, "Print the test patterns, then exit");
+  // Runs.
+  app.add_flag("--headless", headless, "Run the pipeline with no display and print a per-stage summary");
+  app.add_option("--frames", video.frames, "Stop after this many frames");
+  app.add_option("--seconds", video.seconds, "Stop after this many seconds");
+  app.add_option("--report", video.report, "Write the run's figures to this JSON file");
+  app.add_option("--slots", video.slots, "Pinned slots in the ring: frames in flight (1..16)")->capture_default_str();
+  app.add_flag("--pageable", video.pageable, "Upload from pageable memory instead of pinned slots (to compare)");
+  app.add_flag("--copy-to-pinned", video.copyToPinned,
+               "Copy each frame into a pinned slot instead of page-locking GStreamer's buffers (to compare)");
+  app.add_flag("--no-overlap", video.noOverlap, "Finish each frame before starting the next (to compare)");
+  app.add_flag("--realtime", video.realtime, "Pace frames to the source's clock instead of running flat out");
+  app.add_flag("--loop", video.loop, "Start again at the end of the source");
+  app.add_flag("--decode-only", video.decodeOnly,
+               "Headless: only take frames from the source and drop them (its rate, for comparison)");
   std::string kinds;
   for (const auto& k : filterKinds()) kinds += (kinds.empty() ? "" : ", ") + k;
   app.add_option("--mask", o.mask, "Filter: " + kinds)->capture_default_str();
@@ -40,11 +74,20 @@ int main(int argc, char** argv) {
     listVariants(std::cout);
     return kOk;
   }
+  if (listCams) return listCamerasCommand(std::cout, std::cerr);
+  if (listPatterns) return listPatternsCommand(std::cout, std::cerr);
   if (!demo.empty()) return runDemo(demo, std::cout, std::cerr);
   if (direction != "horizontal" && direction != "vertical") {
     std::cerr << "convlive: --direction '" << direction << "' must be horizontal or vertical\n";
     return kBadInput;
   }
   o.filter.vertical = direction == "vertical";
-  return runStill(o, std::cout, std::cerr);
+  video.useCamera = app.count("--camera") > 0;
+  if (!o.input.empty()) return runStill(o, std::cout, std::cerr);
+  if (!o.output.empty()) {
+    video.output = o.output;
+    return runExport(video, o, std::cout, std::cerr);
+  }
+  if (!headless) std::cerr << "convlive: this build has no viewer window yet: running headless (--headless says so)\n";
+  return runHeadless(video, o, std::cout, std::cerr);
 }

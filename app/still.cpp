@@ -88,20 +88,25 @@ void describe(std::ostream& log, const std::string& what, const FilterParams& p,
 
 }  // namespace
 
+FilterParams filterParamsFrom(const StillOptions& o) {
+  FilterParams p;
+  p.filter = makeFilter(o.mask, o.filter);
+  const auto border = parseBorder(o.border);
+  if (!border) throw std::invalid_argument("unknown border '" + o.border + "': use zero, clamp, mirror or wrap");
+  p.border = *border;
+  p.filterAlpha = o.filterAlpha;
+  if (!o.tile.empty()) {
+    const auto t = Tile::parse(o.tile);
+    if (!t) throw std::invalid_argument("--tile '" + o.tile + "' is not WxH (for example 32x8)");
+    p.tile = *t;
+  }
+  return p;
+}
+
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
   return guarded(err, [&] {
     if (o.input.empty()) throw std::invalid_argument("--image is missing: name the PNG to filter");
-    FilterParams p;
-    p.filter = makeFilter(o.mask, o.filter);
-    const auto border = parseBorder(o.border);
-    if (!border) throw std::invalid_argument("unknown border '" + o.border + "': use zero, clamp, mirror or wrap");
-    p.border = *border;
-    p.filterAlpha = o.filterAlpha;
-    if (!o.tile.empty()) {
-      const auto t = Tile::parse(o.tile);
-      if (!t) throw std::invalid_argument("--tile '" + o.tile + "' is not WxH (for example 32x8)");
-      p.tile = *t;
-    }
+    const FilterParams p = filterParamsFrom(o);
     checkOutputPath(o.output);
     const HostImage in = readPng(o.input);
     const FilteredImage r = filterImage(in, p, o.variant, log);

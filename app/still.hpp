@@ -40,6 +40,9 @@ HostImage demoPattern(int width, int height);
 // Writes the test picture and a few filtered versions of it into `dir`.
 int runDemo(const std::string& dir, std::ostream& log, std::ostream& err);
 
+// The filter the options describe. Throws std::invalid_argument naming a bad option.
+FilterParams filterParamsFrom(const StillOptions& o);
+
 // Runs the command; messages go to `err` (one line for bad input), a summary to `log`.
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err);
 // Prints the variant table with limits, tiles and whether each runs on this machine.

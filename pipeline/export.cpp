@@ -150,7 +150,9 @@ FileExporter::FileExporter(const std::string& output, double fps) : impl_(std::m
   impl_->fps = fps > 0 && std::isfinite(fps) ? fps : 30;
   const fs::path p(output);
   const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  impl_->temp = (dir / ("." + p.filename().string() + "." + std::to_string(::getpid()) + ".part")).string();
+  std::string name = ".";  // hidden, beside the output (so the rename stays on one file system)
+  name.append(p.filename().string()).append(".").append(std::to_string(::getpid())).append(".part");
+  impl_->temp = (dir / name).string();
 }
 
 FileExporter::~FileExporter() { abort(); }

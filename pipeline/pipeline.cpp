@@ -46,7 +46,9 @@ struct Slot {
   bool busy = false;
   SourceFrame frame;  // kept until done: pageable uploads and sourceHost read it
   double waitMs = 0, hostCopyMs = 0;
-  Clock::time_point enqueued;  // host time just before the upload was enqueued
+  ConstImageView uploadedFrom;  // the host frame the upload read: the pinned copy or the sample itself
+  bool direct = false;          // uploaded straight from registered source memory
+  Clock::time_point enqueued;   // host time just before the upload was enqueued
 };
 
 struct Controls {
@@ -115,6 +117,7 @@ struct Pipeline::Impl {
     o.sync = config.sync;
     o.maxQueued = config.slots;
     o.openTimeout = config.openTimeout;
+    o.registerWithCuda = gpu && config.pinned && config.registerSourceMemory;
     return o;
   }
 
@@ -174,7 +177,7 @@ struct Pipeline::Impl {
     if (slot.gpu) {
       slot.gpu->in = DeviceImage(w, h);
       slot.gpu->out = DeviceImage(w, h);
-      slot.gpu->hostIn = config.pinned ? PinnedBuffer(bytes) : PinnedBuffer();
+      slot.gpu->hostIn = PinnedBuffer();  // allocated when a frame needs copying into it
       slot.gpu->hostOut = config.pinned ? PinnedBuffer(bytes) : PinnedBuffer();
     }
     slot.hostOut.assign(config.pinned ? 0 : bytes, 0);
@@ -266,13 +269,16 @@ struct Pipeline::Impl {
     const std::size_t rowBytes = std::size_t(w) * 4;
     ConstImageView upFrom = src;
     slot.hostCopyMs = 0;
-    if (config.pinned) {
+    slot.direct = config.pinned && slot.frame.pinned;
+    if (config.pinned && !slot.frame.pinned) {
+      if (g.hostIn.bytes() < rowBytes * h) g.hostIn = PinnedBuffer(rowBytes * h);
       const auto t0 = Clock::now();
       const ImageView staged{static_cast<std::uint8_t*>(g.hostIn.get()), w, h, rowBytes};
       copyRows(src, staged);
       slot.hostCopyMs = msBetween(t0, Clock::now());
       upFrom = staged;
     }
+    slot.uploadedFrom = upFrom;
     const cudaStream_t s = g.stream.get();
     slot.enqueued = Clock::now();
     g.start.record(s);
@@ -351,9 +357,7 @@ struct Pipeline::Impl {
     const double upload = g.uploaded.elapsedSince(g.start);
     const double filter = g.filtered.elapsedSince(g.uploaded);
     const double output = g.done.elapsedSince(g.filtered);
-    const ConstImageView staged = config.pinned ? ConstImageView(static_cast<const std::uint8_t*>(g.hostIn.get()),
-                                                                 slot.width, slot.height, std::size_t(slot.width) * 4)
-                                                : slot.frame.pixels;
+    const ConstImageView staged = slot.uploadedFrom;
     if (sink.wantsHostFrames()) {
       const std::uint8_t* outData =
           config.pinned ? static_cast<const std::uint8_t*>(g.hostOut.get()) : slot.hostOut.data();
@@ -384,6 +388,7 @@ struct Pipeline::Impl {
     st[int(Stage::Total)].add(slot.hostCopyMs + upload + filter + output);
     st[int(Stage::Latency)].add(latency);
     ++stats.frames;
+    stats.directUploads += slot.direct;
     stats.width = slot.width;
     stats.height = slot.height;
     const auto now = Clock::now();

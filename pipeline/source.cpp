@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "gst_ptr.hpp"
+#include "host_registry.hpp"
 
 namespace convlive {
 namespace {
@@ -612,6 +613,8 @@ struct Source::Impl {
     frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
                                   GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
                                   std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));
+    frame.pinned = options.registerWithCuda && gst_buffer_n_memory(buffer) == 1 &&
+                   registerHostMemory(gst_buffer_peek_memory(buffer, 0));
     const GstClockTime pts = GST_BUFFER_PTS(buffer);
     frame.ptsNs = GST_CLOCK_TIME_IS_VALID(pts) ? std::int64_t(pts) : -1;
     frame.arrival = arrivalOf(pts);

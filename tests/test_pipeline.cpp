@@ -104,8 +104,29 @@ TEST_F(PipelineTest, PageableAndSerialModesGiveTheSameFrames) {
       ASSERT_EQ(runToEnd(p), StepResult::EndOfStream);
       ASSERT_EQ(sink.frames.size(), 6u);
       expectAllMatch(sink.frames, gaussian(2));
-      if (kGpu) EXPECT_EQ(p.memoryMode(), pinned ? "pinned" : "pageable");
+      if (kGpu) {
+        EXPECT_EQ(p.memoryMode(), pinned ? "pinned" : "pageable");
+      }
     }
+}
+
+TEST_F(PipelineTest, LargeFramesUploadStraightFromRegisteredSourceMemory) {
+  for (bool registered : {true, false}) {
+    PipelineConfig c = config(pattern(6, 801, 601));  // 1.9 MB frames: worth registering
+    c.registerSourceMemory = registered;
+    CaptureSink sink;
+    Pipeline p(c, sink);
+    ASSERT_EQ(runToEnd(p), StepResult::EndOfStream);
+    ASSERT_EQ(sink.frames.size(), 6u);
+    expectAllMatch(sink.frames, gaussian(2));
+    const Timings t = p.timings();
+    EXPECT_EQ(t.directUploads, kGpu && registered ? 6u : 0u);
+    if (kGpu && registered) {
+      EXPECT_EQ(t[Stage::HostCopy].peak(), 0.0) << "no frame was copied on the host";
+    } else if (kGpu) {
+      EXPECT_GT(t[Stage::HostCopy].average(), 0.0);
+    }
+  }
 }
 
 TEST_F(PipelineTest, WebmAndAviFilesDecodeToTheEnd) {
@@ -293,7 +314,9 @@ TEST_F(PipelineTest, TimingsCoverEveryStage) {
   EXPECT_GT(t[Stage::Latency].average(), 0);
   EXPECT_GE(t[Stage::Total].last(), t[Stage::Filter].last());
   EXPECT_GT(t.fps, 0);
-  if (kGpu) EXPECT_GT(t[Stage::Upload].average(), 0);
+  if (kGpu) {
+    EXPECT_GT(t[Stage::Upload].average(), 0);
+  }
 }
 
 // Keeps each frame and passes it on to the exporter.

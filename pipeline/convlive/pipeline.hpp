@@ -55,8 +55,11 @@ struct PipelineConfig {
   SourceSpec source;
   std::string variant = "auto";  // a name from the variant table, or auto
   FilterParams params;
-  int slots = 3;        // pinned slots in the ring (1..16): frames in flight at once
-  bool pinned = true;   // false: upload from the decoded (pageable) frame, download into pageable memory
+  int slots = 3;       // pinned slots in the ring (1..16): frames in flight at once
+  bool pinned = true;  // false: upload from the decoded (pageable) frame, download into pageable memory
+  // With pinned: page-lock GStreamer's pooled frame buffers once (cudaHostRegister) and upload
+  // straight from them; false: copy each frame into the slot's pinned buffer (the measured copy).
+  bool registerSourceMemory = true;
   bool overlap = true;  // false: each frame finishes before the next starts (to show what overlap gains)
   bool sync = false;    // pace to the stream's clock (a player) instead of running as fast as possible
   bool loop = false;    // at end of stream, start again (sources that can seek)

@@ -61,13 +61,17 @@ class SourceFrame {
   std::int64_t ptsNs = -1;                        // presentation time in the stream (-1: none)
   std::uint64_t index = 0;                        // counts frames since the source opened (or since the last seek)
   std::chrono::steady_clock::time_point arrival;  // when it reached the appsink
-  std::shared_ptr<void> keep;                     // the mapped sample
+  bool pinned = false;         // `pixels` is page-locked (registered with CUDA): uploads can read it directly
+  std::shared_ptr<void> keep;  // the mapped sample
 };
 
 struct SourceOptions {
   bool sync = false;  // pace frames to the stream's clock (a player); false: as fast as they decode
   int maxQueued = 3;  // frames the appsink holds; live sources drop the oldest beyond it
   std::chrono::milliseconds openTimeout{10000};  // bound on reaching the first frame
+  // Page-lock GStreamer's frame memory with cudaHostRegister the first time each pooled buffer is
+  // seen (unregistered when GStreamer frees it), so uploads need no copy into a pinned slot.
+  bool registerWithCuda = false;
 };
 
 // One running GStreamer pipeline. Methods are called from one thread (the pipeline's); GStreamer

@@ -36,12 +36,13 @@ const char* stageName(Stage s);
 
 // A copy of the pipeline's figures at one moment.
 struct Timings {
-  std::vector<StageStats> stages;  // indexed by Stage
-  std::uint64_t frames = 0;        // completed since the pipeline started
-  double fps = 0;                  // completed frames per second, over the recent window
-  double mpixPerSecond = 0;        // fps x the frame's pixels
-  double filterGBs = 0;            // the filter's effective bandwidth (bytes in + out / filter time)
-  int width = 0, height = 0;       // of the last completed frame
+  std::vector<StageStats> stages;   // indexed by Stage
+  std::uint64_t frames = 0;         // completed since the pipeline started
+  std::uint64_t directUploads = 0;  // of those, uploaded straight from registered source memory (no host copy)
+  double fps = 0;                   // completed frames per second, over the recent window
+  double mpixPerSecond = 0;         // fps x the frame's pixels
+  double filterGBs = 0;             // the filter's effective bandwidth (bytes in + out / filter time)
+  int width = 0, height = 0;        // of the last completed frame
   const StageStats& operator[](Stage s) const { return stages[std::size_t(s)]; }
 };
 

@@ -1,0 +1,417 @@
+#include "video.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include "convlive/export.hpp"
+#include "convlive/pipeline.hpp"
+#include "convlive/resources.hpp"
+
+namespace convlive {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+std::atomic<bool> gInterrupted{false};
+extern "C" void onInterrupt(int) { gInterrupted = true; }
+
+// Ctrl-C (and SIGTERM) stop the loop at a frame boundary instead of killing the process, so an
+// export can remove its temporary file and a headless run can still report.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    gInterrupted = false;
+    previousInt_ = std::signal(SIGINT, onInterrupt);
+    previousTerm_ = std::signal(SIGTERM, onInterrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, previousInt_);
+    std::signal(SIGTERM, previousTerm_);
+  }
+  bool interrupted() const { return gInterrupted; }
+
+ private:
+  void (*previousInt_)(int) = nullptr;
+  void (*previousTerm_)(int) = nullptr;
+};
+
+SourceSpec sourceFrom(const VideoOptions& v) {
+  const int chosen = !v.input.empty() + !v.launch.empty() + v.useCamera;
+  if (chosen > 1)
+    throw std::invalid_argument("give one source: --input, --launch or --camera (or none: the test pattern)");
+  if (!v.input.empty()) return SourceSpec::input(v.input);
+  if (!v.launch.empty()) return SourceSpec::launch(v.launch);
+  if (v.useCamera) return SourceSpec::camera(v.camera);
+  const auto size = Tile::parse(v.size);
+  if (!size) throw std::invalid_argument("--size '" + v.size + "' is not WxH (for example 1920x1080)");
+  SourceSpec s = SourceSpec::testPattern(v.pattern, size->w, size->h, v.fps);
+  return s;
+}
+
+PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
+  if (v.frames == 0 || v.frames < -1) throw std::invalid_argument("--frames must be 1 or more");
+  if (v.seconds == 0 || v.seconds < -1) throw std::invalid_argument("--seconds must be more than 0");
+  PipelineConfig c;
+  c.source = sourceFrom(v);
+  c.variant = f.variant;
+  c.params = filterParamsFrom(f);
+  c.slots = v.slots;
+  c.pinned = !v.pageable;
+  c.registerSourceMemory = !v.copyToPinned;
+  c.overlap = !v.noOverlap;
+  c.sync = v.realtime;
+  c.loop = v.loop;
+  return c;
+}
+
+std::string fixed(double x, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << x;
+  return s.str();
+}
+
+std::string nowIso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
+  const FilterParams fp = p.filterParams();
+  const Variant* v = findVariant(p.variantName());
+  std::ostringstream s;
+  s << "filter: " << fp.filter.name << " r=" << fp.filter.mask.radius() << " border=" << borderName(fp.border)
+    << " variant=" << p.variantName() << (v && !v->tiles.empty() ? " tile=" + v->tileFor(fp).str() : "")
+    << " | memory: " << p.memoryMode() << ", " << (deviceInfo().available ? c.slots : 1) << " slot(s), overlap "
+    << (c.overlap && deviceInfo().available ? "on" : "off");
+  return s.str();
+}
+
+void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds) {
+  const SourceInfo si = p.sourceInfo();
+  const Timings t = p.timings();
+  log << "source: " << si.description << " (native " << si.nativeFormat << " " << si.nativeWidth << "x"
+      << si.nativeHeight << (si.fps > 0 ? ", " + fixed(si.fps, 2) + " fps" : "") << (si.live ? ", live" : "") << ")\n";
+  log << "device: " << (deviceInfo().available ? deviceInfo().name : deviceInfo().reason + " (the cpu variant runs)")
+      << "\n";
+  log << settingsLine(p, c) << "\n";
+  const double fps = wallSeconds > 0 ? double(t.frames) / wallSeconds : 0;
+  if (deviceInfo().available && c.pinned)
+    log << "uploads straight from page-locked GStreamer buffers: " << t.directUploads << " of " << t.frames
+        << " frames (the others were copied into pinned slots)\n";
+  log << "frames: " << t.frames << " of " << t.width << "x" << t.height << " in " << fixed(wallSeconds, 2)
+      << " s: " << fixed(fps, 1) << " fps, " << fixed(fps * t.width * t.height / 1e6, 1) << " MPix/s\n";
+  log << std::left << std::setw(18) << "stage" << std::right << std::setw(10) << "last ms" << std::setw(10) << "avg ms"
+      << std::setw(10) << "peak ms"
+      << "\n";
+  for (const StageStats& s : t.stages)
+    log << std::left << std::setw(18) << s.name() << std::right << std::setw(10) << fixed(s.last(), 3) << std::setw(10)
+        << fixed(s.average(), 3) << std::setw(10) << fixed(s.peak(), 3) << "\n";
+  if (!p.lastError().empty()) log << "note: " << p.lastError() << "\n";
+}
+
+void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
+                 const std::string& ended) {
+  using nlohmann::json;
+  const SourceInfo si = p.sourceInfo();
+  const Timings t = p.timings();
+  const FilterParams fp = p.filterParams();
+  const Variant* v = findVariant(p.variantName());
+  const DeviceInfo& dev = deviceInfo();
+  json stages = json::array();
+  for (const StageStats& s : t.stages)
+    stages.push_back({{"name", s.name()},
+                      {"last_ms", s.last()},
+                      {"average_ms", s.average()},
+                      {"peak_ms", s.peak()},
+                      {"frames", s.count()}});
+  const double fps = wallSeconds > 0 ? double(t.frames) / wallSeconds : 0;
+  json r = {{"date", nowIso()},
+            {"source",
+             {{"description", si.description},
+              {"native_format", si.nativeFormat},
+              {"native_width", si.nativeWidth},
+              {"native_height", si.nativeHeight},
+              {"fps", si.fps},
+              {"duration_s", si.durationSeconds},
+              {"live", si.live}}},
+            {"device", dev.available
+                           ? json{{"name", dev.name},
+                                  {"compute_capability", std::to_string(dev.major) + "." + std::to_string(dev.minor)}}
+                           : json{{"name", nullptr}, {"reason", dev.reason}}},
+            {"variant", p.variantName()},
+            {"tile", v && !v->tiles.empty() ? json(v->tileFor(fp).str()) : json(nullptr)},
+            {"filter",
+             {{"name", fp.filter.name},
+              {"radius", fp.filter.mask.radius()},
+              {"border", borderName(fp.border)},
+              {"filter_alpha", fp.filterAlpha}}},
+            {"settings",
+             {{"memory", p.memoryMode()},
+              {"slots", dev.available ? c.slots : 1},
+              {"overlap", c.overlap && dev.available},
+              {"realtime", c.sync},
+              {"register_source_memory", c.registerSourceMemory},
+              {"direct_uploads", t.directUploads},
+              {"loop", c.loop}}},
+            {"frames", t.frames},
+            {"width", t.width},
+            {"height", t.height},
+            {"wall_s", wallSeconds},
+            {"fps", fps},
+            {"mpix_per_s", fps * t.width * t.height / 1e6},
+            {"ended", ended},
+            {"last_error", p.lastError()},
+            {"stages", stages}};
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write the report " + path + ": check the folder exists and is writable");
+  out << r.dump(2) << "\n";
+}
+
+// Runs body, turning errors into one line and an exit code (2: bad input, 1: failed).
+template <class Body>
+int guarded(std::ostream& err, Body body) {
+  try {
+    return body();
+  } catch (const std::invalid_argument& e) {
+    err << "convlive: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const SourceError& e) {
+    err << "convlive: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "convlive: " << e.what() << "\n";
+    return kFailed;
+  }
+}
+
+// The source alone: frames pulled and dropped, as a fakesink would. The pipeline's rate is judged
+// against this.
+int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log, std::ostream& err) {
+  SourceOptions so;
+  so.maxQueued = c.slots;
+  InterruptGuard interrupt;
+  Source src(c.source, so);
+  const long limit = v.frames > 0 ? v.frames : (v.seconds > 0 ? -1 : 300);
+  const auto t0 = Clock::now();
+  std::uint64_t n = 0;
+  int w = 0, h = 0;
+  while (!interrupt.interrupted() && (limit < 0 || long(n) < limit) &&
+         (v.seconds <= 0 || std::chrono::duration<double>(Clock::now() - t0).count() < v.seconds)) {
+    SourceFrame f;
+    const Source::Pull r = src.pull(f, 1000ms);
+    if (r == Source::Pull::EndOfStream) break;
+    if (r == Source::Pull::Frame) {
+      ++n;
+      w = f.pixels.width;
+      h = f.pixels.height;
+    }
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double fps = wall > 0 ? double(n) / wall : 0;
+  log << "source: " << src.info().description << " (native " << src.info().nativeFormat << ")\n";
+  log << "decode only: " << n << " frames of " << w << "x" << h << " in " << fixed(wall, 2) << " s: " << fixed(fps, 1)
+      << " fps\n";
+  if (!v.report.empty()) {
+    nlohmann::json r = {
+        {"date", nowIso()},
+        {"decode_only", true},
+        {"source", {{"description", src.info().description}, {"native_format", src.info().nativeFormat}}},
+        {"frames", n},
+        {"width", w},
+        {"height", h},
+        {"wall_s", wall},
+        {"fps", fps}};
+    std::ofstream(v.report) << r.dump(2) << "\n";
+  }
+  (void)err;
+  return interrupt.interrupted() ? kInterrupted : kOk;
+}
+
+}  // namespace
+
+int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    const PipelineConfig c = configFrom(v, f);
+    if (!v.report.empty()) {
+      std::ofstream probe(v.report, std::ios::app);
+      if (!probe) throw std::invalid_argument("--report '" + v.report + "' cannot be written: check the folder");
+    }
+    if (v.decodeOnly) return decodeOnly(v, c, log, err);
+    NullSink sink;
+    InterruptGuard interrupt;
+    Pipeline p(c, sink);
+    if (!deviceInfo().available)
+      log << "note: " << deviceInfo().reason << "; running the cpu variant in pageable memory\n";
+    const bool endless = p.sourceInfo().durationSeconds <= 0 && c.source.kind != SourceSpec::Kind::File;
+    long frames = v.frames;
+    if (frames < 0 && v.seconds < 0 && (endless || c.loop)) {
+      frames = 300;
+      log << "note: the source does not end by itself: stopping after 300 frames (set --frames or --seconds)\n";
+    }
+    const auto t0 = Clock::now();
+    std::string ended = "end of stream";
+    int code = kOk;
+    for (;;) {
+      if (interrupt.interrupted()) {
+        ended = "interrupted";
+        code = kInterrupted;
+        break;
+      }
+      if (frames >= 0 && p.framesIn() >= std::uint64_t(frames)) {
+        ended = "frame limit";
+        break;
+      }
+      if (v.seconds > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= v.seconds) {
+        ended = "time limit";
+        break;
+      }
+      const StepResult r = p.step(100ms);
+      if (r == StepResult::EndOfStream) break;
+      if (r == StepResult::Error) {
+        ended = "error";
+        code = kFailed;
+        break;
+      }
+    }
+    p.drain();
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    printSummary(log, p, c, wall);
+    if (!v.report.empty()) {
+      writeReport(v.report, p, c, wall, ended);
+      log << "report: " << v.report << "\n";
+    }
+    if (code == kFailed) err << "convlive: " << p.lastError() << "\n";
+    if (code == kInterrupted) err << "convlive: interrupted after " << p.timings().frames << " frames\n";
+    return code;
+  });
+}
+
+int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    const ExportFormat format = checkExportPath(v.output);
+    PipelineConfig c = configFrom(v, f);
+    if (c.loop) throw std::invalid_argument("--loop with --output would never end: leave it out");
+    c.sync = false;  // an export runs as fast as it can, and drops nothing
+    // The rate must be known before the first frame is encoded: open the source through a probe.
+    InterruptGuard interrupt;
+    // Declared before the pipeline, so frames still in flight when it goes have somewhere to go.
+    std::optional<FileExporter> file;
+    struct Forward : FrameSink {
+      std::optional<FileExporter>* to;
+      explicit Forward(std::optional<FileExporter>* t) : to(t) {}
+      bool wantsHostFrames() const override { return true; }
+      void deliver(const OutputFrame& frame) override { (*to)->deliver(frame); }
+    } forward(&file);
+    Pipeline p(c, forward);
+    const SourceInfo si = p.sourceInfo();
+    if (si.durationSeconds <= 0 && v.frames < 0 && v.seconds < 0 && c.source.kind != SourceSpec::Kind::File)
+      throw std::invalid_argument(si.description + " does not end by itself: give --frames or --seconds");
+    FileExporter& exporter = file.emplace(v.output, si.fps);
+    log << "export: " << si.description << " -> " << v.output << " (" << format.describe() << ", "
+        << fixed(si.fps > 0 ? si.fps : 30, 2) << " fps)\n";
+    log << settingsLine(p, c) << "\n";
+
+    const bool tty = ::isatty(::fileno(stderr));
+    const auto t0 = Clock::now();
+    auto lastPrint = t0;
+    auto progress = [&](bool final) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double done = double(exporter.frames());
+      double fraction = -1;
+      if (v.frames > 0)
+        fraction = done / double(v.frames);
+      else if (si.durationSeconds > 0)
+        fraction = std::min(1.0, p.positionSeconds() / si.durationSeconds);
+      else if (v.seconds > 0)
+        fraction = std::min(1.0, elapsed / v.seconds);
+      std::ostringstream line;
+      line << "export: " << exporter.frames() << " frames";
+      if (final && fraction >= 0) fraction = 1;
+      if (fraction >= 0) line << ", " << fixed(100 * fraction, 1) << "%";
+      line << ", " << fixed(elapsed > 0 ? done / elapsed : 0, 1) << " fps";
+      if (fraction > 0.001 && !final) line << ", ETA " << fixed(elapsed * (1 - fraction) / fraction, 1) << " s";
+      if (tty)
+        err << "\r" << line.str() << "   " << (final ? "\n" : "") << std::flush;
+      else
+        err << line.str() << "\n";
+    };
+    std::string failure;
+    for (;;) {
+      if (interrupt.interrupted()) {
+        exporter.abort();
+        if (tty) err << "\n";
+        err << "convlive: interrupted: " << v.output << " was not written\n";
+        return kInterrupted;
+      }
+      if (v.frames > 0 && p.framesIn() >= std::uint64_t(v.frames)) break;
+      if (v.seconds > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= v.seconds) break;
+      StepResult r;
+      try {
+        r = p.step(1000ms);
+      } catch (const ExportError& e) {
+        failure = e.what();
+        break;
+      }
+      if (r == StepResult::EndOfStream) break;
+      if (r == StepResult::Error) {
+        failure = p.lastError();
+        break;
+      }
+      if (Clock::now() - lastPrint > (tty ? 250ms : 1000ms)) {
+        progress(false);
+        lastPrint = Clock::now();
+      }
+    }
+    if (failure.empty()) {
+      try {
+        p.drain();
+      } catch (const ExportError& e) {
+        failure = e.what();
+      }
+    }
+    if (!failure.empty()) {
+      exporter.abort();
+      if (tty) err << "\n";
+      err << "convlive: " << failure << "; " << v.output << " was not written\n";
+      return kFailed;
+    }
+    exporter.finish();
+    progress(true);
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    log << "export: wrote " << v.output << ": " << exporter.frames() << " frames in " << fixed(wall, 2) << " s\n";
+    return kOk;
+  });
+}
+
+int listCamerasCommand(std::ostream& out, std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    const auto cams = listCameras();
+    if (cams.empty()) out << "no camera found (no V4L2 device /dev/video*): plug one in, or use --pattern or --input\n";
+    for (const CameraInfo& c : cams) out << c.device << "  " << c.name << "\n";
+    return kOk;
+  });
+}
+
+int listPatternsCommand(std::ostream& out, std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    for (const std::string& p : testPatterns())
+      out << p << (p == "moving" ? "  (default: an animated zone plate)" : "") << "\n";
+    return kOk;
+  });
+}
+
+}  // namespace convlive

@@ -1,0 +1,177 @@
+// The video command line (headless runs and export): outputs, reports, the error cases of the
+// pipeline issue, and an interrupted export. Runs the real program.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "pipeline_fixture.hpp"
+
+using namespace convlive;
+using namespace convlive::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+std::string exe() {
+  const char* e = std::getenv("CONVLIVE_EXE");  // where the build folder has moved (GPU machine)
+  return e ? e : CONVLIVE_EXE;
+}
+
+Result run(const std::string& args) {
+  const std::string cmd = "timeout 120 " + exe() + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string q(const fs::path& p) { return std::string("'").append(p.string()).append("'"); }
+
+// Frames in a video file, counted by decoding it.
+std::size_t countFrames(const std::string& file) {
+  CaptureSink sink;
+  PipelineConfig c;
+  c.source = SourceSpec::file(file);
+  c.variant = "cpu";
+  c.params.filter = makeFilter("custom", {.weights = "1"});
+  Pipeline p(c, sink);
+  runToEnd(p);
+  return sink.frames.size();
+}
+
+void expectFails(const std::string& args, std::initializer_list<const char*> words) {
+  const Result r = run(args);
+  EXPECT_NE(r.code, 0) << args << "\n" << r.output;
+  EXPECT_NE(r.code, -1) << "crashed or hung: " << args << "\n" << r.output;
+  for (const char* w : words) EXPECT_NE(r.output.find(w), std::string::npos) << "'" << w << "' missing:\n" << r.output;
+  EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
+}
+
+TEST(VideoCommand, HeadlessRunPrintsEveryStageAndWritesTheReport) {
+  const fs::path report = scratch() / "report.json";
+  const Result r =
+      run("--headless --frames 25 --size 160x90 --mask box --radius 3 --border mirror --report " + q(report));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* w : {"wait for source", "host copy", "upload", "filter", "output", "total", "latency",
+                        "frames: 25 of 160x90", "border=mirror"})
+    EXPECT_NE(r.output.find(w), std::string::npos) << w << " missing:\n" << r.output;
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["frames"], 25);
+  EXPECT_EQ(j["filter"]["name"], "box");
+  EXPECT_EQ(j["filter"]["radius"], 3);
+  EXPECT_EQ(j["source"]["native_format"], "RGBA");
+  EXPECT_EQ(j["stages"].size(), 7u);
+  EXPECT_EQ(j["stages"][3]["name"], "filter");
+  EXPECT_EQ(j["stages"][3]["frames"], 25);
+  EXPECT_GT(j["stages"][3]["average_ms"].get<double>(), 0);
+  EXPECT_TRUE(j.contains("device") && j.contains("variant") && j.contains("settings"));
+}
+
+TEST(VideoCommand, ExportRoundTrip) {
+  const fs::path out = scratch() / "exported.webm";
+  Result r = run("--output " + q(out) + " --frames 24 --size 128x72 --mask sharpen --radius 2");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("100.0%"), std::string::npos) << r.output;
+  ASSERT_TRUE(fs::exists(out));
+  EXPECT_EQ(countFrames(out.string()), 24u);
+  // And from that file into MJPEG/AVI: every frame goes through.
+  const fs::path avi = scratch() / "again.avi";
+  r = run("--input " + q(out) + " --output " + q(avi) + " --mask gaussian --radius 4");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(countFrames(avi.string()), 24u);
+  for (const auto& e : fs::directory_iterator(scratch()))
+    EXPECT_EQ(e.path().extension(), e.path().extension() == ".part" ? "no temporary files left" : e.path().extension());
+}
+
+TEST(VideoCommand, InterruptedExportLeavesNoFile) {
+  const fs::path out = scratch() / "interrupted.webm";
+  const std::string cmd = exe() + " --output " + q(out) + " --frames 100000 --size 320x240";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the export is under way (its temporary file exists), then Ctrl-C it.
+  bool started = false;
+  for (int i = 0; i < 200 && !started; ++i) {
+    std::this_thread::sleep_for(50ms);
+    for (const auto& e : fs::directory_iterator(scratch()))
+      started |= e.path().filename().string().rfind(".interrupted.webm", 0) == 0;
+  }
+  EXPECT_TRUE(started) << "the export never started";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping cleanly";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(scratch()))
+    EXPECT_NE(e.path().filename().string().rfind(".interrupted.webm", 0), 0u) << "temporary file left: " << e.path();
+}
+
+TEST(VideoCommand, ErrorsNameTheProblem) {
+  const std::string webm = generatedVideo("ball.webm", 20);
+  const fs::path text = scratch() / "text.mp4";
+  std::ofstream(text) << "not a video\n" << std::string(5000, '#');
+  const std::string whole = generatedVideo("long.avi", 60, 160, 120);
+  const fs::path cut = scratch() / "cut.avi";
+  {
+    std::ifstream in(whole, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  const std::string out = " --output " + q(scratch() / "x.webm");
+  expectFails("--input " + q(scratch() / "missing.webm") + out, {"does not exist"});
+  expectFails("--input " + q(scratch()) + out, {"is a directory"});
+  expectFails("--input " + q(text) + out, {"not a video"});
+  expectFails("--input " + q(cut) + out, {"truncated", "was not written"});
+  EXPECT_FALSE(fs::exists(scratch() / "x.webm"));
+  expectFails("--headless --input " + q(cut), {"truncated"});
+  expectFails("--headless --input 'gopher2://x/y.mp4'", {"gopher2://", "no installed"});
+  expectFails("--headless --launch 'videotestsrc ! ! appsink'", {"does not parse"});
+  expectFails("--headless --launch 'videotestsrc ! fakesink'", {"no appsink"});
+  expectFails("--headless --launch 'audiotestsrc ! appsink'", {"RGBA8"});
+  if (listCameras().empty()) expectFails("--headless --camera", {"no camera found"});
+  expectFails("--input " + q(webm) + " --output " + q(scratch() / "no/dir/x.webm"), {"does not exist", "create it"});
+  expectFails("--input " + q(webm) + " --output " + q(scratch() / "x.flv"), {"unknown extension '.flv'"});
+  expectFails("--output " + q(scratch() / "endless.webm"), {"does not end by itself", "--frames"});
+  expectFails("--headless --pattern plaid", {"unknown test pattern"});
+  expectFails("--headless --size 12", {"--size '12'"});
+  expectFails("--headless --input " + q(webm) + " --camera", {"give one source"});
+  expectFails("--headless --slots 40", {"--slots 40"});
+}
+
+TEST(VideoCommand, ListsCamerasAndPatterns) {
+  Result r = run("--list-cameras");
+  EXPECT_EQ(r.code, 0) << r.output;
+  if (listCameras().empty()) {
+    EXPECT_NE(r.output.find("no camera found"), std::string::npos) << r.output;
+  }
+  r = run("--list-patterns");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find("moving"), std::string::npos);
+  EXPECT_NE(r.output.find("zone-plate"), std::string::npos);
+}
+
+}  // namespace
