@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
   app.add_flag("--pageable", video.pageable, "Upload from pageable memory instead of pinned slots (to compare)");
   app.add_flag("--copy-to-pinned", video.copyToPinned,
                "Copy each frame into a pinned slot instead of page-locking GStreamer's buffers (to compare)");
+  app.add_option("--sink", video.sink,
+                 "Headless: null drops filtered frames on the GPU; download brings each back to host memory")
+      ->check(CLI::IsMember({"null", "download"}))
+      ->capture_default_str();
   app.add_flag("--no-overlap", video.noOverlap, "Finish each frame before starting the next (to compare)");
   app.add_flag("--realtime", video.realtime, "Pace frames to the source's clock instead of running flat out");
   app.add_flag("--loop", video.loop, "Start again at the end of the source");
@@ -83,7 +87,9 @@ int main(int argc, char** argv) {
   }
   o.filter.vertical = direction == "vertical";
   video.useCamera = app.count("--camera") > 0;
-  if (!o.input.empty()) return runStill(o, std::cout, std::cerr);
+  const bool png = o.output.size() >= 4 &&
+                   (o.output.substr(o.output.size() - 4) == ".png" || o.output.substr(o.output.size() - 4) == ".PNG");
+  if (!o.input.empty() || png) return runStill(o, std::cout, std::cerr);
   if (!o.output.empty()) {
     video.output = o.output;
     return runExport(video, o, std::cout, std::cerr);

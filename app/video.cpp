@@ -124,7 +124,7 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
 }
 
 void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
-                 const std::string& ended) {
+                 const std::string& ended, const std::string& sinkName) {
   using nlohmann::json;
   const SourceInfo si = p.sourceInfo();
   const Timings t = p.timings();
@@ -165,6 +165,7 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
               {"overlap", c.overlap && dev.available},
               {"realtime", c.sync},
               {"register_source_memory", c.registerSourceMemory},
+              {"sink", sinkName},
               {"direct_uploads", t.directUploads},
               {"loop", c.loop}}},
             {"frames", t.frames},
@@ -251,7 +252,12 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
       if (!probe) throw std::invalid_argument("--report '" + v.report + "' cannot be written: check the folder");
     }
     if (v.decodeOnly) return decodeOnly(v, c, log, err);
-    NullSink sink;
+    // The download sink costs what an export's readback costs, without the encoder.
+    struct DownloadSink : FrameSink {
+      bool wantsHostFrames() const override { return true; }
+    } download;
+    NullSink null;
+    FrameSink& sink = v.sink == "download" ? static_cast<FrameSink&>(download) : null;
     InterruptGuard interrupt;
     Pipeline p(c, sink);
     if (!deviceInfo().available)
@@ -291,7 +297,7 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     printSummary(log, p, c, wall);
     if (!v.report.empty()) {
-      writeReport(v.report, p, c, wall, ended);
+      writeReport(v.report, p, c, wall, ended, v.sink);
       log << "report: " << v.report << "\n";
     }
     if (code == kFailed) err << "convlive: " << p.lastError() << "\n";

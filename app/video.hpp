@@ -23,7 +23,9 @@ struct VideoOptions {
   int slots = 3;
   bool pageable = false, noOverlap = false, realtime = false, loop = false;
   bool decodeOnly = false;
-  bool copyToPinned = false;  // copy each frame into a pinned slot instead of registering GStreamer's memory  // only
+  bool copyToPinned = false;
+  std::string sink = "null";  // headless: null (drop on the GPU) or download (bring back to pinned host memory)  //
+                              // copy each frame into a pinned slot instead of registering GStreamer's memory  // only
                               // pull frames from the source (the rate the pipeline is measured against)
   std::string output;         // export: the video file to write
 };

@@ -100,8 +100,6 @@ struct Pipeline::Impl {
     variant = &v;
     params = config.params;
     slots.resize(std::size_t(gpu ? config.slots : 1));
-    for (Slot& slot : slots)
-      if (gpu) slot.gpu = std::make_unique<GpuSlot>();
   }
 
   ~Impl() {
@@ -174,13 +172,13 @@ struct Pipeline::Impl {
   void fit(Slot& slot, int w, int h) {
     if (slot.width == w && slot.height == h) return;
     const std::size_t bytes = std::size_t(w) * h * 4;
-    if (slot.gpu) {
+    if (slot.gpu) {  // made on the first frame that runs on the GPU
       slot.gpu->in = DeviceImage(w, h);
       slot.gpu->out = DeviceImage(w, h);
       slot.gpu->hostIn = PinnedBuffer();  // allocated when a frame needs copying into it
       slot.gpu->hostOut = config.pinned ? PinnedBuffer(bytes) : PinnedBuffer();
     }
-    slot.hostOut.assign(config.pinned ? 0 : bytes, 0);
+    slot.hostOut.assign(bytes, 0);  // the cpu variant's output, and downloads in pageable mode
     slot.width = w;
     slot.height = h;
   }
@@ -252,13 +250,19 @@ struct Pipeline::Impl {
     Slot& slot = slots[nextSlot];
     nextSlot = (nextSlot + 1) % slots.size();
     if (slot.busy) completeThrough(slot);
+    if (v->onGpu && !slot.gpu) {
+      slot.gpu = std::make_unique<GpuSlot>();
+      slot.width = slot.height = 0;  // allocate its device frames
+    }
     fit(slot, w, h);
     slot.frame = std::move(frame);
     slot.waitMs = waitMs;
-    if (slot.gpu)
+    if (v->onGpu) {
       enqueueGpu(slot, *v, p);
-    else
+    } else {
+      drain();  // frames still on the GPU go out first: sinks see frames in order
       runCpu(slot, *v, p);
+    }
     return StepResult::Frame;
   }
 
@@ -460,7 +464,9 @@ std::string Pipeline::lastError() const {
   return impl_->lastError;
 }
 std::string Pipeline::memoryMode() const {
+  std::lock_guard lock(impl_->controlMutex);
   if (!impl_->gpu) return "pageable (no CUDA device: cpu variant)";
+  if (!impl_->variant->onGpu) return "pageable (cpu variant)";
   return impl_->config.pinned ? "pinned" : "pageable";
 }
 bool Pipeline::paused() const {

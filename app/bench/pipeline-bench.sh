@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# The pipeline benchmark (GPU machine): headless throughput at 1080p and 4K, per stage, with pinned
-# and pageable memory, with and without overlap, against the source alone (decode-only rate), for
-# a cheap source (gradient) and the default one (moving zone plate). Writes one JSON report per
-# run into $OUT/pipeline/, then pipeline.json and pipeline.md (the table) into $OUT.
+# The pipeline benchmark (GPU machine): headless throughput at 1080p and 4K, per stage, with
+# pinned memory (GStreamer's buffers page-locked, or copied into pinned slots) and pageable memory,
+# with and without overlap, against the source alone (decode-only rate); one run also brings every
+# frame back to host memory (the output stage of an export). Two sources: a cheap one (gradient)
+# and the default (moving zone plate). One JSON report per run goes to $RUNS; pipeline.json (all
+# of them) and pipeline.md (the table) go to $OUT.
 #   app/bench/pipeline-bench.sh [BUILD]
 set -uo pipefail
 BUILD=${1:-${BUILD:-build-dev}}
 OUT=${OUT:-/tmp/convlive-out}
+export RUNS=${RUNS:-/tmp/convlive-pipeline-runs}
 FILTER=${FILTER:---mask gaussian --radius 4}
-mkdir -p "$OUT/pipeline"
+SIZES=${SIZES:-1920x1080 3840x2160}
+rm -rf "$RUNS"; mkdir -p "$RUNS" "$OUT"
 exe=$BUILD/convlive
-for size in 1920x1080 3840x2160; do
+run() {  # name, args...
+  local name=$1; shift
+  timeout 120 "$exe" --headless "$@" --report "$RUNS/$name.json" > "$RUNS/$name.log" 2>&1 || echo "failed: $name (see $RUNS/$name.log)"
+}
+for size in $SIZES; do
   for pattern in gradient moving; do
     case $size-$pattern in *1080-gradient) frames=600 ;; *1080-moving) frames=300 ;; *-gradient) frames=300 ;; *) frames=100 ;; esac
-    tag=${size}-${pattern}
-    src="--pattern $pattern --size $size --frames $frames"
-    timeout 120 $exe --headless --decode-only $src --report "$OUT/pipeline/$tag-decode.json" > /dev/null || echo "failed: $tag decode"
+    [ -n "${FRAMES:-}" ] && frames=$FRAMES
+    tag=$size-$pattern
+    src=(--pattern "$pattern" --size "$size" --frames "$frames")
+    run "$tag-decode" "${src[@]}" --decode-only
+    run "$tag-download-overlap" "${src[@]}" $FILTER --sink download
     for mem in pinned pinnedcopy pageable; do
       for ov in overlap serial; do
-        args=""; [ $mem = pageable ] && args+=" --pageable"; [ $mem = pinnedcopy ] && args+=" --copy-to-pinned"
-        [ $ov = serial ] && args+=" --no-overlap"
-        timeout 120 $exe --headless $src $FILTER $args --report "$OUT/pipeline/$tag-$mem-$ov.json" > /dev/null \
-          || echo "failed: $tag $mem $ov"
+        args=()
+        [ $mem = pageable ] && args+=(--pageable)
+        [ $mem = pinnedcopy ] && args+=(--copy-to-pinned)
+        [ $ov = serial ] && args+=(--no-overlap)
+        run "$tag-$mem-$ov" "${src[@]}" $FILTER "${args[@]}"
       done
     done
   done
@@ -29,29 +40,30 @@ done
 python3 - "$OUT" <<'PY'
 import json, glob, os, sys
 out = sys.argv[1]
-runs = {}
-for f in sorted(glob.glob(os.path.join(out, "pipeline", "*.json"))):
-    runs[os.path.basename(f)[:-5]] = json.load(open(f))
+runs = {os.path.basename(f)[:-5]: json.load(open(f)) for f in sorted(glob.glob(os.path.join(os.environ["RUNS"], "*.json")))}
 json.dump(runs, open(os.path.join(out, "pipeline.json"), "w"), indent=1)
-rows = ["| source | memory | frames | fps | vs decode-only | host copy | upload | filter | output | GPU stages (up+filter+out) | latency |",
+labels = {"pinned": "pinned (registered)", "pinnedcopy": "pinned (copy)", "pageable": "pageable",
+          "download": "pinned (registered) + download"}
+rows = ["| source | memory | frames | fps | vs decode-only | host copy | upload | filter | output | GPU stages | latency |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for tag in sorted({k[:-7] for k in runs if k.endswith("-decode")}):
-    dec = runs.get(tag + "-decode")
-    if dec:
-        rows.append(f"| {tag} | decode only | {dec['frames']} | {dec['fps']:.1f} | 1.00 | | | | | | |")
-    for mem in ("pinned", "pinnedcopy", "pageable"):
+    dec = runs[tag + "-decode"]
+    rows.append(f"| {tag} | decode only | {dec['frames']} | {dec['fps']:.1f} | 1.00 | | | | | | |")
+    for mem in labels:
         for ov in ("overlap", "serial"):
             r = runs.get(f"{tag}-{mem}-{ov}")
             if not r: continue
             st = {s["name"]: s["average_ms"] for s in r["stages"]}
             gpu = st["upload"] + st["filter"] + st["output"]
-            ratio = r["fps"] / dec["fps"] if dec and dec["fps"] > 0 else float("nan")
-            label = {"pinned": "pinned (registered)", "pinnedcopy": "pinned (copy)", "pageable": "pageable"}[mem]
-            rows.append(f"| {tag} | {label}, {ov} | {r['frames']} | {r['fps']:.1f} | {ratio:.2f} | {st['host copy']:.3f} | "
+            ratio = r["fps"] / dec["fps"] if dec["fps"] > 0 else float("nan")
+            rows.append(f"| {tag} | {labels[mem]}, {ov} | {r['frames']} | {r['fps']:.1f} | {ratio:.2f} | {st['host copy']:.3f} | "
                         f"{st['upload']:.3f} | {st['filter']:.3f} | {st['output']:.3f} | {gpu:.3f} | {st['latency']:.2f} |")
-any_run = next((r for r in runs.values() if "variant" in r), {})
-head = (f"Pipeline benchmark, {any_run.get('date','?')}, device: {(any_run.get('device') or {}).get('name')}, "
-        f"variant {any_run.get('variant')}, filter {any_run.get('filter')}; times are averages in ms over the run.\n\n")
+first = next((r for r in runs.values() if "variant" in r), {})
+f = first.get("filter", {})
+head = (f"Pipeline benchmark {first.get('date', '?')} on {(first.get('device') or {}).get('name')}: variant "
+        f"{first.get('variant')}, {f.get('name')} r={f.get('radius')} border={f.get('border')}, 3 slots. "
+        "Stage times are averages over the run in ms; GPU stages = upload + filter + output; "
+        "fps over the whole run (wall clock).\n\n")
 open(os.path.join(out, "pipeline.md"), "w").write(head + "\n".join(rows) + "\n")
 print(head + "\n".join(rows))
 PY
