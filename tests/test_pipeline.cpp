@@ -245,7 +245,10 @@ TEST_F(PipelineTest, FilterChangesTakeEffectOnTheNextFrame) {
   ASSERT_EQ(sink.frames.size(), 12u);
   for (const Captured& c : sink.frames) {
     const FilterParams& want = c.index < from ? gaussian(2) : sharp;
-    ASSERT_LE(maxErrorAgainstReference(want, c.source, c.filtered), 1) << "frame " << c.index;
+    ASSERT_LE(maxErrorAgainstReference(want, c.source, c.filtered), 1)
+        << "frame " << c.index << " (the change came before frame " << from << "); error against the old filter "
+        << maxErrorAgainstReference(gaussian(2), c.source, c.filtered) << ", the new "
+        << maxErrorAgainstReference(sharp, c.source, c.filtered) << "; frames delivered " << sink.frames.size();
   }
   EXPECT_EQ(p.variantName(), kGpu ? "tiled-coop" : "cpu");
 }
