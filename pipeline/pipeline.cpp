@@ -437,7 +437,7 @@ std::string Pipeline::setFilter(const std::string& variant, const FilterParams& 
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
-  if (v->onGpu != impl_->gpu) return v->onGpu ? deviceInfo().reason + ": only the cpu variant runs here" : "";
+  if (v->onGpu && !impl_->gpu) return deviceInfo().reason + ": only the cpu variant runs here";
   if (auto why = v->whyNot(params, w, h); !why.empty()) return why;
   impl_->pending.filter = {v, params};
   return "";
