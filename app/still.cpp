@@ -12,6 +12,7 @@
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
+#include "guarded.hpp"
 #include "image_io.hpp"
 
 namespace convlive {
@@ -64,21 +65,6 @@ FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std:
 }
 
 namespace {
-
-// Runs `body`, turning exceptions into a one-line message and an exit code.
-template <class Body>
-int guarded(std::ostream& err, Body body) {
-  try {
-    body();
-    return kOk;
-  } catch (const std::invalid_argument& e) {
-    err << "convlive: " << e.what() << "\n";
-    return kBadInput;
-  } catch (const std::exception& e) {
-    err << "convlive: " << e.what() << "\n";
-    return kFailed;
-  }
-}
 
 void describe(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredImage& r) {
   log << what << ": " << p.filter.name << " r=" << p.filter.mask.radius() << " border=" << borderName(p.border)

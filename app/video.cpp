@@ -17,6 +17,7 @@
 #include "convlive/export.hpp"
 #include "convlive/pipeline.hpp"
 #include "convlive/resources.hpp"
+#include "guarded.hpp"
 
 namespace convlive {
 namespace {
@@ -180,23 +181,6 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write the report " + path + ": check the folder exists and is writable");
   out << r.dump(2) << "\n";
-}
-
-// Runs body, turning errors into one line and an exit code (2: bad input, 1: failed).
-template <class Body>
-int guarded(std::ostream& err, Body body) {
-  try {
-    return body();
-  } catch (const std::invalid_argument& e) {
-    err << "convlive: " << e.what() << "\n";
-    return kBadInput;
-  } catch (const SourceError& e) {
-    err << "convlive: " << e.what() << "\n";
-    return kBadInput;
-  } catch (const std::exception& e) {
-    err << "convlive: " << e.what() << "\n";
-    return kFailed;
-  }
 }
 
 // The source alone: frames pulled and dropped, as a fakesink would. The pipeline's rate is judged

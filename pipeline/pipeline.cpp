@@ -51,6 +51,16 @@ struct Slot {
   Clock::time_point enqueued;   // host time just before the upload was enqueued
 };
 
+OutputFrame outputOf(const Slot& slot, ConstImageView filtered, ConstImageView source, ConstImageView sourceHost) {
+  OutputFrame f;
+  f.index = slot.frame.index;
+  f.ptsNs = slot.frame.ptsNs;
+  f.filtered = filtered;
+  f.source = source;
+  f.sourceHost = sourceHost;
+  return f;
+}
+
 struct Controls {
   std::optional<bool> paused, loop;
   std::optional<double> seek;
@@ -184,8 +194,8 @@ struct Pipeline::Impl {
   }
 
   // A variant that was fine at the old size may not be at the new one: fall back to auto.
+  // Caller holds controlMutex.
   void checkVariantFor(int w, int h) {
-    std::lock_guard lock(controlMutex);
     if (auto why = variant->whyNot(params, w, h); !why.empty()) {
       const Variant& fallback = chooseVariant("auto", params, w, h);
       lastError = "variant " + variant->name + " cannot run at " + std::to_string(w) + "x" + std::to_string(h) + " (" +
@@ -237,13 +247,8 @@ struct Pipeline::Impl {
       height = h;
       position = source->positionSeconds();
       ++framesIn;
-      if (resized) {
-        lastError.clear();
-      }
-    }
-    checkVariantFor(w, h);
-    {
-      std::lock_guard lock(controlMutex);
+      if (resized) lastError.clear();
+      checkVariantFor(w, h);
       v = variant;
       p = params;
     }
@@ -296,13 +301,8 @@ struct Pipeline::Impl {
       CL_CUDA(
           cudaMemcpy2DAsync(to, rowBytes, g.out.view().data, g.out.pitch(), rowBytes, h, cudaMemcpyDeviceToHost, s));
     } else {
-      OutputFrame f;
-      f.index = slot.frame.index;
-      f.ptsNs = slot.frame.ptsNs;
+      OutputFrame f = outputOf(slot, g.out.view(), g.in.view(), upFrom);
       f.onDevice = true;
-      f.filtered = g.out.view();
-      f.source = g.in.view();
-      f.sourceHost = upFrom;
       f.stream = s;
       sink.present(f);
     }
@@ -318,12 +318,7 @@ struct Pipeline::Impl {
     const auto t0 = Clock::now();
     v.run(p, src, out, slot.ws, nullptr);
     const auto t1 = Clock::now();
-    OutputFrame f;
-    f.index = slot.frame.index;
-    f.ptsNs = slot.frame.ptsNs;
-    f.filtered = out;
-    f.source = src;
-    f.sourceHost = src;
+    const OutputFrame f = outputOf(slot, out, src, src);
     if (sink.wantsHostFrames())
       sink.deliver(f);
     else
@@ -365,13 +360,8 @@ struct Pipeline::Impl {
     if (sink.wantsHostFrames()) {
       const std::uint8_t* outData =
           config.pinned ? static_cast<const std::uint8_t*>(g.hostOut.get()) : slot.hostOut.data();
-      OutputFrame f;
-      f.index = slot.frame.index;
-      f.ptsNs = slot.frame.ptsNs;
-      f.filtered = ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4);
-      f.source = staged;
-      f.sourceHost = staged;
-      sink.deliver(f);
+      sink.deliver(outputOf(slot, ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4), staged,
+                            staged));
     }
     // Latency: host time from arrival to the upload's start, then the GPU's time to the end (the
     // slot's stream is idle when a frame is enqueued, so its start event runs at once).

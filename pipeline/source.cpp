@@ -117,8 +117,6 @@ gst::CapsPtr nativeCaps(GstElement* appsink) {
   return best;
 }
 
-void ensureGst() { initGStreamer(); }
-
 }  // namespace
 
 void initGStreamer() {
@@ -135,13 +133,13 @@ void initGStreamer() {
 }
 
 bool hasElement(const char* factory) {
-  ensureGst();
+  initGStreamer();
   gst::ElementPtr f(reinterpret_cast<GstElement*>(gst_element_factory_find(factory)));
   return f != nullptr;
 }
 
 std::vector<std::string> testPatterns() {
-  ensureGst();
+  initGStreamer();
   std::vector<std::string> out{"moving"};
   gst::ElementPtr src(gst_element_factory_make("videotestsrc", nullptr));
   if (!src) return out;
@@ -155,7 +153,7 @@ std::vector<std::string> testPatterns() {
 }
 
 std::vector<CameraInfo> listCameras() {
-  ensureGst();
+  initGStreamer();
   std::vector<CameraInfo> out;
   GstDeviceMonitor* monitor = gst_device_monitor_new();
   gst_device_monitor_add_filter(monitor, "Video/Source", nullptr);
@@ -449,14 +447,12 @@ struct Source::Impl {
     GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline.get()));
     GValue item = G_VALUE_INIT;
     GstElement* found = nullptr;
-    int count = 0;
     bool done = false;
     while (!done) {
       switch (gst_iterator_next(it, &item)) {
         case GST_ITERATOR_OK: {
           auto* el = GST_ELEMENT(g_value_get_object(&item));
           if (GST_IS_APP_SINK(el)) {
-            ++count;
             gst::CharPtr name(gst_element_get_name(el));
             if (!found || gst::str(name.get()) == "sink") found = el;
           }
@@ -472,7 +468,6 @@ struct Source::Impl {
     }
     g_value_unset(&item);
     gst_iterator_free(it);
-    (void)count;
     return found;
   }
 
@@ -626,7 +621,7 @@ struct Source::Impl {
 };
 
 Source::Source(const SourceSpec& spec, const SourceOptions& options) : impl_(std::make_unique<Impl>()) {
-  ensureGst();
+  initGStreamer();
   impl_->spec = spec;
   impl_->options = options;
   impl_->build();

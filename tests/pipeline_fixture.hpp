@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,16 @@ inline std::string generatedVideo(const std::string& name, int frames, int w = 9
   return path.string();
 }
 
+// The first half of a 60-frame generated video ("cut.avi", "cut.webm", ...): a truncated file.
+inline fs::path truncatedVideo(const std::string& ext) {
+  const std::string whole = generatedVideo("long" + ext, 60, 160, 120);
+  const fs::path cut = scratch() / ("cut" + ext);
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  return cut;
+}
+
 struct Captured {
   std::uint64_t index;
   std::int64_t pts;
@@ -95,6 +106,14 @@ inline int maxErrorAgainstReference(const FilterParams& p, const HostImage& sour
   for (std::size_t i = 0; i < want.pixels().size(); ++i)
     worst = std::max(worst, std::abs(int(want.pixels()[i]) - int(got.pixels()[i])));
   return worst;
+}
+
+// Steps until something other than Idle happens (bounded by the source's own waits).
+inline StepResult nextFrame(Pipeline& p) {
+  StepResult r;
+  do r = p.step(std::chrono::milliseconds(1000));
+  while (r == StepResult::Idle);
+  return r;
 }
 
 // Steps until end of stream, an error, or `maxSteps`; returns the last result.

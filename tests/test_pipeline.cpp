@@ -181,9 +181,7 @@ TEST_F(PipelineTest, SeekLandsOnTheAskedTime) {
   Pipeline p(config(SourceSpec::file(file)), sink);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(p.step(1000ms), StepResult::Frame);
   p.seek(0.4);
-  StepResult r;
-  do r = p.step(1000ms);
-  while (r == StepResult::Idle);
+  const StepResult r = nextFrame(p);
   ASSERT_EQ(r, StepResult::Frame);
   p.drain();
   ASSERT_GE(sink.frames.size(), 4u);
@@ -205,9 +203,7 @@ TEST_F(PipelineTest, PauseStopsFramesAndResumeContinues) {
   EXPECT_TRUE(p.paused());
   EXPECT_EQ(p.framesIn(), 3u);
   p.setPaused(false);
-  StepResult r;
-  do r = p.step(1000ms);
-  while (r == StepResult::Idle);
+  const StepResult r = nextFrame(p);
   EXPECT_EQ(r, StepResult::Frame);
   p.drain();
   ASSERT_EQ(sink.frames.size(), 4u);
@@ -312,9 +308,7 @@ TEST_F(PipelineTest, LiveSourcesDropStaleFrames) {
   EXPECT_TRUE(p.sourceInfo().live);
   for (int i = 0; i < 6; ++i) {
     std::this_thread::sleep_for(60ms);  // a slow consumer: the source makes ~6 frames meanwhile
-    StepResult r;
-    do r = p.step(1000ms);
-    while (r == StepResult::Idle);
+    const StepResult r = nextFrame(p);
     ASSERT_EQ(r, StepResult::Frame);
   }
   p.drain();

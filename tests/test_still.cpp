@@ -11,30 +11,17 @@
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "image_io.hpp"
+#include "run_program.hpp"
 
 using namespace convlive;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;  // stdout and stderr
-};
+using Result = convlive::testing::ProgramResult;
+Result runConvlive(const std::string& args) { return convlive::testing::runConvliveWith(args); }
 
-Result runConvlive(const std::string& args) {
-  const char* exe = std::getenv("CONVLIVE_EXE");  // where the build folder has moved (GPU machine)
-  const std::string cmd = std::string(exe ? exe : CONVLIVE_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-class StillCommand : public testing::Test {
+class StillCommand : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("convlive-still-" + std::to_string(std::random_device{}()));

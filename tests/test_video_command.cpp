@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "pipeline_fixture.hpp"
+#include "run_program.hpp"
 
 using namespace convlive;
 using namespace convlive::testing;
@@ -20,26 +21,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-std::string exe() {
-  const char* e = std::getenv("CONVLIVE_EXE");  // where the build folder has moved (GPU machine)
-  return e ? e : CONVLIVE_EXE;
-}
-
-Result run(const std::string& args) {
-  const std::string cmd = "timeout 120 " + exe() + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Result = ProgramResult;
+std::string exe() { return convliveExe(); }
+Result run(const std::string& args) { return runConvliveWith(args, "timeout 120"); }
 
 std::string q(const fs::path& p) { return std::string("'").append(p.string()).append("'"); }
 
@@ -134,13 +118,7 @@ TEST(VideoCommand, ErrorsNameTheProblem) {
   const std::string webm = generatedVideo("ball.webm", 20);
   const fs::path text = scratch() / "text.mp4";
   std::ofstream(text) << "not a video\n" << std::string(5000, '#');
-  const std::string whole = generatedVideo("long.avi", 60, 160, 120);
-  const fs::path cut = scratch() / "cut.avi";
-  {
-    std::ifstream in(whole, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-  }
+  const fs::path cut = truncatedVideo(".avi");
   const std::string out = " --output " + q(scratch() / "x.webm");
   expectFails("--input " + q(scratch() / "missing.webm") + out, {"does not exist"});
   expectFails("--input " + q(scratch()) + out, {"is a directory"});
