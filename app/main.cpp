@@ -1,11 +1,12 @@
-// convlive: filter video (headless runs, file export) or a still image with any convolution
-// variant.
+// convlive: filter video (the viewer, headless runs, file export) or a still image with any
+// convolution variant.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "convlive/variants.hpp"
 #include "still.hpp"
 #include "video.hpp"
+#include "viewer/command.hpp"
 
 int main(int argc, char** argv) {
   using namespace convlive;
@@ -17,6 +18,9 @@ int main(int argc, char** argv) {
   CLI::App app{"convlive: real-time video filtering with CUDA convolution kernels"};
   app.footer(
       "Examples:\n"
+      "  convlive                                                          the viewer on the moving test pattern\n"
+      "  convlive --input clip.webm --mask sobel                           a video file in the viewer\n"
+      "  convlive --offscreen --frames 60 --screenshot view.png            no window: draw offscreen (EGL)\n"
       "  convlive --headless --frames 300 --mask gaussian --radius 4      test pattern, summary of every stage\n"
       "  convlive --input clip.mp4 --output blurred.webm --radius 8        filter a video into a file\n"
       "  convlive --headless --camera --seconds 10 --mask sobel            a camera, 10 s\n"
@@ -37,6 +41,14 @@ int main(int argc, char** argv) {
   app.add_flag("--list-cameras", listCams, "Print the cameras present, then exit");
   app.add_flag("--list-patterns", listPatterns, "Print the test patterns, then exit");
   // Runs.
+  // The viewer.
+  ViewerCommandOptions viewer;
+  app.add_flag("--offscreen", viewer.offscreen,
+               "Viewer: draw offscreen (headless EGL) instead of in a window (the default without a display)");
+  app.add_option("--screenshot", viewer.screenshot, "Viewer: write a PNG of the window (video and panel) at the end");
+  app.add_flag("!--no-vsync", viewer.vsync, "Viewer: draw as fast as possible instead of at the display's refresh");
+  app.add_option("--window-size", viewer.windowSize, "Viewer: window (or offscreen surface) size WxH")
+      ->capture_default_str();
   app.add_flag("--headless", headless, "Run the pipeline with no display and print a per-stage summary");
   app.add_option("--frames", video.frames, "Stop after this many frames");
   app.add_option("--seconds", video.seconds, "Stop after this many seconds");
@@ -94,6 +106,16 @@ int main(int argc, char** argv) {
     video.output = o.output;
     return runExport(video, o, std::cout, std::cerr);
   }
-  if (!headless) std::cerr << "convlive: this build has no viewer window yet: running headless (--headless says so)\n";
-  return runHeadless(video, o, std::cout, std::cerr);
+  if (headless) {
+    if (!viewer.screenshot.empty() || viewer.offscreen) {
+      std::cerr << "convlive: --screenshot and --offscreen belong to the viewer: leave out --headless\n";
+      return kBadInput;
+    }
+    return runHeadless(video, o, std::cout, std::cerr);
+  }
+  if (video.decodeOnly || video.sink != "null") {
+    std::cerr << "convlive: --decode-only and --sink are for --headless runs\n";
+    return kBadInput;
+  }
+  return runViewer(video, o, viewer, std::cout, std::cerr);
 }

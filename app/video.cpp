@@ -18,6 +18,7 @@
 #include "convlive/pipeline.hpp"
 #include "convlive/resources.hpp"
 #include "guarded.hpp"
+#include "run_report.hpp"
 
 namespace convlive {
 namespace {
@@ -28,25 +29,20 @@ using namespace std::chrono_literals;
 std::atomic<bool> gInterrupted{false};
 extern "C" void onInterrupt(int) { gInterrupted = true; }
 
+}  // namespace
+
 // Ctrl-C (and SIGTERM) stop the loop at a frame boundary instead of killing the process, so an
 // export can remove its temporary file and a headless run can still report.
-class InterruptGuard {
- public:
-  InterruptGuard() {
+InterruptGuard::InterruptGuard() {
     gInterrupted = false;
     previousInt_ = std::signal(SIGINT, onInterrupt);
     previousTerm_ = std::signal(SIGTERM, onInterrupt);
-  }
-  ~InterruptGuard() {
-    std::signal(SIGINT, previousInt_);
-    std::signal(SIGTERM, previousTerm_);
-  }
-  bool interrupted() const { return gInterrupted; }
-
- private:
-  void (*previousInt_)(int) = nullptr;
-  void (*previousTerm_)(int) = nullptr;
-};
+}
+InterruptGuard::~InterruptGuard() {
+  std::signal(SIGINT, previousInt_);
+  std::signal(SIGTERM, previousTerm_);
+}
+bool InterruptGuard::interrupted() const { return gInterrupted; }
 
 SourceSpec sourceFrom(const VideoOptions& v) {
   const int chosen = !v.input.empty() + !v.launch.empty() + v.useCamera;
@@ -77,6 +73,8 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   return c;
 }
 
+namespace {
+
 std::string fixed(double x, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << x;
@@ -100,6 +98,8 @@ std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
     << (c.overlap && deviceInfo().available ? "on" : "off");
   return s.str();
 }
+
+}  // namespace
 
 void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds) {
   const SourceInfo si = p.sourceInfo();
@@ -125,7 +125,8 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
 }
 
 void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
-                 const std::string& ended, const std::string& sinkName) {
+                 const std::string& ended, const std::string& sinkName, const std::string& extraKey,
+                 const std::string& extraJson) {
   using nlohmann::json;
   const SourceInfo si = p.sourceInfo();
   const Timings t = p.timings();
@@ -178,10 +179,13 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
             {"ended", ended},
             {"last_error", p.lastError()},
             {"stages", stages}};
+  if (!extraKey.empty()) r[extraKey] = json::parse(extraJson);
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write the report " + path + ": check the folder exists and is writable");
   out << r.dump(2) << "\n";
 }
+
+namespace {
 
 // The source alone: frames pulled and dropped, as a fakesink would. The pipeline's rate is judged
 // against this.

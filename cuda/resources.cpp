@@ -1,6 +1,8 @@
 #include "convlive/resources.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "convlive/check.hpp"
 
@@ -144,6 +146,25 @@ DeviceInfo queryDevice() {
 const DeviceInfo& deviceInfo() {
   static const DeviceInfo info = queryDevice();
   return info;
+}
+
+double measureCopyBandwidthGBs(std::size_t bytes, int runs) {
+  if (!deviceInfo().available) return 0;
+  DeviceBuffer a(bytes), b(bytes);
+  CL_CUDA(cudaMemset(a.get(), 1, bytes));
+  Stream s;
+  Event start, stop;
+  std::vector<float> ms;
+  for (int i = 0; i <= runs; ++i) {  // the first is a warm-up
+    start.record(s.get());
+    CL_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s.get()));
+    stop.record(s.get());
+    stop.synchronize();
+    if (i > 0) ms.push_back(stop.elapsedSince(start));
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  const double median = ms[ms.size() / 2];
+  return median > 0 ? 2.0 * double(bytes) / (median * 1e6) : 0;
 }
 
 }  // namespace convlive

@@ -137,4 +137,9 @@ struct DeviceInfo {
 };
 const DeviceInfo& deviceInfo();
 
+// The device's copy bandwidth in GB/s (bytes read + written per second), the median of `runs`
+// device-to-device copies of `bytes`: what "% of the device's copy bandwidth" is measured against.
+// 0 without a device. Takes a few milliseconds on a large GPU.
+double measureCopyBandwidthGBs(std::size_t bytes = std::size_t(256) << 20, int runs = 7);
+
 }  // namespace convlive

@@ -1,0 +1,39 @@
+// What the headless run, the export and the viewer share: the pipeline settings from the command
+// line, Ctrl-C handling, the per-stage summary and the JSON report.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "convlive/pipeline.hpp"
+#include "video.hpp"
+
+namespace convlive {
+
+// The pipeline the options describe. Throws std::invalid_argument naming a bad option.
+PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f);
+
+// Ctrl-C (and SIGTERM) stop a loop at a frame boundary instead of killing the process, so an
+// export can remove its temporary file and a run can still report. One at a time.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  bool interrupted() const;
+
+ private:
+  void (*previousInt_)(int) = nullptr;
+  void (*previousTerm_)(int) = nullptr;
+};
+
+// Source, device, settings and a table of every stage.
+void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds);
+// The run's figures as JSON; extraJson (a JSON object's text) is added under extraKey when given.
+// Throws std::runtime_error when the file cannot be written.
+void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
+                 const std::string& ended, const std::string& sinkName, const std::string& extraKey = {},
+                 const std::string& extraJson = {});
+
+}  // namespace convlive

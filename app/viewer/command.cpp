@@ -1,0 +1,79 @@
+#include "command.hpp"
+
+#include <fstream>
+#include <ostream>
+
+#include "convlive/resources.hpp"
+#include "guarded.hpp"
+#include "run_report.hpp"
+#include "viewer.hpp"
+
+namespace convlive {
+
+namespace {
+
+FilterSettings settingsFrom(const StillOptions& f) {
+  const FilterParams p = filterParamsFrom(f);  // validates every option, with messages naming them
+  FilterSettings s;
+  s.mask = f.mask;
+  s.options = f.filter;
+  s.border = p.border;
+  s.variant = f.variant;
+  s.tile = p.tile;
+  s.filterAlpha = f.filterAlpha;
+  return s;
+}
+
+}  // namespace
+
+int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,
+              std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    PipelineConfig c = configFrom(v, f);
+    c.sync = true;  // a player: frames at the source's rate
+    const FilterSettings settings = settingsFrom(f);
+    const auto size = Tile::parse(o.windowSize);
+    if (!size || size->w < 320 || size->h < 240 || size->w > 16384 || size->h > 16384)
+      throw std::invalid_argument("--window-size '" + o.windowSize + "' must be WxH, at least 320x240");
+    ContextOptions co;
+    co.width = size->w;
+    co.height = size->h;
+    co.vsync = o.vsync;
+    ViewerOptions vo;
+    vo.frames = v.frames;
+    vo.seconds = v.seconds;
+    vo.report = v.report;
+    vo.screenshot = o.screenshot;
+    const bool offscreen = o.offscreen || !displayAvailable();
+    if (offscreen && !o.offscreen) {
+      if (vo.seconds < 0 && vo.frames < 0) vo.seconds = 5;
+      if (vo.screenshot.empty()) vo.screenshot = "convlive-screenshot.png";
+      if (vo.report.empty()) vo.report = "convlive-report.json";
+      log << "no display (DISPLAY and WAYLAND_DISPLAY are not set): running the viewer offscreen (EGL) for "
+          << (vo.frames > 0 ? std::to_string(vo.frames) + " frames" : std::to_string(vo.seconds) + " s")
+          << "; it writes a screenshot to " << vo.screenshot << " and a timing report to " << vo.report << "\n";
+    } else if (offscreen && vo.seconds < 0 && vo.frames < 0) {
+      vo.seconds = 5;
+      log << "offscreen: no window to close, so the run stops after 5 s (set --frames or --seconds)\n";
+    }
+    if (!vo.report.empty()) {
+      std::ofstream probe(vo.report, std::ios::app);
+      if (!probe) throw std::invalid_argument("--report '" + vo.report + "' cannot be written: check the folder");
+    }
+    vo.quitAtEnd = offscreen;
+    std::unique_ptr<GlContext> context;
+    try {
+      context = offscreen ? makeHeadlessContext(co) : makeWindowContext(co);
+    } catch (const GlError& e) {
+      err << "convlive: " << e.what() << "\n"
+          << "convlive: to filter without a display, use --offscreen (EGL) or --headless (no drawing at all)\n";
+      return kFailed;
+    }
+    if (!deviceInfo().available)
+      log << "note: " << deviceInfo().reason << ": the cpu variant runs and frames go in with glTexSubImage2D\n";
+    Viewer viewer(*context, c, settings, vo);
+    return viewer.run(log, err);
+  });
+}
+
+}  // namespace convlive

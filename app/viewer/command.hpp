@@ -1,0 +1,22 @@
+// `convlive` with no --headless or --output: the viewer, in a window or offscreen (EGL).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "still.hpp"
+#include "video.hpp"
+
+namespace convlive {
+
+struct ViewerCommandOptions {
+  bool offscreen = false;  // headless EGL even when a display is there
+  bool vsync = true;
+  std::string windowSize = "1600x900";
+  std::string screenshot;  // PNG of the composed view at the end
+};
+
+int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,
+              std::ostream& err);
+
+}  // namespace convlive

@@ -1,0 +1,140 @@
+#include "controller.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "convlive/pipeline.hpp"
+
+namespace convlive {
+
+bool FilterSettings::operator==(const FilterSettings& o) const {
+  const FilterOptions &a = options, &b = o.options;
+  return mask == o.mask && a.radius == b.radius && a.sigma == b.sigma && a.pitch == b.pitch &&
+         a.vertical == b.vertical && a.weights == b.weights && a.normalize == b.normalize && border == o.border &&
+         variant == o.variant && tile == o.tile && filterAlpha == o.filterAlpha;
+}
+
+FilterParams paramsFrom(const FilterSettings& s) {
+  FilterParams p;
+  p.filter = makeFilter(s.mask, s.options);
+  p.border = s.border;
+  p.tile = s.tile;
+  p.filterAlpha = s.filterAlpha;
+  return p;
+}
+
+FilterController::FilterController(Pipeline& pipeline, const FilterSettings& initial) : pipeline_(pipeline) {
+  const std::string why = apply(initial);
+  if (!why.empty()) throw std::invalid_argument(why);
+}
+
+void FilterController::frameSize(int& w, int& h) const {
+  const Timings t = pipeline_.timings();
+  w = t.width;
+  h = t.height;
+  if (w <= 0 || h <= 0) {
+    const SourceInfo si = pipeline_.sourceInfo();
+    w = si.nativeWidth > 0 ? si.nativeWidth : 1280;
+    h = si.nativeHeight > 0 ? si.nativeHeight : 720;
+  }
+}
+
+std::string FilterController::apply(const FilterSettings& next) {
+  try {
+    const FilterParams p = paramsFrom(next);
+    message_ = pipeline_.setFilter(next.variant, p);
+  } catch (const std::exception& e) {
+    message_ = e.what();
+  }
+  if (message_.empty()) applied_ = next;
+  return message_;
+}
+
+std::string FilterController::whyNot(const Variant& v) const {
+  int w, h;
+  frameSize(w, h);
+  try {
+    FilterParams p = paramsFrom(applied_);
+    if (p.tile != Tile{} && std::find(v.tiles.begin(), v.tiles.end(), p.tile) == v.tiles.end()) p.tile = {};
+    return v.whyNot(p, w, h);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+const Variant* FilterController::running() const { return findVariant(pipeline_.variantName()); }
+
+Tile FilterController::runningTile() const {
+  const Variant* v = running();
+  return v ? v->tileFor(paramsFrom(applied_)) : Tile{};
+}
+
+std::string FilterController::cycleVariant(int dir) {
+  std::vector<std::string> names{"auto"};
+  for (const Variant& v : variants())
+    if (whyNot(v).empty()) names.push_back(v.name);
+  auto it = std::find(names.begin(), names.end(), applied_.variant);
+  const int n = int(names.size());
+  int i = it == names.end() ? 0 : int(it - names.begin());
+  FilterSettings next = applied_;
+  next.tile = {};  // tiles differ between variants: take the new one's default
+  for (int tries = 0; tries < n; ++tries) {
+    i = ((i + dir) % n + n) % n;
+    next.variant = names[std::size_t(i)];
+    if (apply(next).empty()) return "";
+  }
+  return message_;
+}
+
+std::string FilterController::cycleMask(int dir) {
+  const auto& kinds = filterKinds();
+  const int n = int(kinds.size());
+  auto it = std::find(kinds.begin(), kinds.end(), applied_.mask);
+  int i = it == kinds.end() ? 0 : int(it - kinds.begin());
+  FilterSettings next = applied_;
+  for (int tries = 0; tries < n; ++tries) {
+    i = ((i + dir) % n + n) % n;
+    next.mask = kinds[std::size_t(i)];
+    if (next.mask == "custom") continue;  // needs weights: chosen in the panel
+    if (next.mask == "scharr") next.options.radius = 1;
+    if (apply(next).empty()) return "";
+  }
+  return message_;
+}
+
+std::string FilterController::cycleTile(int dir) {
+  const Variant* v = running();
+  if (!v || v->tiles.size() < 2) {
+    message_ = "variant " + (v ? v->name : std::string("?")) + " offers no tile choice";
+    return message_;
+  }
+  const Tile current = runningTile();
+  auto it = std::find(v->tiles.begin(), v->tiles.end(), current);
+  const int n = int(v->tiles.size());
+  int i = it == v->tiles.end() ? 0 : int(it - v->tiles.begin());
+  FilterSettings next = applied_;
+  next.variant = v->name;  // a tile belongs to a variant: pin it (auto might pick another)
+  for (int tries = 0; tries < n; ++tries) {
+    i = ((i + dir) % n + n) % n;
+    next.tile = v->tiles[std::size_t(i)];
+    if (apply(next).empty()) return "";
+  }
+  return message_;
+}
+
+std::string FilterController::changeRadius(int delta) {
+  FilterSettings next = applied_;
+  next.options.radius = std::clamp(applied_.options.radius + delta, 1, Mask::kMaxRadius);
+  if (next.options.radius == applied_.options.radius) {
+    message_ = "radius " + std::to_string(applied_.options.radius) + " is the " + (delta > 0 ? "largest" : "smallest") +
+               " there is";
+    return message_;
+  }
+  if (next.mask == "pitch") {  // the pitch sets that mask's radius
+    next.options.pitch = std::clamp(applied_.options.pitch + float(delta), 1.f, 64.f);
+  }
+  return apply(next);
+}
+
+}  // namespace convlive

@@ -1,0 +1,62 @@
+// The viewer's filter settings and the changes the panel and the keys make to them. Both go
+// through here, so a key press, a panel click and a test all take the same path to the pipeline.
+// Render thread only.
+#pragma once
+
+#include <string>
+
+#include "convlive/border.hpp"
+#include "convlive/mask.hpp"
+#include "convlive/variants.hpp"
+
+namespace convlive {
+
+class Pipeline;
+
+// What the panel edits: the filter as the user describes it (a mask kind and its options).
+struct FilterSettings {
+  std::string mask = "gaussian";
+  FilterOptions options;
+  Border border = Border::Clamp;
+  std::string variant = "auto";
+  Tile tile{};  // {0,0}: the variant's default
+  bool filterAlpha = false;
+  bool operator==(const FilterSettings&) const;
+};
+
+// The FilterParams the settings describe. Throws std::invalid_argument naming a bad value.
+FilterParams paramsFrom(const FilterSettings& s);
+
+class FilterController {
+ public:
+  // Applies `initial` to the pipeline (throws std::invalid_argument when it cannot run).
+  FilterController(Pipeline& pipeline, const FilterSettings& initial);
+  // The settings the pipeline runs (the last change it took).
+  const FilterSettings& applied() const { return applied_; }
+  // Tries a change: "" when the pipeline took it (it applies to the next frame), else the reason;
+  // then nothing changes. The outcome is also kept in message().
+  std::string apply(const FilterSettings& next);
+  // Steps through "auto" and the variants that can run the current filter on the current frame.
+  std::string cycleVariant(int direction = 1);
+  std::string cycleMask(int direction = 1);
+  // Steps through the running variant's tiles (a message when it offers none).
+  std::string cycleTile(int direction = 1);
+  // Radius up or down by one (within what the mask and the variant take).
+  std::string changeRadius(int delta);
+  // Why `v` cannot run the applied filter on the current frame ("" when it can).
+  std::string whyNot(const Variant& v) const;
+  // The variant actually running ("auto" resolved) and its tile.
+  const Variant* running() const;
+  Tile runningTile() const;
+  // The last change's outcome, for the panel: "" after a success.
+  const std::string& message() const { return message_; }
+  // Frame size the checks use: the last frame's, else the source's.
+  void frameSize(int& width, int& height) const;
+
+ private:
+  Pipeline& pipeline_;
+  FilterSettings applied_;
+  std::string message_;
+};
+
+}  // namespace convlive

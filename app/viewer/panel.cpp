@@ -1,0 +1,340 @@
+#include "panel.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "convlive/resources.hpp"
+#include "viewer.hpp"
+
+namespace convlive {
+namespace {
+
+constexpr KeyHelp kKeys[] = {
+    {"space", "play / pause"},
+    {"left / right", "seek 5 s back / forward"},
+    {"up / down", "radius + / -"},
+    {"v / shift+v", "next / previous kernel variant"},
+    {"m / shift+m", "next / previous mask"},
+    {"t", "next tile shape"},
+    {"c", "split view: original | filtered"},
+    {"z", "fit, fill, 1:1"},
+    {"wheel, drag", "zoom at the cursor, pan (double-click resets)"},
+    {"s", "screenshot (PNG of the window)"},
+    {"f", "fullscreen"},
+    {"tab", "hide / show the panel"},
+    {"h", "this help"},
+    {"q / esc", "quit"},
+};
+
+const char* kSizes[] = {"640x360", "1280x720", "1920x1080", "2560x1440", "3840x2160", "801x601"};
+
+std::string seconds(double s) {
+  if (s < 0) return "--:--";
+  char b[32];
+  const int m = int(s) / 60;
+  std::snprintf(b, sizeof b, "%d:%05.2f", m, s - 60 * m);
+  return b;
+}
+
+void tooltip(const std::string& text) {
+  if (!text.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text.c_str());
+}
+
+// One combo over a list of strings; true when the choice changed.
+bool combo(const char* label, const std::vector<std::string>& items, std::string& value) {
+  bool changed = false;
+  if (ImGui::BeginCombo(label, value.c_str())) {
+    for (const std::string& item : items) {
+      const bool selected = item == value;
+      if (ImGui::Selectable(item.c_str(), selected)) {
+        changed = item != value;
+        value = item;
+      }
+      if (selected) ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+}  // namespace
+
+const KeyHelp* keyHelp(int& count) {
+  count = int(std::size(kKeys));
+  return kKeys;
+}
+
+struct Panel::State {
+  std::string pattern = "moving";
+  int sizeIndex = 1;
+  int fps = 30;
+  char path[1024] = {};
+  char launch[1024] = "videotestsrc pattern=ball ! video/x-raw,width=1280,height=720 ! videoconvert ! appsink";
+  std::vector<CameraInfo> cameras;
+  bool camerasListed = false;
+  // The custom mask's grid, edited in place and sent as text.
+  int gridRadius = 1;
+  std::vector<float> grid = std::vector<float>(9, 0.f);
+  int plotStage = int(Stage::Filter);
+  bool loop = false;
+  bool started = false;
+};
+
+Panel::Panel() : s_(std::make_unique<State>()) { s_->grid[4] = 1.f; }
+Panel::~Panel() = default;
+
+namespace {
+
+void sourceSection(Viewer& v, auto& s) {
+  Pipeline& p = v.pipeline();
+  const SourceInfo si = p.sourceInfo();
+  ImGui::TextWrapped("%s", si.description.c_str());
+  if (ImGui::TreeNode("Test pattern")) {
+    static const std::vector<std::string> patterns = testPatterns();
+    combo("pattern", patterns, s.pattern);
+    ImGui::Combo("size", &s.sizeIndex, kSizes, int(std::size(kSizes)));
+    ImGui::SliderInt("fps", &s.fps, 1, 120);
+    if (ImGui::Button("Play pattern")) {
+      const auto size = Tile::parse(kSizes[s.sizeIndex]);
+      p.switchSource(SourceSpec::testPattern(s.pattern, size->w, size->h, s.fps));
+    }
+    ImGui::TreePop();
+  }
+  if (ImGui::TreeNode("File or URI")) {
+    ImGui::InputTextWithHint("##path", "/path/to/video.webm or https://...", s.path, sizeof s.path);
+    ImGui::SameLine();
+    if (ImGui::Button("Open") && s.path[0]) p.switchSource(SourceSpec::input(s.path));
+    ImGui::TreePop();
+  }
+  if (ImGui::TreeNode("Camera")) {
+    if (!s.camerasListed || ImGui::Button("Look again")) {
+      s.cameras = listCameras();
+      s.camerasListed = true;
+    }
+    if (s.cameras.empty()) ImGui::TextDisabled("no camera found (V4L2)");
+    for (const CameraInfo& c : s.cameras) {
+      if (ImGui::Button((c.name + " (" + c.device + ")").c_str())) p.switchSource(SourceSpec::camera(c.device));
+    }
+    ImGui::TreePop();
+  }
+  if (ImGui::TreeNode("Launch line")) {
+    ImGui::InputTextMultiline("##launch", s.launch, sizeof s.launch, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
+    if (ImGui::Button("Run launch line")) p.switchSource(SourceSpec::launch(s.launch));
+    ImGui::TreePop();
+  }
+  // Transport.
+  if (ImGui::Button(p.paused() ? "Play" : "Pause")) v.apply(Action::TogglePause);
+  ImGui::SameLine();
+  if (ImGui::Checkbox("loop", &s.loop)) p.setLoop(s.loop);
+  if (si.seekable && si.durationSeconds > 0) {
+    float pos = float(p.positionSeconds());
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::SliderFloat("##seek", &pos, 0.f, float(si.durationSeconds),
+                           (seconds(pos) + " / " + seconds(si.durationSeconds)).c_str()))
+      p.seek(pos);
+  } else {
+    ImGui::TextDisabled("%s  (%s)", seconds(p.positionSeconds()).c_str(), si.live ? "live" : "no seeking");
+  }
+  if (v.ended()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "end of stream (loop or seek to play again)");
+}
+
+void filterSection(Viewer& v, auto& s) {
+  FilterController& fc = v.filter();
+  FilterSettings next = fc.applied();
+  bool changed = combo("mask", filterKinds(), next.mask);
+  if (next.mask == "pitch") {
+    changed |= ImGui::SliderFloat("pitch", &next.options.pitch, 1.f, 64.f, "%.2f px");
+    int dir = next.options.vertical ? 1 : 0;
+    changed |= ImGui::RadioButton("horizontal", &dir, 0);
+    ImGui::SameLine();
+    changed |= ImGui::RadioButton("vertical", &dir, 1);
+    next.options.vertical = dir == 1;
+  } else if (next.mask != "custom") {
+    changed |= ImGui::SliderInt("radius", &next.options.radius, 1, Mask::kMaxRadius);
+  }
+  if (next.mask == "gaussian" || next.mask == "sharpen") {
+    changed |= ImGui::SliderFloat("sigma", &next.options.sigma, 0.f, 32.f,
+                                  next.options.sigma <= 0 ? "auto" : "%.2f");
+    tooltip("0: the default for the radius, 0.3*(r-1)+0.8");
+  }
+  if (next.mask == "custom") {
+    ImGui::SliderInt("grid radius", &s.gridRadius, 0, 3);
+    const int n = 2 * s.gridRadius + 1;
+    if (int(s.grid.size()) != n * n) {
+      s.grid.assign(std::size_t(n * n), 0.f);
+      s.grid[std::size_t(n * n / 2)] = 1.f;
+    }
+    bool gridChanged = false;
+    ImGui::PushItemWidth(std::max(30.f, (ImGui::GetContentRegionAvail().x - 8 * n) / n));
+    for (int y = 0; y < n; ++y) {
+      for (int x = 0; x < n; ++x) {
+        ImGui::PushID(y * n + x);
+        if (x) ImGui::SameLine();
+        gridChanged |= ImGui::DragFloat("##w", &s.grid[std::size_t(y * n + x)], 0.05f, -64.f, 64.f, "%.2f");
+        ImGui::PopID();
+      }
+    }
+    ImGui::PopItemWidth();
+    gridChanged |= ImGui::Checkbox("normalize (divide by the sum)", &next.options.normalize);
+    if (gridChanged || next.options.weights.empty() || changed) {
+      std::ostringstream w;
+      for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) w << (x ? "," : "") << s.grid[std::size_t(y * n + x)];
+        if (y + 1 < n) w << ";";
+      }
+      if (w.str() != next.options.weights) {
+        next.options.weights = w.str();
+        changed = true;
+      }
+    }
+  }
+  std::string border = borderName(next.border);
+  if (combo("border", {"zero", "clamp", "mirror", "wrap"}, border)) {
+    next.border = *parseBorder(border);
+    changed = true;
+  }
+  changed |= ImGui::Checkbox("filter alpha too", &next.filterAlpha);
+  if (changed) v.setStatus(fc.apply(next));
+}
+
+void kernelSection(Viewer& v) {
+  FilterController& fc = v.filter();
+  const Variant* running = fc.running();
+  FilterSettings next = fc.applied();
+  if (ImGui::RadioButton("auto (the fastest that can run)", next.variant == "auto")) {
+    next.variant = "auto";
+    next.tile = {};
+    v.setStatus(fc.apply(next));
+  }
+  for (const Variant& var : variants()) {
+    const std::string why = fc.whyNot(var);
+    ImGui::BeginDisabled(!why.empty());
+    if (ImGui::RadioButton(var.name.c_str(), next.variant == var.name)) {
+      next.variant = var.name;
+      next.tile = {};
+      v.setStatus(fc.apply(next));
+    }
+    ImGui::EndDisabled();
+    tooltip(why.empty() ? var.description : "cannot run: " + why);
+  }
+  if (running) {
+    ImGui::Text("running: %s", running->name.c_str());
+    if (running->tiles.size() > 1) {
+      const Tile current = fc.runningTile();
+      if (ImGui::BeginCombo(("tile (" + running->tileMeaning + ")").c_str(), current.str().c_str())) {
+        for (const Tile& t : running->tiles) {
+          if (ImGui::Selectable(t.str().c_str(), t == current)) {
+            FilterSettings n2 = fc.applied();
+            n2.variant = running->name;
+            n2.tile = t;
+            v.setStatus(fc.apply(n2));
+          }
+        }
+        ImGui::EndCombo();
+      }
+    } else {
+      ImGui::TextDisabled("no tile choice for %s", running->name.c_str());
+    }
+  }
+}
+
+void timingsSection(Viewer& v, auto& s) {
+  const Timings t = v.pipeline().timings();
+  const SourceInfo si = v.pipeline().sourceInfo();
+  const DeviceInfo& dev = deviceInfo();
+  ImGui::Text("%s", dev.available ? dev.name.c_str() : "no CUDA device: the cpu variant runs");
+  ImGui::Text("frame %dx%d RGBA8 (source %s %dx%d)", t.width, t.height, si.nativeFormat.c_str(), si.nativeWidth,
+              si.nativeHeight);
+  ImGui::Text("%.1f fps   %.1f MPix/s", t.fps, t.mpixPerSecond);
+  if (v.copyBandwidthGBs() > 0)
+    ImGui::Text("filter %.0f GB/s = %.0f%% of the copy bandwidth (%.0f GB/s)", t.filterGBs,
+                100 * t.filterGBs / v.copyBandwidthGBs(), v.copyBandwidthGBs());
+  else
+    ImGui::Text("filter %.1f GB/s", t.filterGBs);
+  if (ImGui::BeginTable("stages", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("ms");
+    ImGui::TableSetupColumn("last");
+    ImGui::TableSetupColumn("avg");
+    ImGui::TableSetupColumn("peak");
+    ImGui::TableHeadersRow();
+    auto row = [](const StageStats& st) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(st.name().c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", st.last());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", st.average());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", st.peak());
+    };
+    for (const StageStats& st : t.stages) row(st);
+    for (int i = 0; i < int(ViewerStage::Count); ++i) row(v.stage(ViewerStage(i)));
+    ImGui::EndTable();
+  }
+  std::vector<std::string> names;
+  for (const StageStats& st : t.stages) names.push_back(st.name());
+  for (int i = 0; i < int(ViewerStage::Count); ++i) names.push_back(viewerStageName(ViewerStage(i)));
+  s.plotStage = std::clamp(s.plotStage, 0, int(names.size()) - 1);
+  std::string chosen = names[std::size_t(s.plotStage)];
+  if (combo("plot", names, chosen))
+    s.plotStage = int(std::find(names.begin(), names.end(), chosen) - names.begin());
+  const StageStats& st = s.plotStage < int(t.stages.size())
+                             ? t.stages[std::size_t(s.plotStage)]
+                             : v.stage(ViewerStage(s.plotStage - int(t.stages.size())));
+  const std::vector<float> h = st.history();
+  char overlay[64];
+  std::snprintf(overlay, sizeof overlay, "%s %.3f ms (peak %.3f)", st.name().c_str(), st.last(), st.peak());
+  ImGui::PlotLines("##plot", h.data(), int(h.size()), 0, overlay, 0.f, float(std::max(st.peak(), 1e-3)) * 1.1f,
+                   ImVec2(-1, 70));
+  ImGui::TextWrapped("display: %s", v.presentPath().c_str());
+  ImGui::TextWrapped("memory: %s", v.pipeline().memoryMode().c_str());
+}
+
+}  // namespace
+
+void Panel::draw(Viewer& v, float width) {
+  State& s = *s_;
+  if (!s.started) {
+    s.started = true;
+    s.loop = v.config().loop;
+  }
+  const ImGuiIO& io = ImGui::GetIO();
+  if (v.panelShown()) {
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width, 0));
+    ImGui::SetNextWindowSize(ImVec2(width, io.DisplaySize.y));
+    ImGui::Begin("convlive", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    const std::string err = v.pipeline().lastError();
+    if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", err.c_str());
+    if (!v.status().empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", v.status().c_str());
+    if (ImGui::CollapsingHeader("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(v, s);
+    if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(v, s);
+    if (ImGui::CollapsingHeader("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(v);
+    if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) timingsSection(v, s);
+    if (ImGui::CollapsingHeader("View and keys")) {
+      int mode = int(v.view().mode());
+      const char* modes[] = {"fit", "fill", "1:1"};
+      if (ImGui::Combo("view", &mode, modes, 3)) v.view().setMode(FitMode(mode));
+      bool split = v.view().split();
+      if (ImGui::Checkbox("split view (original | filtered)", &split)) v.view().setSplit(split);
+      for (const KeyHelp& k : kKeys) ImGui::BulletText("%s: %s", k.keys, k.what);
+    }
+    ImGui::End();
+  }
+  if (v.helpShown()) {
+    bool open = true;
+    ImGui::SetNextWindowPos(ImVec2(20, 20), ImGuiCond_FirstUseEver);
+    ImGui::Begin("Keys", &open, ImGuiWindowFlags_AlwaysAutoResize);
+    for (const KeyHelp& k : kKeys) ImGui::Text("%-14s %s", k.keys, k.what);
+    ImGui::End();
+    if (!open) v.setHelpShown(false);
+  }
+}
+
+}  // namespace convlive
