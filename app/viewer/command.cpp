@@ -1,5 +1,6 @@
 #include "command.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 
@@ -55,6 +56,12 @@ int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandO
     } else if (offscreen && vo.seconds < 0 && vo.frames < 0) {
       vo.seconds = 5;
       log << "offscreen: no window to close, so the run stops after 5 s (set --frames or --seconds)\n";
+    }
+    if (!vo.screenshot.empty()) {
+      const std::filesystem::path folder = std::filesystem::path(vo.screenshot).parent_path();
+      if (!folder.empty() && !std::filesystem::is_directory(folder))
+        throw std::invalid_argument("--screenshot '" + vo.screenshot + "': the folder " + folder.string() +
+                                    " does not exist: create it or name another");
     }
     if (!vo.report.empty()) {
       std::ofstream probe(vo.report, std::ios::app);

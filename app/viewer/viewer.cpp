@@ -252,8 +252,11 @@ bool Viewer::frame() {
   // The newest frames: take what has arrived (each is written into the texture as it is filtered).
   gl_->newFrame = false;
   try {
+    // Frames queued behind the newest are filtered and written too (the GPU path costs little a
+    // frame), so the newest is the one drawn; a slow filter (the cpu variant) takes one a pass.
     const auto firstWait = std::chrono::milliseconds(context_.headless() ? 20 : 2);
-    for (int i = 0; i < 8; ++i) {
+    const auto stepsStart = Clock::now();
+    for (int i = 0; i < 8 && (i == 0 || msSince(stepsStart) < 8); ++i) {
       const StepResult r = pipeline_->step(i == 0 ? firstWait : std::chrono::milliseconds(0));
       if (r == StepResult::EndOfStream) ended_ = true;
       if (r == StepResult::Frame) ended_ = false;

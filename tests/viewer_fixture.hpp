@@ -1,0 +1,91 @@
+// Shared by the viewer tests: contexts of each kind, a viewer on a small odd-sized test pattern,
+// and checks of what was drawn against the reference filter.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "convlive/reference.hpp"
+#include "gl/context.hpp"
+#include "viewer/viewer.hpp"
+
+namespace convlive::testing {
+
+enum class ContextKind { Window, Egl };
+
+inline const char* kindName(ContextKind k) { return k == ContextKind::Window ? "Window" : "Egl"; }
+inline void PrintTo(ContextKind k, std::ostream* os) { *os << kindName(k); }
+
+// The context, or "" in `skip` with the reason it cannot exist here. A window needs a display
+// (./run.sh test starts Xvfb when there is none); EGL must work everywhere the tests run (Mesa's
+// software device, or the GPU's), so its failure is a failure, not a skip.
+inline std::unique_ptr<GlContext> makeContext(ContextKind kind, std::string& skip, int w = 960, int h = 640) {
+  ContextOptions o;
+  o.width = w;
+  o.height = h;
+  o.vsync = false;
+  if (kind == ContextKind::Window) {
+    if (!displayAvailable()) {
+      skip = "no display (DISPLAY is not set): the window tests need one; ./run.sh test runs them under xvfb-run";
+      return nullptr;
+    }
+    return makeWindowContext(o);
+  }
+  return makeHeadlessContext(o);
+}
+
+// A viewer on an odd-sized moving pattern, 1:1, keeping each shown frame's source.
+inline std::unique_ptr<Viewer> makeViewer(GlContext& ctx, const FilterSettings& filter, int w = 301, int h = 203) {
+  PipelineConfig c;
+  c.source = SourceSpec::testPattern("moving", w, h, 30);
+  c.sync = false;
+  ViewerOptions o;
+  o.keepSourceFrames = true;
+  auto v = std::make_unique<Viewer>(ctx, c, filter, o);
+  v->view().setMode(FitMode::OneToOne);
+  return v;
+}
+
+// Draws passes until `n` more frames have been shown (bounded).
+inline void showFrames(Viewer& v, int n) {
+  const auto target = v.framesShown() + std::uint64_t(n);
+  for (int i = 0; i < 400 && v.framesShown() < target; ++i) v.frame();
+  ASSERT_GE(v.framesShown(), target) << "the viewer showed no new frame in 400 passes";
+}
+
+// Shows frames until the shown frame went through `variant` with the controller's filter.
+inline void showApplied(Viewer& v, const std::string& variant = "") {
+  for (int i = 0; i < 50; ++i) {
+    showFrames(v, 1);
+    const FilterParams want = paramsFrom(v.filter().applied());
+    const FilterParams& got = v.shownParams();
+    if (got.filter.name == want.filter.name && got.filter.mask.weights() == want.filter.mask.weights() &&
+        got.border == want.border && (variant.empty() || v.shownVariant() == variant))
+      return;
+  }
+  FAIL() << "the change never reached a shown frame";
+}
+
+inline HostImage reference(const FilterParams& p, const HostImage& source) {
+  HostImage want(source.width(), source.height());
+  referenceFilter(p.filter, p.border, p.filterAlpha, source.view(), want.view());
+  return want;
+}
+
+// Largest RGB difference between `frame` and the block of `shot` at (x, y); -1 when it does not fit.
+inline int maxRgbError(const HostImage& frame, const HostImage& shot, int x, int y) {
+  if (x < 0 || y < 0 || x + frame.width() > shot.width() || y + frame.height() > shot.height()) return -1;
+  int worst = 0;
+  for (int r = 0; r < frame.height(); ++r)
+    for (int c = 0; c < frame.width(); ++c)
+      for (int ch = 0; ch < 3; ++ch) {
+        const int a = frame.view().row(r)[c * 4 + ch];
+        const int b = shot.view().row(y + r)[(x + c) * 4 + ch];
+        worst = std::max(worst, std::abs(a - b));
+      }
+  return worst;
+}
+
+}  // namespace convlive::testing
