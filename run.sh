@@ -11,7 +11,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 CUDA_ARCHS=${CUDA_ARCHS:-"75-real;86-real;89-real;90"}
 PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libstb-dev
           libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-          libglfw3-dev libglew-dev libimgui-dev libegl-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+          libglfw3-dev libglew-dev libimgui-dev libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth)
 # H.264 export (.mp4, and .mkv as H.264) also needs gstreamer1.0-plugins-ugly (x264enc); H.264 input
 # needs gstreamer1.0-libav. Both are optional: install them yourself when you want them.
 

@@ -49,6 +49,10 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-vsync", viewer.vsync, "Viewer: draw as fast as possible instead of at the display's refresh");
   app.add_option("--window-size", viewer.windowSize, "Viewer: window (or offscreen surface) size WxH")
       ->capture_default_str();
+  app.add_flag("--split", viewer.split, "Viewer: start in split view (original | filtered)");
+  app.add_option("--view", viewer.view, "Viewer: fit, fill or 1:1")
+      ->check(CLI::IsMember({"fit", "fill", "1:1"}))
+      ->capture_default_str();
   app.add_flag("--headless", headless, "Run the pipeline with no display and print a per-stage summary");
   app.add_option("--frames", video.frames, "Stop after this many frames");
   app.add_option("--seconds", video.seconds, "Stop after this many seconds");

@@ -2,7 +2,7 @@
 # One round on the GPU machine (see ../shared/device/README.md): tests, kernel benchmark, peers,
 # plot. Run from the project root there with the build folder BUILD (default build-dev) and
 # .devbundle carried; results go to $OUT (at most 8 files come back).
-#   app/bench/gpu-round.sh [tests] [bench] [peers] [pipeline]    (default: the first three)
+#   app/bench/gpu-round.sh [tests] [bench] [peers] [pipeline] [viewer]    (default: the first three)
 set -uo pipefail
 BUILD=${BUILD:-build-dev}
 OUT=${OUT:-/tmp/convlive-out}
@@ -22,7 +22,8 @@ for step in $steps; do
         (cd "$BUILD" && timeout 400 ctest -j 4 --output-on-failure 2>&1) | tee -a "$OUT/tests.log" | tail -8
       else  # the build folder was made under another path: run the test programs themselves
         timeout 300 "$BUILD/tests/convlive_tests_gpu" --gtest_brief=1 2>&1 | tee -a "$OUT/tests.log" | tail -5
-        for t in convlive_tests_cpu convlive_tests_pipeline_gpu convlive_tests_pipeline_cpu; do
+        for t in convlive_tests_cpu convlive_tests_pipeline_gpu convlive_tests_pipeline_cpu convlive_tests_view \
+                 convlive_tests_viewer convlive_tests_viewer_gpu; do
           timeout 200 "$BUILD/tests/$t" --gtest_brief=1 2>&1 | tee -a "$OUT/tests.log" | tail -3
         done
         grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/tests.log"
@@ -40,6 +41,10 @@ for step in $steps; do
     pipeline)
       timeout 500 app/bench/pipeline-bench.sh "$BUILD" > "$OUT/pipeline.log" 2>&1
       echo "pipeline rc=$?"; tail -24 "$OUT/pipeline.log"
+      ;;
+    viewer)
+      timeout 500 app/bench/viewer-bench.sh "$BUILD" > "$OUT/viewer.log" 2>&1
+      echo "viewer rc=$?"; tail -22 "$OUT/viewer.log"
       ;;
     peers)
       timeout 240 python3 app/bench/peers.py --out "$OUT/peers.json" ${PEERS_ARGS:-} >> "$OUT/bench.log" 2>&1

@@ -14,6 +14,8 @@ struct ViewerCommandOptions {
   bool vsync = true;
   std::string windowSize = "1600x900";
   std::string screenshot;  // PNG of the composed view at the end
+  bool split = false;      // start in split view (original | filtered)
+  std::string view = "fit";  // fit, fill or 1:1
 };
 
 int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The viewer's own costs on the GPU machine, offscreen (headless EGL on the GPU's EGL device):
+#   - present at 4K: the interop copy's GPU time (the pipeline's output stage: map, copy into the
+#     mapped array, unmap) and the host time of those calls (present (cpu));
+#   - the panel (ImGui build, cpu) and drawing (cpu and gpu, a GL timer query);
+#   - at 1080p60 test pattern: the rate shown against the source's rate, and latency.
+# Usage: app/bench/viewer-bench.sh BUILD   (writes $OUT/viewer.json, viewer.md, viewer-h200.png)
+set -uo pipefail
+BUILD=${1:-build-dev}
+OUT=${OUT:-/tmp/convlive-out}
+RUNS=${RUNS:-/tmp/convlive-viewer-runs}
+mkdir -p "$OUT" "$RUNS"
+exe="$BUILD/convlive"
+common=(--offscreen --window-size 1600x900 --mask gaussian --radius 4 --variant "${VARIANT:-fused}")
+run() {  # name, then arguments
+  local name=$1; shift
+  echo "== $name: $*"
+  timeout 120 "$exe" "${common[@]}" --report "$RUNS/$name.json" "$@" > "$RUNS/$name.log" 2>&1
+  echo "rc=$?"; grep -E "frames shown|^frames:|present|panel|draw|output|latency" "$RUNS/$name.log"
+}
+for i in 1 2 3; do
+  run "4k-$i" --size 3840x2160 --fps 30 --seconds "${SECS:-8}"
+  run "4k-split-$i" --size 3840x2160 --fps 30 --seconds "${SECS:-8}" --split
+  run "1080p60-$i" --size 1920x1080 --fps 60 --seconds "${SECS:-8}"
+done
+run 1080p-screenshot --size 1920x1080 --fps 60 --seconds 4 --split --screenshot "$OUT/viewer-h200.png"
+python3 - "$RUNS" "$OUT" <<'PY'
+import json, sys, glob, os, statistics, datetime
+runs, out = sys.argv[1], sys.argv[2]
+rows = []
+for path in sorted(glob.glob(os.path.join(runs, "*.json"))):
+    r = json.load(open(path))
+    st = {s["name"]: s for s in r["stages"]}
+    vs = {s["name"]: s for s in r["viewer"]["stages"]}
+    rows.append({
+        "run": os.path.basename(path)[:-5], "size": f'{r["width"]}x{r["height"]}',
+        "source_fps": r["source"]["fps"], "fps": r["fps"], "frames": r["frames"],
+        "frames_shown": r["viewer"]["frames_shown"],
+        "shown_fps": r["viewer"]["frames_shown"] / r["wall_s"] if r["wall_s"] > 0 else 0, "split": r["viewer"]["split"],
+        "present_gpu_ms": st["output"]["average_ms"], "present_gpu_peak_ms": st["output"]["peak_ms"],
+        "present_cpu_ms": vs["present (cpu)"]["average_ms"], "panel_cpu_ms": vs["panel (cpu)"]["average_ms"],
+        "draw_cpu_ms": vs["draw (cpu)"]["average_ms"], "draw_gpu_ms": vs["draw (gpu)"]["average_ms"],
+        "filter_ms": st["filter"]["average_ms"], "upload_ms": st["upload"]["average_ms"],
+        "latency_ms": st["latency"]["average_ms"], "wait_ms": st["wait for source"]["average_ms"],
+        "present_path": r["viewer"]["present_path"], "context": r["viewer"]["context"],
+        "copy_gbs": r["viewer"]["copy_bandwidth_gbs"], "device": r["device"].get("name"),
+    })
+json.dump({"date": datetime.date.today().isoformat(), "runs": rows}, open(os.path.join(out, "viewer.json"), "w"), indent=1)
+cols = ["run", "size", "source_fps", "fps", "shown_fps", "present_gpu_ms", "present_cpu_ms", "panel_cpu_ms",
+        "draw_cpu_ms", "draw_gpu_ms", "filter_ms", "latency_ms"]
+lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+for r in rows:
+    lines.append("| " + " | ".join(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |")
+if rows:
+    lines += ["", f'context: {rows[0]["context"]}', f'present path: {rows[0]["present_path"]}',
+              f'device: {rows[0]["device"]}, copy bandwidth {rows[0]["copy_gbs"]:.0f} GB/s']
+def med(prefix, key):
+    v = [r[key] for r in rows if r["run"].startswith(prefix + "-") and r["run"][len(prefix)+1:].isdigit()]
+    return statistics.median(v) if v else float("nan")
+lines += ["", "medians over the repeated runs:",
+          f'- 4K present gpu {med("4k","present_gpu_ms"):.3f} ms, present cpu {med("4k","present_cpu_ms"):.3f} ms',
+          f'- 4K split present gpu {med("4k-split","present_gpu_ms"):.3f} ms',
+          f'- panel cpu {med("4k","panel_cpu_ms"):.3f} ms + draw cpu {med("4k","draw_cpu_ms"):.3f} ms, draw gpu {med("4k","draw_gpu_ms"):.3f} ms',
+          f'- 1080p60: filtered {med("1080p60","fps"):.2f} fps, shown {med("1080p60","shown_fps"):.2f} fps, of the source\'s {med("1080p60","source_fps"):.2f}, latency {med("1080p60","latency_ms"):.2f} ms']
+open(os.path.join(out, "viewer.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
