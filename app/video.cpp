@@ -34,9 +34,9 @@ extern "C" void onInterrupt(int) { gInterrupted = true; }
 // Ctrl-C (and SIGTERM) stop the loop at a frame boundary instead of killing the process, so an
 // export can remove its temporary file and a headless run can still report.
 InterruptGuard::InterruptGuard() {
-    gInterrupted = false;
-    previousInt_ = std::signal(SIGINT, onInterrupt);
-    previousTerm_ = std::signal(SIGTERM, onInterrupt);
+  gInterrupted = false;
+  previousInt_ = std::signal(SIGINT, onInterrupt);
+  previousTerm_ = std::signal(SIGTERM, onInterrupt);
 }
 InterruptGuard::~InterruptGuard() {
   std::signal(SIGINT, previousInt_);
@@ -192,6 +192,7 @@ namespace {
 int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log, std::ostream& err) {
   SourceOptions so;
   so.maxQueued = c.slots;
+  so.sync = c.sync;  // --realtime: the paced rate a player would get
   InterruptGuard interrupt;
   Source src(c.source, so);
   const long limit = v.frames > 0 ? v.frames : (v.seconds > 0 ? -1 : 300);

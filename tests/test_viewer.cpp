@@ -39,8 +39,8 @@ class ViewerOn : public ::testing::TestWithParam<ContextKind> {
     const int err = maxRgbError(want, shot, int(r.x), int(r.y));
     EXPECT_GE(err, 0) << "the frame does not lie inside the screenshot";
     EXPECT_LE(err, v.shownVariant() == "cpu" ? 0 : 1)
-        << "the video region differs from the reference filter of the frame shown (variant " << v.shownVariant()
-        << ", " << v.shownParams().filter.name << ")";
+        << "the video region differs from the reference filter of the frame shown (variant " << v.shownVariant() << ", "
+        << v.shownParams().filter.name << ")";
     return shot;
   }
   std::unique_ptr<GlContext> context;
@@ -198,9 +198,10 @@ TEST(ViewerCommand, OffscreenWritesTheScreenshotAndTheReport) {
   const fs::path dir = fs::temp_directory_path() / ("convlive-viewer-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path shot = dir / "view.png", report = dir / "report.json";
-  const auto r = runConvliveWith("--offscreen --frames 6 --window-size 800x600 --size 333x222 --mask sobel --screenshot " +
-                                     shot.string() + " --report " + report.string(),
-                                 "timeout 120");
+  const auto r =
+      runConvliveWith("--offscreen --frames 6 --window-size 800x600 --size 333x222 --mask sobel --screenshot " +
+                          shot.string() + " --report " + report.string(),
+                      "timeout 120");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("headless EGL"), std::string::npos) << r.output;
   const HostImage img = readPng(shot.string());

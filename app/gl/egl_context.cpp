@@ -16,17 +16,24 @@ namespace {
 
 std::string eglErrorText(EGLint e) {
   switch (e) {
-    case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
-    case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
-    case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
-    case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
-    case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
-    case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
-    default: return "EGL error 0x" + [&] {
-      char b[16];
-      std::snprintf(b, sizeof b, "%x", unsigned(e));
-      return std::string(b);
-    }();
+    case EGL_NOT_INITIALIZED:
+      return "EGL_NOT_INITIALIZED";
+    case EGL_BAD_ALLOC:
+      return "EGL_BAD_ALLOC";
+    case EGL_BAD_CONFIG:
+      return "EGL_BAD_CONFIG";
+    case EGL_BAD_MATCH:
+      return "EGL_BAD_MATCH";
+    case EGL_BAD_ATTRIBUTE:
+      return "EGL_BAD_ATTRIBUTE";
+    case EGL_BAD_DISPLAY:
+      return "EGL_BAD_DISPLAY";
+    default:
+      return "EGL error 0x" + [&] {
+        char b[16];
+        std::snprintf(b, sizeof b, "%x", unsigned(e));
+        return std::string(b);
+      }();
   }
 }
 
@@ -42,8 +49,9 @@ class EglContext final : public GlContext {
     auto queryDeviceString = eglProc<PFNEGLQUERYDEVICESTRINGEXTPROC>("eglQueryDeviceStringEXT");
     auto platformDisplay = eglProc<PFNEGLGETPLATFORMDISPLAYEXTPROC>("eglGetPlatformDisplayEXT");
     if (!queryDevices || !platformDisplay)
-      throw GlError("EGL has no device platform (EGL_EXT_device_enumeration): install libegl-mesa0 or the "
-                    "NVIDIA driver's EGL");
+      throw GlError(
+          "EGL has no device platform (EGL_EXT_device_enumeration): install libegl-mesa0 or the "
+          "NVIDIA driver's EGL");
     EGLint count = 0;
     queryDevices(0, nullptr, &count);
     std::vector<EGLDeviceEXT> devices(std::size_t(count > 0 ? count : 0));
@@ -88,9 +96,9 @@ class EglContext final : public GlContext {
       why = "eglInitialize: " + eglErrorText(eglGetError());
       return false;
     }
-    const EGLint configAttribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8,
-                                    EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                    EGL_NONE};
+    const EGLint configAttribs[] = {
+        EGL_SURFACE_TYPE,    EGL_PBUFFER_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+        EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,  EGL_NONE};
     EGLConfig config{};
     EGLint n = 0;
     if (!eglChooseConfig(dpy, configAttribs, &config, 1, &n) || n < 1) {
@@ -106,8 +114,9 @@ class EglContext final : public GlContext {
       return false;
     }
     eglBindAPI(EGL_OPENGL_API);
-    const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                     EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint contextAttribs[] = {
+        EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+        EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, contextAttribs);
     if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, surface, surface, ctx)) {
       why = "OpenGL 3.3 core context: " + eglErrorText(eglGetError());

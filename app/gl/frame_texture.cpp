@@ -50,8 +50,9 @@ void FrameTexture::allocate(int w, int h, bool forCuda) {
     registration_ = CudaGlRegistration(texture_.get());
     note_.clear();
   } catch (const CudaError& e) {
-    note_ = std::string("CUDA cannot share this GL context's textures, so each frame is downloaded and uploaded "
-                        "with glTexSubImage2D (slower): ") +
+    note_ = std::string(
+                "CUDA cannot share this GL context's textures, so each frame is downloaded and uploaded "
+                "with glTexSubImage2D (slower): ") +
             e.what();
   }
 }
@@ -64,14 +65,14 @@ void FrameTexture::writeFromDevice(ConstImageView f, cudaStream_t stream) {
     CL_CUDA(cudaGraphicsMapResources(1, &r, stream));
     cudaArray_t array = nullptr;
     CL_CUDA(cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0));
-    CL_CUDA(cudaMemcpy2DToArrayAsync(array, 0, 0, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToDevice,
-                                     stream));
+    CL_CUDA(
+        cudaMemcpy2DToArrayAsync(array, 0, 0, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToDevice, stream));
     CL_CUDA(cudaGraphicsUnmapResources(1, &r, stream));
     return;
   }
   if (staging_.bytes() < rowBytes * f.height) staging_ = PinnedBuffer(rowBytes * f.height);
-  CL_CUDA(cudaMemcpy2DAsync(staging_.get(), rowBytes, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToHost,
-                            stream));
+  CL_CUDA(
+      cudaMemcpy2DAsync(staging_.get(), rowBytes, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToHost, stream));
   CL_CUDA(cudaStreamSynchronize(stream));
   writeFromHost(ConstImageView(static_cast<const std::uint8_t*>(staging_.get()), f.width, f.height, rowBytes));
 }

@@ -13,8 +13,8 @@ struct ViewerCommandOptions {
   bool offscreen = false;  // headless EGL even when a display is there
   bool vsync = true;
   std::string windowSize = "1600x900";
-  std::string screenshot;  // PNG of the composed view at the end
-  bool split = false;      // start in split view (original | filtered)
+  std::string screenshot;    // PNG of the composed view at the end
+  bool split = false;        // start in split view (original | filtered)
   std::string view = "fit";  // fit, fill or 1:1
 };
 

@@ -159,8 +159,7 @@ void filterSection(Viewer& v, auto& s) {
     changed |= ImGui::SliderInt("radius", &next.options.radius, 1, Mask::kMaxRadius);
   }
   if (next.mask == "gaussian" || next.mask == "sharpen") {
-    changed |= ImGui::SliderFloat("sigma", &next.options.sigma, 0.f, 32.f,
-                                  next.options.sigma <= 0 ? "auto" : "%.2f");
+    changed |= ImGui::SliderFloat("sigma", &next.options.sigma, 0.f, 32.f, next.options.sigma <= 0 ? "auto" : "%.2f");
     tooltip("0: the default for the radius, 0.3*(r-1)+0.8");
   }
   if (next.mask == "custom") {
@@ -212,8 +211,11 @@ void kernelSection(Viewer& v) {
     next.tile = {};
     v.setStatus(fc.apply(next));
   }
+  int column = 0;
+  const float third = ImGui::GetContentRegionAvail().x / 3;
   for (const Variant& var : variants()) {
     const std::string why = fc.whyNot(var);
+    if (const int c = column++ % 3) ImGui::SameLine(third * float(c) + ImGui::GetStyle().WindowPadding.x);
     ImGui::BeginDisabled(!why.empty());
     if (ImGui::RadioButton(var.name.c_str(), next.variant == var.name)) {
       next.variant = var.name;
@@ -283,11 +285,9 @@ void timingsSection(Viewer& v, auto& s) {
   for (int i = 0; i < int(ViewerStage::Count); ++i) names.push_back(viewerStageName(ViewerStage(i)));
   s.plotStage = std::clamp(s.plotStage, 0, int(names.size()) - 1);
   std::string chosen = names[std::size_t(s.plotStage)];
-  if (combo("plot", names, chosen))
-    s.plotStage = int(std::find(names.begin(), names.end(), chosen) - names.begin());
-  const StageStats& st = s.plotStage < int(t.stages.size())
-                             ? t.stages[std::size_t(s.plotStage)]
-                             : v.stage(ViewerStage(s.plotStage - int(t.stages.size())));
+  if (combo("plot", names, chosen)) s.plotStage = int(std::find(names.begin(), names.end(), chosen) - names.begin());
+  const StageStats& st = s.plotStage < int(t.stages.size()) ? t.stages[std::size_t(s.plotStage)]
+                                                            : v.stage(ViewerStage(s.plotStage - int(t.stages.size())));
   const std::vector<float> h = st.history();
   char overlay[64];
   std::snprintf(overlay, sizeof overlay, "%s %.3f ms (peak %.3f)", st.name().c_str(), st.last(), st.peak());
@@ -309,7 +309,8 @@ void Panel::draw(Viewer& v, float width) {
   if (v.panelShown()) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width, 0));
     ImGui::SetNextWindowSize(ImVec2(width, io.DisplaySize.y));
-    ImGui::Begin("convlive", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    ImGui::Begin("convlive", nullptr,
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     const std::string err = v.pipeline().lastError();
     if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", err.c_str());
     if (!v.status().empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", v.status().c_str());

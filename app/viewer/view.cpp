@@ -7,9 +7,12 @@ namespace convlive {
 
 const char* fitModeName(FitMode m) {
   switch (m) {
-    case FitMode::Fit: return "fit";
-    case FitMode::Fill: return "fill";
-    case FitMode::OneToOne: return "1:1";
+    case FitMode::Fit:
+      return "fit";
+    case FitMode::Fill:
+      return "fill";
+    case FitMode::OneToOne:
+      return "1:1";
   }
   return "?";
 }

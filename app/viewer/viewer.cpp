@@ -83,12 +83,18 @@ struct Viewer::Gl {
 
 const char* viewerStageName(ViewerStage s) {
   switch (s) {
-    case ViewerStage::Present: return "present (cpu)";
-    case ViewerStage::Panel: return "panel (cpu)";
-    case ViewerStage::Draw: return "draw (cpu)";
-    case ViewerStage::DrawGpu: return "draw (gpu)";
-    case ViewerStage::Interval: return "frame interval";
-    case ViewerStage::Count: break;
+    case ViewerStage::Present:
+      return "present (cpu)";
+    case ViewerStage::Panel:
+      return "panel (cpu)";
+    case ViewerStage::Draw:
+      return "draw (cpu)";
+    case ViewerStage::DrawGpu:
+      return "draw (gpu)";
+    case ViewerStage::Interval:
+      return "frame interval";
+    case ViewerStage::Count:
+      break;
   }
   return "?";
 }
@@ -162,14 +168,30 @@ void Viewer::apply(Action a) {
       pipeline_->seek(std::clamp(to, 0.0, duration > 0 ? std::max(0.0, duration - 0.1) : to));
       break;
     }
-    case Action::RadiusUp: status_ = filter_->changeRadius(1); break;
-    case Action::RadiusDown: status_ = filter_->changeRadius(-1); break;
-    case Action::NextVariant: status_ = filter_->cycleVariant(1); break;
-    case Action::PreviousVariant: status_ = filter_->cycleVariant(-1); break;
-    case Action::NextMask: status_ = filter_->cycleMask(1); break;
-    case Action::PreviousMask: status_ = filter_->cycleMask(-1); break;
-    case Action::NextTile: status_ = filter_->cycleTile(1); break;
-    case Action::ToggleSplit: view_.setSplit(!view_.split()); break;
+    case Action::RadiusUp:
+      status_ = filter_->changeRadius(1);
+      break;
+    case Action::RadiusDown:
+      status_ = filter_->changeRadius(-1);
+      break;
+    case Action::NextVariant:
+      status_ = filter_->cycleVariant(1);
+      break;
+    case Action::PreviousVariant:
+      status_ = filter_->cycleVariant(-1);
+      break;
+    case Action::NextMask:
+      status_ = filter_->cycleMask(1);
+      break;
+    case Action::PreviousMask:
+      status_ = filter_->cycleMask(-1);
+      break;
+    case Action::NextTile:
+      status_ = filter_->cycleTile(1);
+      break;
+    case Action::ToggleSplit:
+      view_.setSplit(!view_.split());
+      break;
     case Action::CycleFit:
       view_.setMode(view_.mode() == FitMode::Fit    ? FitMode::Fill
                     : view_.mode() == FitMode::Fill ? FitMode::OneToOne
@@ -178,13 +200,19 @@ void Viewer::apply(Action a) {
     case Action::ToggleFullscreen:
       if (!context_.setFullscreen(!context_.fullscreen())) status_ = "fullscreen needs a window (this one is headless)";
       break;
-    case Action::TogglePanel: showPanel_ = !showPanel_; break;
-    case Action::ToggleHelp: showHelp_ = !showHelp_; break;
+    case Action::TogglePanel:
+      showPanel_ = !showPanel_;
+      break;
+    case Action::ToggleHelp:
+      showHelp_ = !showHelp_;
+      break;
     case Action::Screenshot:
       screenshotKey_ = true;
       captureRequested_ = true;
       break;
-    case Action::Quit: quit_ = true; break;
+    case Action::Quit:
+      quit_ = true;
+      break;
   }
 }
 
@@ -339,9 +367,8 @@ bool Viewer::frame() {
       char stamp[32];
       const std::time_t now = std::time(nullptr);
       std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-      status_ = writeScreenshot(options_.screenshotDir + "/convlive-" + stamp + "-" + std::to_string(++screenshots_) +
-                                    ".png",
-                                captured_);
+      status_ = writeScreenshot(
+          options_.screenshotDir + "/convlive-" + stamp + "-" + std::to_string(++screenshots_) + ".png", captured_);
     }
   }
   context_.swapBuffers();
@@ -371,12 +398,8 @@ std::string Viewer::viewerJson() const {
                       {"average_ms", s.average()},
                       {"peak_ms", s.peak()},
                       {"frames", s.count()}});
-  return json{{"context", context_.description()},
-              {"present_path", presentPath()},
-              {"frames_shown", framesShown_},
-              {"copy_bandwidth_gbs", copyGBs_},
-              {"split", view_.split()},
-              {"stages", stages}}
+  return json{{"context", context_.description()}, {"present_path", presentPath()}, {"frames_shown", framesShown_},
+              {"copy_bandwidth_gbs", copyGBs_},    {"split", view_.split()},        {"stages", stages}}
       .dump();
 }
 

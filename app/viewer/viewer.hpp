@@ -43,11 +43,11 @@ enum class Action {
 };
 
 struct ViewerOptions {
-  long frames = -1;            // quit after showing this many frames (-1: no limit)
-  double seconds = -1;         // quit after this long (-1: no limit)
-  std::string screenshot;      // write a PNG of the last frame drawn here when the run ends
+  long frames = -1;                 // quit after showing this many frames (-1: no limit)
+  double seconds = -1;              // quit after this long (-1: no limit)
+  std::string screenshot;           // write a PNG of the last frame drawn here when the run ends
   std::string screenshotDir = ".";  // where `s` writes its PNGs
-  std::string report;          // JSON report of the run ("" : none)
+  std::string report;               // JSON report of the run ("" : none)
   bool keepSourceFrames = false;    // keep a host copy of each shown frame's source (tests)
   bool quitAtEnd = false;           // quit at the end of the stream (else stay on the last frame)
   int panelWidth = 420;             // in ImGui (window) units
