@@ -124,6 +124,7 @@ struct Pipeline::Impl {
     SourceOptions o;
     o.sync = config.sync;
     o.maxQueued = config.slots;
+    o.newestOnly = config.newestFrameOnly;
     o.openTimeout = config.openTimeout;
     o.registerWithCuda = gpu && config.pinned && config.registerSourceMemory;
     return o;

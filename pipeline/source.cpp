@@ -533,7 +533,8 @@ struct Source::Impl {
     GstStateChangeReturn r = gst_element_set_state(pipeline.get(), GST_STATE_PAUSED);
     info.live = r == GST_STATE_CHANGE_NO_PREROLL;
     if (r != GST_STATE_CHANGE_FAILURE) r = gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
-    if (info.live) g_object_set(appsink, "drop", TRUE, "max-buffers", 1u, nullptr);  // the newest frame wins
+    if (info.live || options.newestOnly)
+      g_object_set(appsink, "drop", TRUE, "max-buffers", 1u, nullptr);  // the newest frame wins
     if (r == GST_STATE_CHANGE_FAILURE) {
       drainBus();  // throws with the reason when there is one
       throw SourceError(spec.describe() + " cannot start: check it with gst-launch-1.0");

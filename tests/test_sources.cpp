@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "convlive/export.hpp"
 #include "pipeline_fixture.hpp"
@@ -142,6 +143,23 @@ TEST(Sources, InputTellsUrisFromPaths) {
   EXPECT_EQ(SourceSpec::input("C:file.webm").kind, SourceSpec::Kind::File);
   EXPECT_EQ(SourceSpec::input("https://example.com/a.webm").kind, SourceSpec::Kind::Uri);
   EXPECT_EQ(SourceSpec::input("file:///tmp/a.webm").kind, SourceSpec::Kind::Uri);
+}
+
+// A player that falls behind: with newestOnly the next frame is the newest, not the next in a queue.
+TEST(SourcePacing, NewestOnlyDropsStaleFrames) {
+  auto gapAfterStall = [](bool newestOnly) {
+    SourceOptions o;
+    o.sync = true;
+    o.newestOnly = newestOnly;
+    Source src(SourceSpec::testPattern("smpte", 160, 120, 30), o);
+    SourceFrame a, b;
+    EXPECT_EQ(src.pull(a, 2000ms), Source::Pull::Frame);
+    std::this_thread::sleep_for(400ms);  // the consumer stalls for 12 frame times
+    EXPECT_EQ(src.pull(b, 2000ms), Source::Pull::Frame);
+    return double(b.ptsNs - a.ptsNs) / 1e6;
+  };
+  EXPECT_LT(gapAfterStall(false), 100) << "without newestOnly the queued frame right after comes next";
+  EXPECT_GT(gapAfterStall(true), 300) << "with newestOnly the frames queued during the stall are dropped";
 }
 
 }  // namespace

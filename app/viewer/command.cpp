@@ -31,7 +31,8 @@ int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandO
               std::ostream& err) {
   return guarded(err, [&]() -> int {
     PipelineConfig c = configFrom(v, f);
-    c.sync = true;  // a player: frames at the source's rate
+    c.sync = true;             // a player: frames at the source's rate,
+    c.newestFrameOnly = true;  // and the newest one when the filter falls behind
     const FilterSettings settings = settingsFrom(f);
     const auto size = Tile::parse(o.windowSize);
     if (!size || size->w < 320 || size->h < 240 || size->w > 16384 || size->h > 16384)

@@ -63,6 +63,9 @@ struct PipelineConfig {
   bool overlap = true;  // false: each frame finishes before the next starts (to show what overlap gains)
   bool sync = false;    // pace to the stream's clock (a player) instead of running as fast as possible
   bool loop = false;    // at end of stream, start again (sources that can seek)
+  // With sync: when frames arrive faster than they are filtered, drop the older ones (a viewer
+  // shows the newest; an export or a benchmark wants every frame and leaves this off).
+  bool newestFrameOnly = false;
   std::chrono::milliseconds openTimeout{10000};
 };
 

@@ -68,6 +68,9 @@ class SourceFrame {
 struct SourceOptions {
   bool sync = false;  // pace frames to the stream's clock (a player); false: as fast as they decode
   int maxQueued = 3;  // frames the appsink holds; live sources drop the oldest beyond it
+  // Hold only the newest frame, as live sources do: a player whose consumer falls behind shows the
+  // newest frame instead of working through a queue of stale ones.
+  bool newestOnly = false;
   std::chrono::milliseconds openTimeout{10000};  // bound on reaching the first frame
   // Page-lock GStreamer's frame memory with cudaHostRegister the first time each pooled buffer is
   // seen (unregistered when GStreamer frees it), so uploads need no copy into a pinned slot.
