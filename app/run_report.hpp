@@ -3,6 +3,8 @@
 #pragma once
 
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string>
 
 #include "convlive/pipeline.hpp"
@@ -27,6 +29,11 @@ class InterruptGuard {
   void (*previousInt_)(int) = nullptr;
   void (*previousTerm_)(int) = nullptr;
 };
+
+// Rows of "name last avg peak" in milliseconds (the table's header is printed by printSummary).
+void printStageRows(std::ostream& log, std::span<const StageStats> stages);
+// [{name, last_ms, average_ms, peak_ms, frames}, ...]
+nlohmann::json stagesJson(std::span<const StageStats> stages);
 
 // Source, device, settings and a table of every stage.
 void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds);

@@ -101,6 +101,23 @@ std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
 
 }  // namespace
 
+void printStageRows(std::ostream& log, std::span<const StageStats> stages) {
+  for (const StageStats& s : stages)
+    log << std::left << std::setw(18) << s.name() << std::right << std::setw(10) << fixed(s.last(), 3) << std::setw(10)
+        << fixed(s.average(), 3) << std::setw(10) << fixed(s.peak(), 3) << "\n";
+}
+
+nlohmann::json stagesJson(std::span<const StageStats> stages) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const StageStats& s : stages)
+    out.push_back({{"name", s.name()},
+                   {"last_ms", s.last()},
+                   {"average_ms", s.average()},
+                   {"peak_ms", s.peak()},
+                   {"frames", s.count()}});
+  return out;
+}
+
 void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds) {
   const SourceInfo si = p.sourceInfo();
   const Timings t = p.timings();
@@ -118,9 +135,7 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
   log << std::left << std::setw(18) << "stage" << std::right << std::setw(10) << "last ms" << std::setw(10) << "avg ms"
       << std::setw(10) << "peak ms"
       << "\n";
-  for (const StageStats& s : t.stages)
-    log << std::left << std::setw(18) << s.name() << std::right << std::setw(10) << fixed(s.last(), 3) << std::setw(10)
-        << fixed(s.average(), 3) << std::setw(10) << fixed(s.peak(), 3) << "\n";
+  printStageRows(log, t.stages);
   if (!p.lastError().empty()) log << "note: " << p.lastError() << "\n";
 }
 
@@ -133,13 +148,7 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
   const FilterParams fp = p.filterParams();
   const Variant* v = findVariant(p.variantName());
   const DeviceInfo& dev = deviceInfo();
-  json stages = json::array();
-  for (const StageStats& s : t.stages)
-    stages.push_back({{"name", s.name()},
-                      {"last_ms", s.last()},
-                      {"average_ms", s.average()},
-                      {"peak_ms", s.peak()},
-                      {"frames", s.count()}});
+  const json stages = stagesJson(t.stages);
   const double fps = wallSeconds > 0 ? double(t.frames) / wallSeconds : 0;
   json r = {{"date", nowIso()},
             {"source",

@@ -98,7 +98,6 @@ TEST_P(ViewerOn, SwitchesThroughTheSamePathAsThePanel) {
   showApplied(*v);
   drawAndCheck(*v);
 
-  const std::string before = v->pipeline().variantName();
   v->apply(Action::NextVariant);
   EXPECT_EQ(v->status(), "");
   const std::string chosen = v->filter().applied().variant;
@@ -118,7 +117,6 @@ TEST_P(ViewerOn, SwitchesThroughTheSamePathAsThePanel) {
   } else {
     EXPECT_NE(v->status().find("no tile choice"), std::string::npos) << v->status();
   }
-  (void)before;
 }
 
 TEST_P(ViewerOn, SplitViewShowsTheOriginalLeftOfTheDivider) {
@@ -184,7 +182,9 @@ TEST_P(ViewerOn, ViewAndPanelActions) {
   v->apply(Action::TogglePause);
   showFrames(*v, 1);
   v->apply(Action::SeekForward);  // a source that cannot seek says so in the panel; none throws
-  if (!v->pipeline().sourceInfo().seekable) EXPECT_NE(v->status().find("cannot seek"), std::string::npos);
+  if (!v->pipeline().sourceInfo().seekable) {
+    EXPECT_NE(v->status().find("cannot seek"), std::string::npos);
+  }
   EXPECT_TRUE(v->frame());
   v->apply(Action::Quit);
   EXPECT_FALSE(v->frame());

@@ -42,38 +42,46 @@ void FilterController::frameSize(int& w, int& h) const {
 
 std::string FilterController::apply(const FilterSettings& next) {
   try {
-    const FilterParams p = paramsFrom(next);
+    FilterParams p = paramsFrom(next);
     message_ = pipeline_.setFilter(next.variant, p);
+    if (message_.empty()) {
+      applied_ = next;
+      appliedParams_ = std::move(p);
+    }
   } catch (const std::exception& e) {
     message_ = e.what();
   }
-  if (message_.empty()) applied_ = next;
   return message_;
 }
 
 std::string FilterController::whyNot(const Variant& v) const {
   int w, h;
   frameSize(w, h);
-  try {
-    FilterParams p = paramsFrom(applied_);
-    if (p.tile != Tile{} && std::find(v.tiles.begin(), v.tiles.end(), p.tile) == v.tiles.end()) p.tile = {};
-    return v.whyNot(p, w, h);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  return whyNot(v, w, h);
+}
+
+std::string FilterController::whyNot(const Variant& v, int w, int h) const {
+  const Tile& t = appliedParams_.tile;
+  if (t == Tile{} || std::find(v.tiles.begin(), v.tiles.end(), t) != v.tiles.end())
+    return v.whyNot(appliedParams_, w, h);
+  FilterParams p = appliedParams_;  // another variant's tile: ask about this one's default
+  p.tile = {};
+  return v.whyNot(p, w, h);
 }
 
 const Variant* FilterController::running() const { return findVariant(pipeline_.variantName()); }
 
 Tile FilterController::runningTile() const {
   const Variant* v = running();
-  return v ? v->tileFor(paramsFrom(applied_)) : Tile{};
+  return v ? v->tileFor(appliedParams_) : Tile{};
 }
 
 std::string FilterController::cycleVariant(int dir) {
+  int w, h;
+  frameSize(w, h);
   std::vector<std::string> names{"auto"};
   for (const Variant& v : variants())
-    if (whyNot(v).empty()) names.push_back(v.name);
+    if (whyNot(v, w, h).empty()) names.push_back(v.name);
   auto it = std::find(names.begin(), names.end(), applied_.variant);
   const int n = int(names.size());
   int i = it == names.end() ? 0 : int(it - names.begin());

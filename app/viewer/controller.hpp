@@ -43,7 +43,9 @@ class FilterController {
   std::string cycleTile(int direction = 1);
   // Radius up or down by one (within what the mask and the variant take).
   std::string changeRadius(int delta);
-  // Why `v` cannot run the applied filter on the current frame ("" when it can).
+  // Why `v` cannot run the applied filter on a width x height frame ("" when it can); the
+  // one-argument form asks about the current frame (see frameSize).
+  std::string whyNot(const Variant& v, int width, int height) const;
   std::string whyNot(const Variant& v) const;
   // The variant actually running ("auto" resolved) and its tile.
   const Variant* running() const;
@@ -56,6 +58,7 @@ class FilterController {
  private:
   Pipeline& pipeline_;
   FilterSettings applied_;
+  FilterParams appliedParams_;  // what applied_ describes, built once per change
   std::string message_;
 };
 

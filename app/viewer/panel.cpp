@@ -211,10 +211,11 @@ void kernelSection(Viewer& v) {
     next.tile = {};
     v.setStatus(fc.apply(next));
   }
-  int column = 0;
+  int column = 0, w = 0, h = 0;
+  fc.frameSize(w, h);
   const float third = ImGui::GetContentRegionAvail().x / 3;
   for (const Variant& var : variants()) {
-    const std::string why = fc.whyNot(var);
+    const std::string why = fc.whyNot(var, w, h);
     if (const int c = column++ % 3) ImGui::SameLine(third * float(c) + ImGui::GetStyle().WindowPadding.x);
     ImGui::BeginDisabled(!why.empty());
     if (ImGui::RadioButton(var.name.c_str(), next.variant == var.name)) {

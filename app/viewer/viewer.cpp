@@ -65,6 +65,9 @@ class ImGuiSession {
 
 constexpr int kQueries = 4;
 
+// Framebuffer pixels per ImGui unit (1 before the backend has said).
+float framebufferScale(float s) { return s > 0 ? s : 1; }
+
 }  // namespace
 
 struct Viewer::Gl {
@@ -163,9 +166,10 @@ void Viewer::apply(Action a) {
         status_ = "this source cannot seek (a live source or a test pattern)";
         break;
       }
-      const double to = pipeline_->positionSeconds() + (a == Action::SeekBack ? -5 : 5);
+      double to = std::max(0.0, pipeline_->positionSeconds() + (a == Action::SeekBack ? -5 : 5));
       const double duration = pipeline_->sourceInfo().durationSeconds;
-      pipeline_->seek(std::clamp(to, 0.0, duration > 0 ? std::max(0.0, duration - 0.1) : to));
+      if (duration > 0) to = std::min(to, std::max(0.0, duration - 0.1));
+      pipeline_->seek(to);
       break;
     }
     case Action::RadiusUp:
@@ -247,8 +251,7 @@ void Viewer::handleInput() {
     }
   }
   // Mouse, in framebuffer pixels (they differ from ImGui's units on high-DPI screens).
-  const float sx = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1;
-  const float sy = io.DisplayFramebufferScale.y > 0 ? io.DisplayFramebufferScale.y : 1;
+  const float sx = framebufferScale(io.DisplayFramebufferScale.x), sy = framebufferScale(io.DisplayFramebufferScale.y);
   const double mx = io.MousePos.x * sx, my = io.MousePos.y * sy;
   if (!io.MouseDown[0]) draggingDivider_ = false;
   if (io.WantCaptureMouse || !ImGui::IsMousePosValid()) return;
@@ -265,8 +268,7 @@ void Viewer::handleInput() {
 }
 
 void Viewer::layout(int fbW, int fbH) {
-  const ImGuiIO& io = ImGui::GetIO();
-  const float sx = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1;
+  const float sx = framebufferScale(ImGui::GetIO().DisplayFramebufferScale.x);
   const double panelPx = showPanel_ ? std::min<double>(options_.panelWidth * sx, fbW * 0.6) : 0;
   area_ = Rect{0, 0, std::max(1.0, fbW - panelPx), double(fbH)};
   const FrameTexture& t = gl_->filtered;
@@ -274,7 +276,6 @@ void Viewer::layout(int fbW, int fbH) {
 }
 
 bool Viewer::frame() {
-  const auto passStart = Clock::now();
   context_.pollEvents();
   if (context_.shouldClose()) quit_ = true;
   // The newest frames: take what has arrived (each is written into the texture as it is filtered).
@@ -375,7 +376,6 @@ bool Viewer::frame() {
   const auto now = Clock::now();
   stats_[int(ViewerStage::Interval)].add(std::chrono::duration<double, std::milli>(now - lastSwap_).count());
   lastSwap_ = now;
-  (void)passStart;
   if (last) quit_ = true;
   return !quit_;
 }
@@ -391,15 +391,8 @@ std::string Viewer::writeScreenshot(const std::string& path, const HostImage& im
 
 std::string Viewer::viewerJson() const {
   using nlohmann::json;
-  json stages = json::array();
-  for (const StageStats& s : stats_)
-    stages.push_back({{"name", s.name()},
-                      {"last_ms", s.last()},
-                      {"average_ms", s.average()},
-                      {"peak_ms", s.peak()},
-                      {"frames", s.count()}});
   return json{{"context", context_.description()}, {"present_path", presentPath()}, {"frames_shown", framesShown_},
-              {"copy_bandwidth_gbs", copyGBs_},    {"split", view_.split()},        {"stages", stages}}
+              {"copy_bandwidth_gbs", copyGBs_},    {"split", view_.split()},        {"stages", stagesJson(stats_)}}
       .dump();
 }
 
@@ -418,9 +411,7 @@ int Viewer::run(std::ostream& log, std::ostream& err) {
   log << "frames shown: " << framesShown_ << " in " << std::fixed << std::setprecision(2) << wall << " s; "
       << presentPath() << "\n";
   printSummary(log, *pipeline_, config_, wall);
-  for (const StageStats& s : stats_)
-    log << std::left << std::setw(18) << s.name() << std::right << std::setw(10) << std::setprecision(3) << s.last()
-        << std::setw(10) << s.average() << std::setw(10) << s.peak() << "\n";
+  printStageRows(log, stats_);
   int code = kOk;
   if (!options_.screenshot.empty()) {
     if (hasCapture()) {
