@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "convlive/check.hpp"
+#include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "kernels/launch.hpp"
@@ -143,6 +144,27 @@ std::string fusedWhyNot(const FilterParams& p, int w, int h) {
   return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
 
+std::string streamWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("stream");
+  if (auto why = separableWhyNot(p); !why.empty()) return why;
+  if (p.filter.combine == Combine::Magnitude)
+    return "stream runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant separable";
+  return commonWhyNot(v, p, w, h);
+}
+std::string tensor2dWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("tensor2d");
+  if (p.filter.combine == Combine::Magnitude)
+    return "tensor2d runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant tiled-coop";
+  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  if (deviceInfo().major < 8)
+    return "tensor2d needs compute capability 8.0 or newer (this device is " + std::to_string(deviceInfo().major) +
+           "." + std::to_string(deviceInfo().minor) + "): use --variant tiled-coop";
+  if (const auto plan = planHalfWeights(p.filter.mask, p.filter.combine); !plan.why.empty())
+    return "tensor2d: " + plan.why + ": use --variant tiled-coop";
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+
 // Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
 kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
   if (in.width != out.width || in.height != out.height)
@@ -252,6 +274,21 @@ void runFused(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
   kernels::fused(l, m);
 }
 
+void runStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  kernels::MaskSep m{};
+  fillSep(p.filter.mask, m);
+  kernels::stream(l, m);
+}
+
+void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+                 cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  auto m = std::make_unique<kernels::Mask2D>();
+  fill2D(p.filter.mask, *m);
+  kernels::tensor2d(l, *m, planHalfWeights(p.filter.mask, p.filter.combine).split());
+}
+
 std::vector<Variant> makeTable() {
   const std::vector<Tile> blocks{{16, 16}, {32, 8}, {8, 8}, {32, 32}};
   return {
@@ -291,6 +328,24 @@ std::vector<Variant> makeTable() {
        "output tile (256 threads, 4 pixels each per step)",
        fusedWhyNot,
        runFused},
+      {"stream",
+       "separable, r <= 4: each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp "
+       "shuffles, the column window in registers; no block barrier",
+       true,
+       kernels::kStreamMaxRadius,
+       {{32, 16}, {32, 8}, {32, 32}},
+       "warp (32 lanes) x output rows it walks",
+       streamWhyNot,
+       runStream},
+      {"tensor2d",
+       "any 2D mask on the tensor cores: per mask row a Toeplitz product (mma.sync, fp16 in, fp32 sums), weights "
+       "as fp16 or fp16 high + low parts within a 1 LSB error bound",
+       true,
+       kMax2DRadius,
+       {{64, 16}, {128, 16}, {64, 32}, {128, 32}},
+       "output tile (4 rows per warp)",
+       tensor2dWhyNot,
+       runTensor2D},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
        kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture},
       {"cpu",

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "convlive/check.hpp"
+#include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
@@ -58,9 +59,12 @@ std::optional<Filter> filterFor(const std::string& kind, int radius, std::mt1993
   return makeFilter(kind, o);
 }
 
+// The shared radii up to the variant's limit, and the limit itself.
 std::vector<int> radiiFor(const Variant& v) {
-  std::vector<int> r{1, 2, 3, 5, 8, 16};
-  if (v.maxRadius > 16) r.push_back(v.maxRadius);
+  std::vector<int> r;
+  for (int x : {1, 2, 3, 5, 8, 16})
+    if (x < v.maxRadius) r.push_back(x);
+  r.push_back(v.maxRadius);
   return r;
 }
 
@@ -141,17 +145,18 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
 
   // A kind the variant cannot take at all must be refused with the reason, not filtered wrongly.
   const Filter probe = *filterFor(kind, 1, rng);
-  const bool separableOnly = v.name == "separable" || v.name == "fused";
+  const bool separableOnly = v.name == "separable" || v.name == "fused" || v.name == "stream";
   if (separableOnly && !probe.mask.separable()) {
     FilterParams p;
     p.filter = probe;
     EXPECT_NE(v.whyNot(p, 8, 8).find("not separable"), std::string::npos);
     return;
   }
-  if (v.name == "fused" && probe.combine == Combine::Magnitude) {
+  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d";
+  if (oneMaskOnly && probe.combine == Combine::Magnitude) {
     FilterParams p;
     p.filter = probe;
-    EXPECT_NE(v.whyNot(p, 8, 8).find("use --variant separable"), std::string::npos);
+    EXPECT_NE(v.whyNot(p, 8, 8).find("gradient magnitude"), std::string::npos);
     return;
   }
 
@@ -245,6 +250,32 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, MaskChanges, testing::ValuesIn(gpuVariantN
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
 });
+
+// Past its radius limit a variant refuses and names the limit (with or without a device).
+TEST(Limits, EveryVariantRefusesRadiiPastItsLimit) {
+  for (const Variant& v : variants()) {
+    if (v.maxRadius >= Mask::kMaxRadius) continue;
+    FilterParams p;
+    p.filter = makeFilter("gaussian", {.radius = v.maxRadius + 1});
+    const std::string why = v.whyNot(p, 64, 64);
+    EXPECT_NE(why.find("takes radius up to " + std::to_string(v.maxRadius)), std::string::npos) << v.name << ": " << why;
+  }
+}
+
+// The tensor-core variant refuses masks whose fp16 error bound it cannot hold, and says so.
+TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  if (deviceInfo().major < 8) GTEST_SKIP() << "compute capability " << deviceInfo().major << "." << deviceInfo().minor << " has no fp16 mma.sync m16n8k16";
+  const Variant& v = *findVariant("tensor2d");
+  FilterParams p;
+  p.filter.name = "custom";
+  p.filter.mask = Mask(1, std::vector<float>(9, 1e5f));
+  EXPECT_NE(v.whyNot(p, 64, 64).find("fp16's range"), std::string::npos) << v.whyNot(p, 64, 64);
+  p.filter.mask = Mask(8, std::vector<float>(17 * 17, 10003.1259765625f));
+  EXPECT_NE(v.whyNot(p, 64, 64).find("1 LSB budget"), std::string::npos) << v.whyNot(p, 64, 64);
+  p.filter = makeFilter("emboss", {.radius = 5});  // needs the high + low split, which it runs
+  EXPECT_EQ(v.whyNot(p, 64, 64), "");
+}
 
 // Without a device every GPU variant refuses with a reason that names the cpu variant.
 TEST(NoDevice, GpuVariantsNameTheCpuVariant) {

@@ -25,7 +25,7 @@ namespace {
 struct Options {
   std::vector<std::pair<int, int>> sizes{{1920, 1080}, {3840, 2160}};
   std::vector<int> radii{1, 2, 4, 8, 16, 32};
-  int customRadius = 8;
+  std::vector<int> customRadii{8};  // non-separable random masks, timed on the 2D variants
   int repeats = 30, warmup = 5, frames = 3;
   int warmupMs = 100;                 // keep the GPU busy this long before timing, so its clocks have boosted
   std::vector<std::string> variants;  // empty: all GPU variants
@@ -34,7 +34,7 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "convlive-bench: " << why << "\n"
-            << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radius 8]\n"
+            << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]\n"
                "                      [--repeats 30] [--warmup 5] [--warmup-ms 100] [--frames 3] [--variants a,b] "
                "[--out-dir DIR] [--quick]\n";
   std::exit(2);
@@ -76,8 +76,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--radii") {
       o.radii.clear();
       for (const auto& s : split(next())) o.radii.push_back(toInt(s, "radius"));
-    } else if (a == "--custom-radius") {
-      o.customRadius = toInt(next(), "--custom-radius");
+    } else if (a == "--custom-radii" || a == "--custom-radius") {
+      o.customRadii.clear();
+      for (const auto& s : split(next())) o.customRadii.push_back(toInt(s, "custom radius"));
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -222,14 +223,17 @@ int main(int argc, char** argv) {
       };
       std::vector<Case> cases;
       for (int r : o.radii) cases.push_back({makeFilter("gaussian", {.radius = r}), true});
-      {
-        std::uniform_real_distribution<float> d(-0.3f, 1.f);
-        const int n = 2 * o.customRadius + 1;
+      for (int cr : o.customRadii) {
+        // Positive random weights normalised to 1, as peers.py and npp-peer use.
+        std::uniform_real_distribution<float> d(0.f, 1.f);
+        const int n = 2 * cr + 1;
         std::vector<float> wts(n * n);
-        for (auto& v : wts) v = d(rng);
+        double sum = 0;
+        for (auto& v : wts) sum += v = d(rng);
+        for (auto& v : wts) v = static_cast<float>(v / sum);
         Filter f;
         f.name = "custom2d";
-        f.mask = Mask(o.customRadius, wts);
+        f.mask = Mask(cr, wts);
         cases.push_back({f, false});
       }
       for (const Variant& v : variants()) {

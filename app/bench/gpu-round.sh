@@ -2,14 +2,16 @@
 # One round on the GPU machine (see ../shared/device/README.md): tests, kernel benchmark, peers,
 # plot. Run from the project root there with the build folder BUILD (default build-dev) and
 # .devbundle carried; results go to $OUT (at most 8 files come back).
-#   app/bench/gpu-round.sh [tests] [bench] [peers] [pipeline] [viewer]    (default: the first three)
+#   app/bench/gpu-round.sh [tests] [sanitize] [bench] [peers] [npp] [pipeline] [viewer]
+#   (default: tests bench peers npp). SANITIZE_FILTER picks the gtest cases run under
+#   compute-sanitizer (memcheck, then racecheck); NPP_ARGS and PEERS_ARGS pass options on.
 set -uo pipefail
 BUILD=${BUILD:-build-dev}
 OUT=${OUT:-/tmp/convlive-out}
 mkdir -p "$OUT"
 source .devbundle/env.sh
 export PYTHONUNBUFFERED=1
-steps=${*:-tests bench peers}
+steps=${*:-tests bench peers npp}
 # At most 8 files come back: tests.log, bench.log (with the peers' log), convlive.json/.csv,
 # peers.json, and the plot's summary.md, summary.csv and mpix_vs_radius.png.
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv | tee "$OUT/tests.log"
@@ -46,6 +48,24 @@ for step in $steps; do
       timeout 500 app/bench/viewer-bench.sh "$BUILD" > "$OUT/viewer.log" 2>&1
       echo "viewer rc=$?"; tail -22 "$OUT/viewer.log"
       ;;
+    sanitize)
+      filter=${SANITIZE_FILTER:-*stream_gaussian*:*stream_pitch_h*:*tensor2d_custom*:*tensor2d_laplacian*}
+      for tool in memcheck racecheck; do
+        echo "--- compute-sanitizer --tool $tool, gtest filter $filter" >> "$OUT/tests.log"
+        timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/convlive_tests_gpu" \
+          --gtest_filter="$filter" --gtest_brief=1 >> "$OUT/tests.log" 2>&1
+        echo "sanitize $tool rc=$?"; tail -3 "$OUT/tests.log"
+      done
+      ;;
+    npp)
+      # NPP lives on the GPU machine only: build the peer there.
+      if nvcc -O2 -std=c++17 -arch=sm_90 -o /tmp/npp-peer app/bench/npp_peer.cu -lnppif -lnppc >> "$OUT/bench.log" 2>&1; then
+        timeout 200 /tmp/npp-peer --out "$OUT/npp.json" ${NPP_ARGS:-} >> "$OUT/bench.log" 2>&1
+        echo "npp rc=$?"; tail -5 "$OUT/bench.log"
+      else
+        echo "npp: the peer did not build (see bench.log)"; tail -20 "$OUT/bench.log"
+      fi
+      ;;
     peers)
       timeout 240 python3 app/bench/peers.py --out "$OUT/peers.json" ${PEERS_ARGS:-} >> "$OUT/bench.log" 2>&1
       echo "peers rc=$?"; tail -12 "$OUT/bench.log"
@@ -53,6 +73,8 @@ for step in $steps; do
   esac
 done
 if [ -f "$OUT/convlive.json" ]; then
-  peers=(); [ -f "$OUT/peers.json" ] && peers=(--peers "$OUT/peers.json")
+  peers=()
+  for f in "$OUT/peers.json" "$OUT/npp.json"; do [ -f "$f" ] && peers+=("$f"); done
+  ((${#peers[@]})) && peers=(--peers "${peers[@]}")
   python3 app/bench/plot.py --convlive "$OUT/convlive.json" "${peers[@]}" --out-dir "$OUT" 2>&1 | tail -12
 fi

@@ -254,6 +254,7 @@ COLUMN_TITLES = {
     "x_faster": "x faster (peer/convlive)",
     "floor_ms": "floor ms",
     "convlive_over_floor": "convlive/floor",
+    "mask": "mask",
 }
 
 
@@ -301,7 +302,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="Plot convlive-bench results against peers.py results.")
     parser.add_argument("--convlive", required=True,
                         help="JSON written by convlive-bench")
-    parser.add_argument("--peers", help="JSON written by peers.py (optional)")
+    parser.add_argument("--peers", nargs="+", default=[],
+                        help="JSON files written by peers.py and npp-peer "
+                             "(optional; their rows are pooled)")
     parser.add_argument("--out-dir", required=True, help="output folder")
     parser.add_argument("--size", type=parse_size, default=(3840, 2160),
                         help="frame size WxH (default 3840x2160; falls back "
@@ -314,7 +317,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     convlive_doc = load_json(args.convlive)
-    peers_doc = load_json(args.peers) if args.peers else None
+    peers_doc = None
+    for path in args.peers:
+        doc = load_json(path)
+        if peers_doc is None:
+            peers_doc = doc
+        else:
+            peers_doc = dict(peers_doc,
+                             results=peers_doc.get("results", [])
+                             + doc.get("results", []))
 
     convlive_rows = usable_rows(convlive_doc, args.mask)
     if not convlive_rows:
@@ -350,6 +361,23 @@ def main(argv: list[str] | None = None) -> int:
     heading = (f"### convlive vs peers: {device}, {size_text}, {args.mask} "
                f"mask ({date or 'undated'})")
     markdown = to_markdown(rows, heading)
+    # The non-separable 2D rows ("custom" masks) follow in the same files,
+    # marked by a mask column.
+    for row in rows:
+        row["mask"] = args.mask
+    custom_rows = usable_rows(convlive_doc, "custom")
+    if custom_rows and args.mask != "custom":
+        custom = collect(custom_rows, size, is_convlive=True)
+        custom_peers = (collect(usable_rows(peers_doc, "custom"), size,
+                                is_convlive=False)
+                        if peers_doc is not None else None)
+        rows2d = summary_rows(custom, custom_peers, floor_by_radius(custom))
+        for row in rows2d:
+            row["mask"] = "custom (2D)"
+        markdown += "\n" + to_markdown(
+            [{k: v for k, v in r.items() if k != "mask"} for r in rows2d],
+            f"### non-separable 2D masks (custom), {size_text}")
+        rows += rows2d
     write_csv(os.path.join(args.out_dir, "summary.csv"), rows)
     with open(os.path.join(args.out_dir, "summary.md"), "w",
               encoding="utf-8") as handle:

@@ -14,6 +14,7 @@ namespace convlive::kernels {
 
 constexpr int kMax2DRadius = 32;   // 65x65 masks for the 2D variants
 constexpr int kMaxSepRadius = 64;  // 129-tap factors for the separable ones
+constexpr int kStreamMaxRadius = 4;  // stream: the column window lives in registers
 constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
 
 // A 2D mask passed by value as a kernel parameter (__grid_constant__): it lives in the constant
@@ -52,11 +53,17 @@ void tiledCoop(const Launch& l, const Mask2D& m);
 // tmp: one float4 plane per mask pass (two for Magnitude), width*height each, packed.
 void separable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1);
 void fused(const Launch& l, const MaskSep& m);
+// Separable, radius 0..kStreamMaxRadius, Identity or Abs; tile {32, SH}: a warp walks SH rows.
+void stream(const Launch& l, const MaskSep& m);
+// Any 2D mask (Identity or Abs) on the tensor cores (compute capability 8.0 or newer). split: fp16
+// weights as high + low parts (see convlive/precision.hpp).
+void tensor2d(const Launch& l, const Mask2D& m, bool split);
 
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
 std::size_t tiledCoopSharedBytes(int tileW, int tileH, int radius);
 std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
+std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius);
 
 }  // namespace convlive::kernels

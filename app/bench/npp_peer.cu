@@ -1,0 +1,321 @@
+// npp-peer: times NVIDIA NPP's filters on the benchmark's job, measured as convlive-bench and
+// peers.py measure theirs, and writes rows in peers.py's JSON format (impl, mask, radius, width,
+// height, median_ms, min_ms, p90_ms, mpix_s, max_abs_err, notes, error).
+//
+// NPP is not on the build machines, so this is built where it runs (the GPU machine):
+//   nvcc -O2 -std=c++17 -arch=sm_90 -o npp-peer app/bench/npp_peer.cu -lnppif -lnppc
+//   ./npp-peer --out npp.json [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]
+// Frames are RGBA8 (4 channels, all filtered), random, 3 of them rotated so the L2 cache does not
+// flatter; replicate border; 5 warm-up calls, 30 timed calls bracketed by CUDA events, median.
+// Each function is checked once on a small frame against a float64 CPU correlation with the same
+// weights (NPP convolves, so it is handed the weights reversed); max_abs_err is the largest
+// difference in levels (0.5 = correctly rounded; NPP's row + column pair rounds the row pass to
+// 8 bits, which shows here).
+#include <cuda_runtime.h>
+#include <npp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(x)                                                                         \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+struct Frame {
+  Npp8u* data = nullptr;
+  int width = 0, height = 0;
+  size_t pitch = 0;
+  Frame(int w, int h) : width(w), height(h) { CHECK_CUDA(cudaMallocPitch(&data, &pitch, size_t(w) * 4, h)); }
+  ~Frame() { cudaFree(data); }
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+  Frame(Frame&& o) noexcept : data(o.data), width(o.width), height(o.height), pitch(o.pitch) { o.data = nullptr; }
+  Frame& operator=(Frame&&) = delete;
+};
+
+std::vector<float> gaussian1d(int r) {
+  const double sigma = 0.3 * (r - 1) + 0.8;
+  std::vector<double> g(2 * r + 1);
+  double s = 0;
+  for (int k = -r; k <= r; ++k) s += g[k + r] = std::exp(-double(k) * k / (2 * sigma * sigma));
+  std::vector<float> out;
+  for (double v : g) out.push_back(float(v / s));
+  return out;
+}
+
+std::vector<float> custom2d(int r, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(0.0, 1.0);
+  const int n = 2 * r + 1;
+  std::vector<double> w(n * n);
+  double s = 0;
+  for (auto& v : w) s += v = d(rng);
+  std::vector<float> out;
+  for (double v : w) out.push_back(float(v / s));
+  return out;
+}
+
+// Correlation with `w` ((2ry+1) x (2rx+1), row-major), replicate border, float64, rounded.
+std::vector<double> reference(const std::vector<unsigned char>& in, int W, int H, const std::vector<float>& w, int rx,
+                              int ry) {
+  std::vector<double> out(in.size());
+  const int nx = 2 * rx + 1;
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < 4; ++c) {
+        double s = 0;
+        for (int dy = -ry; dy <= ry; ++dy)
+          for (int dx = -rx; dx <= rx; ++dx) {
+            const int sy = std::clamp(y + dy, 0, H - 1), sx = std::clamp(x + dx, 0, W - 1);
+            s += double(w[(dy + ry) * nx + dx + rx]) * in[(size_t(sy) * W + sx) * 4 + c];
+          }
+        out[(size_t(y) * W + x) * 4 + c] = std::clamp(std::nearbyint(s), 0.0, 255.0);
+      }
+  return out;
+}
+
+NppStreamContext contextFor(cudaStream_t s) {
+  NppStreamContext c{};
+  int dev = 0;
+  CHECK_CUDA(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CHECK_CUDA(cudaGetDeviceProperties(&p, dev));
+  c.hStream = s;
+  c.nCudaDeviceId = dev;
+  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  c.nSharedMemPerBlock = p.sharedMemPerBlock;
+  c.nCudaDevAttrComputeCapabilityMajor = p.major;
+  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+  CHECK_CUDA(cudaStreamGetFlags(s, &c.nStreamFlags));
+  return c;
+}
+
+// One NPP call: in -> out on the context's stream; returns NPP's status.
+using Call = std::function<NppStatus(const Frame& in, Frame& out)>;
+
+struct Timing {
+  double median = 0, min = 0, p90 = 0;
+  std::string error;
+};
+
+Timing timeCall(const Call& call, std::vector<Frame>& ins, Frame& out, cudaStream_t s, int repeats) {
+  Timing t;
+  for (int i = 0; i < 5; ++i)
+    if (NppStatus st = call(ins[i % ins.size()], out); st != NPP_SUCCESS) {
+      t.error = "NPP status " + std::to_string(int(st));
+      return t;
+    }
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::vector<cudaEvent_t> a(repeats), b(repeats);
+  for (int i = 0; i < repeats; ++i) {
+    CHECK_CUDA(cudaEventCreate(&a[i]));
+    CHECK_CUDA(cudaEventCreate(&b[i]));
+  }
+  for (int i = 0; i < repeats; ++i) {
+    CHECK_CUDA(cudaEventRecord(a[i], s));
+    call(ins[i % ins.size()], out);
+    CHECK_CUDA(cudaEventRecord(b[i], s));
+  }
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::vector<float> ms(repeats);
+  for (int i = 0; i < repeats; ++i) {
+    CHECK_CUDA(cudaEventElapsedTime(&ms[i], a[i], b[i]));
+    cudaEventDestroy(a[i]);
+    cudaEventDestroy(b[i]);
+  }
+  std::sort(ms.begin(), ms.end());
+  t.median = ms[ms.size() / 2];
+  t.min = ms.front();
+  t.p90 = ms[std::min(ms.size() - 1, ms.size() * 9 / 10)];
+  return t;
+}
+
+// Runs `call` once on a small random frame and compares with the float64 correlation.
+double maxError(const Call& call, const std::vector<float>& w, int rx, int ry, cudaStream_t s) {
+  const int W = 160, H = 96;
+  std::mt19937 rng(99);
+  std::vector<unsigned char> host(size_t(W) * H * 4), got(host.size());
+  for (auto& v : host) v = static_cast<unsigned char>(rng() >> 24);
+  std::vector<Frame> in;
+  in.emplace_back(W, H);
+  Frame out(W, H);
+  CHECK_CUDA(cudaMemcpy2D(in[0].data, in[0].pitch, host.data(), W * 4, W * 4, H, cudaMemcpyHostToDevice));
+  if (call(in[0], out) != NPP_SUCCESS) return -1;
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  CHECK_CUDA(cudaMemcpy2D(got.data(), W * 4, out.data, out.pitch, W * 4, H, cudaMemcpyDeviceToHost));
+  const auto want = reference(host, W, H, w, rx, ry);
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
+  return worst;
+}
+
+std::vector<int> parseList(const std::string& s) {
+  std::vector<int> v;
+  std::stringstream in(s);
+  for (std::string x; std::getline(in, x, ',');) v.push_back(std::stoi(x));
+  return v;
+}
+
+std::string jsonString(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) o += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return o + "\"";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string outPath = "npp.json";
+  std::vector<std::pair<int, int>> sizes{{1920, 1080}, {3840, 2160}};
+  std::vector<int> radii{1, 2, 4, 8, 16, 32}, customRadii{8, 16, 32};
+  const int repeats = 30;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--out") outPath = v;
+    else if (a == "--radii") radii = parseList(v);
+    else if (a == "--custom-radii") customRadii = parseList(v);
+    else if (a == "--sizes") {
+      sizes.clear();
+      std::stringstream in(v);
+      for (std::string x; std::getline(in, x, ',');) sizes.emplace_back(std::stoi(x), std::stoi(x.substr(x.find('x') + 1)));
+    } else {
+      std::fprintf(stderr, "npp-peer: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const NppStreamContext ctx = contextFor(s);
+  const NppLibraryVersion* ver = nppGetLibVersion();
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+
+  std::vector<std::string> rows;
+  auto emit = [&](const std::string& impl, const std::string& mask, int r, int W, int H, const Timing& t, double err,
+                  const std::string& notes) {
+    std::ostringstream o;
+    o.precision(9);
+    o << "{\"impl\": " << jsonString(impl) << ", \"mask\": " << jsonString(mask) << ", \"radius\": " << r
+      << ", \"width\": " << W << ", \"height\": " << H;
+    if (t.error.empty())
+      o << ", \"median_ms\": " << t.median << ", \"min_ms\": " << t.min << ", \"p90_ms\": " << t.p90
+        << ", \"mpix_s\": " << double(W) * H / 1e6 / (t.median * 1e-3) << ", \"repeats\": " << repeats
+        << ", \"max_abs_err\": " << err << ", \"error\": null";
+    else
+      o << ", \"error\": " << jsonString(t.error);
+    o << ", \"notes\": " << jsonString(notes) << "}";
+    rows.push_back(o.str());
+    std::printf("%-34s %-8s r=%-3d %dx%-5d %s\n", impl.c_str(), mask.c_str(), r, W, H,
+                t.error.empty() ? (std::to_string(t.median) + " ms (max err " + std::to_string(err) + ")").c_str()
+                                : t.error.c_str());
+    std::fflush(stdout);
+  };
+
+  const NppiMaskSize fixed[] = {NPP_MASK_SIZE_3_X_3,   NPP_MASK_SIZE_5_X_5,   NPP_MASK_SIZE_7_X_7,
+                                NPP_MASK_SIZE_9_X_9,   NPP_MASK_SIZE_11_X_11, NPP_MASK_SIZE_13_X_13,
+                                NPP_MASK_SIZE_15_X_15};
+  for (auto [W, H] : sizes) {
+    std::vector<Frame> ins;
+    std::mt19937 rng(1234);
+    std::vector<unsigned char> host(size_t(W) * H * 4);
+    for (int f = 0; f < 3; ++f) {
+      for (auto& v : host) v = static_cast<unsigned char>(rng() >> 24);
+      ins.emplace_back(W, H);
+      CHECK_CUDA(cudaMemcpy2D(ins.back().data, ins.back().pitch, host.data(), W * 4, W * 4, H, cudaMemcpyHostToDevice));
+    }
+    Frame out(W, H), tmp(W, H);
+    for (int r : radii) {
+      const auto g = gaussian1d(r);  // symmetric: reversed = itself
+      float* dk = nullptr;
+      CHECK_CUDA(cudaMalloc(&dk, g.size() * sizeof(float)));
+      CHECK_CUDA(cudaMemcpy(dk, g.data(), g.size() * sizeof(float), cudaMemcpyHostToDevice));
+      std::vector<float> g2(g.size() * g.size());
+      for (size_t i = 0; i < g.size(); ++i)
+        for (size_t j = 0; j < g.size(); ++j) g2[i * g.size() + j] = g[i] * g[j];
+      const Call rowCol = [&](const Frame& in, Frame& o) {
+        const NppiSize size{in.width, in.height};
+        NppStatus st = nppiFilterRowBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, tmp.data,
+                                                         int(tmp.pitch), size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE,
+                                                         ctx);
+        if (st != NPP_SUCCESS) return st;
+        return nppiFilterColumnBorder32f_8u_C4R_Ctx(tmp.data, int(tmp.pitch), size, NppiPoint{0, 0}, o.data,
+                                                    int(o.pitch), size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE, ctx);
+      };
+      // The row + column pair needs a temporary as large as the frame: the check frame uses its own.
+      {
+        Frame smallTmp(160, 96);
+        const Call checkRowCol = [&](const Frame& in, Frame& o) {
+          const NppiSize size{in.width, in.height};
+          NppStatus st = nppiFilterRowBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0},
+                                                           smallTmp.data, int(smallTmp.pitch), size, dk, 2 * r + 1, r,
+                                                           NPP_BORDER_REPLICATE, ctx);
+          if (st != NPP_SUCCESS) return st;
+          return nppiFilterColumnBorder32f_8u_C4R_Ctx(smallTmp.data, int(smallTmp.pitch), size, NppiPoint{0, 0},
+                                                      o.data, int(o.pitch), size, dk, 2 * r + 1, r,
+                                                      NPP_BORDER_REPLICATE, ctx);
+        };
+        const double err = r <= 16 ? maxError(checkRowCol, g2, r, r, s) : -1;
+        emit("npp/FilterRow+ColumnBorder32f", "gaussian", r, W, H, timeCall(rowCol, ins, out, s, repeats), err,
+             "nppiFilterRowBorder32f_8u_C4R then nppiFilterColumnBorder32f_8u_C4R (8-bit intermediate), replicate "
+             "border, float32 weights");
+      }
+      if (r <= 7) {
+        const NppiMaskSize ms = fixed[r - 1];
+        const Call gauss = [&](const Frame& in, Frame& o) {
+          const NppiSize size{in.width, in.height};
+          return nppiFilterGaussBorder_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, o.data, int(o.pitch),
+                                                  size, ms, NPP_BORDER_REPLICATE, ctx);
+        };
+        emit("npp/FilterGaussBorder", "gaussian", r, W, H, timeCall(gauss, ins, out, s, repeats), -1,
+             "nppiFilterGaussBorder_8u_C4R, fixed " + std::to_string(2 * r + 1) + "x" + std::to_string(2 * r + 1) +
+                 " mask with NPP's own weights (not this sigma; timing only), replicate border");
+      }
+      CHECK_CUDA(cudaFree(dk));
+    }
+    for (int r : customRadii) {
+      const auto w = custom2d(r, 1234);
+      std::vector<float> reversed(w.rbegin(), w.rend());  // NPP convolves: hand it the weights reversed
+      float* dk = nullptr;
+      CHECK_CUDA(cudaMalloc(&dk, w.size() * sizeof(float)));
+      CHECK_CUDA(cudaMemcpy(dk, reversed.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+      const Call twoD = [&](const Frame& in, Frame& o) {
+        const NppiSize size{in.width, in.height};
+        return nppiFilterBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, o.data, int(o.pitch),
+                                              size, dk, NppiSize{2 * r + 1, 2 * r + 1}, NppiPoint{r, r},
+                                              NPP_BORDER_REPLICATE, ctx);
+      };
+      const double err = r <= 8 ? maxError(twoD, w, r, r, s) : -1;
+      emit("npp/FilterBorder32f", "custom", r, W, H, timeCall(twoD, ins, out, s, repeats), err,
+           "nppiFilterBorder32f_8u_C4R, non-separable (2r+1)^2 random positive mask normalised to 1, replicate border");
+      CHECK_CUDA(cudaFree(dk));
+    }
+  }
+  FILE* f = std::fopen(outPath.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "npp-peer: cannot write %s\n", outPath.c_str());
+    return 1;
+  }
+  std::fprintf(f, "{\"tool\": \"npp-peer\", \"device\": %s, \"versions\": {\"npp\": \"%d.%d.%d\"},\n \"results\": [\n",
+               jsonString(prop.name).c_str(), ver->major, ver->minor, ver->build);
+  for (size_t i = 0; i < rows.size(); ++i) std::fprintf(f, "  %s%s\n", rows[i].c_str(), i + 1 < rows.size() ? "," : "");
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+  std::printf("wrote %s (%zu rows)\n", outPath.c_str(), rows.size());
+  return 0;
+}

@@ -1,0 +1,33 @@
+// What fp16 weights cost in accuracy: the tensor-core variants multiply exact fp16 inputs (every
+// byte 0..255 is exact in fp16) by fp16 weights and accumulate in fp32. The weights are not exact,
+// so each mask gets a worst-case bound on the output error before it is accepted.
+#pragma once
+
+#include <string>
+
+#include "convlive/mask.hpp"
+
+namespace convlive {
+
+struct HalfWeightsPlan {
+  enum class Mode { Single, Split, Refused };
+  Mode mode = Mode::Refused;
+  double singleBound = 0.0;  // worst-case |output error| with one fp16 part per weight
+  double splitBound = 0.0;   // with a high and a low fp16 part per weight (two products)
+  double bound = 0.0;        // the bound of the chosen mode
+  std::string why;           // Refused: the reason
+  bool split() const { return mode == Mode::Split; }
+};
+
+// An output within 0.5 of the exact sum rounds to the reference's byte or one next to it: the 1 LSB
+// contract every variant keeps. The weights may use 0.45 of that; the rest is left to the fp32
+// accumulation, which the tensor cores share with every other GPU variant.
+constexpr double kHalfErrorBudget = 0.45;
+
+// The bound for `mask` applied to 8-bit inputs: 255 * sum |w - its fp16 parts| (the most the
+// weight rounding can move an output), times sqrt(2) for a gradient magnitude. Single fp16 weights
+// when that bound is within the budget, else high + low parts (about 2^-22 relative), else
+// (weights beyond fp16's range, 65504) refused with the reason.
+HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
+
+}  // namespace convlive

@@ -1,0 +1,229 @@
+// stream: separable masks of radius 0..4 at close to the memory floor.
+//
+// Each warp walks down a segment of SH output rows of a strip of the frame, one input row at a
+// time, with no block-wide barrier anywhere:
+//   - rows arrive through a ring of kRing slots in shared memory (cp.async, several rows in flight
+//     per warp; each lane reads back only what it copied itself);
+//   - the row factor runs first, on the packed bytes: a lane holds N adjacent pixels, takes the
+//     R pixels on either side from its neighbour lanes by warp shuffles (one 32-bit word a pixel),
+//     unpacks them once and sums the taps;
+//   - the column factor runs in registers: 2R+1 pending output rows, each input row added to
+//     every output row whose window covers it, the oldest finished and stored per step.
+// A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
+#include "common.cuh"
+
+namespace convlive::kernels {
+namespace {
+
+constexpr int kStreamWarps = 4;  // warps per block; each has its own segment and ring
+constexpr int kRing = 8;         // ring slots (input rows in flight) per warp
+
+template <int R>
+struct StreamShape {
+  static constexpr int N = R <= 2 ? 4 : 2;       // pixels per lane: 16- or 8-byte loads and stores
+  static constexpr int L = (R + N - 1) / N;      // apron lanes on each side
+  static constexpr int OutW = (32 - 2 * L) * N;  // output pixels per warp row
+  static constexpr int T = 2 * R + 1;            // taps
+};
+
+template <int Bytes>
+__device__ __forceinline__ void copyAsync(void* smem, const void* gmem) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (Bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(Bytes));
+#else
+  if constexpr (Bytes == 16)
+    *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
+  else
+    *static_cast<uint2*>(smem) = *static_cast<const uint2*>(gmem);
+#endif
+}
+__device__ __forceinline__ void commitAsync() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int Pending>
+__device__ __forceinline__ void waitAsync() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+#endif
+}
+
+// The alpha bytes of N packed pixels, pixel j in byte j.
+template <int N>
+__device__ __forceinline__ unsigned alphaBytes(const unsigned (&w)[N]) {
+  if constexpr (N == 4) return __byte_perm(__byte_perm(w[0], w[1], 0x0073), __byte_perm(w[2], w[3], 0x0073), 0x5410);
+  else return __byte_perm(w[0], w[1], 0x0073);
+}
+
+// The low bytes of four rounded channel values (see toByte) as one RGBA8 word.
+__device__ __forceinline__ unsigned packBytes(unsigned x, unsigned y, unsigned z, unsigned w) {
+  return __byte_perm(__byte_perm(x, y, 0x0040), __byte_perm(z, w, 0x0040), 0x5410);
+}
+__device__ __forceinline__ unsigned roundedBits(float v, bool absolute) {
+  v = absolute ? fabsf(v) : v;
+  return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
+}
+
+template <int R, int SH>
+__global__ void __launch_bounds__(32 * kStreamWarps)
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned) {
+  using S = StreamShape<R>;
+  constexpr int N = S::N, L = S::L, T = S::T, kRows = SH + 2 * R;
+  __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int ys = (blockIdx.y * kStreamWarps + warp) * SH;
+  if (ys >= l.height) return;  // the whole warp; nothing below waits on other warps
+  const int xs = blockIdx.x * S::OutW, xin = xs - N * L + N * lane;
+  const bool fast = aligned && xs - N * L >= 0 && xs - N * L + 32 * N <= l.width;
+  const bool absolute = l.combine == Combine::Abs;
+  unsigned(*slot)[32 * N] = ring[warp];
+
+  // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
+  auto issue = [&](int i) {
+    if (i < kRows) {
+      unsigned* dst = &slot[i % kRing][N * lane];
+      const int sy = borderIndex(ys - R + i, l.height, l.border);
+      if (sy < 0) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) dst[j] = 0;
+      } else if (fast) {
+        copyAsync<4 * N>(dst, rowPtr(l.in, l.inPitch, sy) + xin);
+      } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) dst[j] = packPixel(loadBordered(l, xin + j, sy));
+      }
+    }
+    commitAsync();
+  };
+
+#pragma unroll
+  for (int i = 0; i < kRing - 1; ++i) issue(i);
+
+  float4 acc[T][N];  // acc[o % T]: the pending sums of output row o
+  unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
+#pragma unroll
+  for (int s = 0; s < T; ++s)
+#pragma unroll
+    for (int j = 0; j < N; ++j) acc[s][j] = make_float4(0.f, 0.f, 0.f, 0.f);
+  const bool writes = lane >= L && lane < 32 - L;
+  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
+
+  for (int base = 0; base < kRows; base += T) {
+#pragma unroll
+    for (int k = 0; k < T; ++k) {
+      const int i = base + k;
+      if (i >= kRows) break;
+      waitAsync<kRing - 2>();
+      unsigned w[N];
+      if constexpr (N == 4) {
+        const uint4 v = *reinterpret_cast<const uint4*>(&slot[i % kRing][N * lane]);
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+      } else {
+        const uint2 v = *reinterpret_cast<const uint2*>(&slot[i % kRing][N * lane]);
+        w[0] = v.x, w[1] = v.y;
+      }
+      issue(i + kRing - 1);  // into the slot read at the previous step
+
+      // Row factor: pixels -R .. N-1+R around this lane's N, from the lanes beside it.
+      unsigned e[N + 2 * R];
+#pragma unroll
+      for (int j = 0; j < N; ++j) e[R + j] = w[j];
+#pragma unroll
+      for (int q = 1; q <= R; ++q) {
+        const int dl = (q + N - 1) / N, dr = (q - 1) / N + 1;
+        e[R - q] = __shfl_up_sync(0xffffffffu, w[N * dl - q], dl);
+        e[R + N - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % N], dr);
+      }
+      float4 px[N + 2 * R];
+#pragma unroll
+      for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
+      alpha[k] = alphaBytes<N>(w);
+
+      // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T.
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        float4 h = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int t = 0; t < T; ++t) fma4(h, m.row[t], px[j + t]);
+#pragma unroll
+        for (int t = 0; t < T; ++t) fma4(acc[(k - t + T) % T][j], m.col[t], h);
+      }
+
+      // Output row o = i - 2R is complete: store it, then its slot starts row o + T.
+      const int done = (k + 1) % T, y = ys + i - 2 * R;
+      if (i >= 2 * R && y < l.height && writes) {
+        const unsigned a = alpha[(k + T - R) % T];
+        unsigned o[N];
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+          o[j] = packBytes(roundedBits(acc[done][j].x, absolute), roundedBits(acc[done][j].y, absolute),
+                           roundedBits(acc[done][j].z, absolute), roundedBits(acc[done][j].w, absolute));
+          if (!l.filterAlpha) o[j] = __byte_perm(o[j], a, 0x4210 + 0x1000 * j);
+        }
+        uchar4* dst = rowPtr(l.out, l.outPitch, y) + xin;
+        if (alignedOut && xin + N <= l.width) {
+          if constexpr (N == 4)
+            *reinterpret_cast<uint4*>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
+          else
+            *reinterpret_cast<uint2*>(dst) = make_uint2(o[0], o[1]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < N; ++j)
+            if (xin + j < l.width) reinterpret_cast<unsigned*>(dst)[j] = o[j];
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < N; ++j) acc[done][j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  }
+  waitAsync<0>();  // leave no copy in flight into a ring that is about to be released
+}
+
+template <int R, int SH>
+void launchStream(const Launch& l, const MaskSep& m) {
+  using S = StreamShape<R>;
+  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
+  const unsigned segments = ceilDiv(l.height, SH);
+  const dim3 grid(ceilDiv(l.width, S::OutW), (segments + kStreamWarps - 1) / kStreamWarps);
+  streamKernel<R, SH><<<grid, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned);
+  CL_CUDA_LAUNCHED("streamKernel<<<>>>");
+}
+
+template <int R>
+void streamRadius(const Launch& l, const MaskSep& m) {
+  if (l.tileW != 32) badTile("stream", l);
+  switch (l.tileH) {
+    case 16:
+      return launchStream<R, 16>(l, m);
+    case 8:
+      return launchStream<R, 8>(l, m);
+    case 32:
+      return launchStream<R, 32>(l, m);
+  }
+  badTile("stream", l);
+}
+}  // namespace
+
+void stream(const Launch& l, const MaskSep& m) {
+  switch (m.radius) {
+    case 0:
+      return streamRadius<0>(l, m);
+    case 1:
+      return streamRadius<1>(l, m);
+    case 2:
+      return streamRadius<2>(l, m);
+    case 3:
+      return streamRadius<3>(l, m);
+    case 4:
+      return streamRadius<4>(l, m);
+  }
+  throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no instance (0.." +
+                              std::to_string(kStreamMaxRadius) + ")");
+}
+
+}  // namespace convlive::kernels

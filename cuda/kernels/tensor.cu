@@ -1,0 +1,205 @@
+// tensor2d: any 2D mask on the tensor cores (mma.sync m16n8k16, fp16 operands, fp32 accumulation).
+//
+// For one mask row dy, a row of outputs is a 1D convolution of an input row: a product with a
+// banded Toeplitz matrix. Per warp, the GEMM is
+//   C[16 x 8]  += A[16 x 16] * B[16 x 8]
+//   rows of A and C: 4 output rows x 4 channels; columns of C: 8 adjacent output pixels;
+//   A: 16 adjacent input pixels of those rows, shifted down by dy (the input tile, fp16, exact);
+//   B: the Toeplitz slice B[k][n] = w[dy][16 kc + k - n] (zero off the band), kc = 0..KC-1.
+// The input tile (with apron) is held in shared memory as fp16 lines, one per (row, channel), so
+// an A fragment is one ldmatrix.x4. An A fragment at column 8s serves output chunks s - 2 kc for
+// every kc, so it is loaded once per dy. Weights are fp16 (error bound checked on the host,
+// convlive/precision.hpp) or, where that bound is too loose, an fp16 high part plus an fp16 low
+// part (two MMAs per fragment). The result goes through shared memory so that each thread writes
+// whole RGBA8 pixels, 16 bytes at a time.
+#include <cuda_fp16.h>
+
+#pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
+
+#include "common.cuh"
+
+namespace convlive::kernels {
+namespace {
+
+constexpr int kKcMax = 5;  // 16-wide chunks of B per output chunk: ceil((8 + 2r) / 16) <= 5 for r <= 32
+
+__host__ __device__ constexpr int kChunks(int r) { return (8 + 2 * r + 15) / 16; }
+// Halves per (row, channel) line: room for the last A fragment past the apron, and = 8 (mod 16)
+// so that the 8 lines an ldmatrix phase reads fall in 8 different 16-byte bank groups.
+__host__ __device__ constexpr int linePitch(int inW) { return (inW + 16 + 7) / 16 * 16 + 8; }
+__host__ __device__ constexpr int weightPitch(int r) { return 16 * kChunks(r) + 8; }
+
+__device__ __forceinline__ unsigned smemAddress(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+#if __CUDA_ARCH__ >= 800
+__device__ __forceinline__ void ldmatrixX4(unsigned (&a)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void mma16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#endif
+
+// Channel ch of two packed RGBA8 pixels as two exact halves: 1024 + byte has the byte in the
+// mantissa (0x6400 | byte), so one PRMT, one LOP3 and one HSUB2.
+__device__ __forceinline__ unsigned bytesToHalf2(unsigned p0, unsigned p1, int ch) {
+  const unsigned t = __byte_perm(p0, p1, static_cast<unsigned>(ch | (4 + ch) << 8));
+  const unsigned biased = (t & 0x00FF00FFu) | 0x64006400u;
+  const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&biased), __float2half2_rn(1024.f));
+  return *reinterpret_cast<const unsigned*>(&v);
+}
+
+__device__ __forceinline__ unsigned pairOf(const __half* p) {
+  const __half2 v = __halves2half2(p[0], p[1]);
+  return *reinterpret_cast<const unsigned*>(&v);
+}
+
+template <int NCH, int WARPS>
+__global__ void __launch_bounds__(32 * WARPS)
+    tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m, bool split) {
+#if __CUDA_ARCH__ >= 800
+  constexpr int TW = 8 * NCH, TH = 4 * WARPS, kThreads = 32 * WARPS;
+  extern __shared__ __align__(16) unsigned char tensorSmem[];
+  const int r = m.radius, taps = 2 * r + 1, kcN = kChunks(r);
+  const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW), WP = weightPitch(r);
+  __half* tile = reinterpret_cast<__half*>(tensorSmem);  // inH * 4 lines of P halves
+  __half* whi = tile + inH * 4 * P;                       // taps rows of WP halves: w[dy][q] at q + 8
+  __half* wlo = whi + taps * WP;
+  unsigned* outTile = reinterpret_cast<unsigned*>(wlo + taps * WP);  // TH x TW RGBA8
+  const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+
+  // 1. The weights as fp16 high and low parts, zero off the mask, rows padded for every B slice.
+  for (int i = tid; i < taps * WP; i += kThreads) {
+    const int dy = i / WP, q = i - dy * WP - 8;
+    const float w = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
+    const __half h = __float2half_rn(w);
+    whi[i] = h;
+    wlo[i] = __float2half_rn(w - __half2float(h));
+  }
+  // 2. The input tile with apron as fp16 lines; columns past the apron are zero (B is zero there
+  // too, but the products must not meet garbage that could be NaN).
+  const bool interior = x0 - r >= 0 && x0 + TW + r <= l.width && y0 - r >= 0 && y0 + TH + r <= l.height;
+  const int pairs = P / 2;
+  for (int i = tid; i < inH * pairs; i += kThreads) {
+    const int ir = i / pairs, c = 2 * (i - ir * pairs), y = y0 - r + ir, x = x0 - r + c;
+    unsigned p0 = 0, p1 = 0;
+    if (interior) {
+      const uchar4* row = rowPtr(l.in, l.inPitch, y);
+      if (c < inW) p0 = packPixel(row[x]);
+      if (c + 1 < inW) p1 = packPixel(row[x + 1]);
+    } else {
+      if (c < inW) p0 = packPixel(loadBordered(l, x, y));
+      if (c + 1 < inW) p1 = packPixel(loadBordered(l, x + 1, y));
+    }
+#pragma unroll
+    for (int ch = 0; ch < 4; ++ch)
+      *reinterpret_cast<unsigned*>(&tile[(ir * 4 + ch) * P + c]) = bytesToHalf2(p0, p1, ch);
+  }
+  __syncthreads();
+
+  // 3. The products. Lane (g, t4) holds C rows g and g + 8, columns 2 t4 and 2 t4 + 1.
+  const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+  float acc[NCH][4];
+#pragma unroll
+  for (int j = 0; j < NCH; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+  // ldmatrix.x4: lane gives row (lane & 7) + 8 ((lane >> 3) & 1) of A at column 8 (lane >> 4).
+  // Row a of A is output row a / 4 of this warp's four, channel a % 4: line 16 warp + 4 dy + a.
+  const int aRow = (lane & 7) + 8 * ((lane >> 3) & 1), aCol = 8 * (lane >> 4);
+  const unsigned aBase = smemAddress(tile + (16 * warp + aRow) * P + aCol);
+  for (int dy = 0; dy < taps; ++dy) {
+    unsigned bh[kKcMax][2], bl[kKcMax][2];
+    const __half* wh = whi + dy * WP + 8 + 2 * t4 - g;  // B[k][n] = w[16 kc + k - n], k = 2 t4 (+1, +8, +9), n = g
+    const __half* wl = wlo + dy * WP + 8 + 2 * t4 - g;
+#pragma unroll
+    for (int kc = 0; kc < kKcMax; ++kc)
+      if (kc < kcN) {
+        bh[kc][0] = pairOf(wh + 16 * kc);
+        bh[kc][1] = pairOf(wh + 16 * kc + 8);
+        bl[kc][0] = split ? pairOf(wl + 16 * kc) : 0u;
+        bl[kc][1] = split ? pairOf(wl + 16 * kc + 8) : 0u;
+      }
+    const unsigned rowAddr = aBase + static_cast<unsigned>(dy * 4 * P * 2);
+#pragma unroll
+    for (int s = 0; s < NCH + 2 * (kKcMax - 1); ++s) {
+      if (s >= NCH + 2 * (kcN - 1)) break;  // no output chunk left for this A column
+      unsigned a[4];
+      ldmatrixX4(a, rowAddr + 16u * s);
+#pragma unroll
+      for (int kc = 0; kc < kKcMax; ++kc) {
+        const int j = s - 2 * kc;
+        if (j < 0 || j >= NCH || kc >= kcN) continue;
+        mma16816(acc[j], a, bh[kc][0], bh[kc][1]);
+        if (split) mma16816(acc[j], a, bl[kc][0], bl[kc][1]);
+      }
+    }
+  }
+
+  // 4. Round into the RGBA8 staging tile (one byte per channel), then whole pixels out.
+  unsigned char* outBytes = reinterpret_cast<unsigned char*>(outTile);
+  const int ch = g & 3, oy = 4 * warp + (g >> 2);
+  const bool absolute = l.combine == Combine::Abs;
+#pragma unroll
+  for (int j = 0; j < NCH; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int x = 8 * j + 2 * t4 + (e & 1), yy = oy + 2 * (e >> 1);
+      const float v = absolute ? fabsf(acc[j][e]) : acc[j][e];
+      outBytes[(yy * TW + x) * 4 + ch] = toByte(v);
+    }
+  __syncthreads();
+  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
+  for (int i = tid; i < TH * TW / 4; i += kThreads) {
+    const int yy = i / (TW / 4), x = 4 * (i - yy * (TW / 4)), y = y0 + yy;
+    if (y >= l.height || x0 + x >= l.width) continue;
+    unsigned px[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      px[q] = outTile[yy * TW + x + q];
+      if (!l.filterAlpha) {
+        const float a = __half2float(tile[((r + yy) * 4 + 3) * P + r + x + q]);
+        px[q] = (px[q] & 0x00FFFFFFu) | static_cast<unsigned>(a) << 24;
+      }
+    }
+    uchar4* dst = rowPtr(l.out, l.outPitch, y) + x0 + x;
+    if (alignedOut && x0 + x + 4 <= l.width) {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(px[0], px[1], px[2], px[3]);
+    } else {
+      for (int q = 0; q < 4 && x0 + x + q < l.width; ++q) reinterpret_cast<unsigned*>(dst)[q] = px[q];
+    }
+  }
+#endif
+}
+
+template <int NCH, int WARPS>
+void launchTensor2D(const Launch& l, const Mask2D& m, bool split) {
+  constexpr int TW = 8 * NCH, TH = 4 * WARPS;
+  const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius);
+  allowSharedBytes(tensor2dKernel<NCH, WARPS>, shared);
+  tensor2dKernel<NCH, WARPS>
+      <<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 32 * WARPS, shared, l.stream>>>(l, m, split);
+  CL_CUDA_LAUNCHED("tensor2dKernel<<<>>>");
+}
+}  // namespace
+
+std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius) {
+  const int inW = tileW + 2 * radius, inH = tileH + 2 * radius, taps = 2 * radius + 1;
+  return std::size_t(inH) * 4 * linePitch(inW) * 2 + std::size_t(2) * taps * weightPitch(radius) * 2 +
+         std::size_t(tileW) * tileH * 4;
+}
+
+// The tiles offered here must match the variant table's (tests run every offered tile).
+void tensor2d(const Launch& l, const Mask2D& m, bool split) {
+  if (l.tileW == 64 && l.tileH == 16) return launchTensor2D<8, 4>(l, m, split);
+  if (l.tileW == 128 && l.tileH == 16) return launchTensor2D<16, 4>(l, m, split);
+  if (l.tileW == 64 && l.tileH == 32) return launchTensor2D<8, 8>(l, m, split);
+  if (l.tileW == 128 && l.tileH == 32) return launchTensor2D<16, 8>(l, m, split);
+  badTile("tensor2d", l);
+}
+
+}  // namespace convlive::kernels

@@ -1,0 +1,47 @@
+#include "convlive/precision.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace convlive {
+namespace {
+
+// Round to nearest fp16 (ties to even, with subnormals), as the kernels' __float2half_rn does.
+float toHalf(float w) { return static_cast<float>(static_cast<_Float16>(w)); }
+
+}  // namespace
+
+HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine) {
+  HalfWeightsPlan plan;
+  double single = 0.0, split = 0.0;
+  for (float w : mask.weights()) {
+    const float hi = toHalf(w);
+    if (!std::isfinite(hi)) {
+      std::ostringstream s;
+      s << "a weight (" << w << ") is beyond fp16's range (65504): the tensor cores cannot take this mask";
+      plan.why = s.str();
+      return plan;
+    }
+    const float lo = toHalf(w - hi);
+    single += std::fabs(double(w) - hi);
+    split += std::fabs(double(w) - hi - lo);
+  }
+  const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
+  plan.singleBound = 255.0 * single * gain;
+  plan.splitBound = 255.0 * split * gain;
+  if (plan.singleBound <= kHalfErrorBudget) {
+    plan.mode = HalfWeightsPlan::Mode::Single;
+    plan.bound = plan.singleBound;
+  } else if (plan.splitBound <= kHalfErrorBudget) {
+    plan.mode = HalfWeightsPlan::Mode::Split;
+    plan.bound = plan.splitBound;
+  } else {
+    std::ostringstream s;
+    s << "with fp16 weights the output could be off by up to " << plan.splitBound
+      << " (more than the 1 LSB budget, " << kHalfErrorBudget << ", even split into two fp16 parts)";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
+}  // namespace convlive

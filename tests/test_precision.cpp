@@ -1,0 +1,72 @@
+// The fp16 weight plan of the tensor-core variants: which masks run on single fp16 weights, which
+// need high + low parts, which are refused, and the bounds each states.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "convlive/precision.hpp"
+
+using namespace convlive;
+
+namespace {
+
+Mask filled(int radius, float value) {
+  const int n = 2 * radius + 1;
+  return Mask(radius, std::vector<float>(n * n, value));
+}
+
+TEST(HalfWeights, GaussiansRunOnSingleFp16Weights) {
+  for (int r : {1, 4, 8, 16, 32}) {
+    const Filter f = makeFilter("gaussian", {.radius = r});
+    const auto plan = planHalfWeights(f.mask, f.combine);
+    EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Single) << "r=" << r;
+    EXPECT_LE(plan.bound, kHalfErrorBudget) << "r=" << r;
+    EXPECT_GT(plan.bound, 0.0) << "gaussian weights are not all exact in fp16";
+    EXPECT_TRUE(plan.why.empty());
+  }
+}
+
+TEST(HalfWeights, ExactWeightsHaveNoRoundingError) {
+  const Filter sobel = makeFilter("sobel", {.radius = 1});  // small integers
+  const auto plan = planHalfWeights(sobel.mask, sobel.combine);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Single);
+  EXPECT_EQ(plan.singleBound, 0.0);
+}
+
+TEST(HalfWeights, CoarseWeightsAreSplitIntoHighAndLowParts) {
+  // emboss r=5: w = (dx+dy)/5, up to 2 in size; one fp16 part leaves up to 3.9 levels of error.
+  const Filter f = makeFilter("emboss", {.radius = 5});
+  const auto plan = planHalfWeights(f.mask, f.combine);
+  EXPECT_GT(plan.singleBound, kHalfErrorBudget);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Split);
+  EXPECT_LE(plan.splitBound, 1e-2);
+  EXPECT_EQ(plan.bound, plan.splitBound);
+}
+
+TEST(HalfWeights, TheBoundIsTheWeightRoundingTimes255) {
+  // 0.1 is 0.0999755859375 in fp16: 2.44140625e-5 off; nine of them, times 255.
+  const auto plan = planHalfWeights(filled(1, 0.1f), Combine::Identity);
+  const double perWeight = std::fabs(double(0.1f) - 0.0999755859375);
+  EXPECT_NEAR(plan.singleBound, 9 * 255 * perWeight, 1e-9);
+  // A gradient magnitude combines two such errors: sqrt(2) times as large.
+  const auto magnitude = planHalfWeights(filled(1, 0.1f), Combine::Magnitude);
+  EXPECT_NEAR(magnitude.singleBound, std::sqrt(2.0) * plan.singleBound, 1e-9);
+}
+
+TEST(HalfWeights, WeightsBeyondFp16RangeAreRefused) {
+  const auto plan = planHalfWeights(filled(1, 1e5f), Combine::Identity);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("fp16's range"), std::string::npos) << plan.why;
+}
+
+TEST(HalfWeights, MasksWhoseBoundExceedsTheBudgetEvenSplitAreRefused) {
+  // 10003.1259765625 (exact in fp32) is 10000 (the high part: fp16 steps by 8 there) + 3.1259765625,
+  // which needs 12 significant bits; the fp16 low part keeps 11, so each weight is 2^-11 off; 289
+  // of them, times 255: far over the budget.
+  const auto plan = planHalfWeights(filled(8, 10003.1259765625f), Combine::Identity);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_GT(plan.splitBound, kHalfErrorBudget);
+  EXPECT_NE(plan.why.find("1 LSB budget"), std::string::npos) << plan.why;
+}
+
+}  // namespace
