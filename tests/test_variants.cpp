@@ -220,8 +220,10 @@ TEST_P(MaskChanges, NeverRaceFramesInFlight) {
   const HostImage in = randomFrame(301, 203, rng);
   DeviceImage din(in.width(), in.height());
   din.upload(in.view());
-  const Filter masks[] = {makeFilter("gaussian", {.radius = 5}), makeFilter("box", {.radius = 2}),
-                          makeFilter("gaussian", {.radius = 9, .sigma = 6.f})};
+  // Three different masks (radii clipped to the variant's limit; different sigmas keep them apart).
+  const Filter masks[] = {makeFilter("gaussian", {.radius = std::min(5, v.maxRadius)}),
+                          makeFilter("box", {.radius = 2}),
+                          makeFilter("gaussian", {.radius = std::min(9, v.maxRadius), .sigma = 6.f})};
   constexpr int kLaunches = 12;
   Stream streams[2];
   Workspace ws[2];
@@ -275,6 +277,25 @@ TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
   EXPECT_NE(v.whyNot(p, 64, 64).find("1 LSB budget"), std::string::npos) << v.whyNot(p, 64, 64);
   p.filter = makeFilter("emboss", {.radius = 5});  // needs the high + low split, which it runs
   EXPECT_EQ(v.whyNot(p, 64, 64), "");
+}
+
+// auto follows the measured order: stream for small separable radii, fused past them, tensor2d for
+// 2D masks; the cpu variant where no GPU variant can run.
+TEST(Auto, PicksTheMeasuredFastestThatCanRun) {
+  FilterParams p;
+  const auto pick = [&](const Filter& f) {
+    p.filter = f;
+    return chooseVariant("auto", p, 1920, 1080).name;
+  };
+  if (!deviceInfo().available) {
+    EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "cpu");
+    return;
+  }
+  EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "stream");
+  EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
+  EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "fused");
+  EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
+  if (deviceInfo().major >= 8) EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
 }
 
 // Without a device every GPU variant refuses with a reason that names the cpu variant.

@@ -1,7 +1,8 @@
 // stream: separable masks of radius 0..4 at close to the memory floor.
 //
-// Each warp walks down a segment of SH output rows of a strip of the frame, one input row at a
-// time, with no block-wide barrier anywhere:
+// Each warp walks down a segment of SH output rows of a strip of the frame (SH: the tile's height
+// or more, so that the frame makes one wave of segments), one input row at a time, with no
+// block-wide barrier anywhere:
 //   - rows arrive through a ring of kRing slots in shared memory (cp.async, several rows in flight
 //     per warp; each lane reads back only what it copied itself);
 //   - the row factor runs first, on the packed bytes: a lane holds N adjacent pixels, takes the
@@ -64,44 +65,62 @@ __device__ __forceinline__ unsigned alphaBytes(const unsigned (&w)[N]) {
 __device__ __forceinline__ unsigned packBytes(unsigned x, unsigned y, unsigned z, unsigned w) {
   return __byte_perm(__byte_perm(x, y, 0x0040), __byte_perm(z, w, 0x0040), 0x5410);
 }
-__device__ __forceinline__ unsigned roundedBits(float v, bool absolute) {
-  v = absolute ? fabsf(v) : v;
+template <bool Absolute>
+__device__ __forceinline__ unsigned roundedBits(float v) {
+  if constexpr (Absolute) v = fabsf(v);
   return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
 }
 
-template <int R, int SH>
+// Off the hot path (kept out of line so that the unrolled steps stay small in the instruction
+// cache): the row a frame row outside the frame reads (-1: zeros), and N pixels read one by one
+// through the border mode, for strips that touch the left or right edge or unaligned frames.
+__device__ __noinline__ int borderRow(int y, int height, Border border) { return borderIndex(y, height, border); }
+template <int N>
+__device__ __noinline__ void loadBorderedPixels(const Launch l, unsigned* dst, int x, int y) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) dst[j] = packPixel(loadBordered(l, x + j, y));
+}
+
+// Persistent warps: work unit u is strip u % strips of segment u / strips (neighbouring warps
+// take neighbouring strips, which share apron rows in L2); the grid is as large as the GPU holds
+// at once, so no partial last wave.
+template <int R, bool Absolute>
 __global__ void __launch_bounds__(32 * kStreamWarps)
-    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned) {
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned, int strips,
+                 int units, int SH) {
   using S = StreamShape<R>;
-  constexpr int N = S::N, L = S::L, T = S::T, kRows = SH + 2 * R;
+  constexpr int N = S::N, L = S::L, T = S::T;
+  const int kRows = SH + 2 * R;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int ys = (blockIdx.y * kStreamWarps + warp) * SH;
-  if (ys >= l.height) return;  // the whole warp; nothing below waits on other warps
-  const int xs = blockIdx.x * S::OutW, xin = xs - N * L + N * lane;
-  const bool fast = aligned && xs - N * L >= 0 && xs - N * L + 32 * N <= l.width;
-  const bool absolute = l.combine == Combine::Abs;
+  const bool writes = lane >= L && lane < 32 - L;
+  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
   unsigned(*slot)[32 * N] = ring[warp];
+
+  for (int unit = blockIdx.x * kStreamWarps + warp; unit < units; unit += gridDim.x * kStreamWarps) {
+  const int seg = unit / strips, ys = seg * SH;
+  const int xs = (unit - seg * strips) * S::OutW, xin = xs - N * L + N * lane;
+  const bool fast = aligned && xs - N * L >= 0 && xs - N * L + 32 * N <= l.width;
 
   // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
   auto issue = [&](int i) {
     if (i < kRows) {
-      unsigned* dst = &slot[i % kRing][N * lane];
-      const int sy = borderIndex(ys - R + i, l.height, l.border);
+      unsigned* dst = &slot[unsigned(i) % kRing][N * lane];
+      int sy = ys - R + i;
+      if (sy < 0 || sy >= l.height) sy = borderRow(sy, l.height, l.border);
       if (sy < 0) {
 #pragma unroll
         for (int j = 0; j < N; ++j) dst[j] = 0;
       } else if (fast) {
         copyAsync<4 * N>(dst, rowPtr(l.in, l.inPitch, sy) + xin);
       } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) dst[j] = packPixel(loadBordered(l, xin + j, sy));
+        loadBorderedPixels<N>(l, dst, xin, sy);
       }
     }
     commitAsync();
   };
 
-#pragma unroll
+#pragma unroll 1
   for (int i = 0; i < kRing - 1; ++i) issue(i);
 
   float4 acc[T][N];  // acc[o % T]: the pending sums of output row o
@@ -110,9 +129,6 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
   for (int s = 0; s < T; ++s)
 #pragma unroll
     for (int j = 0; j < N; ++j) acc[s][j] = make_float4(0.f, 0.f, 0.f, 0.f);
-  const bool writes = lane >= L && lane < 32 - L;
-  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
-
   for (int base = 0; base < kRows; base += T) {
 #pragma unroll
     for (int k = 0; k < T; ++k) {
@@ -121,10 +137,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
       waitAsync<kRing - 2>();
       unsigned w[N];
       if constexpr (N == 4) {
-        const uint4 v = *reinterpret_cast<const uint4*>(&slot[i % kRing][N * lane]);
+        const uint4 v = *reinterpret_cast<const uint4*>(&slot[unsigned(i) % kRing][N * lane]);
         w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
       } else {
-        const uint2 v = *reinterpret_cast<const uint2*>(&slot[i % kRing][N * lane]);
+        const uint2 v = *reinterpret_cast<const uint2*>(&slot[unsigned(i) % kRing][N * lane]);
         w[0] = v.x, w[1] = v.y;
       }
       issue(i + kRing - 1);  // into the slot read at the previous step
@@ -161,8 +177,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
         unsigned o[N];
 #pragma unroll
         for (int j = 0; j < N; ++j) {
-          o[j] = packBytes(roundedBits(acc[done][j].x, absolute), roundedBits(acc[done][j].y, absolute),
-                           roundedBits(acc[done][j].z, absolute), roundedBits(acc[done][j].w, absolute));
+          o[j] = packBytes(roundedBits<Absolute>(acc[done][j].x), roundedBits<Absolute>(acc[done][j].y),
+                           roundedBits<Absolute>(acc[done][j].z), roundedBits<Absolute>(acc[done][j].w));
           if (!l.filterAlpha) o[j] = __byte_perm(o[j], a, 0x4210 + 0x1000 * j);
         }
         uchar4* dst = rowPtr(l.out, l.outPitch, y) + xin;
@@ -181,31 +197,37 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
       for (int j = 0; j < N; ++j) acc[done][j] = make_float4(0.f, 0.f, 0.f, 0.f);
     }
   }
-  waitAsync<0>();  // leave no copy in flight into a ring that is about to be released
+  waitAsync<0>();  // no copy in flight into the ring when the next unit starts
+  }
 }
 
-template <int R, int SH>
+// One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
+// of about the same height (at least the tile's), and none waits on a partial last wave.
+template <int R, bool Absolute>
 void launchStream(const Launch& l, const MaskSep& m) {
   using S = StreamShape<R>;
+  static const int residentWarps = [] {  // asked once per instance: the answer does not change
+    int perSm = 0, device = 0, sms = 0;
+    CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, streamKernel<R, Absolute>, 32 * kStreamWarps, 0));
+    CL_CUDA(cudaGetDevice(&device));
+    CL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return std::max(1, perSm * sms) * kStreamWarps;
+  }();
+  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  const unsigned segments = ceilDiv(l.height, SH);
-  const dim3 grid(ceilDiv(l.width, S::OutW), (segments + kStreamWarps - 1) / kStreamWarps);
-  streamKernel<R, SH><<<grid, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned);
+  const int strips = static_cast<int>(ceilDiv(l.width, S::OutW));
+  const int perStrip = std::max(1, residentWarps / strips);
+  const int sh = std::max(l.tileH, static_cast<int>(ceilDiv(l.height, perStrip)));
+  const int units = strips * static_cast<int>(ceilDiv(l.height, sh));
+  const int blocks = (units + kStreamWarps - 1) / kStreamWarps;
+  streamKernel<R, Absolute><<<blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, strips, units, sh);
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
 template <int R>
 void streamRadius(const Launch& l, const MaskSep& m) {
-  if (l.tileW != 32) badTile("stream", l);
-  switch (l.tileH) {
-    case 16:
-      return launchStream<R, 16>(l, m);
-    case 8:
-      return launchStream<R, 8>(l, m);
-    case 32:
-      return launchStream<R, 32>(l, m);
-  }
-  badTile("stream", l);
+  if (l.combine == Combine::Abs) return launchStream<R, true>(l, m);
+  launchStream<R, false>(l, m);
 }
 }  // namespace
 
