@@ -179,7 +179,8 @@ TEST(Variants, TableParsingHelpers) {
     if (v.name != "cpu") {
       EXPECT_GE(v.tiles.size(), 3u) << v.name;
     }
-    EXPECT_GE(v.maxRadius, 32) << v.name;
+    // Every variant but stream (whose column window lives in registers) takes masks up to 65x65.
+    EXPECT_GE(v.maxRadius, v.name == "stream" ? 4 : 32) << v.name;
   }
   EXPECT_GE(findVariant("separable")->maxRadius, 64);
 }
