@@ -5,6 +5,7 @@
 
 #include "convlive/variants.hpp"
 #include "still.hpp"
+#include "tune.hpp"
 #include "video.hpp"
 #include "viewer/command.hpp"
 
@@ -24,10 +25,15 @@ int main(int argc, char** argv) {
       "  convlive --headless --frames 300 --mask gaussian --radius 4      test pattern, summary of every stage\n"
       "  convlive --input clip.mp4 --output blurred.webm --radius 8        filter a video into a file\n"
       "  convlive --headless --camera --seconds 10 --mask sobel            a camera, 10 s\n"
-      "  convlive --image in.png --output out.png --mask sharpen           one picture");
+      "  convlive --image in.png --output out.png --mask sharpen           one picture\n"
+      "  convlive --tune                                                   measure which variant auto picks here");
   std::string demo;
   app.add_option("--demo", demo, "Write a test picture and filtered versions of it into this folder, then exit");
   app.add_flag("--list-variants", list, "Print the kernel variants with their limits and tiles, then exit");
+  bool tune = false;
+  app.add_flag("--tune", tune,
+               "Time the fast variants on this GPU for common sizes and masks, fill the cache auto reads, print the "
+               "table, then exit");
   app.add_option("--image", o.input, "Input PNG (a still image; --output names the PNG to write)");
   app.add_option("--output", o.output,
                  "Output file: a .png with --image, else a video (.webm VP8, .mkv, .mp4 H.264, .avi MJPEG)");
@@ -94,6 +100,7 @@ int main(int argc, char** argv) {
     listVariants(std::cout);
     return kOk;
   }
+  if (tune) return runTune(std::cout, std::cerr);
   if (listCams) return listCamerasCommand(std::cout, std::cerr);
   if (listPatterns) return listPatternsCommand(std::cout, std::cerr);
   if (!demo.empty()) return runDemo(demo, std::cout, std::cerr);

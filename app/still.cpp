@@ -11,6 +11,7 @@
 
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
+#include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
 #include "guarded.hpp"
 #include "image_io.hpp"
@@ -43,12 +44,19 @@ const Variant& chooseVariant(const StillOptions& o, const FilterParams& p, int w
 
 }  // namespace
 
-FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std::string& variant, std::ostream& log) {
+FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const std::string& variant,
+                          std::ostream& log) {
   StillOptions o;
   o.variant = variant;
+  FilterParams p = asked;
+  if (variant == "auto" && deviceInfo().available) {  // the measured choice, with its tile
+    const AutoChoice c = chooseAuto(p, in.width(), in.height());
+    if (p.tile == Tile{}) p.tile = c.tile;
+    log << "auto " << c.why << "\n";
+  }
   const Variant& v = chooseVariant(o, p, in.width(), in.height(), log);
   if (auto why = v.whyNot(p, in.width(), in.height()); !why.empty()) throw std::invalid_argument(why);
-  FilteredImage r{HostImage(in.width(), in.height()), &v, 0.0};
+  FilteredImage r{HostImage(in.width(), in.height()), &v, 0.0, v.tiles.empty() ? Tile{} : v.tileFor(p)};
   const auto t0 = std::chrono::steady_clock::now();
   Workspace ws;
   if (v.onGpu) {
@@ -68,8 +76,8 @@ namespace {
 
 void describe(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredImage& r) {
   log << what << ": " << p.filter.name << " r=" << p.filter.mask.radius() << " border=" << borderName(p.border)
-      << " variant=" << r.variant->name << (r.variant->tiles.empty() ? "" : " tile=" + r.variant->tileFor(p).str())
-      << " in " << std::fixed << std::setprecision(1) << r.ms << " ms (including transfers)\n";
+      << " variant=" << r.variant->name << (r.variant->tiles.empty() ? "" : " tile=" + r.tile.str()) << " in "
+      << std::fixed << std::setprecision(1) << r.ms << " ms (including transfers)\n";
 }
 
 }  // namespace

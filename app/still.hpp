@@ -6,6 +6,7 @@
 
 #include "convlive/image.hpp"
 #include "convlive/mask.hpp"
+#include "convlive/variants.hpp"
 
 namespace convlive {
 
@@ -30,6 +31,7 @@ struct FilteredImage {
   HostImage image;
   const Variant* variant;
   double ms;
+  Tile tile{};  // the tile it ran with ({0,0}: the variant has none)
 };
 // variant: a name from the table, or "auto". Throws std::invalid_argument when it cannot run.
 FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std::string& variant, std::ostream& log);

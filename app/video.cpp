@@ -94,7 +94,8 @@ std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
   std::ostringstream s;
   s << "filter: " << fp.filter.name << " r=" << fp.filter.mask.radius() << " border=" << borderName(fp.border)
     << " variant=" << p.variantName() << (v && !v->tiles.empty() ? " tile=" + v->tileFor(fp).str() : "")
-    << " | memory: " << p.memoryMode() << ", " << (deviceInfo().available ? c.slots : 1) << " slot(s), overlap "
+    << (p.autoChoice().empty() ? "" : " (auto, " + p.autoChoice() + ")") << " | memory: " << p.memoryMode() << ", "
+    << (deviceInfo().available ? c.slots : 1) << " slot(s), overlap "
     << (c.overlap && deviceInfo().available ? "on" : "off");
   return s.str();
 }
@@ -164,6 +165,7 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
                                   {"compute_capability", std::to_string(dev.major) + "." + std::to_string(dev.minor)}}
                            : json{{"name", nullptr}, {"reason", dev.reason}}},
             {"variant", p.variantName()},
+            {"auto", p.autoChoice().empty() ? json(nullptr) : json(p.autoChoice())},
             {"tile", v && !v->tiles.empty() ? json(v->tileFor(fp).str()) : json(nullptr)},
             {"filter",
              {{"name", fp.filter.name},

@@ -37,8 +37,8 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine) {
     plan.bound = plan.splitBound;
   } else {
     std::ostringstream s;
-    s << "with fp16 weights the output could be off by up to " << plan.splitBound
-      << " (more than the 1 LSB budget, " << kHalfErrorBudget << ", even split into two fp16 parts)";
+    s << "with fp16 weights the output could be off by up to " << plan.splitBound << " (more than the 1 LSB budget, "
+      << kHalfErrorBudget << ", even split into two fp16 parts)";
     plan.why = s.str();
   }
   return plan;

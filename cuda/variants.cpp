@@ -8,6 +8,7 @@
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
+#include "convlive/tuner.hpp"
 #include "kernels/launch.hpp"
 
 namespace convlive {
@@ -386,6 +387,10 @@ const Variant& chooseVariant(std::string_view name, const FilterParams& p, int w
                                   " or auto");
     return *v;
   }
+  return *chooseAuto(p, width, height).variant;
+}
+
+const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200 (docs/perf/2026-11-21-h200-kernels):
   // stream leads for separable masks up to r=2, fused from r=3 (stream, fused and tensor2d are
   // within 6% of each other at r=3..4), tensor2d for 2D masks (4.6-12x NPP at r=8..32).

@@ -10,6 +10,7 @@
 
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
+#include "convlive/tuner.hpp"
 
 namespace convlive {
 namespace {
@@ -95,6 +96,19 @@ struct Pipeline::Impl {
   Timings stats;
   std::deque<Clock::time_point> completions;  // recent completion times, for fps
 
+  std::string autoWhy;  // what auto chose and why (empty: a named variant); under controlMutex
+
+  // The variant `name` names, or auto's measured choice, whose tile then goes into params when
+  // none was asked for.
+  static const Variant& resolveVariant(const std::string& name, FilterParams& params, int w, int h, std::string& why) {
+    why.clear();
+    if (name != "auto") return chooseVariant(name, params, w, h);
+    const AutoChoice c = chooseAuto(params, w, h);
+    if (params.tile == Tile{}) params.tile = c.tile;
+    why = c.why;
+    return *c.variant;
+  }
+
   Impl(const PipelineConfig& c, FrameSink& s) : config(c), sink(s) {
     if (config.slots < 1 || config.slots > 16)
       throw std::invalid_argument("--slots " + std::to_string(config.slots) + " is out of range: use 1 to 16");
@@ -104,11 +118,12 @@ struct Pipeline::Impl {
     openSource(config.source);
     width = source->info().nativeWidth;
     height = source->info().nativeHeight;
-    const Variant& v = chooseVariant(config.variant, config.params, std::max(width, 1), std::max(height, 1));
-    if (auto why = v.whyNot(config.params, std::max(width, 1), std::max(height, 1)); !why.empty())
+    FilterParams chosen = config.params;
+    const Variant& v = resolveVariant(config.variant, chosen, std::max(width, 1), std::max(height, 1), autoWhy);
+    if (auto why = v.whyNot(chosen, std::max(width, 1), std::max(height, 1)); !why.empty())
       throw std::invalid_argument(why);
     variant = &v;
-    params = config.params;
+    params = chosen;
     slots.resize(std::size_t(gpu ? config.slots : 1));
   }
 
@@ -423,14 +438,17 @@ std::string Pipeline::setFilter(const std::string& variant, const FilterParams& 
   std::lock_guard lock(impl_->controlMutex);
   const int w = std::max(impl_->width, 1), h = std::max(impl_->height, 1);
   const Variant* v;
+  FilterParams chosen = params;
+  std::string autoWhy;
   try {
-    v = &chooseVariant(variant, params, w, h);
+    v = &Impl::resolveVariant(variant, chosen, w, h, autoWhy);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
   if (v->onGpu && !impl_->gpu) return deviceInfo().reason + ": only the cpu variant runs here";
-  if (auto why = v->whyNot(params, w, h); !why.empty()) return why;
-  impl_->pending.filter = {v, params};
+  if (auto why = v->whyNot(chosen, w, h); !why.empty()) return why;
+  impl_->pending.filter = {v, chosen};
+  impl_->autoWhy = autoWhy;
   return "";
 }
 
@@ -441,6 +459,10 @@ Timings Pipeline::timings() const {
 SourceInfo Pipeline::sourceInfo() const {
   std::lock_guard lock(impl_->controlMutex);
   return impl_->info;
+}
+std::string Pipeline::autoChoice() const {
+  std::lock_guard lock(impl_->controlMutex);
+  return impl_->autoWhy;
 }
 std::string Pipeline::variantName() const {
   std::lock_guard lock(impl_->controlMutex);

@@ -82,10 +82,27 @@ TEST_F(StillCommand, CustomSobelAndPitchMasks) {
 TEST_F(StillCommand, ListVariants) {
   const auto r = runConvlive("--list-variants");
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* v : {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d", "texture",
-                        "cpu"})
+  for (const char* v :
+       {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d", "texture", "cpu"})
     EXPECT_NE(r.output.find(v), std::string::npos) << v;
   EXPECT_NE(r.output.find("32x8"), std::string::npos);
+}
+
+TEST_F(StillCommand, TuneFillsTheCacheOrSaysWhyItCannot) {
+  const std::string cache = path("tune.json");
+  const auto r = convlive::testing::runConvliveWith("--tune", "env CONVLIVE_TUNE_CACHE=" + cache);
+  if (!deviceInfo().available) {
+    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_NE(r.output.find("without a GPU, auto is the cpu variant"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(cache));
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("3840x2160  gaussian"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(cache));
+  const auto again = convlive::testing::runConvliveWith("--tune", "env CONVLIVE_TUNE_CACHE=" + cache);
+  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_EQ(again.output.find("measured"), std::string::npos) << "every case should come from the cache";
 }
 
 TEST_F(StillCommand, GpuVariantWithoutDeviceNamesTheCpuVariant) {

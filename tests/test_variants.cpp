@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
+#include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
 
 using namespace convlive;
@@ -260,14 +262,17 @@ TEST(Limits, EveryVariantRefusesRadiiPastItsLimit) {
     FilterParams p;
     p.filter = makeFilter("gaussian", {.radius = v.maxRadius + 1});
     const std::string why = v.whyNot(p, 64, 64);
-    EXPECT_NE(why.find("takes radius up to " + std::to_string(v.maxRadius)), std::string::npos) << v.name << ": " << why;
+    EXPECT_NE(why.find("takes radius up to " + std::to_string(v.maxRadius)), std::string::npos)
+        << v.name << ": " << why;
   }
 }
 
 // The tensor-core variant refuses masks whose fp16 error bound it cannot hold, and says so.
 TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
-  if (deviceInfo().major < 8) GTEST_SKIP() << "compute capability " << deviceInfo().major << "." << deviceInfo().minor << " has no fp16 mma.sync m16n8k16";
+  if (deviceInfo().major < 8)
+    GTEST_SKIP() << "compute capability " << deviceInfo().major << "." << deviceInfo().minor
+                 << " has no fp16 mma.sync m16n8k16";
   const Variant& v = *findVariant("tensor2d");
   FilterParams p;
   p.filter.name = "custom";
@@ -279,23 +284,57 @@ TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
   EXPECT_EQ(v.whyNot(p, 64, 64), "");
 }
 
-// auto follows the measured order: stream for small separable radii, fused past them, tensor2d for
-// 2D masks; the cpu variant where no GPU variant can run.
-TEST(Auto, PicksTheMeasuredFastestThatCanRun) {
+// Without timing, auto falls back to the order measured on the H200: stream for small separable
+// radii, fused past them, tensor2d for 2D masks.
+TEST(Auto, FixedOrderFollowsTheH200Measurements) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
   const auto pick = [&](const Filter& f) {
     p.filter = f;
-    return chooseVariant("auto", p, 1920, 1080).name;
+    return fixedOrderChoice(p, 1920, 1080).name;
   };
-  if (!deviceInfo().available) {
-    EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "cpu");
-    return;
-  }
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "stream");
   EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "fused");
   EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
   if (deviceInfo().major >= 8) EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
+}
+
+// auto measured: the first use times the candidates and stores the winner; the second is served
+// from the cache; the winner filters correctly with the tile it was timed with.
+TEST(AutoTuner, MeasuresOnceThenServesFromTheCache) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("convlive-tune-gpu-" + std::to_string(seedForRun()) + ".json"))
+          .string();
+  std::filesystem::remove(path);
+  Tuner tuner(path, deviceInfo().name);
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 2});
+  const AutoChoice first = tuner.choose(p, 641, 479);
+  ASSERT_TRUE(first.variant);
+  EXPECT_TRUE(first.measured);
+  EXPECT_FALSE(first.fromCache);
+  EXPECT_GT(first.entry.ms, 0.0);
+  EXPECT_NE(first.why.find("measured: " + first.variant->name), std::string::npos) << first.why;
+  EXPECT_FALSE(first.entry.runnerUp.empty()) << "several candidates run a separable gaussian";
+  EXPECT_LE(first.entry.ms, first.entry.runnerUpMs);
+  const AutoChoice second = tuner.choose(p, 641, 479);
+  EXPECT_TRUE(second.fromCache);
+  EXPECT_EQ(second.variant, first.variant);
+  EXPECT_EQ(second.tile, first.tile);
+  EXPECT_EQ(Tuner(path, deviceInfo().name).size(), 1u);
+  // The winner, with its tile, equals the reference.
+  std::mt19937 rng(seedForRun());
+  const HostImage in = randomFrame(641, 479, rng);
+  HostImage want(641, 479);
+  referenceFilter(p.filter, p.border, p.filterAlpha, in.view(), want.view());
+  DeviceImage din(641, 479), dout(641, 479);
+  din.upload(in.view());
+  Workspace ws;
+  p.tile = first.tile;
+  EXPECT_TRUE(matches(runGpu(*first.variant, p, din, dout, ws, 0x5a), want));
+  std::filesystem::remove(path);
 }
 
 // Without a device every GPU variant refuses with a reason that names the cpu variant.

@@ -26,13 +26,13 @@
 
 namespace {
 
-#define CHECK_CUDA(x)                                                                         \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
+#define CHECK_CUDA(x)                                                                                  \
+  do {                                                                                                 \
+    cudaError_t e_ = (x);                                                                              \
+    if (e_ != cudaSuccess) {                                                                           \
       std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+      std::exit(1);                                                                                    \
+    }                                                                                                  \
   } while (0)
 
 struct Frame {
@@ -187,13 +187,17 @@ int main(int argc, char** argv) {
   const int repeats = 30;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--out") outPath = v;
-    else if (a == "--radii") radii = parseList(v);
-    else if (a == "--custom-radii") customRadii = parseList(v);
+    if (a == "--out")
+      outPath = v;
+    else if (a == "--radii")
+      radii = parseList(v);
+    else if (a == "--custom-radii")
+      customRadii = parseList(v);
     else if (a == "--sizes") {
       sizes.clear();
       std::stringstream in(v);
-      for (std::string x; std::getline(in, x, ',');) sizes.emplace_back(std::stoi(x), std::stoi(x.substr(x.find('x') + 1)));
+      for (std::string x; std::getline(in, x, ',');)
+        sizes.emplace_back(std::stoi(x), std::stoi(x.substr(x.find('x') + 1)));
     } else {
       std::fprintf(stderr, "npp-peer: unknown option %s\n", a.c_str());
       return 2;
@@ -227,9 +231,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
 
-  const NppiMaskSize fixed[] = {NPP_MASK_SIZE_3_X_3,   NPP_MASK_SIZE_5_X_5,   NPP_MASK_SIZE_7_X_7,
-                                NPP_MASK_SIZE_9_X_9,   NPP_MASK_SIZE_11_X_11, NPP_MASK_SIZE_13_X_13,
-                                NPP_MASK_SIZE_15_X_15};
+  const NppiMaskSize fixed[] = {NPP_MASK_SIZE_3_X_3,   NPP_MASK_SIZE_5_X_5,   NPP_MASK_SIZE_7_X_7,  NPP_MASK_SIZE_9_X_9,
+                                NPP_MASK_SIZE_11_X_11, NPP_MASK_SIZE_13_X_13, NPP_MASK_SIZE_15_X_15};
   for (auto [W, H] : sizes) {
     std::vector<Frame> ins;
     std::mt19937 rng(1234);
@@ -250,9 +253,9 @@ int main(int argc, char** argv) {
         for (size_t j = 0; j < g.size(); ++j) g2[i * g.size() + j] = g[i] * g[j];
       const Call rowCol = [&](const Frame& in, Frame& o) {
         const NppiSize size{in.width, in.height};
-        NppStatus st = nppiFilterRowBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, tmp.data,
-                                                         int(tmp.pitch), size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE,
-                                                         ctx);
+        NppStatus st =
+            nppiFilterRowBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, tmp.data, int(tmp.pitch),
+                                              size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE, ctx);
         if (st != NPP_SUCCESS) return st;
         return nppiFilterColumnBorder32f_8u_C4R_Ctx(tmp.data, int(tmp.pitch), size, NppiPoint{0, 0}, o.data,
                                                     int(o.pitch), size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE, ctx);
@@ -262,13 +265,12 @@ int main(int argc, char** argv) {
         Frame smallTmp(160, 96);
         const Call checkRowCol = [&](const Frame& in, Frame& o) {
           const NppiSize size{in.width, in.height};
-          NppStatus st = nppiFilterRowBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0},
-                                                           smallTmp.data, int(smallTmp.pitch), size, dk, 2 * r + 1, r,
-                                                           NPP_BORDER_REPLICATE, ctx);
+          NppStatus st =
+              nppiFilterRowBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, smallTmp.data,
+                                                int(smallTmp.pitch), size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE, ctx);
           if (st != NPP_SUCCESS) return st;
-          return nppiFilterColumnBorder32f_8u_C4R_Ctx(smallTmp.data, int(smallTmp.pitch), size, NppiPoint{0, 0},
-                                                      o.data, int(o.pitch), size, dk, 2 * r + 1, r,
-                                                      NPP_BORDER_REPLICATE, ctx);
+          return nppiFilterColumnBorder32f_8u_C4R_Ctx(smallTmp.data, int(smallTmp.pitch), size, NppiPoint{0, 0}, o.data,
+                                                      int(o.pitch), size, dk, 2 * r + 1, r, NPP_BORDER_REPLICATE, ctx);
         };
         const double err = r <= 16 ? maxError(checkRowCol, g2, r, r, s) : -1;
         emit("npp/FilterRow+ColumnBorder32f", "gaussian", r, W, H, timeCall(rowCol, ins, out, s, repeats), err,
@@ -296,9 +298,9 @@ int main(int argc, char** argv) {
       CHECK_CUDA(cudaMemcpy(dk, reversed.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
       const Call twoD = [&](const Frame& in, Frame& o) {
         const NppiSize size{in.width, in.height};
-        return nppiFilterBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, o.data, int(o.pitch),
-                                              size, dk, NppiSize{2 * r + 1, 2 * r + 1}, NppiPoint{r, r},
-                                              NPP_BORDER_REPLICATE, ctx);
+        return nppiFilterBorder32f_8u_C4R_Ctx(in.data, int(in.pitch), size, NppiPoint{0, 0}, o.data, int(o.pitch), size,
+                                              dk, NppiSize{2 * r + 1, 2 * r + 1}, NppiPoint{r, r}, NPP_BORDER_REPLICATE,
+                                              ctx);
       };
       const double err = r <= 8 ? maxError(twoD, w, r, r, s) : -1;
       emit("npp/FilterBorder32f", "custom", r, W, H, timeCall(twoD, ins, out, s, repeats), err,

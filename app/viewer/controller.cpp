@@ -69,11 +69,12 @@ std::string FilterController::whyNot(const Variant& v, int w, int h) const {
   return v.whyNot(p, w, h);
 }
 
+std::string FilterController::autoChoice() const { return applied_.variant == "auto" ? pipeline_.autoChoice() : ""; }
 const Variant* FilterController::running() const { return findVariant(pipeline_.variantName()); }
 
 Tile FilterController::runningTile() const {
   const Variant* v = running();
-  return v ? v->tileFor(appliedParams_) : Tile{};
+  return v ? v->tileFor(pipeline_.filterParams()) : Tile{};  // auto may have picked a measured tile
 }
 
 std::string FilterController::cycleVariant(int dir) {

@@ -50,6 +50,8 @@ class FilterController {
   // The variant actually running ("auto" resolved) and its tile.
   const Variant* running() const;
   Tile runningTile() const;
+  // With "auto": what it chose and why (measured times of the winner and the runner-up); else "".
+  std::string autoChoice() const;
   // The last change's outcome, for the panel: "" after a success.
   const std::string& message() const { return message_; }
   // Frame size the checks use: the last frame's, else the source's.

@@ -228,6 +228,7 @@ void kernelSection(Viewer& v) {
   }
   if (running) {
     ImGui::Text("running: %s", running->name.c_str());
+    if (const std::string why = fc.autoChoice(); !why.empty()) ImGui::TextWrapped("auto %s", why.c_str());
     if (running->tiles.size() > 1) {
       const Tile current = fc.runningTile();
       if (ImGui::BeginCombo(("tile (" + running->tileMeaning + ")").c_str(), current.str().c_str())) {

@@ -12,8 +12,8 @@
 
 namespace convlive::kernels {
 
-constexpr int kMax2DRadius = 32;   // 65x65 masks for the 2D variants
-constexpr int kMaxSepRadius = 64;  // 129-tap factors for the separable ones
+constexpr int kMax2DRadius = 32;     // 65x65 masks for the 2D variants
+constexpr int kMaxSepRadius = 64;    // 129-tap factors for the separable ones
 constexpr int kStreamMaxRadius = 4;  // stream: the column window lives in registers
 constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
 

@@ -57,8 +57,10 @@ __device__ __forceinline__ void waitAsync() {
 // The alpha bytes of N packed pixels, pixel j in byte j.
 template <int N>
 __device__ __forceinline__ unsigned alphaBytes(const unsigned (&w)[N]) {
-  if constexpr (N == 4) return __byte_perm(__byte_perm(w[0], w[1], 0x0073), __byte_perm(w[2], w[3], 0x0073), 0x5410);
-  else return __byte_perm(w[0], w[1], 0x0073);
+  if constexpr (N == 4)
+    return __byte_perm(__byte_perm(w[0], w[1], 0x0073), __byte_perm(w[2], w[3], 0x0073), 0x5410);
+  else
+    return __byte_perm(w[0], w[1], 0x0073);
 }
 
 // The low bytes of four rounded channel values (see toByte) as one RGBA8 word.
@@ -98,106 +100,106 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
   unsigned(*slot)[32 * N] = ring[warp];
 
   for (int unit = blockIdx.x * kStreamWarps + warp; unit < units; unit += gridDim.x * kStreamWarps) {
-  const int seg = unit / strips, ys = seg * SH;
-  const int xs = (unit - seg * strips) * S::OutW, xin = xs - N * L + N * lane;
-  const bool fast = aligned && xs - N * L >= 0 && xs - N * L + 32 * N <= l.width;
+    const int seg = unit / strips, ys = seg * SH;
+    const int xs = (unit - seg * strips) * S::OutW, xin = xs - N * L + N * lane;
+    const bool fast = aligned && xs - N * L >= 0 && xs - N * L + 32 * N <= l.width;
 
-  // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
-  auto issue = [&](int i) {
-    if (i < kRows) {
-      unsigned* dst = &slot[unsigned(i) % kRing][N * lane];
-      int sy = ys - R + i;
-      if (sy < 0 || sy >= l.height) sy = borderRow(sy, l.height, l.border);
-      if (sy < 0) {
+    // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
+    auto issue = [&](int i) {
+      if (i < kRows) {
+        unsigned* dst = &slot[unsigned(i) % kRing][N * lane];
+        int sy = ys - R + i;
+        if (sy < 0 || sy >= l.height) sy = borderRow(sy, l.height, l.border);
+        if (sy < 0) {
 #pragma unroll
-        for (int j = 0; j < N; ++j) dst[j] = 0;
-      } else if (fast) {
-        copyAsync<4 * N>(dst, rowPtr(l.in, l.inPitch, sy) + xin);
-      } else {
-        loadBorderedPixels<N>(l, dst, xin, sy);
+          for (int j = 0; j < N; ++j) dst[j] = 0;
+        } else if (fast) {
+          copyAsync<4 * N>(dst, rowPtr(l.in, l.inPitch, sy) + xin);
+        } else {
+          loadBorderedPixels<N>(l, dst, xin, sy);
+        }
       }
-    }
-    commitAsync();
-  };
+      commitAsync();
+    };
 
 #pragma unroll 1
-  for (int i = 0; i < kRing - 1; ++i) issue(i);
+    for (int i = 0; i < kRing - 1; ++i) issue(i);
 
-  float4 acc[T][N];  // acc[o % T]: the pending sums of output row o
-  unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
+    float4 acc[T][N];   // acc[o % T]: the pending sums of output row o
+    unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
-  for (int s = 0; s < T; ++s)
+    for (int s = 0; s < T; ++s)
 #pragma unroll
-    for (int j = 0; j < N; ++j) acc[s][j] = make_float4(0.f, 0.f, 0.f, 0.f);
-  for (int base = 0; base < kRows; base += T) {
+      for (int j = 0; j < N; ++j) acc[s][j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int base = 0; base < kRows; base += T) {
 #pragma unroll
-    for (int k = 0; k < T; ++k) {
-      const int i = base + k;
-      if (i >= kRows) break;
-      waitAsync<kRing - 2>();
-      unsigned w[N];
-      if constexpr (N == 4) {
-        const uint4 v = *reinterpret_cast<const uint4*>(&slot[unsigned(i) % kRing][N * lane]);
-        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-      } else {
-        const uint2 v = *reinterpret_cast<const uint2*>(&slot[unsigned(i) % kRing][N * lane]);
-        w[0] = v.x, w[1] = v.y;
-      }
-      issue(i + kRing - 1);  // into the slot read at the previous step
+      for (int k = 0; k < T; ++k) {
+        const int i = base + k;
+        if (i >= kRows) break;
+        waitAsync<kRing - 2>();
+        unsigned w[N];
+        if constexpr (N == 4) {
+          const uint4 v = *reinterpret_cast<const uint4*>(&slot[unsigned(i) % kRing][N * lane]);
+          w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+        } else {
+          const uint2 v = *reinterpret_cast<const uint2*>(&slot[unsigned(i) % kRing][N * lane]);
+          w[0] = v.x, w[1] = v.y;
+        }
+        issue(i + kRing - 1);  // into the slot read at the previous step
 
-      // Row factor: pixels -R .. N-1+R around this lane's N, from the lanes beside it.
-      unsigned e[N + 2 * R];
+        // Row factor: pixels -R .. N-1+R around this lane's N, from the lanes beside it.
+        unsigned e[N + 2 * R];
 #pragma unroll
-      for (int j = 0; j < N; ++j) e[R + j] = w[j];
+        for (int j = 0; j < N; ++j) e[R + j] = w[j];
 #pragma unroll
-      for (int q = 1; q <= R; ++q) {
-        const int dl = (q + N - 1) / N, dr = (q - 1) / N + 1;
-        e[R - q] = __shfl_up_sync(0xffffffffu, w[N * dl - q], dl);
-        e[R + N - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % N], dr);
-      }
-      float4 px[N + 2 * R];
+        for (int q = 1; q <= R; ++q) {
+          const int dl = (q + N - 1) / N, dr = (q - 1) / N + 1;
+          e[R - q] = __shfl_up_sync(0xffffffffu, w[N * dl - q], dl);
+          e[R + N - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % N], dr);
+        }
+        float4 px[N + 2 * R];
 #pragma unroll
-      for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
-      alpha[k] = alphaBytes<N>(w);
+        for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
+        alpha[k] = alphaBytes<N>(w);
 
-      // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T.
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        float4 h = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-        for (int t = 0; t < T; ++t) fma4(h, m.row[t], px[j + t]);
-#pragma unroll
-        for (int t = 0; t < T; ++t) fma4(acc[(k - t + T) % T][j], m.col[t], h);
-      }
-
-      // Output row o = i - 2R is complete: store it, then its slot starts row o + T.
-      const int done = (k + 1) % T, y = ys + i - 2 * R;
-      if (i >= 2 * R && y < l.height && writes) {
-        const unsigned a = alpha[(k + T - R) % T];
-        unsigned o[N];
+        // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T.
 #pragma unroll
         for (int j = 0; j < N; ++j) {
-          o[j] = packBytes(roundedBits<Absolute>(acc[done][j].x), roundedBits<Absolute>(acc[done][j].y),
-                           roundedBits<Absolute>(acc[done][j].z), roundedBits<Absolute>(acc[done][j].w));
-          if (!l.filterAlpha) o[j] = __byte_perm(o[j], a, 0x4210 + 0x1000 * j);
-        }
-        uchar4* dst = rowPtr(l.out, l.outPitch, y) + xin;
-        if (alignedOut && xin + N <= l.width) {
-          if constexpr (N == 4)
-            *reinterpret_cast<uint4*>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
-          else
-            *reinterpret_cast<uint2*>(dst) = make_uint2(o[0], o[1]);
-        } else {
+          float4 h = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-          for (int j = 0; j < N; ++j)
-            if (xin + j < l.width) reinterpret_cast<unsigned*>(dst)[j] = o[j];
+          for (int t = 0; t < T; ++t) fma4(h, m.row[t], px[j + t]);
+#pragma unroll
+          for (int t = 0; t < T; ++t) fma4(acc[(k - t + T) % T][j], m.col[t], h);
         }
+
+        // Output row o = i - 2R is complete: store it, then its slot starts row o + T.
+        const int done = (k + 1) % T, y = ys + i - 2 * R;
+        if (i >= 2 * R && y < l.height && writes) {
+          const unsigned a = alpha[(k + T - R) % T];
+          unsigned o[N];
+#pragma unroll
+          for (int j = 0; j < N; ++j) {
+            o[j] = packBytes(roundedBits<Absolute>(acc[done][j].x), roundedBits<Absolute>(acc[done][j].y),
+                             roundedBits<Absolute>(acc[done][j].z), roundedBits<Absolute>(acc[done][j].w));
+            if (!l.filterAlpha) o[j] = __byte_perm(o[j], a, 0x4210 + 0x1000 * j);
+          }
+          uchar4* dst = rowPtr(l.out, l.outPitch, y) + xin;
+          if (alignedOut && xin + N <= l.width) {
+            if constexpr (N == 4)
+              *reinterpret_cast<uint4*>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
+            else
+              *reinterpret_cast<uint2*>(dst) = make_uint2(o[0], o[1]);
+          } else {
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+              if (xin + j < l.width) reinterpret_cast<unsigned*>(dst)[j] = o[j];
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < N; ++j) acc[done][j] = make_float4(0.f, 0.f, 0.f, 0.f);
       }
-#pragma unroll
-      for (int j = 0; j < N; ++j) acc[done][j] = make_float4(0.f, 0.f, 0.f, 0.f);
     }
-  }
-  waitAsync<0>();  // no copy in flight into the ring when the next unit starts
+    waitAsync<0>();  // no copy in flight into the ring when the next unit starts
   }
 }
 

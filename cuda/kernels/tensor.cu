@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(32 * WARPS)
   const int r = m.radius, taps = 2 * r + 1, kcN = kChunks(r);
   const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW), WP = weightPitch(r);
   __half* tile = reinterpret_cast<__half*>(tensorSmem);  // inH * 4 lines of P halves
-  __half* whi = tile + inH * 4 * P;                       // taps rows of WP halves: w[dy][q] at q + 8
+  __half* whi = tile + inH * 4 * P;                      // taps rows of WP halves: w[dy][q] at q + 8
   __half* wlo = whi + taps * WP;
   unsigned* outTile = reinterpret_cast<unsigned*>(wlo + taps * WP);  // TH x TW RGBA8
   const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;

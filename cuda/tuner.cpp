@@ -1,0 +1,304 @@
+#include "convlive/tuner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "convlive/check.hpp"
+#include "convlive/precision.hpp"
+#include "convlive/resources.hpp"
+
+namespace convlive {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* combineName(Combine c) {
+  switch (c) {
+    case Combine::Abs:
+      return "abs";
+    case Combine::Magnitude:
+      return "magnitude";
+    case Combine::Identity:
+    default:
+      return "identity";
+  }
+}
+std::optional<Combine> parseCombine(const std::string& s) {
+  for (Combine c : {Combine::Identity, Combine::Abs, Combine::Magnitude})
+    if (s == combineName(c)) return c;
+  return std::nullopt;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(digits);
+  o << v;
+  return o.str();
+}
+
+// Median GPU time of `runs` launches of v (after one untimed launch), or a negative value when the
+// first timed launch alone is over `cutoffMs` (not worth timing further).
+double timeVariant(const Variant& v, const FilterParams& p, const DeviceImage& in, DeviceImage& out, Workspace& ws,
+                   const Stream& s, double cutoffMs) {
+  v.run(p, in.view(), out.view(), ws, s.get());  // warm-up: module load, textures, attributes
+  std::vector<float> ms;
+  Event a, b;
+  for (int i = 0; i < 7; ++i) {
+    a.record(s.get());
+    v.run(p, in.view(), out.view(), ws, s.get());
+    b.record(s.get());
+    b.synchronize();
+    ms.push_back(b.elapsedSince(a));
+    if (i == 0 && ms[0] > cutoffMs) return -1;
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+std::string TuneKey::str() const {
+  std::string s = std::to_string(width) + "x" + std::to_string(height) + " " + kind + " r=" + std::to_string(radius) +
+                  (separable ? " separable" : " 2D");
+  if (combine != Combine::Identity) s += std::string(" ") + combineName(combine);
+  if (halfSplit) s += " fp16-split";
+  return s;
+}
+
+TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
+  TuneKey k;
+  k.width = width;
+  k.height = height;
+  k.kind = p.filter.name.empty() ? "custom" : p.filter.name;
+  k.separable = p.filter.mask.separable();
+  k.radius = p.filter.mask.radius();
+  k.combine = p.filter.combine;
+  k.halfSplit = planHalfWeights(p.filter.mask, p.filter.combine).split();
+  return k;
+}
+
+const std::vector<std::string>& Tuner::candidates() {
+  static const std::vector<std::string> names{"stream", "fused", "tensor2d", "separable", "tiled-coop"};
+  return names;
+}
+
+Tuner::Tuner(std::string path, std::string gpu) : path_(std::move(path)), gpu_(std::move(gpu)) { load(); }
+
+std::string Tuner::defaultPath(const std::string& gpu) {
+  if (const char* p = std::getenv("CONVLIVE_TUNE_CACHE"); p && *p) return p;
+  std::string name;
+  for (char c : gpu) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  fs::path dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    dir = x;
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    dir = fs::path(h) / ".cache";
+  else
+    dir = fs::temp_directory_path();
+  return (dir / "convlive" / ("tune-" + (name.empty() ? std::string("no-gpu") : name) + ".json")).string();
+}
+
+Tuner& Tuner::shared() {
+  static Tuner tuner(defaultPath(deviceInfo().name), deviceInfo().name);
+  return tuner;
+}
+
+void Tuner::load() {
+  std::ifstream in(path_);
+  if (!in) return;  // no cache yet
+  try {
+    const json doc = json::parse(in);
+    if (doc.value("version", 0) != kVersion) {
+      why_ = path_ + " is of another version: ignored, rewritten on the next measurement";
+      return;
+    }
+    if (doc.value("gpu", std::string()) != gpu_) {
+      why_ = path_ + " was measured on another GPU (" + doc.value("gpu", std::string("?")) + "): ignored";
+      return;
+    }
+    for (const auto& e : doc.at("entries")) {
+      TuneKey k;
+      k.width = e.at("width");
+      k.height = e.at("height");
+      k.kind = e.at("kind");
+      k.separable = e.at("separable");
+      k.radius = e.at("radius");
+      k.combine = parseCombine(e.at("combine")).value_or(Combine::Identity);
+      k.halfSplit = e.value("fp16_split", false);
+      TuneEntry t;
+      t.variant = e.at("variant");
+      t.tile = Tile::parse(e.at("tile").get<std::string>()).value_or(Tile{});
+      t.ms = e.at("ms");
+      t.runnerUp = e.value("runner_up", std::string());
+      t.runnerUpTile = Tile::parse(e.value("runner_up_tile", std::string())).value_or(Tile{});
+      t.runnerUpMs = e.value("runner_up_ms", 0.0);
+      if (!findVariant(t.variant)) continue;  // a variant this build does not have
+      entries_[k.str()] = {k, t};
+    }
+  } catch (const std::exception& e) {
+    entries_.clear();
+    why_ = path_ + " does not parse (" + e.what() + "): ignored, rewritten on the next measurement";
+  }
+}
+
+bool Tuner::save() {
+  json entries = json::array();
+  for (const auto& [name, kv] : entries_) {
+    const auto& [k, t] = kv;
+    entries.push_back({{"width", k.width},
+                       {"height", k.height},
+                       {"kind", k.kind},
+                       {"separable", k.separable},
+                       {"radius", k.radius},
+                       {"combine", combineName(k.combine)},
+                       {"fp16_split", k.halfSplit},
+                       {"variant", t.variant},
+                       {"tile", t.tile.str()},
+                       {"ms", t.ms},
+                       {"runner_up", t.runnerUp},
+                       {"runner_up_tile", t.runnerUpTile.str()},
+                       {"runner_up_ms", t.runnerUpMs}});
+  }
+  const json doc{{"version", kVersion}, {"gpu", gpu_}, {"entries", entries}};
+  std::error_code ec;
+  const fs::path target(path_);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << doc.dump(1) << "\n";
+    if (!out.flush()) {
+      fs::remove(tmp, ec);
+      why_ = "cannot write the tuning cache " + path_ + ": kept in memory only";
+      return false;
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    why_ = "cannot write the tuning cache " + path_ + ": kept in memory only";
+    return false;
+  }
+  return true;
+}
+
+std::optional<TuneEntry> Tuner::lookup(const TuneKey& key) const {
+  std::lock_guard lock(mutex_);
+  const auto it = entries_.find(key.str());
+  if (it == entries_.end()) return std::nullopt;
+  return it->second.second;
+}
+
+bool Tuner::store(const TuneKey& key, const TuneEntry& entry) {
+  std::lock_guard lock(mutex_);
+  entries_[key.str()] = {key, entry};
+  return save();
+}
+
+std::size_t Tuner::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+std::string Tuner::why() const {
+  std::lock_guard lock(mutex_);
+  return why_;
+}
+
+AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
+  AutoChoice c;
+  const TuneKey key = TuneKey::of(p, width, height);
+  const auto describe = [&](const TuneEntry& e, const char* how) {
+    std::string s = std::string(how) + " " + e.variant + " " + e.tile.str() + " " + fixed(e.ms, 4) + " ms";
+    if (!e.runnerUp.empty())
+      s += ", runner-up " + e.runnerUp + " " + e.runnerUpTile.str() + " " + fixed(e.runnerUpMs, 4) + " ms (" +
+           fixed(e.runnerUpMs / e.ms, 2) + "x)";
+    return s + " at " + std::to_string(width) + "x" + std::to_string(height);
+  };
+  if (!deviceInfo().available) {
+    c.variant = findVariant("cpu");
+    c.why = deviceInfo().reason + ": the cpu variant";
+    return c;
+  }
+  if (auto e = lookup(key)) {
+    FilterParams q = p;
+    q.tile = e->tile;
+    const Variant* v = findVariant(e->variant);
+    if (v && v->whyNot(q, width, height).empty()) {
+      c = {v, e->tile, describe(*e, "cached:"), true, true, *e};
+      return c;
+    }
+  }
+  // Time every candidate and tile that can run, on a scratch frame of this size.
+  DeviceImage in(width, height), out(width, height);
+  {
+    HostImage host(width, height);
+    std::mt19937 rng(7);
+    for (auto& b : host.pixels()) b = static_cast<std::uint8_t>(rng() >> 24);
+    in.upload(host.view());
+  }
+  Stream s;
+  struct Timed {
+    const Variant* v;
+    Tile tile;
+    double ms;
+  };
+  std::vector<Timed> timed;
+  double best = 1e30;
+  for (const std::string& name : candidates()) {
+    const Variant& v = *findVariant(name);
+    Workspace ws;
+    for (const Tile& t : v.tiles) {
+      FilterParams q = p;
+      q.tile = t;
+      if (!v.whyNot(q, width, height).empty()) continue;
+      const double ms = timeVariant(v, q, in, out, ws, s, 4 * best);
+      if (ms < 0) break;  // far behind: the other tiles of this variant are not worth timing
+      timed.push_back({&v, t, ms});
+      best = std::min(best, ms);
+    }
+  }
+  if (timed.empty()) {
+    c.variant = findVariant("cpu");
+    c.why = "no GPU variant can run " + key.str() + ": the cpu variant";
+    return c;
+  }
+  std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) { return a.ms < b.ms; });
+  TuneEntry e;
+  e.variant = timed[0].v->name;
+  e.tile = timed[0].tile;
+  e.ms = timed[0].ms;
+  // The runner-up is the best of another variant (a second tile of the winner says less).
+  for (const Timed& t : timed)
+    if (t.v != timed[0].v) {
+      e.runnerUp = t.v->name;
+      e.runnerUpTile = t.tile;
+      e.runnerUpMs = t.ms;
+      break;
+    }
+  store(key, e);
+  c = {timed[0].v, e.tile, describe(e, "measured:"), true, false, e};
+  return c;
+}
+
+AutoChoice chooseAuto(const FilterParams& p, int width, int height) {
+  try {
+    return Tuner::shared().choose(p, width, height);
+  } catch (const std::exception& e) {
+    AutoChoice c;
+    c.variant = &fixedOrderChoice(p, width, height);
+    c.why = std::string("could not time the variants (") + e.what() + "): the order measured on the H200";
+    return c;
+  }
+}
+
+}  // namespace convlive
