@@ -44,4 +44,38 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine) {
   return plan;
 }
 
+HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
+  HalfWeightsPlan plan;
+  if (!mask.separable()) {
+    plan.why = "the mask is not separable";
+    return plan;
+  }
+  double rowAbs = 0, rowErr = 0, colAbs = 0, colErr = 0;
+  for (const auto* factor : {&mask.row(), &mask.col()})
+    for (float w : *factor) {
+      const float h = toHalf(w);
+      if (!std::isfinite(h)) {
+        std::ostringstream s;
+        s << "a factor weight (" << w << ") is beyond fp16's range (65504)";
+        plan.why = s.str();
+        return plan;
+      }
+      (factor == &mask.row() ? rowAbs : colAbs) += std::fabs(w);
+      (factor == &mask.row() ? rowErr : colErr) += std::fabs(double(w) - h);
+    }
+  const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
+  plan.singleBound = 255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) * gain;
+  plan.splitBound = plan.singleBound;
+  plan.bound = plan.singleBound;
+  if (plan.singleBound <= kHalfErrorBudget) {
+    plan.mode = HalfWeightsPlan::Mode::Single;
+  } else {
+    std::ostringstream s;
+    s << "with fp16 factors the output could be off by up to " << plan.singleBound << " (more than the 1 LSB budget, "
+      << kHalfErrorBudget << ")";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
 }  // namespace convlive

@@ -166,6 +166,21 @@ std::string tensor2dWhyNot(const FilterParams& p, int w, int h) {
   return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
 
+std::string tensorSepWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("tensorsep");
+  if (auto why = separableWhyNot(p); !why.empty()) return why;
+  if (p.filter.combine == Combine::Magnitude)
+    return "tensorsep runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant separable";
+  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  if (deviceInfo().major < 8)
+    return "tensorsep needs compute capability 8.0 or newer (this device is " + std::to_string(deviceInfo().major) +
+           "." + std::to_string(deviceInfo().minor) + "): use --variant fused";
+  if (const auto plan = planHalfSeparable(p.filter.mask, p.filter.combine); !plan.why.empty())
+    return "tensorsep: " + plan.why + ": use --variant fused";
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+
 // Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
 kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
   if (in.width != out.width || in.height != out.height)
@@ -290,6 +305,14 @@ void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, Ima
   kernels::tensor2d(l, *m, planHalfWeights(p.filter.mask, p.filter.combine).split());
 }
 
+void runTensorSep(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+                  cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  kernels::MaskSep m{};
+  fillSep(p.filter.mask, m);
+  kernels::tensorSep(l, m);
+}
+
 std::vector<Variant> makeTable() {
   const std::vector<Tile> blocks{{16, 16}, {32, 8}, {8, 8}, {32, 32}};
   return {
@@ -347,6 +370,15 @@ std::vector<Variant> makeTable() {
        "output tile (4 rows per warp)",
        tensor2dWhyNot,
        runTensor2D},
+      {"tensorsep",
+       "separable on the tensor cores: a row then a column Toeplitz product per tile (mma.sync, fp16 factors, the "
+       "intermediate as fp16 high + low parts), within a 1 LSB error bound",
+       true,
+       kMax2DRadius,
+       {{32, 32}, {64, 32}, {64, 16}, {128, 16}},
+       "output tile (256 threads)",
+       tensorSepWhyNot,
+       runTensorSep},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
        kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture},
       {"cpu",

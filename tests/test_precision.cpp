@@ -69,4 +69,38 @@ TEST(HalfWeights, MasksWhoseBoundExceedsTheBudgetEvenSplitAreRefused) {
   EXPECT_NE(plan.why.find("1 LSB budget"), std::string::npos) << plan.why;
 }
 
+TEST(HalfSeparable, GaussiansAndBoxesFitTheBudget) {
+  for (const char* kind : {"gaussian", "box"})
+    for (int r : {1, 4, 16, 32}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      const auto plan = planHalfSeparable(f.mask, f.combine);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Single) << kind << " r=" << r << ": " << plan.why;
+      EXPECT_LE(plan.bound, kHalfErrorBudget);
+    }
+}
+
+TEST(HalfSeparable, TheBoundComposesBothPasses) {
+  // The mask keeps its own factors (scaled so that the row peaks at 1): the bound is computed from
+  // those, as the kernel uses them.
+  const Mask m = Mask::fromFactors({0.1f, 0.2f, 0.1f}, {0.3f, 0.1f, 0.3f});
+  double rowAbs = 0, rowErr = 0, colAbs = 0, colErr = 0;
+  for (float w : m.row()) rowAbs += std::fabs(w), rowErr += std::fabs(double(w) - double(static_cast<_Float16>(w)));
+  for (float w : m.col()) colAbs += std::fabs(w), colErr += std::fabs(double(w) - double(static_cast<_Float16>(w)));
+  ASSERT_GT(rowErr + colErr, 0.0) << "the test wants factors that fp16 rounds";
+  const auto plan = planHalfSeparable(m, Combine::Identity);
+  EXPECT_NEAR(plan.bound, 255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)), 1e-12);
+}
+
+TEST(HalfSeparable, RefusesWhatItCannotHold) {
+  EXPECT_NE(planHalfSeparable(makeFilter("emboss", {.radius = 2}).mask, Combine::Identity).why.find("not separable"),
+            std::string::npos);
+  const Mask big = Mask::fromFactors({1e5f, 1.f, 1e5f}, {1.f, 1.f, 1.f});
+  EXPECT_NE(planHalfSeparable(big, Combine::Identity).why.find("fp16's range"), std::string::npos);
+  // Factors whose rounding moves outputs by more than the budget: 1000.3 rounds to 1000.5 in fp16.
+  const Mask coarse = Mask::fromFactors({1000.3f, 1000.3f, 1000.3f}, {1.f, 1.f, 1.f});
+  const auto plan = planHalfSeparable(coarse, Combine::Identity);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("1 LSB budget"), std::string::npos) << plan.why;
+}
+
 }  // namespace

@@ -83,7 +83,7 @@ TEST_F(StillCommand, ListVariants) {
   const auto r = runConvlive("--list-variants");
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* v :
-       {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d", "texture", "cpu"})
+       {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d", "tensorsep", "texture", "cpu"})
     EXPECT_NE(r.output.find(v), std::string::npos) << v;
   EXPECT_NE(r.output.find("32x8"), std::string::npos);
 }

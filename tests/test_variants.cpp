@@ -147,14 +147,14 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
 
   // A kind the variant cannot take at all must be refused with the reason, not filtered wrongly.
   const Filter probe = *filterFor(kind, 1, rng);
-  const bool separableOnly = v.name == "separable" || v.name == "fused" || v.name == "stream";
+  const bool separableOnly = v.name == "separable" || v.name == "fused" || v.name == "stream" || v.name == "tensorsep";
   if (separableOnly && !probe.mask.separable()) {
     FilterParams p;
     p.filter = probe;
     EXPECT_NE(v.whyNot(p, 8, 8).find("not separable"), std::string::npos);
     return;
   }
-  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d";
+  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d" || v.name == "tensorsep";
   if (oneMaskOnly && probe.combine == Combine::Magnitude) {
     FilterParams p;
     p.filter = probe;

@@ -30,4 +30,11 @@ constexpr double kHalfErrorBudget = 0.45;
 // (weights beyond fp16's range, 65504) refused with the reason.
 HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 
+// The same for a separable mask applied as two passes with fp16 factors (tensorsep): the row pass
+// is off by at most 255 * sum |row - fp16(row)|, which the column pass scales by sum |col|; the
+// column pass adds 255 * sum |row| * sum |col - fp16(col)|; the intermediate is kept as fp16 high +
+// low parts (2^-21 of 255 * sum |row| * sum |col|). Single, or Refused (the factors are not
+// split): a mask that is not separable is refused too.
+HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
+
 }  // namespace convlive

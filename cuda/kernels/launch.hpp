@@ -58,6 +58,9 @@ void stream(const Launch& l, const MaskSep& m);
 // Any 2D mask (Identity or Abs) on the tensor cores (compute capability 8.0 or newer). split: fp16
 // weights as high + low parts (see convlive/precision.hpp).
 void tensor2d(const Launch& l, const Mask2D& m, bool split);
+// Separable (Identity or Abs) on the tensor cores: a row then a column Toeplitz product per tile,
+// fp16 factors, the intermediate as fp16 high + low parts in shared memory.
+void tensorSep(const Launch& l, const MaskSep& m);
 
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
@@ -65,5 +68,6 @@ std::size_t tiledCoopSharedBytes(int tileW, int tileH, int radius);
 std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius);
+std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
 
 }  // namespace convlive::kernels

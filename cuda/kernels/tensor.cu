@@ -39,6 +39,11 @@ __device__ __forceinline__ void ldmatrixX4(unsigned (&a)[4], unsigned addr) {
                : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
                : "r"(addr));
 }
+__device__ __forceinline__ void ldmatrixX4Trans(unsigned (&a)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(addr));
+}
 __device__ __forceinline__ void mma16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
   asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
@@ -58,6 +63,58 @@ __device__ __forceinline__ unsigned bytesToHalf2(unsigned p0, unsigned p1, int c
 __device__ __forceinline__ unsigned pairOf(const __half* p) {
   const __half2 v = __halves2half2(p[0], p[1]);
   return *reinterpret_cast<const unsigned*>(&v);
+}
+
+// Writes a TW x TH tile of RGBA8 results (staged in shared memory) at (x0, y0), 16 bytes a thread
+// where the row allows; alpha comes from the input unless it was filtered.
+template <int TW, int TH>
+__device__ __forceinline__ void storeTile(const Launch& l, const unsigned* staged, int x0, int y0, int tid,
+                                          int threads) {
+  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
+  for (int i = tid; i < TH * TW / 4; i += threads) {
+    const int yy = i / (TW / 4), x = 4 * (i - yy * (TW / 4)), y = y0 + yy;
+    if (y >= l.height || x0 + x >= l.width) continue;
+    unsigned px[4];
+    const uchar4* src = rowPtr(l.in, l.inPitch, y) + x0 + x;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      px[q] = staged[yy * TW + x + q];
+      if (!l.filterAlpha && x0 + x + q < l.width) px[q] = (px[q] & 0x00FFFFFFu) | unsigned(src[q].w) << 24;
+    }
+    uchar4* dst = rowPtr(l.out, l.outPitch, y) + x0 + x;
+    if (alignedOut && x0 + x + 4 <= l.width) {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(px[0], px[1], px[2], px[3]);
+    } else {
+      for (int q = 0; q < 4 && x0 + x + q < l.width; ++q) reinterpret_cast<unsigned*>(dst)[q] = px[q];
+    }
+  }
+}
+
+// The input pixels x0..x0+inW-1 of rows y0..y0+inH-1 (through the border mode where they leave
+// the frame) as fp16 lines, one per (row, channel), P halves apart: line 4 row + channel. Columns
+// inW..P-1 and rows inH..rows-1 are zero (the Toeplitz factors are zero there too, but products
+// must not meet garbage that could be NaN).
+__device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int x0, int y0, int inW, int inH, int rows,
+                                             int P, int tid, int threads) {
+  const bool interior = x0 >= 0 && x0 + inW <= l.width && y0 >= 0 && y0 + inH <= l.height;
+  const int pairs = P / 2;
+  for (int i = tid; i < rows * pairs; i += threads) {
+    const int ir = i / pairs, c = 2 * (i - ir * pairs), y = y0 + ir, x = x0 + c;
+    unsigned p0 = 0, p1 = 0;
+    if (ir < inH) {
+      if (interior) {
+        const uchar4* row = rowPtr(l.in, l.inPitch, y);
+        if (c < inW) p0 = packPixel(row[x]);
+        if (c + 1 < inW) p1 = packPixel(row[x + 1]);
+      } else {
+        if (c < inW) p0 = packPixel(loadBordered(l, x, y));
+        if (c + 1 < inW) p1 = packPixel(loadBordered(l, x + 1, y));
+      }
+    }
+#pragma unroll
+    for (int ch = 0; ch < 4; ++ch)
+      *reinterpret_cast<unsigned*>(&tile[(ir * 4 + ch) * P + c]) = bytesToHalf2(p0, p1, ch);
+  }
 }
 
 template <int NCH, int WARPS>
@@ -82,25 +139,8 @@ __global__ void __launch_bounds__(32 * WARPS)
     whi[i] = h;
     wlo[i] = __float2half_rn(w - __half2float(h));
   }
-  // 2. The input tile with apron as fp16 lines; columns past the apron are zero (B is zero there
-  // too, but the products must not meet garbage that could be NaN).
-  const bool interior = x0 - r >= 0 && x0 + TW + r <= l.width && y0 - r >= 0 && y0 + TH + r <= l.height;
-  const int pairs = P / 2;
-  for (int i = tid; i < inH * pairs; i += kThreads) {
-    const int ir = i / pairs, c = 2 * (i - ir * pairs), y = y0 - r + ir, x = x0 - r + c;
-    unsigned p0 = 0, p1 = 0;
-    if (interior) {
-      const uchar4* row = rowPtr(l.in, l.inPitch, y);
-      if (c < inW) p0 = packPixel(row[x]);
-      if (c + 1 < inW) p1 = packPixel(row[x + 1]);
-    } else {
-      if (c < inW) p0 = packPixel(loadBordered(l, x, y));
-      if (c + 1 < inW) p1 = packPixel(loadBordered(l, x + 1, y));
-    }
-#pragma unroll
-    for (int ch = 0; ch < 4; ++ch)
-      *reinterpret_cast<unsigned*>(&tile[(ir * 4 + ch) * P + c]) = bytesToHalf2(p0, p1, ch);
-  }
+  // 2. The input tile with apron as fp16 lines.
+  fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
   __syncthreads();
 
   // 3. The products. Lane (g, t4) holds C rows g and g + 8, columns 2 t4 and 2 t4 + 1.
@@ -176,6 +216,125 @@ __global__ void __launch_bounds__(32 * WARPS)
 #endif
 }
 
+// tensorsep: separable masks on the tensor cores, two Toeplitz products per tile.
+//   Horizontal, every row of the tile (apron rows too): H[16 x 8] = A[16 x 16] B[16 x 8] as in
+//   tensor2d with one mask row (A: 4 input rows x 4 channels of the fp16 tile; B: the row factor's
+//   Toeplitz slice). H goes to shared memory as fp16 high + low parts (together within 2^-22 of the
+//   fp32 sum), laid out [row][pixel * 4 + channel].
+//   Vertical: C[16 x 8] = A[16 x 16] B[16 x 8] with C rows = 16 output rows, C columns = 8
+//   (pixel, channel) values, A = the column factor's Toeplitz slice (A[m][k] = col[16 kc + k - m]),
+//   B = 16 rows of H read with ldmatrix.trans; high and low parts are two products.
+template <int TW, int TH>
+__global__ void __launch_bounds__(256)
+    tensorSepKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m) {
+#if __CUDA_ARCH__ >= 800
+  static_assert(TW % 16 == 0 && TH % 16 == 0, "tensorsep tile shape");
+  constexpr int kThreads = 256, kWarps = 8, NCH = TW / 8, HP = 4 * TW + 8;
+  extern __shared__ __align__(16) unsigned char tensorSmem[];
+  const int r = m.radius, taps = 2 * r + 1, kch = kChunks(r), kcv = (16 + 2 * r + 15) / 16;
+  const int inW = TW + 2 * r, inH = TH + 2 * r, rows4 = (inH + 3) & ~3, hRows = TH + 2 * r + 16;
+  const int P = linePitch(inW), RP = weightPitch(r), CP = 16 * kcv + 16;
+  __half* tile = reinterpret_cast<__half*>(tensorSmem);  // rows4 * 4 lines of P halves
+  __half* hHi = tile + rows4 * 4 * P;                    // hRows rows of HP halves
+  __half* hLo = hHi + hRows * HP;
+  __half* rowW = hLo + hRows * HP;  // row[q] at q + 8
+  __half* colW = rowW + RP;         // col[q] at q + 16
+  // The RGBA8 result (TH x TW), over the input tile once that is spent.
+  unsigned char* outBytes = tensorSmem;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+
+  for (int i = tid; i < RP; i += kThreads) {
+    const int q = i - 8;
+    rowW[i] = __float2half_rn(q >= 0 && q < taps ? m.row[q] : 0.f);
+  }
+  for (int i = tid; i < CP; i += kThreads) {
+    const int q = i - 16;
+    colW[i] = __float2half_rn(q >= 0 && q < taps ? m.col[q] : 0.f);
+  }
+  // Rows of H past the tile's are read by the last column slices (where A is zero): make them 0.
+  for (int i = tid; i < (hRows - rows4) * HP; i += kThreads) {
+    hHi[rows4 * HP + i] = __float2half_rn(0.f);
+    hLo[rows4 * HP + i] = __float2half_rn(0.f);
+  }
+  fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, rows4, P, tid, kThreads);
+  __syncthreads();
+
+  {  // Horizontal.
+    unsigned b[kKcMax][2];
+    const __half* wr = rowW + 8 + 2 * t4 - g;
+#pragma unroll
+    for (int kc = 0; kc < kKcMax; ++kc)
+      if (kc < kch) {
+        b[kc][0] = pairOf(wr + 16 * kc);
+        b[kc][1] = pairOf(wr + 16 * kc + 8);
+      }
+    const int aRow = (lane & 7) + 8 * ((lane >> 3) & 1), aCol = 8 * (lane >> 4);
+    const unsigned aBase = smemAddress(tile + aRow * P + aCol);
+    const int units = (rows4 / 4) * NCH;
+    for (int u = warp; u < units; u += kWarps) {
+      const int mb = u / NCH, j = u - mb * NCH;
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+      const unsigned addr = aBase + static_cast<unsigned>((16 * mb * P + 8 * j) * 2);
+#pragma unroll
+      for (int kc = 0; kc < kKcMax; ++kc)
+        if (kc < kch) {
+          unsigned a[4];
+          ldmatrixX4(a, addr + 32u * kc);
+          mma16816(acc, a, b[kc][0], b[kc][1]);
+        }
+        // acc[e]: input row 4 mb + g / 4 + 2 (e / 2), channel g % 4, pixel 8 j + 2 t4 + e % 2.
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int row = 4 * mb + (g >> 2) + 2 * (e >> 1), x = 8 * j + 2 * t4 + (e & 1);
+        const int at = row * HP + 4 * x + (g & 3);
+        const __half hi = __float2half_rn(acc[e]);
+        hHi[at] = hi;
+        hLo[at] = __float2half_rn(acc[e] - __half2float(hi));
+      }
+    }
+  }
+  __syncthreads();
+
+  {  // Vertical: a unit is 16 output rows x 16 (pixel, channel) values.
+    const int bRow = (lane & 7) + 8 * ((lane >> 3) & 1), bCol = 8 * (lane >> 4);
+    const unsigned hiBase = smemAddress(hHi + bRow * HP + bCol), loBase = smemAddress(hLo + bRow * HP + bCol);
+    const bool absolute = l.combine == Combine::Abs;
+    constexpr int kPairs = TW / 4;  // 16-value column groups per row
+    for (int u = warp; u < (TH / 16) * kPairs; u += kWarps) {
+      const int mb = u / kPairs, n0 = 16 * (u - mb * kPairs);
+      float acc0[4] = {0.f, 0.f, 0.f, 0.f}, acc1[4] = {0.f, 0.f, 0.f, 0.f};
+      for (int kc = 0; kc < kcv; ++kc) {
+        // A[m][k] = col[16 kc + k - m]: (g, 2 t4..), (g + 8, 2 t4..), (g, 2 t4 + 8..), (g + 8, 2 t4 + 8..).
+        const __half* cw = colW + 16 + 16 * kc + 2 * t4 - g;
+        unsigned a[4];
+        a[0] = pairOf(cw);
+        a[1] = pairOf(cw - 8);
+        a[2] = pairOf(cw + 8);
+        a[3] = a[0];
+        const unsigned off = static_cast<unsigned>(((16 * mb + 16 * kc) * HP + n0) * 2);
+        unsigned bh[4], bl[4];
+        ldmatrixX4Trans(bh, hiBase + off);
+        ldmatrixX4Trans(bl, loBase + off);
+        mma16816(acc0, a, bh[0], bh[1]);
+        mma16816(acc0, a, bl[0], bl[1]);
+        mma16816(acc1, a, bh[2], bh[3]);
+        mma16816(acc1, a, bl[2], bl[3]);
+      }
+      // acc0[e]: output row 16 mb + g + 8 (e / 2), value n0 + 2 t4 + e % 2 (value = 4 pixel + channel).
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int at = (16 * mb + g + 8 * (e >> 1)) * TW * 4 + n0 + 2 * t4 + (e & 1);
+        outBytes[at] = toByte(absolute ? fabsf(acc0[e]) : acc0[e]);
+        outBytes[at + 8] = toByte(absolute ? fabsf(acc1[e]) : acc1[e]);
+      }
+    }
+  }
+  __syncthreads();
+  storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
+#endif
+}
+
 template <int NCH, int WARPS>
 void launchTensor2D(const Launch& l, const Mask2D& m, bool split) {
   constexpr int TW = 8 * NCH, TH = 4 * WARPS;
@@ -185,7 +344,29 @@ void launchTensor2D(const Launch& l, const Mask2D& m, bool split) {
       <<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 32 * WARPS, shared, l.stream>>>(l, m, split);
   CL_CUDA_LAUNCHED("tensor2dKernel<<<>>>");
 }
+template <int TW, int TH>
+void launchTensorSep(const Launch& l, const MaskSep& m) {
+  const std::size_t shared = tensorSepSharedBytes(TW, TH, m.radius);
+  allowSharedBytes(tensorSepKernel<TW, TH>, shared);
+  tensorSepKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 256, shared, l.stream>>>(l, m);
+  CL_CUDA_LAUNCHED("tensorSepKernel<<<>>>");
+}
 }  // namespace
+
+std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius) {
+  const int inW = tileW + 2 * radius, rows4 = (tileH + 2 * radius + 3) & ~3, hRows = tileH + 2 * radius + 16;
+  const int kcv = (16 + 2 * radius + 15) / 16;
+  return std::size_t(rows4) * 4 * linePitch(inW) * 2 + std::size_t(2) * hRows * (4 * tileW + 8) * 2 +
+         std::size_t(weightPitch(radius)) * 2 + std::size_t(16 * kcv + 16) * 2;
+}
+
+void tensorSep(const Launch& l, const MaskSep& m) {
+  if (l.tileW == 32 && l.tileH == 32) return launchTensorSep<32, 32>(l, m);
+  if (l.tileW == 64 && l.tileH == 32) return launchTensorSep<64, 32>(l, m);
+  if (l.tileW == 64 && l.tileH == 16) return launchTensorSep<64, 16>(l, m);
+  if (l.tileW == 128 && l.tileH == 16) return launchTensorSep<128, 16>(l, m);
+  badTile("tensorsep", l);
+}
 
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius) {
   const int inW = tileW + 2 * radius, inH = tileH + 2 * radius, taps = 2 * radius + 1;
