@@ -135,48 +135,51 @@ std::string separableVariantWhyNot(const FilterParams& p, int w, int h) {
   const std::size_t planes = p.filter.combine == Combine::Magnitude ? 2 : 1;
   return sharedWhyNot(v, kernels::separableSharedBytes(t.w, t.h, p.filter.mask.radius()) * planes);
 }
+// Variants that run one mask cannot make a gradient magnitude (two masks).
+std::string oneMaskWhyNot(const Variant& v, const FilterParams& p, const char* instead) {
+  if (p.filter.combine != Combine::Magnitude) return {};
+  return v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant " + instead;
+}
+// The tensor-core variants: fp16 mma.sync m16n8k16 needs compute capability 8.0, and the mask must
+// fit the fp16 error budget (`planWhy`, from convlive/precision.hpp).
+std::string tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const char* instead) {
+  if (deviceInfo().major < 8)
+    return v.name + " needs compute capability 8.0 or newer (this device is " + std::to_string(deviceInfo().major) +
+           "." + std::to_string(deviceInfo().minor) + "): use --variant " + instead;
+  if (!planWhy.empty()) return v.name + ": " + planWhy + ": use --variant " + instead;
+  return {};
+}
+
 std::string fusedWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("fused");
   if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (p.filter.combine == Combine::Magnitude)
-    return "fused runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant separable";
+  if (auto why = oneMaskWhyNot(v, p, "separable"); !why.empty()) return why;
   if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-
 std::string streamWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("stream");
   if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (p.filter.combine == Combine::Magnitude)
-    return "stream runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant separable";
+  if (auto why = oneMaskWhyNot(v, p, "separable"); !why.empty()) return why;
   return commonWhyNot(v, p, w, h);
 }
 std::string tensor2dWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensor2d");
-  if (p.filter.combine == Combine::Magnitude)
-    return "tensor2d runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant tiled-coop";
+  if (auto why = oneMaskWhyNot(v, p, "tiled-coop"); !why.empty()) return why;
   if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
-  if (deviceInfo().major < 8)
-    return "tensor2d needs compute capability 8.0 or newer (this device is " + std::to_string(deviceInfo().major) +
-           "." + std::to_string(deviceInfo().minor) + "): use --variant tiled-coop";
-  if (const auto plan = planHalfWeights(p.filter.mask, p.filter.combine); !plan.why.empty())
-    return "tensor2d: " + plan.why + ": use --variant tiled-coop";
+  if (auto why = tensorCoreWhyNot(v, planHalfWeights(p.filter.mask, p.filter.combine).why, "tiled-coop"); !why.empty())
+    return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-
 std::string tensorSepWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensorsep");
   if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (p.filter.combine == Combine::Magnitude)
-    return "tensorsep runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant separable";
+  if (auto why = oneMaskWhyNot(v, p, "separable"); !why.empty()) return why;
   if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
-  if (deviceInfo().major < 8)
-    return "tensorsep needs compute capability 8.0 or newer (this device is " + std::to_string(deviceInfo().major) +
-           "." + std::to_string(deviceInfo().minor) + "): use --variant fused";
-  if (const auto plan = planHalfSeparable(p.filter.mask, p.filter.combine); !plan.why.empty())
-    return "tensorsep: " + plan.why + ": use --variant fused";
+  if (auto why = tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused"); !why.empty())
+    return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
