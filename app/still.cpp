@@ -35,26 +35,19 @@ void checkOutputPath(const std::string& out) {
     throw std::invalid_argument("--output '" + out + "': folder '" + dir.string() + "' does not exist");
 }
 
-const Variant& chooseVariant(const StillOptions& o, const FilterParams& p, int w, int h, std::ostream& log) {
-  const Variant& v = chooseVariant(o.variant, p, w, h);
-  if (o.variant == "auto" && !v.onGpu && !deviceInfo().available)
-    log << "note: " << deviceInfo().reason << "; running on the CPU\n";
-  return v;
-}
-
 }  // namespace
 
 FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const std::string& variant,
                           std::ostream& log) {
-  StillOptions o;
-  o.variant = variant;
-  FilterParams p = asked;
-  if (variant == "auto" && deviceInfo().available) {  // the measured choice, with its tile
-    const AutoChoice c = chooseAuto(p, in.width(), in.height());
-    if (p.tile == Tile{}) p.tile = c.tile;
-    log << "auto " << c.why << "\n";
+  FilterParams p = asked;  // auto may fill in the measured tile
+  std::string why;
+  const Variant& v = resolveVariant(variant, p, in.width(), in.height(), why);
+  if (variant == "auto") {
+    if (deviceInfo().available)
+      log << "auto " << why << "\n";
+    else
+      log << "note: " << deviceInfo().reason << "; running on the CPU\n";
   }
-  const Variant& v = chooseVariant(o, p, in.width(), in.height(), log);
   if (auto why = v.whyNot(p, in.width(), in.height()); !why.empty()) throw std::invalid_argument(why);
   FilteredImage r{HostImage(in.width(), in.height()), &v, 0.0, v.tiles.empty() ? Tile{} : v.tileFor(p)};
   const auto t0 = std::chrono::steady_clock::now();

@@ -301,4 +301,13 @@ AutoChoice chooseAuto(const FilterParams& p, int width, int height) {
   }
 }
 
+const Variant& resolveVariant(std::string_view name, FilterParams& params, int width, int height, std::string& why) {
+  why.clear();
+  if (name != "auto") return chooseVariant(name, params, width, height);
+  const AutoChoice c = chooseAuto(params, width, height);
+  if (params.tile == Tile{}) params.tile = c.tile;
+  why = c.why;
+  return *c.variant;
+}
+
 }  // namespace convlive

@@ -98,17 +98,6 @@ struct Pipeline::Impl {
 
   std::string autoWhy;  // what auto chose and why (empty: a named variant); under controlMutex
 
-  // The variant `name` names, or auto's measured choice, whose tile then goes into params when
-  // none was asked for.
-  static const Variant& resolveVariant(const std::string& name, FilterParams& params, int w, int h, std::string& why) {
-    why.clear();
-    if (name != "auto") return chooseVariant(name, params, w, h);
-    const AutoChoice c = chooseAuto(params, w, h);
-    if (params.tile == Tile{}) params.tile = c.tile;
-    why = c.why;
-    return *c.variant;
-  }
-
   Impl(const PipelineConfig& c, FrameSink& s) : config(c), sink(s) {
     if (config.slots < 1 || config.slots > 16)
       throw std::invalid_argument("--slots " + std::to_string(config.slots) + " is out of range: use 1 to 16");
@@ -441,7 +430,7 @@ std::string Pipeline::setFilter(const std::string& variant, const FilterParams& 
   FilterParams chosen = params;
   std::string autoWhy;
   try {
-    v = &Impl::resolveVariant(variant, chosen, w, h, autoWhy);
+    v = &resolveVariant(variant, chosen, w, h, autoWhy);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }

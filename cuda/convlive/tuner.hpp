@@ -89,5 +89,8 @@ class Tuner {
 // `auto` for p on a width x height frame: Tuner::shared().choose, or, when timing fails, the fixed
 // measured order (fixedOrderChoice) with the reason.
 AutoChoice chooseAuto(const FilterParams& p, int width, int height);
+// The variant `name` names (chooseVariant), or for "auto" the measured choice, whose tile then goes
+// into params when none was asked for; `why` gets auto's reason (empty for a named variant).
+const Variant& resolveVariant(std::string_view name, FilterParams& params, int width, int height, std::string& why);
 
 }  // namespace convlive

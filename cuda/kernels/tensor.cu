@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(32 * WARPS)
     }
   }
 
-  // 4. Round into the RGBA8 staging tile (one byte per channel), then whole pixels out.
+  // 4. Round into the RGBA8 staging tile (one byte per channel), then whole pixels out (storeTile).
   unsigned char* outBytes = reinterpret_cast<unsigned char*>(outTile);
   const int ch = g & 3, oy = 4 * warp + (g >> 2);
   const bool absolute = l.combine == Combine::Abs;
@@ -193,26 +193,7 @@ __global__ void __launch_bounds__(32 * WARPS)
       outBytes[(yy * TW + x) * 4 + ch] = toByte(v);
     }
   __syncthreads();
-  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
-  for (int i = tid; i < TH * TW / 4; i += kThreads) {
-    const int yy = i / (TW / 4), x = 4 * (i - yy * (TW / 4)), y = y0 + yy;
-    if (y >= l.height || x0 + x >= l.width) continue;
-    unsigned px[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      px[q] = outTile[yy * TW + x + q];
-      if (!l.filterAlpha) {
-        const float a = __half2float(tile[((r + yy) * 4 + 3) * P + r + x + q]);
-        px[q] = (px[q] & 0x00FFFFFFu) | static_cast<unsigned>(a) << 24;
-      }
-    }
-    uchar4* dst = rowPtr(l.out, l.outPitch, y) + x0 + x;
-    if (alignedOut && x0 + x + 4 <= l.width) {
-      *reinterpret_cast<uint4*>(dst) = make_uint4(px[0], px[1], px[2], px[3]);
-    } else {
-      for (int q = 0; q < 4 && x0 + x + q < l.width; ++q) reinterpret_cast<unsigned*>(dst)[q] = px[q];
-    }
-  }
+  storeTile<TW, TH>(l, outTile, x0, y0, tid, kThreads);
 #endif
 }
 
