@@ -316,7 +316,9 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "fused");
   EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
-  if (deviceInfo().major >= 8) EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
+  if (deviceInfo().major >= 8) {
+    EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
+  }
 }
 
 // auto measured: the first use times the candidates and stores the winner; the second is served
