@@ -1,5 +1,6 @@
 // Runs a command body, turning exceptions into one line on `err` and an exit code: bad input
-// (std::invalid_argument, a source that cannot open) 2, anything else 1. The body returns its exit
+// (std::invalid_argument, worded for the command line when it carries a Problem; a source that
+// cannot open) 2, anything else 1. The body returns its exit
 // code, or nothing for success.
 #pragma once
 
@@ -9,6 +10,7 @@
 
 #include "convlive/source.hpp"
 #include "still.hpp"
+#include "words.hpp"
 
 namespace convlive {
 
@@ -22,7 +24,7 @@ int guarded(std::ostream& err, Body body) {
       return body();
     }
   } catch (const std::invalid_argument& e) {
-    err << "convlive: " << e.what() << "\n";
+    err << "convlive: " << forCommandLine(e) << "\n";
     return kBadInput;
   } catch (const SourceError& e) {
     err << "convlive: " << e.what() << "\n";

@@ -48,7 +48,7 @@ FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const 
     else
       log << "note: " << deviceInfo().reason << "; running on the CPU\n";
   }
-  if (auto why = v.whyNot(p, in.width(), in.height()); !why.empty()) throw std::invalid_argument(why);
+  if (auto why = v.whyNot(p, in.width(), in.height())) throw ProblemError(why);
   FilteredImage r{HostImage(in.width(), in.height()), &v, 0.0, v.tiles.empty() ? Tile{} : v.tileFor(p)};
   const auto t0 = std::chrono::steady_clock::now();
   Workspace ws;
@@ -75,28 +75,13 @@ void describe(std::ostream& log, const std::string& what, const FilterParams& p,
 
 }  // namespace
 
-FilterParams filterParamsFrom(const StillOptions& o) {
-  FilterParams p;
-  p.filter = makeFilter(o.mask, o.filter);
-  const auto border = parseBorder(o.border);
-  if (!border) throw std::invalid_argument("unknown border '" + o.border + "': use zero, clamp, mirror or wrap");
-  p.border = *border;
-  p.filterAlpha = o.filterAlpha;
-  if (!o.tile.empty()) {
-    const auto t = Tile::parse(o.tile);
-    if (!t) throw std::invalid_argument("--tile '" + o.tile + "' is not WxH (for example 32x8)");
-    p.tile = *t;
-  }
-  return p;
-}
-
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
   return guarded(err, [&] {
     if (o.input.empty()) throw std::invalid_argument("--image is missing: name the PNG to filter");
-    const FilterParams p = filterParamsFrom(o);
+    const FilterParams p = o.spec.params();
     checkOutputPath(o.output);
     const HostImage in = readPng(o.input);
-    const FilteredImage r = filterImage(in, p, o.variant, log);
+    const FilteredImage r = filterImage(in, p, o.spec.variant, log);
     writePng(o.output, r.image);
     describe(log, o.input + " (" + std::to_string(in.width()) + "x" + std::to_string(in.height()) + ") -> " + o.output,
              p, r);
@@ -125,11 +110,12 @@ int runDemo(const std::string& dir, std::ostream& log, std::ostream& err) {
   return guarded(err, [&] {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw std::invalid_argument("--demo: folder '" + dir + "' does not exist");
+    if (!fs::is_directory(dir, ec) && !fs::create_directories(dir, ec))
+      throw std::invalid_argument("demo: cannot make the folder '" + dir + "' (" + ec.message() + ")");
     const HostImage in = demoPattern(1280, 720);
     writePng(dir + "/input.png", in);
     log << "demo: wrote " << dir << "/input.png (1280x720 test pattern)\n";
-    const std::pair<const char*, FilterOptions> filters[] = {
+    const std::pair<const char*, FilterSpec> filters[] = {
         {"gaussian", {.radius = 5}}, {"sharpen", {.radius = 2}}, {"sobel", {.radius = 1}}, {"pitch", {.pitch = 3.4f}}};
     for (const auto& [kind, options] : filters) {
       FilterParams p;

@@ -6,18 +6,14 @@
 
 #include "convlive/image.hpp"
 #include "convlive/mask.hpp"
+#include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
 
 namespace convlive {
 
 struct StillOptions {
   std::string input, output;
-  std::string mask = "gaussian";
-  FilterOptions filter;
-  std::string border = "clamp";
-  std::string variant = "auto";  // auto: the fastest GPU variant that can run, else cpu
-  std::string tile;              // "" : the variant's default
-  bool filterAlpha = false;
+  FilterSpec spec;  // variant auto: the fastest GPU variant that can run, else cpu
 };
 
 // Exit codes of the program.
@@ -41,9 +37,6 @@ FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std:
 HostImage demoPattern(int width, int height);
 // Writes the test picture and a few filtered versions of it into `dir`.
 int runDemo(const std::string& dir, std::ostream& log, std::ostream& err);
-
-// The filter the options describe. Throws std::invalid_argument naming a bad option.
-FilterParams filterParamsFrom(const StillOptions& o);
 
 // Runs the command; messages go to `err` (one line for bad input), a summary to `log`.
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err);

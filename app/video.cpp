@@ -62,8 +62,8 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   if (v.seconds == 0 || v.seconds < -1) throw std::invalid_argument("--seconds must be more than 0");
   PipelineConfig c;
   c.source = sourceFrom(v);
-  c.variant = f.variant;
-  c.params = filterParamsFrom(f);
+  c.variant = f.spec.variant;
+  c.params = f.spec.params();
   c.slots = v.slots;
   c.pinned = !v.pageable;
   c.registerSourceMemory = !v.copyToPinned;

@@ -1,7 +1,9 @@
 #include "convlive/mask.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -205,22 +207,34 @@ Mask parseCustomMask(std::string_view text, bool normalize) {
   std::string all(text);
   std::stringstream rowsIn(all);
   std::string rowText;
+  int rowNumber = 0;
   while (std::getline(rowsIn, rowText, ';')) {
-    std::replace(rowText.begin(), rowText.end(), ',', ' ');
-    std::istringstream values(rowText);
+    ++rowNumber;
+    // Values are split by commas or by spaces; two commas with nothing between them are a missing
+    // value ("1,,2"), not one separator.
     std::vector<float> row;
-    std::string token;
-    while (values >> token) {
-      size_t used = 0;
-      float v = 0.f;
-      try {
-        v = std::stof(token, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != token.size()) fail("custom weight '" + token + "' is not a number");
-      row.push_back(v);
+    auto take = [&](const std::string& token) {
+      char* end = nullptr;
+      const double v = std::strtod(token.c_str(), &end);
+      if (end != token.c_str() + token.size()) fail("custom weight '" + token + "' is not a number");
+      if (!std::isfinite(v) || std::fabs(v) > 3.4e38)
+        fail("custom weight '" + token + "' is not a finite number (floats hold up to about 3.4e38)");
+      row.push_back(static_cast<float>(v));  // tiny values (1e-50) round to 0, as floats do
+    };
+    std::stringstream fields(rowText);
+    std::string field;
+    const bool commas = rowText.find(',') != std::string::npos;
+    while (std::getline(fields, field, commas ? ',' : '\n')) {
+      std::istringstream values(field);
+      std::string token;
+      int count = 0;
+      while (values >> token) take(token), ++count;
+      if (commas && count == 0)
+        fail("custom weights row " + std::to_string(rowNumber) + " has an empty value between commas: '" + rowText +
+             "'");
     }
+    if (commas && rowText.back() == ',')
+      fail("custom weights row " + std::to_string(rowNumber) + " ends in a comma: '" + rowText + "'");
     if (row.empty()) fail("custom weights have an empty row: write rows as \"1,2,1;2,4,2;1,2,1\"");
     rows.push_back(std::move(row));
   }
@@ -248,7 +262,7 @@ Mask parseCustomMask(std::string_view text, bool normalize) {
     }
   if (normalize) {
     const double s = std::accumulate(weights.begin(), weights.end(), 0.0);
-    if (std::fabs(s) < 1e-12) fail("--normalize: the custom weights sum to 0, so they cannot be normalised");
+    if (std::fabs(s) < 1e-12) fail("the custom weights sum to 0, so they cannot be normalised");
     for (float& v : weights) v = static_cast<float>(v / s);
   }
   return Mask(radius, std::move(weights));
@@ -260,7 +274,13 @@ const std::vector<std::string>& filterKinds() {
   return kinds;
 }
 
-Filter makeFilter(std::string_view kind, const FilterOptions& o) {
+Filter makeFilter(std::string_view kind, FilterSpec spec) {
+  spec.mask = std::string(kind);
+  return makeFilter(spec);
+}
+
+Filter makeFilter(const FilterSpec& o) {
+  const std::string_view kind = o.mask;
   Filter f;
   f.name = std::string(kind);
   if (kind == "box") {
@@ -284,7 +304,7 @@ Filter makeFilter(std::string_view kind, const FilterOptions& o) {
     f.mask = pitchMask(o.pitch, o.vertical);
     f.combine = Combine::Abs;
   } else if (kind == "custom") {
-    if (o.weights.empty()) fail("the custom mask needs weights: --weights \"1,2,1;2,4,2;1,2,1\"");
+    if (o.weights.empty()) fail("the custom mask needs weights: rows as \"1,2,1;2,4,2;1,2,1\"");
     f.mask = parseCustomMask(o.weights, o.normalize);
   } else {
     std::string known;

@@ -233,7 +233,7 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     FilterParams q = p;
     q.tile = e->tile;
     const Variant* v = findVariant(e->variant);
-    if (v && v->whyNot(q, width, height).empty()) {
+    if (v && !v->whyNot(q, width, height)) {
       c = {v, e->tile, describe(*e, "cached:"), true, true, *e};
       return c;
     }
@@ -260,7 +260,7 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     for (const Tile& t : v.tiles) {
       FilterParams q = p;
       q.tile = t;
-      if (!v.whyNot(q, width, height).empty()) continue;
+      if (v.whyNot(q, width, height)) continue;
       const double ms = timeVariant(v, q, in, out, ws, s, 4 * best);
       if (ms < 0) break;  // far behind: the other tiles of this variant are not worth timing
       timed.push_back({&v, t, ms});

@@ -75,110 +75,119 @@ using kernels::kMaxSepRadius;
 
 const Variant& self(std::string_view name) { return *findVariant(name); }
 
+using Code = Problem::Code;
+
 // Checks every variant shares; `sharedBytes` (GPU tiled variants) is what the tile needs.
-std::string commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
+Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
   if (width < 1 || height < 1)
-    return "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
-           ": width and height must be at least 1";
+    return problem(Code::Invalid, "", "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
+                                          ": width and height must be at least 1");
   const int r = p.filter.mask.radius();
   if (r > v.maxRadius)
-    return v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) + ")" +
-           (r <= kMaxSepRadius && p.filter.mask.separable() ? ": use --variant separable" : "");
+    return problem(Code::CannotRun, "radius",
+                   v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) +
+                       ")",
+                   r <= kMaxSepRadius && p.filter.mask.separable() ? "variant" : "",
+                   r <= kMaxSepRadius && p.filter.mask.separable() ? "separable" : "");
   if (!v.tiles.empty() && std::find(v.tiles.begin(), v.tiles.end(), v.tileFor(p)) == v.tiles.end()) {
     std::string offered;
     for (const Tile& t : v.tiles) offered += (offered.empty() ? "" : ", ") + t.str();
-    return v.name + " has no tile " + v.tileFor(p).str() + ": it offers " + offered;
+    return problem(Code::Unknown, "tile", v.name + " has no tile " + v.tileFor(p).str() + ": it offers " + offered);
   }
-  if (v.onGpu && !deviceInfo().available) return deviceInfo().reason + ": use --variant cpu";
+  if (v.onGpu && !deviceInfo().available) return problem(Code::NoDevice, "variant", deviceInfo().reason, "variant", "cpu");
   return {};
 }
 
-std::string sharedWhyNot(const Variant& v, std::size_t bytes) {
+Problem sharedWhyNot(const Variant& v, std::size_t bytes) {
   if (bytes <= deviceInfo().sharedPerBlockOptin) return {};
-  return v.name + " needs " + std::to_string(bytes / 1024) +
+  return problem(Code::CannotRun, "tile", v.name + " needs " + std::to_string(bytes / 1024) +
          " KiB of shared memory for this tile and radius; the device " + "gives a block " +
-         std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius";
+         std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius");
 }
 
-std::string separableWhyNot(const FilterParams& p) {
+Problem separableWhyNot(const FilterParams& p) {
   if (!p.filter.mask.separable())
-    return "the mask is not separable (not an outer product of a column and a row): use a 2D variant such as "
-           "tiled-coop";
+    return problem(Code::CannotRun, "variant",
+                   "the mask is not separable (not an outer product of a column and a row): it needs a 2D variant",
+                   "variant", "tiled-coop");
   return {};
 }
 
-std::string directWhyNot(const FilterParams& p, int w, int h, const char* name) {
+Problem directWhyNot(const FilterParams& p, int w, int h, const char* name) {
   return commonWhyNot(self(name), p, w, h);
 }
-std::string naiveWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "naive"); }
-std::string constantWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "constant"); }
-std::string textureWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "texture"); }
-std::string cpuWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "cpu"); }
+Problem naiveWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "naive"); }
+Problem constantWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "constant"); }
+Problem textureWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "texture"); }
+Problem cpuWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "cpu"); }
 
-std::string tiledWhyNot(const FilterParams& p, int w, int h) {
+Problem tiledWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tiled");
-  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tiledSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-std::string tiledCoopWhyNot(const FilterParams& p, int w, int h) {
+Problem tiledCoopWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tiled-coop");
-  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tiledCoopSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-std::string separableVariantWhyNot(const FilterParams& p, int w, int h) {
+Problem separableVariantWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("separable");
-  if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  if (auto why = separableWhyNot(p); why) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   const std::size_t planes = p.filter.combine == Combine::Magnitude ? 2 : 1;
   return sharedWhyNot(v, kernels::separableSharedBytes(t.w, t.h, p.filter.mask.radius()) * planes);
 }
 // Variants that run one mask cannot make a gradient magnitude (two masks).
-std::string oneMaskWhyNot(const Variant& v, const FilterParams& p, const char* instead) {
+Problem oneMaskWhyNot(const Variant& v, const FilterParams& p, const char* instead) {
   if (p.filter.combine != Combine::Magnitude) return {};
-  return v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two: use --variant " + instead;
+  return problem(Code::CannotRun, "variant",
+                 v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two", "variant", instead);
 }
 // The tensor-core variants: fp16 mma.sync m16n8k16 needs compute capability 8.0, and the mask must
 // fit the fp16 error budget (`planWhy`, from convlive/precision.hpp).
-std::string tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const char* instead) {
+Problem tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const char* instead) {
   if (deviceInfo().major < 8)
-    return v.name + " needs compute capability 8.0 or newer (this device is " + std::to_string(deviceInfo().major) +
-           "." + std::to_string(deviceInfo().minor) + "): use --variant " + instead;
-  if (!planWhy.empty()) return v.name + ": " + planWhy + ": use --variant " + instead;
+    return problem(Code::CannotRun, "variant",
+                   v.name + " needs compute capability 8.0 or newer (this device is " +
+                       std::to_string(deviceInfo().major) + "." + std::to_string(deviceInfo().minor) + ")",
+                   "variant", instead);
+  if (!planWhy.empty()) return problem(Code::CannotRun, "variant", v.name + ": " + planWhy, "variant", instead);
   return {};
 }
 
-std::string fusedWhyNot(const FilterParams& p, int w, int h) {
+Problem fusedWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("fused");
-  if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); !why.empty()) return why;
-  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
+  if (auto why = separableWhyNot(p); why) return why;
+  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-std::string streamWhyNot(const FilterParams& p, int w, int h) {
+Problem streamWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("stream");
-  if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); !why.empty()) return why;
+  if (auto why = separableWhyNot(p); why) return why;
+  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
   return commonWhyNot(v, p, w, h);
 }
-std::string tensor2dWhyNot(const FilterParams& p, int w, int h) {
+Problem tensor2dWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensor2d");
-  if (auto why = oneMaskWhyNot(v, p, "tiled-coop"); !why.empty()) return why;
-  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
-  if (auto why = tensorCoreWhyNot(v, planHalfWeights(p.filter.mask, p.filter.combine).why, "tiled-coop"); !why.empty())
+  if (auto why = oneMaskWhyNot(v, p, "tiled-coop"); why) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
+  if (auto why = tensorCoreWhyNot(v, planHalfWeights(p.filter.mask, p.filter.combine).why, "tiled-coop"); why)
     return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-std::string tensorSepWhyNot(const FilterParams& p, int w, int h) {
+Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensorsep");
-  if (auto why = separableWhyNot(p); !why.empty()) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); !why.empty()) return why;
-  if (auto why = commonWhyNot(v, p, w, h); !why.empty()) return why;
-  if (auto why = tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused"); !why.empty())
+  if (auto why = separableWhyNot(p); why) return why;
+  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
+  if (auto why = tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused"); why)
     return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
@@ -190,7 +199,7 @@ kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView 
     throw std::invalid_argument(v.name + ": input and output sizes differ");
   if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
     throw std::invalid_argument(v.name + ": row pitch must be a multiple of 4 bytes and hold a whole row");
-  if (auto why = v.whyNot(p, in.width, in.height); !why.empty()) throw std::invalid_argument(why);
+  if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
   const Tile t = v.tileFor(p);
   return {reinterpret_cast<const uchar4*>(in.data),
           in.pitch,
@@ -218,7 +227,7 @@ void fillSep(const Mask& m, kernels::MaskSep& k) {
 }
 
 void runCpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t) {
-  if (auto why = v.whyNot(p, in.width, in.height); !why.empty()) throw std::invalid_argument(why);
+  if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
   referenceFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
@@ -418,8 +427,8 @@ const Variant& chooseVariant(std::string_view name, const FilterParams& p, int w
   if (name != "auto") {
     const Variant* v = findVariant(name);
     if (!v)
-      throw std::invalid_argument("unknown variant '" + std::string(name) + "': use one of " + variantNames() +
-                                  " or auto");
+      throw ProblemError(problem(Problem::Code::Unknown, "variant",
+                                 "'" + std::string(name) + "' is not one: use one of " + variantNames() + " or auto"));
     return *v;
   }
   return *chooseAuto(p, width, height).variant;
@@ -434,7 +443,7 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   if (r <= 2) order.push_back("stream");
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant"}) order.push_back(n);
   for (const char* n : order)
-    if (const Variant& v = *findVariant(n); v.whyNot(p, width, height).empty()) return v;
+    if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
   return *findVariant("cpu");
 }
 

@@ -106,7 +106,7 @@ TEST_F(StillCommand, TuneFillsTheCacheOrSaysWhyItCannot) {
 }
 
 TEST_F(StillCommand, GpuVariantWithoutDeviceNamesTheCpuVariant) {
-  const auto r = runConvlive("--image " + path("in.png") + " --output " + path("out.png") + " --variant tiled");
+  const auto r = runConvlive("image " + path("in.png") + " " + path("out.png") + " --variant tiled");
   if (deviceInfo().available) {
     EXPECT_EQ(r.code, 0) << r.output;
   } else {
@@ -129,30 +129,38 @@ TEST_F(StillCommand, BadArgumentsGiveOneLineAndExitCode2) {
   std::ofstream(path("text.png")) << "not a png at all";
   std::ofstream(path("trunc.png"), std::ios::binary) << "\x89PNG\r\n\x1a\n\0\0";
   fs::create_directories(path("adir.png"));
-  const std::string in = " --image " + path("in.png"), out = " --output " + path("out.png"), cpu = " --variant cpu";
+  const std::string in = " --input " + path("in.png"), out = " --output " + path("out.png"), cpu = " --variant cpu";
   const std::pair<std::string, std::string> cases[] = {
-      {"--mask blurry" + in + out + cpu, "unknown mask 'blurry'"},
-      {"--mask gaussian --radius 0" + in + out + cpu, "radius 0 is out of range"},
-      {"--mask box --radius 99" + in + out + cpu, "1..64"},
-      {"--mask gaussian --radius 40 --variant tiled" + in + out, "up to 32"},
-      {"--mask emboss --variant separable" + in + out, "not separable"},
-      {"--mask custom --weights \"1,nan,1\"" + in + out + cpu, "finite"},
-      {"--mask custom --weights \"1,2,1;1,2\"" + in + out + cpu, "ragged"},
-      {"--mask custom" + in + out + cpu, "needs weights"},
-      {"--mask pitch --pitch 0.2" + in + out + cpu, "pitch 0.2 is out of range"},
-      {"--border reflect" + in + out + cpu, "unknown border 'reflect'"},
-      {"--variant fastest" + in + out, "unknown variant 'fastest'"},
-      {"--tile 32by8 --variant tiled" + in + out, "not WxH"},
-      {"--tile 7x7 --variant tiled" + in + out, "no tile 7x7"},
-      {"--direction up --mask pitch" + in + out + cpu, "horizontal or vertical"},
-      {"--image " + path("missing.png") + out + cpu, "no such file"},
-      {"--image " + path("adir.png") + out + cpu, "directory"},
-      {"--image " + path("text.png") + out + cpu, "not a PNG file"},
-      {"--image " + path("trunc.png") + out + cpu, "not a readable PNG"},
-      {in + " --output " + path("nodir/out.png") + cpu, "does not exist"},
-      {in + " --output " + path("out.jpg") + cpu, "must end in .png"},
-      {out + cpu, "--image is missing"},
-      {"--radius two" + in + out, "radius"},
+      {"image --mask blurry" + in + out + cpu, "--mask: 'blurry' is not one: use one of box"},
+      {"image --mask gaussian --radius 0" + in + out + cpu, "--radius: 0 is out of range: use 1..64"},
+      {"image --mask box --radius 99" + in + out + cpu, "1..64"},
+      {"image --mask gaussian --radius 40 --variant tiled" + in + out, "up to 32 (asked for 40): use --variant separable"},
+      {"image --mask emboss --variant separable" + in + out, "not separable"},
+      {"image --mask custom --weights \"1,nan,1\"" + in + out + cpu, "finite"},
+      {"image --mask custom --weights \"1,,1\"" + in + out + cpu, "empty value between commas"},
+      {"image --mask custom --weights \"1,2,1;1,2\"" + in + out + cpu, "ragged"},
+      {"image --mask custom" + in + out + cpu, "needs weights"},
+      {"image --mask custom --weights ''" + in + out + cpu, "--weights: are empty"},
+      {"image --mask pitch --pitch 0.2" + in + out + cpu, "--pitch: 0.2 is out of range"},
+      {"image --sigma 0" + in + out + cpu, "--sigma: 0 is out of range: use 0.1..64 (or auto"},
+      {"image --sigma -1" + in + out + cpu, "out of range"},
+      {"image --border reflect" + in + out + cpu, "'reflect' is not a border mode"},
+      {"image --variant fastest" + in + out, "--variant: 'fastest' is not one"},
+      {"image --tile 32by8 --variant tiled" + in + out, "not WxH"},
+      {"image --tile 7x7 --variant tiled" + in + out, "no tile 7x7"},
+      {"image --tile 32x8 --variant cpu" + in + out, "cpu has no tile shapes"},
+      {"image --tile 32x8" + in + out, "use --variant fused"},
+      {"image --direction up --mask pitch" + in + out + cpu, "horizontal, vertical"},
+      {"image --input " + path("missing.png") + out + cpu, "no such file"},
+      {"image --input " + path("adir.png") + out + cpu, "directory"},
+      {"image --input " + path("text.png") + out + cpu, "not a PNG file"},
+      {"image --input " + path("trunc.png") + out + cpu, "not a readable PNG"},
+      {"image" + in + " --output " + path("nodir/out.png") + cpu, "does not exist"},
+      {"image" + in + " --output " + path("out.jpg") + cpu, "must end in .png"},
+      {"image" + out + cpu, "name the picture to filter"},
+      {"image --radius two" + in + out, "--radius: 'two' is not a whole number"},
+      {"image --report r.json" + in + out, "--report is not an option of convlive image"},
+      {"image --frames 3" + in + out, "--frames is not an option of convlive image"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = runConvlive(args);
@@ -161,4 +169,33 @@ TEST_F(StillCommand, BadArgumentsGiveOneLineAndExitCode2) {
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << "\n" << r.output;
     EXPECT_FALSE(fs::exists(path("out.png"))) << args;
   }
+}
+
+// The old flag forms still run, with a note that names the new command.
+TEST_F(StillCommand, OldFlagFormWorksWithANote) {
+  const auto r = runConvlive("--image " + path("in.png") + " --output " + path("out.png") + " --variant cpu");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("old form of `convlive image"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(path("out.png")));
+  // Flags of another mode are refused instead of ignored.
+  const auto both = runConvlive("--image " + path("in.png") + " --input clip.webm --output " + path("o2.png"));
+  EXPECT_EQ(both.code, 2) << both.output;
+  EXPECT_NE(both.output.find("give one"), std::string::npos) << both.output;
+  const auto report = runConvlive("--image " + path("in.png") + " --output " + path("o3.png") + " --report r.json");
+  EXPECT_EQ(report.code, 2) << report.output;
+  EXPECT_NE(report.output.find("--report is not an option of convlive image"), std::string::npos) << report.output;
+  EXPECT_FALSE(fs::exists(path("o2.png")));
+  EXPECT_FALSE(fs::exists(path("o3.png")));
+}
+
+// --output naming the input (or a link to it) is refused, and the input is left as it was.
+TEST_F(StillCommand, OutputThatIsTheInputIsRefused) {
+  const auto before = fs::file_size(path("in.png"));
+  fs::create_symlink(path("in.png"), path("link.png"));
+  for (const std::string& out : {path("in.png"), path("link.png")}) {
+    const auto r = runConvlive("image " + path("in.png") + " " + out + " --variant cpu --radius 3");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("is the input picture"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(fs::file_size(path("in.png")), before);
 }

@@ -157,14 +157,14 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
   if (separableOnly && !probe.mask.separable()) {
     FilterParams p;
     p.filter = probe;
-    EXPECT_NE(v.whyNot(p, 8, 8).find("not separable"), std::string::npos);
+    EXPECT_NE(v.whyNot(p, 8, 8).text().find("not separable"), std::string::npos);
     return;
   }
   const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d" || v.name == "tensorsep";
   if (oneMaskOnly && probe.combine == Combine::Magnitude) {
     FilterParams p;
     p.filter = probe;
-    EXPECT_NE(v.whyNot(p, 8, 8).find("gradient magnitude"), std::string::npos);
+    EXPECT_NE(v.whyNot(p, 8, 8).text().find("gradient magnitude"), std::string::npos);
     return;
   }
 
@@ -282,7 +282,7 @@ TEST(Limits, DefaultTilesFitAtTheLargestRadius) {
     if (!v.onGpu) continue;
     FilterParams p;
     p.filter = makeFilter("gaussian", {.radius = v.maxRadius});
-    EXPECT_EQ(v.whyNot(p, 1920, 1080), "") << v.name << " r=" << v.maxRadius;
+    EXPECT_EQ(v.whyNot(p, 1920, 1080).text(), "") << v.name << " r=" << v.maxRadius;
   }
 }
 
@@ -296,11 +296,11 @@ TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
   FilterParams p;
   p.filter.name = "custom";
   p.filter.mask = Mask(1, std::vector<float>(9, 1e5f));
-  EXPECT_NE(v.whyNot(p, 64, 64).find("fp16's range"), std::string::npos) << v.whyNot(p, 64, 64);
+  EXPECT_NE(v.whyNot(p, 64, 64).text().find("fp16's range"), std::string::npos) << v.whyNot(p, 64, 64).text();
   p.filter.mask = Mask(8, std::vector<float>(17 * 17, 10003.1259765625f));
-  EXPECT_NE(v.whyNot(p, 64, 64).find("1 LSB budget"), std::string::npos) << v.whyNot(p, 64, 64);
+  EXPECT_NE(v.whyNot(p, 64, 64).text().find("1 LSB budget"), std::string::npos) << v.whyNot(p, 64, 64).text();
   p.filter = makeFilter("emboss", {.radius = 5});  // needs the high + low split, which it runs
-  EXPECT_EQ(v.whyNot(p, 64, 64), "");
+  EXPECT_EQ(v.whyNot(p, 64, 64).text(), "");
 }
 
 // Without timing, auto falls back to the order measured on the H200: stream for small separable
@@ -365,7 +365,10 @@ TEST(NoDevice, GpuVariantsNameTheCpuVariant) {
   p.filter = makeFilter("gaussian", {.radius = 2});
   for (const Variant& v : variants()) {
     if (v.onGpu) {
-      EXPECT_NE(v.whyNot(p, 16, 16).find("--variant cpu"), std::string::npos) << v.name;
+      const Problem why = v.whyNot(p, 16, 16);
+      EXPECT_EQ(why.code, Problem::Code::NoDevice) << v.name;
+      EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu") << v.name;  // the way out, as a value
+      EXPECT_EQ(why.text().find("--"), std::string::npos) << "no command-line wording in the library: " << why.text();
     }
   }
 }

@@ -46,10 +46,10 @@ class ViewerOn : public ::testing::TestWithParam<ContextKind> {
   std::unique_ptr<GlContext> context;
 };
 
-FilterSettings gaussian(int radius, Border border) {
-  FilterSettings s;
+FilterSpec gaussian(int radius, Border border) {
+  FilterSpec s;
   s.mask = "gaussian";
-  s.options.radius = radius;
+  s.radius = radius;
   s.border = border;
   return s;
 }
@@ -94,7 +94,7 @@ TEST_P(ViewerOn, SwitchesThroughTheSamePathAsThePanel) {
   drawAndCheck(*v);
 
   v->apply(Action::RadiusUp);
-  EXPECT_EQ(v->filter().applied().options.radius, 2) << v->status();
+  EXPECT_EQ(v->filter().applied().radius, 2) << v->status();
   showApplied(*v);
   drawAndCheck(*v);
 

@@ -30,9 +30,9 @@ int maxError(const HostImage& a, const HostImage& b) {
 }
 
 TEST_F(InteropOnGpu, EveryGpuVariantsTextureEqualsTheReference) {
-  FilterSettings s;
+  FilterSpec s;
   s.mask = "gaussian";
-  s.options.radius = 3;
+  s.radius = 3;
   s.border = Border::Mirror;
   auto v = makeViewer(*context, s, 333, 211);
   showFrames(*v, 2);
@@ -40,7 +40,7 @@ TEST_F(InteropOnGpu, EveryGpuVariantsTextureEqualsTheReference) {
   for (const Variant& var : variants()) {
     if (!var.onGpu) continue;
     SCOPED_TRACE(var.name);
-    FilterSettings next = v->filter().applied();
+    FilterSpec next = v->filter().applied();
     next.variant = var.name;
     next.tile = {};
     ASSERT_EQ(v->filter().apply(next), "");
@@ -60,9 +60,9 @@ TEST_F(InteropOnGpu, EveryGpuVariantsTextureEqualsTheReference) {
 }
 
 TEST_F(InteropOnGpu, EdgeFilterAndResolutionChangeReallocateTheTexture) {
-  FilterSettings s;
+  FilterSpec s;
   s.mask = "sobel";
-  s.options.radius = 1;
+  s.radius = 1;
   s.border = Border::Clamp;
   auto v = makeViewer(*context, s, 257, 129);
   showFrames(*v, 2);

@@ -37,7 +37,7 @@ inline std::unique_ptr<GlContext> makeContext(ContextKind kind, std::string& ski
 }
 
 // A viewer on an odd-sized moving pattern, 1:1, keeping each shown frame's source.
-inline std::unique_ptr<Viewer> makeViewer(GlContext& ctx, const FilterSettings& filter, int w = 301, int h = 203) {
+inline std::unique_ptr<Viewer> makeViewer(GlContext& ctx, const FilterSpec& filter, int w = 301, int h = 203) {
   PipelineConfig c;
   c.source = SourceSpec::testPattern("moving", w, h, 30);
   c.sync = false;
@@ -59,7 +59,7 @@ inline void showFrames(Viewer& v, int n) {
 inline void showApplied(Viewer& v, const std::string& variant = "") {
   for (int i = 0; i < 50; ++i) {
     showFrames(v, 1);
-    const FilterParams want = paramsFrom(v.filter().applied());
+    const FilterParams want = v.filter().applied().params();
     const FilterParams& got = v.shownParams();
     if (got.filter.name == want.filter.name && got.filter.mask.weights() == want.filter.mask.weights() &&
         got.border == want.border && (variant.empty() || v.shownVariant() == variant))

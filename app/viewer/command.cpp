@@ -11,29 +11,13 @@
 
 namespace convlive {
 
-namespace {
-
-FilterSettings settingsFrom(const StillOptions& f) {
-  const FilterParams p = filterParamsFrom(f);  // validates every option, with messages naming them
-  FilterSettings s;
-  s.mask = f.mask;
-  s.options = f.filter;
-  s.border = p.border;
-  s.variant = f.variant;
-  s.tile = p.tile;
-  s.filterAlpha = f.filterAlpha;
-  return s;
-}
-
-}  // namespace
-
 int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,
               std::ostream& err) {
   return guarded(err, [&]() -> int {
     PipelineConfig c = configFrom(v, f);
     c.sync = true;             // a player: frames at the source's rate,
     c.newestFrameOnly = true;  // and the newest one when the filter falls behind
-    const FilterSettings settings = settingsFrom(f);
+    const FilterSpec& settings = f.spec;
     const auto size = Tile::parse(o.windowSize);
     if (!size || size->w < 320 || size->h < 240 || size->w > 16384 || size->h > 16384)
       throw std::invalid_argument("--window-size '" + o.windowSize + "' must be WxH, at least 320x240");

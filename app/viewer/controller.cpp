@@ -5,26 +5,11 @@
 #include <vector>
 
 #include "convlive/pipeline.hpp"
+#include "words.hpp"
 
 namespace convlive {
 
-bool FilterSettings::operator==(const FilterSettings& o) const {
-  const FilterOptions &a = options, &b = o.options;
-  return mask == o.mask && a.radius == b.radius && a.sigma == b.sigma && a.pitch == b.pitch &&
-         a.vertical == b.vertical && a.weights == b.weights && a.normalize == b.normalize && border == o.border &&
-         variant == o.variant && tile == o.tile && filterAlpha == o.filterAlpha;
-}
-
-FilterParams paramsFrom(const FilterSettings& s) {
-  FilterParams p;
-  p.filter = makeFilter(s.mask, s.options);
-  p.border = s.border;
-  p.tile = s.tile;
-  p.filterAlpha = s.filterAlpha;
-  return p;
-}
-
-FilterController::FilterController(Pipeline& pipeline, const FilterSettings& initial) : pipeline_(pipeline) {
+FilterController::FilterController(Pipeline& pipeline, const FilterSpec& initial) : pipeline_(pipeline) {
   const std::string why = apply(initial);
   if (!why.empty()) throw std::invalid_argument(why);
 }
@@ -40,27 +25,39 @@ void FilterController::frameSize(int& w, int& h) const {
   }
 }
 
-std::string FilterController::apply(const FilterSettings& next) {
+std::string FilterController::apply(const FilterSpec& next) {
   try {
-    FilterParams p = paramsFrom(next);
+    FilterParams p;
+    if (const Problem why = next.compile(p)) return message_ = forPanel(why);
+    if (const Variant* v = findVariant(next.variant)) {
+      int w, h;
+      frameSize(w, h);
+      if (const Problem why = v->whyNot(p, w, h)) return message_ = forPanel(why);
+    }
     message_ = pipeline_.setFilter(next.variant, p);
     if (message_.empty()) {
       applied_ = next;
       appliedParams_ = std::move(p);
     }
   } catch (const std::exception& e) {
-    message_ = e.what();
+    message_ = forPanel(e);
   }
   return message_;
 }
 
-std::string FilterController::whyNot(const Variant& v) const {
+std::string FilterController::set(const std::string& setting, const std::string& value) {
+  FilterSpec next = applied_;
+  if (const Problem why = next.set(setting, value)) return message_ = forPanel(why);
+  return apply(next);
+}
+
+Problem FilterController::whyNot(const Variant& v) const {
   int w, h;
   frameSize(w, h);
   return whyNot(v, w, h);
 }
 
-std::string FilterController::whyNot(const Variant& v, int w, int h) const {
+Problem FilterController::whyNot(const Variant& v, int w, int h) const {
   const Tile& t = appliedParams_.tile;
   if (t == Tile{} || std::find(v.tiles.begin(), v.tiles.end(), t) != v.tiles.end())
     return v.whyNot(appliedParams_, w, h);
@@ -82,11 +79,11 @@ std::string FilterController::cycleVariant(int dir) {
   frameSize(w, h);
   std::vector<std::string> names{"auto"};
   for (const Variant& v : variants())
-    if (whyNot(v, w, h).empty()) names.push_back(v.name);
+    if (!whyNot(v, w, h)) names.push_back(v.name);
   auto it = std::find(names.begin(), names.end(), applied_.variant);
   const int n = int(names.size());
   int i = it == names.end() ? 0 : int(it - names.begin());
-  FilterSettings next = applied_;
+  FilterSpec next = applied_;
   next.tile = {};  // tiles differ between variants: take the new one's default
   for (int tries = 0; tries < n; ++tries) {
     i = ((i + dir) % n + n) % n;
@@ -101,12 +98,12 @@ std::string FilterController::cycleMask(int dir) {
   const int n = int(kinds.size());
   auto it = std::find(kinds.begin(), kinds.end(), applied_.mask);
   int i = it == kinds.end() ? 0 : int(it - kinds.begin());
-  FilterSettings next = applied_;
+  FilterSpec next = applied_;
   for (int tries = 0; tries < n; ++tries) {
     i = ((i + dir) % n + n) % n;
     next.mask = kinds[std::size_t(i)];
     if (next.mask == "custom") continue;  // needs weights: chosen in the panel
-    if (next.mask == "scharr") next.options.radius = 1;
+    if (next.mask == "scharr") next.radius = 1;
     if (apply(next).empty()) return "";
   }
   return message_;
@@ -122,7 +119,7 @@ std::string FilterController::cycleTile(int dir) {
   auto it = std::find(v->tiles.begin(), v->tiles.end(), current);
   const int n = int(v->tiles.size());
   int i = it == v->tiles.end() ? 0 : int(it - v->tiles.begin());
-  FilterSettings next = applied_;
+  FilterSpec next = applied_;
   next.variant = v->name;  // a tile belongs to a variant: pin it (auto might pick another)
   for (int tries = 0; tries < n; ++tries) {
     i = ((i + dir) % n + n) % n;
@@ -133,15 +130,15 @@ std::string FilterController::cycleTile(int dir) {
 }
 
 std::string FilterController::changeRadius(int delta) {
-  FilterSettings next = applied_;
-  next.options.radius = std::clamp(applied_.options.radius + delta, 1, Mask::kMaxRadius);
-  if (next.options.radius == applied_.options.radius) {
-    message_ = "radius " + std::to_string(applied_.options.radius) + " is the " + (delta > 0 ? "largest" : "smallest") +
+  FilterSpec next = applied_;
+  next.radius = std::clamp(applied_.radius + delta, 1, Mask::kMaxRadius);
+  if (next.radius == applied_.radius) {
+    message_ = "radius " + std::to_string(applied_.radius) + " is the " + (delta > 0 ? "largest" : "smallest") +
                " there is";
     return message_;
   }
   if (next.mask == "pitch") {  // the pitch sets that mask's radius
-    next.options.pitch = std::clamp(applied_.options.pitch + float(delta), 1.f, 64.f);
+    next.pitch = std::clamp(applied_.pitch + float(delta), 1.f, 64.f);
   }
   return apply(next);
 }

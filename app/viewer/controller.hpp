@@ -1,4 +1,4 @@
-// The viewer's filter settings and the changes the panel and the keys make to them. Both go
+// The viewer's filter (a FilterSpec) and the changes the panel and the keys make to them. Both go
 // through here, so a key press, a panel click and a test all take the same path to the pipeline.
 // Render thread only.
 #pragma once
@@ -7,35 +7,25 @@
 
 #include "convlive/border.hpp"
 #include "convlive/mask.hpp"
+#include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
 
 namespace convlive {
 
 class Pipeline;
 
-// What the panel edits: the filter as the user describes it (a mask kind and its options).
-struct FilterSettings {
-  std::string mask = "gaussian";
-  FilterOptions options;
-  Border border = Border::Clamp;
-  std::string variant = "auto";
-  Tile tile{};  // {0,0}: the variant's default
-  bool filterAlpha = false;
-  bool operator==(const FilterSettings&) const;
-};
-
-// The FilterParams the settings describe. Throws std::invalid_argument naming a bad value.
-FilterParams paramsFrom(const FilterSettings& s);
-
 class FilterController {
  public:
   // Applies `initial` to the pipeline (throws std::invalid_argument when it cannot run).
-  FilterController(Pipeline& pipeline, const FilterSettings& initial);
+  FilterController(Pipeline& pipeline, const FilterSpec& initial);
   // The settings the pipeline runs (the last change it took).
-  const FilterSettings& applied() const { return applied_; }
-  // Tries a change: "" when the pipeline took it (it applies to the next frame), else the reason;
-  // then nothing changes. The outcome is also kept in message().
-  std::string apply(const FilterSettings& next);
+  const FilterSpec& applied() const { return applied_; }
+  // Tries a change: "" when the pipeline took it (it applies to the next frame), else the reason
+  // worded for the panel (its widgets' names); then nothing changes. The outcome is also kept in
+  // message().
+  std::string apply(const FilterSpec& next);
+  // Sets one setting by name from text (a generated widget's edit), then apply().
+  std::string set(const std::string& setting, const std::string& value);
   // Steps through "auto" and the variants that can run the current filter on the current frame.
   std::string cycleVariant(int direction = 1);
   std::string cycleMask(int direction = 1);
@@ -43,10 +33,10 @@ class FilterController {
   std::string cycleTile(int direction = 1);
   // Radius up or down by one (within what the mask and the variant take).
   std::string changeRadius(int delta);
-  // Why `v` cannot run the applied filter on a width x height frame ("" when it can); the
+  // Why `v` cannot run the applied filter on a width x height frame (empty when it can); the
   // one-argument form asks about the current frame (see frameSize).
-  std::string whyNot(const Variant& v, int width, int height) const;
-  std::string whyNot(const Variant& v) const;
+  Problem whyNot(const Variant& v, int width, int height) const;
+  Problem whyNot(const Variant& v) const;
   // The variant actually running ("auto" resolved) and its tile.
   const Variant* running() const;
   Tile runningTile() const;
@@ -59,7 +49,7 @@ class FilterController {
 
  private:
   Pipeline& pipeline_;
-  FilterSettings applied_;
+  FilterSpec applied_;
   FilterParams appliedParams_;  // what applied_ describes, built once per change
   std::string message_;
 };

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "convlive/resources.hpp"
 #include "viewer.hpp"
+#include "words.hpp"
 
 namespace convlive {
 namespace {
@@ -78,9 +80,10 @@ struct Panel::State {
   char launch[1024] = "videotestsrc pattern=ball ! video/x-raw,width=1280,height=720 ! videoconvert ! appsink";
   std::vector<CameraInfo> cameras;
   bool camerasListed = false;
-  // The custom mask's grid, edited in place and sent as text.
+  // The custom mask's grid, edited in place and sent as text (gridText: the text last sent or shown).
   int gridRadius = 1;
   std::vector<float> grid = std::vector<float>(9, 0.f);
+  std::string gridText;
   int plotStage = int(Stage::Filter);
   bool loop = false;
   bool started = false;
@@ -144,68 +147,133 @@ void sourceSection(Viewer& v, auto& s) {
   if (v.ended()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "end of stream (loop or seek to play again)");
 }
 
-void filterSection(Viewer& v, auto& s) {
-  FilterController& fc = v.filter();
-  FilterSettings next = fc.applied();
-  bool changed = combo("mask", filterKinds(), next.mask);
-  if (next.mask == "pitch") {
-    changed |= ImGui::SliderFloat("pitch", &next.options.pitch, 1.f, 64.f, "%.2f px");
-    int dir = next.options.vertical ? 1 : 0;
-    changed |= ImGui::RadioButton("horizontal", &dir, 0);
-    ImGui::SameLine();
-    changed |= ImGui::RadioButton("vertical", &dir, 1);
-    next.options.vertical = dir == 1;
-  } else if (next.mask != "custom") {
-    changed |= ImGui::SliderInt("radius", &next.options.radius, 1, Mask::kMaxRadius);
-  }
-  if (next.mask == "gaussian" || next.mask == "sharpen") {
-    changed |= ImGui::SliderFloat("sigma", &next.options.sigma, 0.f, 32.f, next.options.sigma <= 0 ? "auto" : "%.2f");
-    tooltip("0: the default for the radius, 0.3*(r-1)+0.8");
-  }
-  if (next.mask == "custom") {
-    ImGui::SliderInt("grid radius", &s.gridRadius, 0, 3);
-    const int n = 2 * s.gridRadius + 1;
-    if (int(s.grid.size()) != n * n) {
-      s.grid.assign(std::size_t(n * n), 0.f);
-      s.grid[std::size_t(n * n / 2)] = 1.f;
+// One widget for one setting of the spec, generated from its description (convlive/spec.hpp).
+// Returns the setting's new text when the user changed it.
+std::optional<std::string> settingWidget(const Setting& st, const FilterSpec& spec) {
+  const std::string value = spec.get(st.name);
+  std::optional<std::string> out;
+  const char* label = st.label.c_str();
+  switch (st.type) {
+    case Setting::Type::Choice: {
+      std::string v = value;
+      if (combo(label, st.choices, v)) out = v;
+      break;
     }
-    bool gridChanged = false;
-    ImGui::PushItemWidth(std::max(30.f, (ImGui::GetContentRegionAvail().x - 8 * n) / n));
-    for (int y = 0; y < n; ++y) {
-      for (int x = 0; x < n; ++x) {
-        ImGui::PushID(y * n + x);
-        if (x) ImGui::SameLine();
-        gridChanged |= ImGui::DragFloat("##w", &s.grid[std::size_t(y * n + x)], 0.05f, -64.f, 64.f, "%.2f");
-        ImGui::PopID();
-      }
+    case Setting::Type::Int: {
+      int i = std::stoi(value);
+      if (ImGui::SliderInt(label, &i, std::max(1, int(st.min)), int(st.max))) out = std::to_string(i);
+      break;
     }
-    ImGui::PopItemWidth();
-    gridChanged |= ImGui::Checkbox("normalize (divide by the sum)", &next.options.normalize);
-    if (gridChanged || next.options.weights.empty() || changed) {
-      std::ostringstream w;
-      for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) w << (x ? "," : "") << s.grid[std::size_t(y * n + x)];
-        if (y + 1 < n) w << ";";
+    case Setting::Type::Float: {
+      // sigma has "auto" (the default for the radius): a checkbox beside the slider.
+      const bool isAuto = value == "auto";
+      float f = isAuto ? defaultGaussianSigma(spec.radius) : std::stof(value);
+      if (st.name == "sigma") {
+        bool autoOn = isAuto;
+        if (ImGui::Checkbox("auto##sigma", &autoOn)) out = autoOn ? "auto" : std::to_string(f);
+        tooltip("auto: 0.3*(r-1)+0.8, OpenCV's default for the radius");
+        ImGui::SameLine();
+        ImGui::BeginDisabled(isAuto);
       }
-      if (w.str() != next.options.weights) {
-        next.options.weights = w.str();
-        changed = true;
-      }
+      if (ImGui::SliderFloat(label, &f, float(st.min), float(st.max), "%.2f")) out = std::to_string(f);
+      if (st.name == "sigma") ImGui::EndDisabled();
+      break;
+    }
+    case Setting::Type::Flag: {
+      bool b = value == "true";
+      if (ImGui::Checkbox(label, &b)) out = b ? "true" : "false";
+      break;
+    }
+    case Setting::Type::Text: {
+      char buf[4096];
+      std::snprintf(buf, sizeof buf, "%s", value.c_str());
+      if (ImGui::InputText(label, buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue)) out = buf;
+      break;
     }
   }
-  std::string border = borderName(next.border);
-  if (combo("border", {"zero", "clamp", "mirror", "wrap"}, border)) {
-    next.border = *parseBorder(border);
+  tooltip(st.help);
+  return out;
+}
+
+std::string gridText(const auto& s) {
+  const int n = 2 * s.gridRadius + 1;
+  std::ostringstream w;
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x) w << (x ? "," : "") << s.grid[std::size_t(y * n + x)];
+    if (y + 1 < n) w << ";";
+  }
+  return w.str();
+}
+
+// The custom mask's grid: up to 7x7 cells, filled from the spec's weights when they fit (the
+// command line's weights show), else from the last grid; edits are sent back as text.
+void customGrid(Viewer& v, auto& s, const FilterSpec& spec) {
+  if (spec.weights != s.gridText) {  // weights that came from elsewhere: show them
+    try {
+      const Mask m = parseCustomMask(spec.weights, false);
+      if (m.radius() <= 3) {
+        s.gridRadius = m.radius();
+        s.grid = m.weights();
+      }
+    } catch (const std::exception&) {
+    }
+    s.gridText = spec.weights;
+  }
+  int radius = s.gridRadius;
+  bool changed = ImGui::SliderInt("grid radius", &radius, 0, 3);
+  const int n = 2 * radius + 1;
+  if (radius != s.gridRadius || int(s.grid.size()) != n * n) {
+    s.gridRadius = radius;
+    s.grid.assign(std::size_t(n * n), 0.f);
+    s.grid[std::size_t(n * n / 2)] = 1.f;
     changed = true;
   }
-  changed |= ImGui::Checkbox("filter alpha too", &next.filterAlpha);
-  if (changed) v.setStatus(fc.apply(next));
+  ImGui::PushItemWidth(std::max(30.f, (ImGui::GetContentRegionAvail().x - 8 * n) / n));
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x) {
+      ImGui::PushID(y * n + x);
+      if (x) ImGui::SameLine();
+      changed |= ImGui::DragFloat("##w", &s.grid[std::size_t(y * n + x)], 0.05f, -64.f, 64.f, "%.2f");
+      ImGui::PopID();
+    }
+  }
+  ImGui::PopItemWidth();
+  if (!changed && !spec.weights.empty()) return;
+  s.gridText = gridText(s);
+  v.setStatus(v.filter().set("weights", s.gridText));
+}
+
+// The filter's settings, each widget generated from the spec's setting table; those that do not
+// apply to the current mask are left out. Variant and tile live in the Kernel section.
+void filterSection(Viewer& v, auto& s) {
+  FilterController& fc = v.filter();
+  const FilterSpec spec = fc.applied();
+  for (const Setting& st : specSettings()) {
+    if (st.name == "variant" || st.name == "tile" || !st.appliesTo(spec.mask)) continue;
+    if (st.name == "weights") {
+      customGrid(v, s, spec);
+      continue;
+    }
+    if (st.name == "radius" && spec.mask == "scharr") {
+      ImGui::TextDisabled("radius 1 (scharr is 3x3)");
+      continue;
+    }
+    if (const auto value = settingWidget(st, spec)) {
+      FilterSpec next = spec;
+      if (st.name == "mask" && *value == "scharr") next.radius = 1;
+      if (st.name == "mask" && *value == "custom" && next.weights.empty()) next.weights = gridText(s);
+      if (const Problem why = next.set(st.name, *value))
+        v.setStatus(forPanel(why));
+      else
+        v.setStatus(fc.apply(next));
+    }
+  }
 }
 
 void kernelSection(Viewer& v) {
   FilterController& fc = v.filter();
   const Variant* running = fc.running();
-  FilterSettings next = fc.applied();
+  FilterSpec next = fc.applied();
   if (ImGui::RadioButton("auto (the fastest that can run)", next.variant == "auto")) {
     next.variant = "auto";
     next.tile = {};
@@ -215,7 +283,7 @@ void kernelSection(Viewer& v) {
   fc.frameSize(w, h);
   const float third = ImGui::GetContentRegionAvail().x / 3;
   for (const Variant& var : variants()) {
-    const std::string why = fc.whyNot(var, w, h);
+    const std::string why = forPanel(fc.whyNot(var, w, h));
     if (const int c = column++ % 3) ImGui::SameLine(third * float(c) + ImGui::GetStyle().WindowPadding.x);
     ImGui::BeginDisabled(!why.empty());
     if (ImGui::RadioButton(var.name.c_str(), next.variant == var.name)) {
@@ -234,7 +302,7 @@ void kernelSection(Viewer& v) {
       if (ImGui::BeginCombo(("tile (" + running->tileMeaning + ")").c_str(), current.str().c_str())) {
         for (const Tile& t : running->tiles) {
           if (ImGui::Selectable(t.str().c_str(), t == current)) {
-            FilterSettings n2 = fc.applied();
+            FilterSpec n2 = fc.applied();
             n2.variant = running->name;
             n2.tile = t;
             v.setStatus(fc.apply(n2));

@@ -102,12 +102,12 @@ const char* viewerStageName(ViewerStage s) {
   return "?";
 }
 
-Viewer::Viewer(GlContext& context, const PipelineConfig& config, const FilterSettings& filter,
+Viewer::Viewer(GlContext& context, const PipelineConfig& config, const FilterSpec& filter,
                const ViewerOptions& options)
     : context_(context), config_(config), options_(options) {
   for (int i = 0; i < int(ViewerStage::Count); ++i) stats_[i] = StageStats(viewerStageName(ViewerStage(i)));
   gl_ = std::make_unique<Gl>(context_.window());
-  config_.params = paramsFrom(filter);
+  config_.params = filter.params();
   config_.variant = filter.variant;
   pipeline_ = std::make_unique<Pipeline>(config_, static_cast<FrameSink&>(*this));
   filter_ = std::make_unique<FilterController>(*pipeline_, filter);

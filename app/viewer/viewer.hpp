@@ -61,7 +61,7 @@ class Viewer : private FrameSink {
  public:
   // Opens the pipeline on `config` and sets up ImGui on `context` (which must outlive the viewer).
   // Throws SourceError / std::invalid_argument for bad settings, GlError for GL failures.
-  Viewer(GlContext& context, const PipelineConfig& config, const FilterSettings& filter, const ViewerOptions& options);
+  Viewer(GlContext& context, const PipelineConfig& config, const FilterSpec& filter, const ViewerOptions& options);
   ~Viewer() override;
   Viewer(const Viewer&) = delete;
   Viewer& operator=(const Viewer&) = delete;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convlive/border.hpp"
+#include "convlive/spec.hpp"
 
 namespace convlive {
 
@@ -64,16 +65,14 @@ Mask pitchMask(float pitch, bool vertical);
 // (embedded in a square as a horizontal / vertical mask). normalize: divide by the sum.
 Mask parseCustomMask(std::string_view text, bool normalize);
 
-// The filter kinds the command line and the panel offer, by name.
-struct FilterOptions {
-  int radius = 1;
-  float sigma = 0.f;
-  float pitch = 2.f;
-  bool vertical = false;
-  std::string weights;  // custom
-  bool normalize = false;
-};
+// The filter kinds a FilterSpec names, by name.
 const std::vector<std::string>& filterKinds();  // box gaussian sharpen emboss laplacian sobel scharr pitch custom
-Filter makeFilter(std::string_view kind, const FilterOptions& options);
+// The filter a spec's mask settings describe (spec.mask and the settings that apply to it).
+// Throws std::invalid_argument naming the bad value; FilterSpec::compile words it as a Problem.
+Filter makeFilter(const FilterSpec& spec);
+// The same with the mask kind given apart (tests and benchmarks: makeFilter("gaussian", {.radius = 4})).
+Filter makeFilter(std::string_view kind, FilterSpec spec);
+// The builders' older name for the spec: the same struct.
+using FilterOptions = FilterSpec;
 
 }  // namespace convlive

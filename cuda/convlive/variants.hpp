@@ -12,15 +12,10 @@
 
 #include "convlive/image.hpp"
 #include "convlive/mask.hpp"
+#include "convlive/problem.hpp"
+#include "convlive/tile.hpp"
 
 namespace convlive {
-
-struct Tile {
-  int w = 0, h = 0;
-  bool operator==(const Tile&) const = default;
-  std::string str() const { return std::to_string(w) + "x" + std::to_string(h); }
-  static std::optional<Tile> parse(std::string_view text);  // "32x8"
-};
 
 // What one launch computes.
 struct FilterParams {
@@ -52,10 +47,12 @@ struct Variant {
   int maxRadius = 0;        // largest mask radius it takes
   std::vector<Tile> tiles;  // offered tile shapes, the default first; empty: no choice
   std::string tileMeaning;  // what the tile is for this variant ("block", "output tile", ...)
-  // Why these parameters cannot run on this machine for a width x height frame; empty: they can.
-  std::string (*whyNot)(const FilterParams&, int width, int height) = nullptr;
+  // Why these parameters cannot run on this machine for a width x height frame, as a value
+  // (convlive/problem.hpp: the setting at fault and, when there is one, the variant to use
+  // instead); empty: they can.
+  Problem (*whyNot)(const FilterParams&, int width, int height) = nullptr;
   // Filters in into out (same size, pitch a multiple of 4, not overlapping) on `stream` (GPU
-  // variants: asynchronous; cpu: done on return). Throws std::invalid_argument with whyNot's reason
+  // variants: asynchronous; cpu: done on return). Throws ProblemError with whyNot's reason
   // when it cannot run, CudaError when CUDA fails.
   void (*runImpl)(const Variant&, const FilterParams&, ConstImageView in, ImageView out, Workspace&,
                   cudaStream_t stream) = nullptr;
