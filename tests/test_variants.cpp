@@ -213,6 +213,36 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, VariantVsReference,
                            return n;
                          });
 
+// stream at r = 1 and 2 on odd frames shorter than any tile and wider than a strip, so that its
+// fast path (strips inside the frame, rows by 16-byte cp.async) runs beside the edge strips:
+// every border, both alpha modes, every tile; gaussian and box, pitch (Abs, sums past 255) and a
+// separable sharpen (Identity, sums below 0 and past 255: both ends of the clamp).
+class StreamSmallRadii : public VariantVsReference {};
+
+TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
+  const Variant& v = *findVariant("stream");
+  std::mt19937 rng(seedForRun() ^ 0x57e4u);
+  for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}})
+    for (int r : {1, 2}) {
+      std::vector<Filter> filters;
+      for (const char* kind : {"gaussian", "box", "pitch-h", "pitch-v"})
+        if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
+      std::vector<float> factor(2 * r + 1, -0.5f / r);
+      factor[r] = 2.f;
+      Filter sharpen;
+      sharpen.name = "separable sharpen";
+      sharpen.mask = Mask::fromFactors(factor, factor);
+      filters.push_back(sharpen);
+      for (const Filter& f : filters)
+        for (Border b : kBorders)
+          for (bool alpha : {false, true}) {
+            check(v, f, b, alpha, randomFrame(s.w, s.h, rng), v.tiles);
+            if (HasFatalFailure()) return;
+          }
+    }
+  EXPECT_GT(checked_, 0);
+}
+
 // Launches with different masks queued back to back, on one stream and across two, without
 // waiting in between: each output must be its own mask's result (a mask change never races a
 // frame in flight).

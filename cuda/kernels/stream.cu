@@ -38,8 +38,10 @@ __device__ __forceinline__ void copyAsync(void* smem, const void* gmem) {
 #else
   if constexpr (Bytes == 16)
     *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
-  else
+  else if constexpr (Bytes == 8)
     *static_cast<uint2*>(smem) = *static_cast<const uint2*>(gmem);
+  else
+    *static_cast<unsigned*>(smem) = *static_cast<const unsigned*>(gmem);
 #endif
 }
 __device__ __forceinline__ void commitAsync() {
@@ -67,33 +69,65 @@ __device__ __forceinline__ unsigned alphaBytes(const unsigned (&w)[N]) {
 __device__ __forceinline__ unsigned packBytes(unsigned x, unsigned y, unsigned z, unsigned w) {
   return __byte_perm(__byte_perm(x, y, 0x0040), __byte_perm(z, w, 0x0040), 0x5410);
 }
+// The last column tap of an output channel, clamped to [0, 1] by the FMA itself (FFMA.SAT): the
+// column factor arrives scaled by 1/255 (launchStream), so [0, 1] is the byte range 0..255.
 template <bool Absolute>
-__device__ __forceinline__ unsigned roundedBits(float v) {
-  if constexpr (Absolute) v = fabsf(v);
-  return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
+__device__ __forceinline__ float lastTap(float w, float h, float acc) {
+  if constexpr (Absolute) return __saturatef(fabsf(fmaf(w, h, acc)));
+  return __saturatef(fmaf(w, h, acc));
 }
+template <bool Absolute>
+__device__ __forceinline__ float4 lastTap4(float w, float4 h, float4 acc) {
+  return make_float4(lastTap<Absolute>(w, h.x, acc.x), lastTap<Absolute>(w, h.y, acc.y),
+                     lastTap<Absolute>(w, h.z, acc.z), lastTap<Absolute>(w, h.w, acc.w));
+}
+// A value in [0, 1] times 255, rounded to the nearest integer in the low bits (one FFMA: adding
+// 1.5 * 2^23 leaves the rounded value in the low mantissa bits; ties to even, as rintf).
+__device__ __forceinline__ unsigned roundedBits(float s) { return __float_as_uint(fmaf(s, 255.f, 12582912.f)); }
+__device__ __forceinline__ float4 mul4(float w, float4 v) { return make_float4(w * v.x, w * v.y, w * v.z, w * v.w); }
 
 // Off the hot path (kept out of line so that the unrolled steps stay small in the instruction
-// cache): the row a frame row outside the frame reads (-1: zeros), and N pixels read one by one
-// through the border mode, for strips that touch the left or right edge or unaligned frames.
+// cache): the row a frame row outside the frame reads (-1: zeros), and N pixels copied one by one
+// (4-byte cp.async, zeros outside the frame) through the border mode, for the lanes whose pixels
+// are not all inside the frame (the edge strips' apron lanes) or when the frame is not aligned.
+// Asynchronous like the fast path: a synchronous load here made the edge strips' warps wait out
+// the memory latency on every row, and the whole kernel with them.
 __device__ __noinline__ int borderRow(int y, int height, Border border) { return borderIndex(y, height, border); }
 template <int N>
-__device__ __noinline__ void loadBorderedPixels(const Launch l, unsigned* dst, int x, int y) {
+__device__ __noinline__ void copyBorderedPixels(const uchar4* in, std::size_t pitch, int width, Border border,
+                                                unsigned* dst, int x, int sy) {
+  const uchar4* row = rowPtr(in, pitch, sy);
 #pragma unroll
-  for (int j = 0; j < N; ++j) dst[j] = packPixel(loadBordered(l, x + j, y));
+  for (int j = 0; j < N; ++j) {
+    const int sx = borderIndex(x + j, width, border);
+    if (sx < 0)
+      dst[j] = 0;
+    else
+      copyAsync<4>(&dst[j], row + sx);
+  }
 }
 
 // Persistent warps: work unit u is strip u % strips of segment u / strips (neighbouring warps
 // take neighbouring strips, which share apron rows in L2); the grid is as large as the GPU holds
 // at once, so no partial last wave.
-template <int R, bool Absolute>
-__global__ void __launch_bounds__(32 * kStreamWarps)
+// Alpha: with FilterAlpha false the output takes the input's alpha, and the alpha channel's
+// conversions and sums are never computed (dead code once its result is not packed).
+// Blocks an SM holds at least (the register cap, chosen with -Xptxas -v so that nothing spills):
+// r=1 80 registers (6 blocks; 96 without a cap) or 96 with alpha; r=2..4 at most 128 (up to 142).
+template <int R, bool FilterAlpha>
+constexpr int kStreamMinBlocks = R == 1   ? (FilterAlpha ? 5 : 6)
+                                 : R >= 2 ? 4
+                                          : 1;
+
+template <int R, bool Absolute, bool FilterAlpha>
+__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha>))
     streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned, int strips,
                  int units, int SH) {
   using S = StreamShape<R>;
   constexpr int N = S::N, L = S::L, T = S::T;
   const int kRows = SH + 2 * R;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
+  const float* col = m.col;  // the column factor divided by 255 (launchStream)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
   const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
@@ -102,7 +136,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
   for (int unit = blockIdx.x * kStreamWarps + warp; unit < units; unit += gridDim.x * kStreamWarps) {
     const int seg = unit / strips, ys = seg * SH;
     const int xs = (unit - seg * strips) * S::OutW, xin = xs - N * L + N * lane;
-    const bool fast = aligned && xs - N * L >= 0 && xs - N * L + 32 * N <= l.width;
+    const bool fast = aligned && xin >= 0 && xin + N <= l.width;  // this lane's N pixels: one aligned copy
 
     // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
     auto issue = [&](int i) {
@@ -116,7 +150,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
         } else if (fast) {
           copyAsync<4 * N>(dst, rowPtr(l.in, l.inPitch, sy) + xin);
         } else {
-          loadBorderedPixels<N>(l, dst, xin, sy);
+          copyBorderedPixels<N>(l.in, l.inPitch, l.width, l.border, dst, xin, sy);
         }
       }
       commitAsync();
@@ -162,27 +196,34 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
         for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
         alpha[k] = alphaBytes<N>(w);
 
-        // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T.
+        // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
+        // it completes row i - 2R (slot (k + 1) mod T, clamped to [0, 1] by its last FMA; frame
+        // row y), packed at once, and starts row i in slot k mod T (a product: no slot is zeroed).
+        const int done = (k + 1) % T, y = ys + i - 2 * R;
+        unsigned o[N];
 #pragma unroll
         for (int j = 0; j < N; ++j) {
-          float4 h = make_float4(0.f, 0.f, 0.f, 0.f);
+          float4 h = mul4(m.row[0], px[j]);
 #pragma unroll
-          for (int t = 0; t < T; ++t) fma4(h, m.row[t], px[j + t]);
+          for (int t = 1; t < T; ++t) fma4(h, m.row[t], px[j + t]);
+          float4 fin;  // in [0, 1]
+          if constexpr (T == 1) {
+            fin = lastTap4<Absolute>(col[0], h, make_float4(0.f, 0.f, 0.f, 0.f));
+          } else {
+            fin = lastTap4<Absolute>(col[T - 1], h, acc[done][j]);
 #pragma unroll
-          for (int t = 0; t < T; ++t) fma4(acc[(k - t + T) % T][j], m.col[t], h);
+            for (int t = 1; t < T - 1; ++t) fma4(acc[(k - t + T) % T][j], col[t], h);
+            acc[k % T][j] = mul4(col[0], h);
+          }
+          if constexpr (FilterAlpha)
+            o[j] = packBytes(roundedBits(fin.x), roundedBits(fin.y), roundedBits(fin.z), roundedBits(fin.w));
+          else  // alpha: byte j of the alpha bytes of input row i - R (the output row's centre)
+            o[j] = __byte_perm(__byte_perm(roundedBits(fin.x), roundedBits(fin.y), 0x0040),
+                               __byte_perm(roundedBits(fin.z), alpha[(k + T - R) % T], 0x0040 + 0x10 * j), 0x5410);
         }
 
-        // Output row o = i - 2R is complete: store it, then its slot starts row o + T.
-        const int done = (k + 1) % T, y = ys + i - 2 * R;
+        // Store it.
         if (i >= 2 * R && y < l.height && writes) {
-          const unsigned a = alpha[(k + T - R) % T];
-          unsigned o[N];
-#pragma unroll
-          for (int j = 0; j < N; ++j) {
-            o[j] = packBytes(roundedBits<Absolute>(acc[done][j].x), roundedBits<Absolute>(acc[done][j].y),
-                             roundedBits<Absolute>(acc[done][j].z), roundedBits<Absolute>(acc[done][j].w));
-            if (!l.filterAlpha) o[j] = __byte_perm(o[j], a, 0x4210 + 0x1000 * j);
-          }
           uchar4* dst = rowPtr(l.out, l.outPitch, y) + xin;
           if (alignedOut && xin + N <= l.width) {
             if constexpr (N == 4)
@@ -195,8 +236,6 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
               if (xin + j < l.width) reinterpret_cast<unsigned*>(dst)[j] = o[j];
           }
         }
-#pragma unroll
-        for (int j = 0; j < N; ++j) acc[done][j] = make_float4(0.f, 0.f, 0.f, 0.f);
       }
     }
     waitAsync<0>();  // no copy in flight into the ring when the next unit starts
@@ -205,12 +244,13 @@ __global__ void __launch_bounds__(32 * kStreamWarps)
 
 // One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
 // of about the same height (at least the tile's), and none waits on a partial last wave.
-template <int R, bool Absolute>
+template <int R, bool Absolute, bool FilterAlpha>
 void launchStream(const Launch& l, const MaskSep& m) {
   using S = StreamShape<R>;
   static const int residentWarps = [] {  // asked once per instance: the answer does not change
     int perSm = 0, device = 0, sms = 0;
-    CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, streamKernel<R, Absolute>, 32 * kStreamWarps, 0));
+    CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, streamKernel<R, Absolute, FilterAlpha>,
+                                                          32 * kStreamWarps, 0));
     CL_CUDA(cudaGetDevice(&device));
     CL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     return std::max(1, perSm * sms) * kStreamWarps;
@@ -222,14 +262,22 @@ void launchStream(const Launch& l, const MaskSep& m) {
   const int sh = std::max(l.tileH, static_cast<int>(ceilDiv(l.height, perStrip)));
   const int units = strips * static_cast<int>(ceilDiv(l.height, sh));
   const int blocks = (units + kStreamWarps - 1) / kStreamWarps;
-  streamKernel<R, Absolute><<<blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, strips, units, sh);
+  MaskSep scaled = m;  // the column factor over 255: each output's last FMA clamps it to [0, 1] (FFMA.SAT)
+  for (int t = 0; t < S::T; ++t) scaled.col[t] = m.col[t] / 255.f;
+  streamKernel<R, Absolute, FilterAlpha>
+      <<<blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, strips, units, sh);
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
+template <int R, bool Absolute>
+void streamAlpha(const Launch& l, const MaskSep& m) {
+  if (l.filterAlpha) return launchStream<R, Absolute, true>(l, m);
+  launchStream<R, Absolute, false>(l, m);
+}
 template <int R>
 void streamRadius(const Launch& l, const MaskSep& m) {
-  if (l.combine == Combine::Abs) return launchStream<R, true>(l, m);
-  launchStream<R, false>(l, m);
+  if (l.combine == Combine::Abs) return streamAlpha<R, true>(l, m);
+  streamAlpha<R, false>(l, m);
 }
 }  // namespace
 
