@@ -7,16 +7,25 @@
 #include "convlive/check.hpp"
 
 namespace convlive {
+namespace {
+
+// Releasing cannot fail usefully (destructors never throw), but the error would stay recorded and
+// a later cudaGetLastError check would report it against an unrelated call: clear it.
+void released(cudaError_t code) {
+  if (code != cudaSuccess) (void)cudaGetLastError();
+}
+
+}  // namespace
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes) CL_CUDA(cudaMalloc(&ptr_, bytes));
 }
 DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) (void)cudaFree(ptr_);
+  if (ptr_) released(cudaFree(ptr_));
 }
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
-    if (ptr_) (void)cudaFree(ptr_);
+    if (ptr_) released(cudaFree(ptr_));
     ptr_ = std::exchange(o.ptr_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
   }
@@ -30,11 +39,11 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes) CL_CUDA(cudaMallocHost(&ptr_, bytes));
 }
 PinnedBuffer::~PinnedBuffer() {
-  if (ptr_) (void)cudaFreeHost(ptr_);
+  if (ptr_) released(cudaFreeHost(ptr_));
 }
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
   if (this != &o) {
-    if (ptr_) (void)cudaFreeHost(ptr_);
+    if (ptr_) released(cudaFreeHost(ptr_));
     ptr_ = std::exchange(o.ptr_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
   }
@@ -43,11 +52,11 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
 
 Stream::Stream() { CL_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
 Stream::~Stream() {
-  if (s_) (void)cudaStreamDestroy(s_);
+  if (s_) released(cudaStreamDestroy(s_));
 }
 Stream& Stream::operator=(Stream&& o) noexcept {
   if (this != &o) {
-    if (s_) (void)cudaStreamDestroy(s_);
+    if (s_) released(cudaStreamDestroy(s_));
     s_ = std::exchange(o.s_, nullptr);
   }
   return *this;
@@ -56,11 +65,11 @@ void Stream::synchronize() const { CL_CUDA(cudaStreamSynchronize(s_)); }
 
 Event::Event() { CL_CUDA(cudaEventCreate(&e_)); }
 Event::~Event() {
-  if (e_) (void)cudaEventDestroy(e_);
+  if (e_) released(cudaEventDestroy(e_));
 }
 Event& Event::operator=(Event&& o) noexcept {
   if (this != &o) {
-    if (e_) (void)cudaEventDestroy(e_);
+    if (e_) released(cudaEventDestroy(e_));
     e_ = std::exchange(o.e_, nullptr);
   }
   return *this;
@@ -90,11 +99,11 @@ TextureObject::TextureObject(ConstImageView image, int addressMode, bool normali
   CL_CUDA(cudaCreateTextureObject(&t_, &res, &tex, nullptr));
 }
 TextureObject::~TextureObject() {
-  if (t_) (void)cudaDestroyTextureObject(t_);
+  if (t_) released(cudaDestroyTextureObject(t_));
 }
 TextureObject& TextureObject::operator=(TextureObject&& o) noexcept {
   if (this != &o) {
-    if (t_) (void)cudaDestroyTextureObject(t_);
+    if (t_) released(cudaDestroyTextureObject(t_));
     t_ = std::exchange(o.t_, 0);
   }
   return *this;
@@ -115,14 +124,34 @@ void DeviceImage::download(ImageView host, cudaStream_t s) const {
 }
 
 namespace {
+
+// Why there is no device, in plain words: the CUDA error's own text ("CUDA driver version is
+// insufficient for CUDA runtime version") reads as if a driver were there when there is none.
+std::string noDeviceReason(cudaError_t e) {
+  const std::string cuda = e == cudaSuccess ? "" : std::string(" (CUDA: ") + cudaGetErrorString(e) + ")";
+  int driver = 0;  // 0: no driver installed
+  const bool driverKnown = cudaDriverGetVersion(&driver) == cudaSuccess;
+  (void)cudaGetLastError();
+  if (e == cudaErrorInsufficientDriver && driverKnown && driver > 0) {
+    int runtime = 0;
+    (void)cudaRuntimeGetVersion(&runtime);
+    (void)cudaGetLastError();
+    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    return "the NVIDIA driver supports CUDA " + version(driver) + " but this build needs CUDA " + version(runtime) +
+           ": update the NVIDIA driver" + cuda;
+  }
+  if (e == cudaSuccess || e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
+    return "no NVIDIA GPU or driver found" + cuda;
+  return "no usable NVIDIA GPU" + cuda;
+}
+
 DeviceInfo queryDevice() {
   DeviceInfo info;
   int count = 0;  // not written when there is no driver
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
-    info.reason = e != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")"
-                                   : std::string("no CUDA device found");
+    info.reason = noDeviceReason(e);
     return info;
   }
   int dev = 0;

@@ -33,42 +33,42 @@ std::string busError(GstMessage* msg) {
 }  // namespace
 
 ExportFormat checkExportPath(const std::string& output) {
-  if (output.empty()) throw std::invalid_argument("--output is missing: name the video file to write");
+  if (output.empty()) throw std::invalid_argument("no output file given: name the video file to write");
   const fs::path p(output);
   const std::string ext = lower(p.extension().string());
   const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw std::invalid_argument("--output '" + output + "': folder '" + dir.string() +
+    throw std::invalid_argument("output file '" + output + "': folder '" + dir.string() +
                                 "' does not exist: create it first");
-  if (fs::is_directory(p, ec)) throw std::invalid_argument("--output '" + output + "' is a folder: name a file");
+  if (fs::is_directory(p, ec)) throw std::invalid_argument("output file '" + output + "' is a folder: name a file");
   initGStreamer();
   const bool h264 = hasElement("x264enc"), vp8 = hasElement("vp8enc");
   const std::string vp8Missing = "the VP8 encoder vp8enc is not installed: install gstreamer1.0-plugins-good";
   if (ext == ".webm") {
-    if (!vp8) throw std::invalid_argument("--output '" + output + "': " + vp8Missing);
+    if (!vp8) throw std::invalid_argument("output file '" + output + "': " + vp8Missing);
     return {"webm", "VP8", "vp8enc", "webmmux"};
   }
   if (ext == ".mkv") {
     if (h264) return {"matroska", "H.264", "x264enc", "matroskamux"};
-    if (!vp8) throw std::invalid_argument("--output '" + output + "': " + vp8Missing);
+    if (!vp8) throw std::invalid_argument("output file '" + output + "': " + vp8Missing);
     return {"matroska", "VP8", "vp8enc", "matroskamux"};
   }
   if (ext == ".mp4") {
     if (!h264)
-      throw std::invalid_argument("--output '" + output +
+      throw std::invalid_argument("output file '" + output +
                                   "': MP4 needs the H.264 encoder x264enc, which is not installed: install "
                                   "gstreamer1.0-plugins-ugly, or write .webm or .mkv");
     return {"mp4", "H.264", "x264enc", "mp4mux"};
   }
   if (ext == ".avi") {
     if (!hasElement("jpegenc"))
-      throw std::invalid_argument("--output '" + output +
+      throw std::invalid_argument("output file '" + output +
                                   "': the MJPEG encoder jpegenc is not installed: install "
                                   "gstreamer1.0-plugins-good");
     return {"avi", "MJPEG", "jpegenc", "avimux"};
   }
-  throw std::invalid_argument("--output '" + output + "': unknown extension '" + ext +
+  throw std::invalid_argument("output file '" + output + "': unknown extension '" + ext +
                               "': use .webm (VP8), .mkv (H.264 or VP8), .mp4 (H.264) or .avi (MJPEG)");
 }
 

@@ -48,4 +48,9 @@ using CharPtr = std::unique_ptr<gchar, GFree>;
 
 inline std::string str(const gchar* s) { return s ? s : ""; }
 
+// Takes ownership of a newly made element, sinking its floating reference (null stays null).
+inline ElementPtr owned(GstElement* element) {
+  return ElementPtr(element ? GST_ELEMENT(gst_object_ref_sink(element)) : nullptr);
+}
+
 }  // namespace convlive::gst

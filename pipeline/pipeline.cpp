@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
+#include "source_opener.hpp"
 
 namespace convlive {
 namespace {
@@ -65,7 +68,6 @@ OutputFrame outputOf(const Slot& slot, ConstImageView filtered, ConstImageView s
 struct Controls {
   std::optional<bool> paused, loop;
   std::optional<double> seek;
-  std::optional<SourceSpec> source;
   std::optional<std::pair<const Variant*, FilterParams>> filter;
 };
 
@@ -98,9 +100,16 @@ struct Pipeline::Impl {
 
   std::string autoWhy;  // what auto chose and why (empty: a named variant); under controlMutex
 
+  // Sources opening in the background. `opening` is the newest switchSource's; older ones it
+  // superseded are cancelled and wait in `retired` until their workers have finished, so that
+  // neither switchSource nor step() ever waits for one.
+  mutable std::mutex openMutex;
+  std::unique_ptr<SourceOpener> opening;
+  std::vector<std::unique_ptr<SourceOpener>> retired;
+
   Impl(const PipelineConfig& c, FrameSink& s) : config(c), sink(s) {
     if (config.slots < 1 || config.slots > 16)
-      throw std::invalid_argument("--slots " + std::to_string(config.slots) + " is out of range: use 1 to 16");
+      throw std::invalid_argument("slot count " + std::to_string(config.slots) + " is out of range: use 1 to 16");
     gpu = deviceInfo().available;
     if (!gpu) config.pinned = false;
     for (int i = 0; i < int(Stage::Count); ++i) stats.stages.emplace_back(stageName(Stage(i)));
@@ -117,11 +126,19 @@ struct Pipeline::Impl {
   }
 
   ~Impl() {
+    std::vector<std::unique_ptr<SourceOpener>> openers;
+    {
+      std::lock_guard lock(openMutex);
+      openers = std::move(retired);
+      if (opening) openers.push_back(std::move(opening));
+    }
+    for (auto& o : openers) o->cancel();  // all at once: they stop side by side
     try {
       drain();
     } catch (...) {
       // Destructors never throw; the frames in flight are lost either way.
     }
+    openers.clear();  // joins the workers (each within about 50 ms of its cancel)
   }
 
   SourceOptions sourceOptions() const {
@@ -134,13 +151,65 @@ struct Pipeline::Impl {
     return o;
   }
 
-  void openSource(const SourceSpec& spec) {
-    auto next = std::make_unique<Source>(spec, sourceOptions());
-    source = std::move(next);
-    std::lock_guard lock(controlMutex);
-    info = source->info();
-    failed = false;
-    lastError.clear();
+  void openSource(const SourceSpec& spec) { adopt(std::make_unique<Source>(spec, sourceOptions())); }
+
+  // Makes `next` the source, at a frame boundary: the old one's frames in flight go out first.
+  void adopt(std::unique_ptr<Source> next) {
+    std::unique_ptr<Source> old = std::exchange(source, std::move(next));
+    {
+      std::lock_guard lock(controlMutex);
+      info = source->info();
+      failed = false;
+      lastError.clear();
+    }
+    drain();
+    old.reset();
+    if (paused) setSourcePaused(true);
+  }
+
+  // switchSource: any thread. Starts opening at once; the old source plays on meanwhile.
+  void startOpening(const SourceSpec& spec) {
+    auto next = std::make_unique<SourceOpener>(spec, sourceOptions());
+    std::lock_guard lock(openMutex);
+    if (opening) {
+      opening->cancel();
+      retired.push_back(std::move(opening));
+    }
+    opening = std::move(next);
+  }
+
+  // Pipeline thread, at the start of a step: takes a source that has finished opening (or its
+  // error), and lets go of superseded openers whose workers have finished.
+  void collectOpened() {
+    std::unique_ptr<SourceOpener> done;
+    std::vector<std::unique_ptr<SourceOpener>> finished;
+    {
+      std::lock_guard lock(openMutex);
+      for (auto it = retired.begin(); it != retired.end();) {
+        if ((*it)->state() == SourceOpener::State::Opening) {
+          ++it;
+          continue;
+        }
+        finished.push_back(std::move(*it));
+        it = retired.erase(it);
+      }
+      if (opening && opening->state() != SourceOpener::State::Opening) done = std::move(opening);
+    }
+    finished.clear();  // their workers have ended: the joins are immediate
+    if (!done) return;
+    if (std::unique_ptr<Source> next = done->take())
+      adopt(std::move(next));
+    else
+      setError(done->error());
+  }
+
+  void setSourcePaused(bool p) {
+    try {
+      source->setPaused(p);
+    } catch (const SourceError& e) {
+      failed = true;
+      setError(e.what());
+    }
   }
 
   void setError(const std::string& e) {
@@ -160,17 +229,8 @@ struct Pipeline::Impl {
       if (c.loop) config.loop = *c.loop;
       if (c.paused) paused = *c.paused;
     }
-    if (c.source) {
-      drain();
-      try {
-        openSource(*c.source);
-        if (paused) source->setPaused(true);
-      } catch (const std::exception& e) {
-        setError(e.what());
-      }
-    }
     if (!source || failed) return;
-    if (c.paused) source->setPaused(*c.paused);
+    if (c.paused) setSourcePaused(*c.paused);
     if (c.seek) {
       try {
         drain();
@@ -204,12 +264,13 @@ struct Pipeline::Impl {
     if (auto why = variant->whyNot(params, w, h); !why.empty()) {
       const Variant& fallback = chooseVariant("auto", params, w, h);
       lastError = "variant " + variant->name + " cannot run at " + std::to_string(w) + "x" + std::to_string(h) + " (" +
-                  why.text() + "); switched to " + fallback.name;
+                  why + "); switched to " + fallback.name;
       variant = &fallback;
     }
   }
 
   StepResult step(std::chrono::milliseconds wait) {
+    collectOpened();
     applyControls();
     completeReady();
     if (!source || failed) return StepResult::Error;
@@ -217,6 +278,9 @@ struct Pipeline::Impl {
       std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(20)));
       return StepResult::Paused;
     }
+    // The next slot is made free before a frame is taken: a sink that throws while an older
+    // frame completes then costs no frame from the source.
+    if (slots[nextSlot].busy) completeThrough(slots[nextSlot]);
     SourceFrame frame;
     const auto t0 = Clock::now();
     Source::Pull r;
@@ -259,7 +323,6 @@ struct Pipeline::Impl {
     }
     Slot& slot = slots[nextSlot];
     nextSlot = (nextSlot + 1) % slots.size();
-    if (slot.busy) completeThrough(slot);
     if (v->onGpu && !slot.gpu) {
       slot.gpu = std::make_unique<GpuSlot>();
       slot.width = slot.height = 0;  // allocate its device frames
@@ -305,15 +368,24 @@ struct Pipeline::Impl {
       void* to = config.pinned ? g.hostOut.get() : slot.hostOut.data();
       CL_CUDA(
           cudaMemcpy2DAsync(to, rowBytes, g.out.view().data, g.out.pitch(), rowBytes, h, cudaMemcpyDeviceToHost, s));
-    } else {
+    }
+    // The frame's GPU work is enqueued: whatever the sink does, the slot joins the ring so that
+    // it completes in order, and a sink's exception comes out of step() only after that.
+    std::exception_ptr sinkFailure;
+    if (!sink.wantsHostFrames()) {
       OutputFrame f = outputOf(slot, g.out.view(), g.in.view(), upFrom);
       f.onDevice = true;
       f.stream = s;
-      sink.present(f);
+      try {
+        sink.present(f);
+      } catch (...) {
+        sinkFailure = std::current_exception();
+      }
     }
     g.done.record(s);
     slot.busy = true;
     inFlight.push_back(std::size_t(&slot - slots.data()));
+    if (sinkFailure) std::rethrow_exception(sinkFailure);
     if (!config.overlap) completeThrough(slot);
   }
 
@@ -324,14 +396,20 @@ struct Pipeline::Impl {
     v.run(p, src, out, slot.ws, nullptr);
     const auto t1 = Clock::now();
     const OutputFrame f = outputOf(slot, out, src, src);
-    if (sink.wantsHostFrames())
-      sink.deliver(f);
-    else
-      sink.present(f);
+    std::exception_ptr sinkFailure;
+    try {
+      if (sink.wantsHostFrames())
+        sink.deliver(f);
+      else
+        sink.present(f);
+    } catch (...) {
+      sinkFailure = std::current_exception();
+    }
     const auto t2 = Clock::now();
     const double filterMs = msBetween(t0, t1), outputMs = msBetween(t1, t2);
     record(slot, 0, filterMs, outputMs, msBetween(slot.frame.arrival, t2));
     slot.frame = SourceFrame{};
+    if (sinkFailure) std::rethrow_exception(sinkFailure);
   }
 
   // Completes the frames in flight whose GPU work has finished, oldest first, without waiting.
@@ -362,11 +440,17 @@ struct Pipeline::Impl {
     const double filter = g.filtered.elapsedSince(g.uploaded);
     const double output = g.done.elapsedSince(g.filtered);
     const ConstImageView staged = slot.uploadedFrom;
+    // The slot is retired whatever the sink does; its exception comes out afterwards.
+    std::exception_ptr sinkFailure;
     if (sink.wantsHostFrames()) {
       const std::uint8_t* outData =
           config.pinned ? static_cast<const std::uint8_t*>(g.hostOut.get()) : slot.hostOut.data();
-      sink.deliver(outputOf(slot, ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4), staged,
-                            staged));
+      try {
+        sink.deliver(outputOf(slot, ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4),
+                              staged, staged));
+      } catch (...) {
+        sinkFailure = std::current_exception();
+      }
     }
     // Latency: host time from arrival to the upload's start, then the GPU's time to the end (the
     // slot's stream is idle when a frame is enqueued, so its start event runs at once).
@@ -374,6 +458,7 @@ struct Pipeline::Impl {
     record(slot, upload, filter, output, latency);
     slot.busy = false;
     slot.frame = SourceFrame{};
+    if (sinkFailure) std::rethrow_exception(sinkFailure);
   }
 
   void record(const Slot& slot, double upload, double filter, double output, double latency) {
@@ -418,9 +503,13 @@ void Pipeline::setLoop(bool loop) {
   std::lock_guard lock(impl_->controlMutex);
   impl_->pending.loop = loop;
 }
-void Pipeline::switchSource(const SourceSpec& spec) {
-  std::lock_guard lock(impl_->controlMutex);
-  impl_->pending.source = spec;
+void Pipeline::switchSource(const SourceSpec& spec) { impl_->startOpening(spec); }
+
+PendingSource Pipeline::pendingSource() const {
+  std::lock_guard lock(impl_->openMutex);
+  const SourceOpener* o = impl_->opening.get();
+  if (!o || o->state() == SourceOpener::State::Failed) return {};
+  return {o->spec().describe(), o->secondsWaiting()};
 }
 
 std::string Pipeline::setFilter(const std::string& variant, const FilterParams& params) {
@@ -462,6 +551,11 @@ FilterParams Pipeline::filterParams() const {
   return impl_->params;
 }
 std::string Pipeline::lastError() const {
+  {
+    // A failed open is news at once, before the pipeline thread has collected it.
+    std::lock_guard lock(impl_->openMutex);
+    if (impl_->opening && impl_->opening->state() == SourceOpener::State::Failed) return impl_->opening->error();
+  }
   std::lock_guard lock(impl_->controlMutex);
   return impl_->lastError;
 }

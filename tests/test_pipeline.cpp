@@ -271,7 +271,7 @@ TEST_F(PipelineTest, SwitchingBetweenCpuAndGpuVariantsKeepsEveryFrameInOrder) {
 TEST_F(PipelineTest, FilterChangesThatCannotRunAreRefusedWithTheReason) {
   NullSink sink;
   Pipeline p(config(pattern(3)), sink);
-  EXPECT_NE(p.setFilter("no-such-variant", gaussian(1)).find("'no-such-variant' is not one"), std::string::npos);
+  EXPECT_NE(p.setFilter("no-such-variant", gaussian(1)).find("unknown variant"), std::string::npos);
   FilterParams lap;
   lap.filter = makeFilter("laplacian", {.radius = 1});
   if (deviceInfo().available) {
@@ -283,20 +283,142 @@ TEST_F(PipelineTest, FilterChangesThatCannotRunAreRefusedWithTheReason) {
   EXPECT_EQ(p.filterParams().filter.name, gaussian(2).filter.name);
 }
 
+// Steps (each bounded by `wait`) until `done` or `limit` passes; returns whether `done` came true.
+template <class Done>
+bool stepUntil(Pipeline& p, Done done, std::chrono::milliseconds limit, std::chrono::milliseconds wait = 50ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    p.step(wait);
+  }
+  return true;
+}
+
 TEST_F(PipelineTest, SwitchingSourceAtRunTimeGoesOnWithTheNewOne) {
+  const std::string file = generatedVideo("ball.webm", 20);
   CaptureSink sink;
   Pipeline p(config(pattern(-1)), sink);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(p.step(1000ms), StepResult::Frame);
-  p.switchSource(SourceSpec::file(generatedVideo("ball.webm", 20)));
+  p.switchSource(SourceSpec::file(file));
   EXPECT_EQ(runToEnd(p), StepResult::EndOfStream) << p.lastError();
-  ASSERT_EQ(sink.frames.size(), 23u);
-  EXPECT_EQ(sink.frames[2].filtered.width(), 67);
-  EXPECT_EQ(sink.frames[3].filtered.width(), 96);
+  EXPECT_EQ(p.pendingSource().what, "");
+  // The pattern plays until the file has its first frame; then every frame of the file, in order.
+  std::size_t patternFrames = 0;
+  while (patternFrames < sink.frames.size() && sink.frames[patternFrames].filtered.width() == 67) ++patternFrames;
+  ASSERT_GE(patternFrames, 3u);
+  ASSERT_EQ(sink.frames.size() - patternFrames, 20u);
+  for (std::size_t i = patternFrames; i < sink.frames.size(); ++i) {
+    EXPECT_EQ(sink.frames[i].filtered.width(), 96);
+    EXPECT_EQ(sink.frames[i].index, i - patternFrames);
+  }
   expectAllMatch(sink.frames, gaussian(2));
+  EXPECT_EQ(p.sourceInfo().description, SourceSpec::file(file).describe());
   // A switch that fails keeps the pipeline up and says why.
   p.switchSource(SourceSpec::file((scratch() / "missing.webm").string()));
+  EXPECT_TRUE(stepUntil(
+      p, [&] { return !p.lastError().empty(); }, 5s));
   EXPECT_EQ(p.step(10ms), StepResult::EndOfStream);
   EXPECT_NE(p.lastError().find("does not exist"), std::string::npos) << p.lastError();
+}
+
+// A source that never delivers (its valve drops every frame) or fails late: step() never waits
+// for it, the old source plays on meanwhile, and the reason then shows in lastError().
+TEST_F(PipelineTest, ASlowOrFailingSwitchNeverBlocksAndTheOldSourcePlaysOn) {
+  PipelineConfig c = config(pattern(-1));
+  c.openTimeout = 1500ms;
+  CaptureSink sink;
+  Pipeline p(c, sink);
+  ASSERT_EQ(nextFrame(p), StepResult::Frame);
+  const std::string stuck = "videotestsrc ! valve drop=true ! videoconvert ! appsink";
+  p.switchSource(SourceSpec::launch(stuck));
+  EXPECT_EQ(p.pendingSource().what, SourceSpec::launch(stuck).describe());
+  const std::size_t before = sink.frames.size();
+  double slowestStepMs = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (p.lastError().empty() && std::chrono::steady_clock::now() - t0 < 10s) {
+    const auto s0 = std::chrono::steady_clock::now();
+    p.step(50ms);
+    slowestStepMs = std::max(slowestStepMs,
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
+    const PendingSource pending = p.pendingSource();
+    if (!pending.what.empty()) EXPECT_LT(pending.secondsWaiting, 5.0);
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(p.lastError().find("gave no frame within 1.5 s"), std::string::npos) << p.lastError();
+  EXPECT_GT(waited, 1.2) << "the error came before the open's timeout";
+  EXPECT_LT(slowestStepMs, 500) << "a step waited for the source being opened";
+  EXPECT_GT(sink.frames.size(), before + 10) << "the old source stopped while the new one was opening";
+  EXPECT_EQ(p.pendingSource().what, "");
+  EXPECT_EQ(nextFrame(p), StepResult::Frame) << "the old source plays on after the failed open";
+  EXPECT_NE(p.sourceInfo().description.find("test pattern"), std::string::npos);
+
+  // A refused connection fails as soon as it is refused, the same way.
+  if (hasElement("rtspsrc")) {
+    p.switchSource(SourceSpec::uri("rtsp://127.0.0.1:9/none"));
+    EXPECT_TRUE(stepUntil(
+        p, [&] { return !p.lastError().empty() && p.lastError().find("rtsp") != std::string::npos; }, 5s));
+    EXPECT_NE(p.lastError().find("rtsp://127.0.0.1:9/none"), std::string::npos) << p.lastError();
+    EXPECT_EQ(nextFrame(p), StepResult::Frame);
+  }
+}
+
+// A newer switch supersedes an older one still opening; the newest wins.
+TEST_F(PipelineTest, ANewerSwitchSupersedesAnOlderPendingOne) {
+  const std::string file = generatedVideo("ball.webm", 20);
+  CaptureSink sink;
+  Pipeline p(config(pattern(-1)), sink);
+  ASSERT_EQ(nextFrame(p), StepResult::Frame);
+  p.switchSource(SourceSpec::launch("videotestsrc ! valve drop=true ! videoconvert ! appsink"));
+  p.switchSource(SourceSpec::file(file));
+  EXPECT_EQ(p.pendingSource().what, SourceSpec::file(file).describe());
+  EXPECT_TRUE(stepUntil(
+      p, [&] { return p.sourceInfo().description == SourceSpec::file(file).describe(); }, 10s));
+  EXPECT_EQ(p.lastError(), "") << "the superseded open is dropped without a word";
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream) << p.lastError();
+}
+
+// Destroying the pipeline while a source is still opening cancels the open at once.
+TEST_F(PipelineTest, DestroyingThePipelineCancelsAPendingOpen) {
+  NullSink sink;
+  PipelineConfig c = config(pattern(-1));
+  c.openTimeout = 60s;
+  auto p = std::make_unique<Pipeline>(c, sink);
+  ASSERT_EQ(nextFrame(*p), StepResult::Frame);
+  p->switchSource(SourceSpec::launch("videotestsrc ! valve drop=true ! videoconvert ! appsink"));
+  p->switchSource(SourceSpec::launch("videotestsrc is-live=true ! valve drop=true ! videoconvert ! appsink"));
+  std::this_thread::sleep_for(200ms);  // both are waiting for a first frame now
+  const auto t0 = std::chrono::steady_clock::now();
+  p.reset();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+}
+
+// A sink that throws leaves the ring consistent: the next step goes on with the next frame.
+TEST_F(PipelineTest, ASinkThatThrowsLeavesTheRingConsistent) {
+  struct Flaky : CaptureSink {
+    int calls = 0;
+    void deliver(const OutputFrame& f) override {
+      if (++calls == 2) throw std::runtime_error("disk full");
+      CaptureSink::deliver(f);
+    }
+  } sink;
+  Pipeline p(config(pattern(6)), sink);
+  int thrown = 0;
+  StepResult r = StepResult::Idle;
+  for (int i = 0; i < 200 && r != StepResult::EndOfStream; ++i) {
+    try {
+      r = p.step(200ms);
+    } catch (const std::runtime_error& e) {
+      ++thrown;
+      EXPECT_STREQ(e.what(), "disk full");
+    }
+  }
+  EXPECT_EQ(thrown, 1);
+  ASSERT_EQ(sink.frames.size(), 5u) << "every frame but the one the sink refused";
+  EXPECT_EQ(sink.frames[0].index, 0u);
+  EXPECT_EQ(sink.frames[1].index, 2u);
+  EXPECT_EQ(sink.frames[4].index, 5u);
+  expectAllMatch(sink.frames, gaussian(2));
+  EXPECT_EQ(p.timings().frames, 6u);
 }
 
 TEST_F(PipelineTest, LiveSourcesDropStaleFrames) {
@@ -400,6 +522,35 @@ TEST_F(PipelineTest, AnAbortedExportLeavesNoFile) {
     EXPECT_FALSE(fs::exists(exporter.temporaryPath()));
   }
   EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+
+namespace {
+
+// Without a GPU the reason says so in plain words, not as "driver version is insufficient".
+TEST(DeviceReason, SaysPlainlyThatThereIsNoGpuOrDriver) {
+  if (deviceInfo().available) GTEST_SKIP() << "this machine has a CUDA device: " << deviceInfo().name;
+  int driver = -1;
+  const cudaError_t e = cudaDriverGetVersion(&driver);
+  (void)cudaGetLastError();
+  const std::string reason = deviceInfo().reason;
+  if (e == cudaSuccess && driver == 0) {
+    EXPECT_EQ(reason.rfind("no NVIDIA GPU or driver found (CUDA: ", 0), 0u) << reason;
+  } else {
+    EXPECT_NE(reason.find("NVIDIA"), std::string::npos) << reason;
+  }
+  EXPECT_EQ(reason.find("--"), std::string::npos) << reason;
+}
+
+// A release that fails in a destructor is not reported later against an unrelated call.
+TEST(CudaErrors, AFailedReleaseIsNotBlamedOnTheNextCall) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device: " << deviceInfo().reason;
+  {
+    DeviceBuffer buffer(1024);
+    ASSERT_EQ(cudaFree(buffer.get()), cudaSuccess);  // freed behind its back: its own cudaFree will fail
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the destructor's failed cudaFree is still recorded";
 }
 
 }  // namespace

@@ -91,12 +91,54 @@ TEST(SourceErrors, BadTestPattern) {
   expectMentions(openError(SourceSpec::testPattern("moving", 0, 10)), {"out of range"});
 }
 
+// videotestsrc's zone plates divide by half the width; a 1-pixel-wide frame must still work.
+TEST(Sources, OnePixelWideOrHighPatternsWork) {
+  for (const char* pattern : {"moving", "zone-plate", "chroma-zone-plate", "smpte", "ball"})
+    for (auto [w, h] : {std::pair{1, 1}, {1, 9}, {9, 1}, {2, 1}}) {
+      SourceSpec spec = SourceSpec::testPattern(pattern, w, h, 30);
+      spec.frames = 2;
+      SourceOptions o;
+      o.openTimeout = 15s;
+      Source src(spec, o);
+      SourceFrame f;
+      ASSERT_EQ(src.pull(f, 2000ms), Source::Pull::Frame) << spec.describe();
+      EXPECT_EQ(f.pixels.width, w) << spec.describe();
+      EXPECT_EQ(f.pixels.height, h) << spec.describe();
+    }
+}
+
+// An audio-only file is told apart as soon as the decoder has found its streams, not after the
+// open's timeout, and the message says what the file holds.
+TEST(SourceErrors, AudioOnlyMp4IsToldAtOnce) {
+  if (!hasElement("audiotestsrc") || !hasElement("mp4mux"))
+    GTEST_SKIP() << "audiotestsrc or mp4mux is not installed here: no audio-only MP4 can be made";
+  const char* encoder = hasElement("lamemp3enc") ? "lamemp3enc" : hasElement("opusenc") ? "opusenc" : nullptr;
+  if (!encoder) GTEST_SKIP() << "no audio encoder that mp4mux takes (lamemp3enc, opusenc) is installed here";
+  const auto path = scratch() / "tone.mp4";
+  runLaunch("audiotestsrc num-buffers=20 ! audioconvert ! " + std::string(encoder) +
+            " ! mp4mux ! filesink location=" + path.string());
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string message = openError(SourceSpec::file(path.string()));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  expectMentions(message, {"file '", "tone.mp4' has no video stream (audio only)"});
+  EXPECT_EQ(message.find("device"), std::string::npos) << message;
+  EXPECT_LT(seconds, 3.0) << "waited for the open's timeout";
+}
+
+TEST(SourceErrors, MessagesNameNoCommandLineFlags) {
+  for (const SourceSpec& spec : {SourceSpec::camera(), SourceSpec::camera("/dev/video7"),
+                                 SourceSpec::testPattern("moving", 0, 10), SourceSpec::launch("videotestsrc")}) {
+    const std::string message = openError(spec);
+    EXPECT_EQ(message.find("--"), std::string::npos) << message;
+  }
+}
+
 TEST(SourceErrors, AudioOnlyFile) {
   if (!hasElement("vorbisenc") || !hasElement("audiotestsrc"))
     GTEST_SKIP() << "vorbisenc or audiotestsrc is not installed here: no audio-only file can be made";
   const auto path = scratch() / "tone.webm";
   runLaunch("audiotestsrc num-buffers=20 ! audioconvert ! vorbisenc ! webmmux ! filesink location=" + path.string());
-  expectMentions(openError(SourceSpec::file(path.string())), {"tone.webm", "no video"});
+  expectMentions(openError(SourceSpec::file(path.string())), {"tone.webm", "no video stream (audio only)"});
 }
 
 TEST(ExportErrors, MissingFolderAndUnknownExtension) {

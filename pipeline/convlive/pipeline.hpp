@@ -3,7 +3,8 @@
 // Threading: one thread (the pipeline's: the viewer's render loop, or the headless loop) calls
 // step(), drain() and the read accessors. Controls (setPaused, seek, setFilter, switchSource, ...)
 // may be called from any thread; they are queued and applied at the next frame boundary, so a
-// change never races a frame in flight. GStreamer decodes on its own threads meanwhile.
+// change never races a frame in flight. GStreamer decodes on its own threads meanwhile, and a
+// source asked for by switchSource opens on a worker thread of its own (see PendingSource).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -30,7 +31,9 @@ struct OutputFrame {
   cudaStream_t stream = nullptr;  // the slot's stream (onDevice only)
 };
 
-// Where filtered frames go: a display, an encoder, nowhere. Called on the pipeline thread.
+// Where filtered frames go: a display, an encoder, nowhere. Called on the pipeline thread. A sink
+// may throw: step() (or drain()) then rethrows after the frame has been retired, the slot ring
+// stays consistent, and the next step() goes on with the next frame.
 class FrameSink {
  public:
   virtual ~FrameSink() = default;
@@ -69,6 +72,13 @@ struct PipelineConfig {
   std::chrono::milliseconds openTimeout{10000};
 };
 
+// A source that switchSource is opening in the background, for a progress line ("opening file
+// 'clip.mp4' (2.1 s)"). `what` is empty when none is.
+struct PendingSource {
+  std::string what;           // SourceSpec::describe() of the source being opened
+  double secondsWaiting = 0;  // since switchSource asked for it
+};
+
 enum class StepResult {
   Frame,        // a frame was taken from the source and enqueued
   Idle,         // no frame arrived within the wait
@@ -79,8 +89,11 @@ enum class StepResult {
 
 class Pipeline {
  public:
-  // Opens the source (bounded by openTimeout) and allocates the ring. Throws SourceError when the
-  // source cannot open, std::invalid_argument for bad settings. `sink` must outlive the pipeline.
+  // Opens the source (bounded by openTimeout; on the calling thread, so that a command fails
+  // fast with the reason) and allocates the ring. Throws SourceError when the source cannot open,
+  // std::invalid_argument for bad settings. `sink` must outlive the pipeline. The destructor
+  // cancels a source still opening and returns within a moment (about 50 ms plus GStreamer's
+  // time to stop it).
   Pipeline(const PipelineConfig& config, FrameSink& sink);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
@@ -96,6 +109,11 @@ class Pipeline {
   void setPaused(bool paused);
   void seek(double seconds);
   void setLoop(bool loop);
+  // Starts opening `spec` on a worker thread and returns at once; the current source keeps
+  // playing. Once the new one has its first frame, the next step() swaps it in at a frame
+  // boundary (frames in flight from the old one go out first). A failed open leaves the old
+  // source playing and its reason in lastError(). A newer switchSource cancels an older one still
+  // opening.
   void switchSource(const SourceSpec& spec);
   // Checks the change against the current frame size now: returns "" when taken (it applies to
   // the next frame), else the reason, and nothing changes.
@@ -109,8 +127,9 @@ class Pipeline {
   // fused 64x32 0.097 ms (1.80x) at 3840x2160"); empty when a variant was named.
   std::string autoChoice() const;
   FilterParams filterParams() const;
-  std::string lastError() const;   // "" when none since the last successful source switch
-  std::string memoryMode() const;  // "pinned", "pageable", or "pageable (no CUDA device: cpu variant)"
+  std::string lastError() const;        // "" when none since the last successful source switch
+  PendingSource pendingSource() const;  // the source switchSource is still opening, if any
+  std::string memoryMode() const;       // "pinned", "pageable", or "pageable (no CUDA device: cpu variant)"
   bool paused() const;
   double positionSeconds() const;
   std::uint64_t framesIn() const;  // taken from the source

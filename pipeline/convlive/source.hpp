@@ -1,7 +1,13 @@
 // Frame sources: a GStreamer pipeline ending in an appsink that hands out RGBA8 frames.
 // No GStreamer header leaks out of here: callers see specs, frames and plain information.
+//
+// Inside pipeline/ the work is split by job: source_spec.cpp (the kinds), source_graph.* (building
+// each kind's GStreamer graph), source_messages.* (bus errors and timeouts in words), cameras.*
+// (device listing), file_checks.* (a file's checks before and after playing), appsink_reader.*
+// (starting the graph and reading frames); source_opener.* opens a Source in the background.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,7 +20,7 @@
 namespace convlive {
 
 // A source that cannot open or that failed while running. The message names what was wrong and
-// what to do about it, in one line.
+// what to do about it, in one line, in plain words (no command-line flags: the panel shows it too).
 class SourceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -26,7 +32,7 @@ struct SourceSpec {
   // Pattern: a videotestsrc pattern name ("zone-plate", "ball", "smpte", ...) or "moving" (the
   // default: an animated zone plate, which shows blur and edges well).
   std::string pattern = "moving";
-  int width = 1280, height = 720, fps = 30;  // Pattern only
+  int width = 1280, height = 720, fps = 30;  // Pattern only: 1x1 to 16384x16384, 1 to 1000 fps
   int frames = -1;                           // Pattern only: end of stream after this many (-1: never)
   // File: a path. Uri: a URI (file://, http://, rtsp://, ...). Camera: a device ("" = the first
   // camera present). Launch: a gst-launch line ending in "appsink name=sink" (or any one appsink).
@@ -37,7 +43,7 @@ struct SourceSpec {
   static SourceSpec uri(std::string uri);
   static SourceSpec camera(std::string device = "");
   static SourceSpec launch(std::string line);
-  // "--input X": a URI when X has a scheme, else a file path.
+  // What a user typed as an input: a URI when it has a scheme, else a file path.
   static SourceSpec input(std::string pathOrUri);
   std::string describe() const;  // one line, for logs and reports
 };
@@ -75,14 +81,18 @@ struct SourceOptions {
   // Page-lock GStreamer's frame memory with cudaHostRegister the first time each pooled buffer is
   // seen (unregistered when GStreamer frees it), so uploads need no copy into a pinned slot.
   bool registerWithCuda = false;
+  // Set to true (from any thread) to abandon an open still in progress: the constructor then
+  // throws SourceError within about 50 ms. Null: the open runs to its first frame or its timeout.
+  std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
-// One running GStreamer pipeline. Methods are called from one thread (the pipeline's); GStreamer
-// decodes on its own threads meanwhile.
+// One running GStreamer pipeline. Methods are called from one thread at a time: the one that
+// constructed it, or one it was handed to afterwards (the pipeline opens sources on a worker and
+// hands them to its own thread). GStreamer decodes on its own threads meanwhile.
 class Source {
  public:
-  // Builds and starts the pipeline, and waits (bounded) until it can deliver frames. Throws
-  // SourceError with the reason when it cannot.
+  // Builds and starts the pipeline, and waits (bounded by openTimeout, or until cancel is set)
+  // until it has its first frame. Throws SourceError with the reason when it cannot.
   Source(const SourceSpec& spec, const SourceOptions& options);
   ~Source();
   Source(const Source&) = delete;
@@ -105,7 +115,7 @@ class Source {
   std::unique_ptr<Impl> impl_;
 };
 
-// The cameras present (V4L2 devices), as "device: name" pairs.
+// The cameras present (V4L2 devices), as "device: name" pairs. Any thread; takes a moment.
 struct CameraInfo {
   std::string device, name;
 };

@@ -1,0 +1,277 @@
+#include "appsink_reader.hpp"
+
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <mutex>
+
+#include "host_registry.hpp"
+#include "source_messages.hpp"
+
+namespace convlive {
+
+using Clock = std::chrono::steady_clock;
+
+// When each buffer reached the appsink, by presentation time: written by the streaming thread.
+class ArrivalLog {
+ public:
+  void add(GstClockTime pts) {
+    std::lock_guard lock(mutex_);
+    entries_[next_++ % entries_.size()] = {pts, Clock::now()};
+  }
+  Clock::time_point of(GstClockTime pts) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& [p, t] : entries_)
+      if (p == pts && t != Clock::time_point{}) return t;
+    return Clock::now();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::array<std::pair<GstClockTime, Clock::time_point>, 64> entries_{};
+  std::size_t next_ = 0;
+};
+
+namespace {
+
+std::string formatOf(const GstCaps* caps) {
+  if (!caps || gst_caps_get_size(caps) == 0) return "";
+  const GstStructure* s = gst_caps_get_structure(caps, 0);
+  const std::string name = gst_structure_get_name(s);
+  if (name == "video/x-raw") {
+    const gchar* f = gst_structure_get_string(s, "format");
+    return f ? f : "raw";
+  }
+  if (name == "image/jpeg") return "MJPEG";
+  return name;
+}
+
+bool isPictureCaps(const GstCaps* caps) {
+  if (!caps || gst_caps_get_size(caps) == 0) return false;
+  const std::string name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+  return name == "video/x-raw" || name.rfind("image/", 0) == 0;
+}
+
+gst::PadPtr firstSinkPad(GstElement* el) {
+  GstIterator* it = gst_element_iterate_sink_pads(el);
+  GValue item = G_VALUE_INIT;
+  gst::PadPtr pad;
+  if (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    pad.reset(GST_PAD(g_value_dup_object(&item)));
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+  return pad;
+}
+
+// Walks upstream from the appsink and returns the caps nearest the source that are still pictures
+// (raw video or images): the source's own format, before any conversion.
+gst::CapsPtr nativeCaps(GstElement* appsink) {
+  gst::CapsPtr best;
+  gst::PadPtr pad(gst_element_get_static_pad(appsink, "sink"));
+  for (int depth = 0; pad && depth < 64; ++depth) {
+    gst::PadPtr peer(gst_pad_get_peer(pad.get()));
+    if (!peer) break;
+    // A ghost pad's target side: its parent is the bin, whose own sink pads continue the walk.
+    gst::CapsPtr caps(gst_pad_get_current_caps(peer.get()));
+    if (isPictureCaps(caps.get())) best = std::move(caps);
+    gst::ElementPtr el(gst_pad_get_parent_element(peer.get()));
+    if (!el) break;
+    pad = firstSinkPad(el.get());
+  }
+  return best;
+}
+
+double framerateOf(const GstCaps* caps) {
+  if (!caps || gst_caps_get_size(caps) == 0) return 0;
+  int n = 0, d = 1;
+  return gst_structure_get_fraction(gst_caps_get_structure(caps, 0), "framerate", &n, &d) && d > 0 ? double(n) / d : 0;
+}
+
+GstPadProbeReturn onBuffer(GstPad*, GstPadProbeInfo* info, gpointer log) {
+  (*static_cast<std::shared_ptr<ArrivalLog>*>(log))->add(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
+  return GST_PAD_PROBE_OK;
+}
+
+}  // namespace
+
+AppsinkReader::AppsinkReader(const SourceGraph& graph, const SourceOptions& options)
+    : graph_(graph), options_(options), arrivals_(std::make_shared<ArrivalLog>()) {}
+
+AppsinkReader::~AppsinkReader() = default;
+
+void AppsinkReader::drainBus() {
+  while (gst::MessagePtr msg{gst_bus_pop_filtered(bus_.get(), GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS))}) {
+    if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_ERROR) {
+      // An unlinked audio stream fails with not-linked; the decoder's own account says more.
+      if (std::string why = graph_.noVideoReason(); !why.empty()) throw SourceError(why);
+      throw SourceError(explainBusError(msg.get(), graph_.spec()));
+    }
+    eos_ = true;
+  }
+}
+
+void AppsinkReader::open() {
+  GstElement* pipeline = graph_.pipeline();
+  GstElement* appsink = graph_.appsink();
+  const SourceSpec& spec = graph_.spec();
+  gst::CapsPtr rgba(gst_caps_from_string("video/x-raw,format=RGBA"));
+  g_object_set(appsink, "caps", rgba.get(), "sync", gboolean(options_.sync), "max-buffers",
+               guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, nullptr);
+  gst::PadPtr sinkPad(gst_element_get_static_pad(appsink, "sink"));
+  if (!sinkPad) throw SourceError(spec.describe() + ": its appsink has no input");
+  gst_pad_add_probe(sinkPad.get(), GST_PAD_PROBE_TYPE_BUFFER, onBuffer, new std::shared_ptr<ArrivalLog>(arrivals_),
+                    [](gpointer p) { delete static_cast<std::shared_ptr<ArrivalLog>*>(p); });
+  bus_.reset(gst_element_get_bus(pipeline));
+  if (!bus_) throw SourceError(spec.describe() + ": its pipeline has no message bus");
+
+  // Through PAUSED first: a live source answers NO_PREROLL there.
+  GstStateChangeReturn r = gst_element_set_state(pipeline, GST_STATE_PAUSED);
+  info_.live = r == GST_STATE_CHANGE_NO_PREROLL;
+  if (r != GST_STATE_CHANGE_FAILURE) r = gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  if (info_.live || options_.newestOnly)
+    g_object_set(appsink, "drop", TRUE, "max-buffers", 1u, nullptr);  // the newest frame wins
+  if (r == GST_STATE_CHANGE_FAILURE) {
+    drainBus();  // throws with the reason when there is one
+    throw SourceError(spec.describe() + " cannot start: check it with gst-launch-1.0");
+  }
+  // Bounded wait for the first frame: it proves negotiation worked and tells us the format.
+  const auto deadline = Clock::now() + options_.openTimeout;
+  const auto ended = [&] { return SourceError(spec.describe() + " ended before its first frame: it holds no video"); };
+  while (!first_) {
+    if (options_.cancel && options_.cancel->load()) throw SourceError(spec.describe() + ": opening it was cancelled");
+    if (std::string why = graph_.noVideoReason(); !why.empty()) throw SourceError(why);
+    drainBus();
+    if (eos_) throw ended();
+    first_.reset(gst_app_sink_try_pull_sample(GST_APP_SINK(appsink), GST_MSECOND * 50));
+    if (!first_ && gst_app_sink_is_eos(GST_APP_SINK(appsink))) {
+      drainBus();
+      throw ended();
+    }
+    if (!first_ && Clock::now() > deadline) {
+      drainBus();
+      throw SourceError(noFirstFrameMessage(spec, options_.openTimeout));
+    }
+  }
+  fillInfo();
+}
+
+void AppsinkReader::fillInfo() {
+  info_.description = graph_.spec().describe();
+  GstCaps* converted = gst_sample_get_caps(first_.get());
+  gst::CapsPtr native = nativeCaps(graph_.appsink());
+  GstCaps* caps = native ? native.get() : converted;
+  info_.nativeFormat = formatOf(caps);
+  if (caps && gst_caps_get_size(caps) > 0) {
+    const GstStructure* s = gst_caps_get_structure(caps, 0);
+    gst_structure_get_int(s, "width", &info_.nativeWidth);
+    gst_structure_get_int(s, "height", &info_.nativeHeight);
+  }
+  // The native caps may lack a rate (images); the converted ones may have it.
+  info_.fps = framerateOf(caps);
+  if (info_.fps == 0) info_.fps = framerateOf(converted);
+  gint64 duration = -1;
+  if (gst_element_query_duration(graph_.pipeline(), GST_FORMAT_TIME, &duration) && duration > 0)
+    info_.durationSeconds = double(duration) / GST_SECOND;
+  GstQuery* q = gst_query_new_seeking(GST_FORMAT_TIME);
+  if (gst_element_query(graph_.pipeline(), q)) {
+    gboolean seekable = FALSE;
+    gst_query_parse_seeking(q, nullptr, &seekable, nullptr, nullptr);
+    info_.seekable = seekable && !info_.live;
+  }
+  gst_query_unref(q);
+}
+
+bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
+  GstCaps* caps = gst_sample_get_caps(sample.get());
+  GstBuffer* buffer = gst_sample_get_buffer(sample.get());
+  if (!caps || !buffer) return false;
+  struct Mapped {
+    gst::SamplePtr sample;
+    GstVideoInfo vinfo;
+    GstVideoFrame frame;
+    bool mapped = false;
+    ~Mapped() {
+      if (mapped) gst_video_frame_unmap(&frame);
+    }
+  };
+  auto m = std::make_unique<Mapped>();
+  if (!gst_video_info_from_caps(&m->vinfo, caps) || GST_VIDEO_INFO_FORMAT(&m->vinfo) != GST_VIDEO_FORMAT_RGBA)
+    throw SourceError(graph_.spec().describe() +
+                      " delivered a frame that is not RGBA8: end a launch line with '! videoconvert ! appsink'");
+  m->mapped = gst_video_frame_map(&m->frame, &m->vinfo, buffer, GST_MAP_READ);
+  if (!m->mapped) throw SourceError(graph_.spec().describe() + ": a frame could not be mapped for reading");
+  m->sample = std::move(sample);
+  frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
+                                GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
+                                std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));
+  frame.pinned = options_.registerWithCuda && gst_buffer_n_memory(buffer) == 1 &&
+                 registerHostMemory(gst_buffer_peek_memory(buffer, 0));
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  frame.ptsNs = GST_CLOCK_TIME_IS_VALID(pts) ? std::int64_t(pts) : -1;
+  frame.arrival = arrivals_->of(pts);
+  frame.index = pulled_++;
+  if (frame.ptsNs >= 0) position_ = double(frame.ptsNs) / GST_SECOND;
+  frame.keep = std::shared_ptr<void>(m.release(), [](void* p) { delete static_cast<Mapped*>(p); });
+  return true;
+}
+
+Source::Pull AppsinkReader::pull(SourceFrame& frame, std::chrono::milliseconds timeout) {
+  auto* appsink = GST_APP_SINK(graph_.appsink());
+  if (first_) return toFrame(std::move(first_), frame) ? Source::Pull::Frame : Source::Pull::Timeout;
+  drainBus();
+  if (paused_) return Source::Pull::Timeout;
+  gst::SamplePtr sample(gst_app_sink_try_pull_sample(appsink, GST_MSECOND * timeout.count()));
+  if (sample && afterSeek_ != AfterSeek::No) {
+    const GstClockTime pts = GST_BUFFER_PTS(gst_sample_get_buffer(sample.get()));
+    if (afterSeek_ == AfterSeek::Second && pts == afterSeekPts_) {
+      afterSeek_ = AfterSeek::No;
+      sample.reset(gst_app_sink_try_pull_sample(appsink, GST_MSECOND * timeout.count()));
+    } else {
+      afterSeek_ = afterSeek_ == AfterSeek::First ? AfterSeek::Second : AfterSeek::No;
+      afterSeekPts_ = pts;
+    }
+  }
+  if (!sample) {
+    drainBus();
+    if (gst_app_sink_is_eos(appsink)) eos_ = true;
+    return eos_ ? Source::Pull::EndOfStream : Source::Pull::Timeout;
+  }
+  return toFrame(std::move(sample), frame) ? Source::Pull::Frame : Source::Pull::Timeout;
+}
+
+void AppsinkReader::setPaused(bool paused) {
+  if (paused == paused_) return;
+  if (gst_element_set_state(graph_.pipeline(), paused ? GST_STATE_PAUSED : GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    drainBus();  // throws with the reason when there is one
+    throw SourceError(graph_.spec().describe() + (paused ? " cannot pause" : " cannot resume") +
+                      ": it may have been unplugged or closed");
+  }
+  paused_ = paused;
+}
+
+void AppsinkReader::seek(double seconds) {
+  const std::string what = graph_.spec().describe();
+  if (!info_.seekable) throw SourceError(what + " cannot seek (it is live or not seekable)");
+  if (!std::isfinite(seconds) || seconds < 0) seconds = 0;
+  if (info_.durationSeconds > 0) seconds = std::min(seconds, info_.durationSeconds);
+  first_.reset();
+  GstElement* pipeline = graph_.pipeline();
+  // The pipeline must be prerolled for a flushing seek to be taken at once.
+  gst_element_get_state(pipeline, nullptr, nullptr, 2 * GST_SECOND);
+  if (!gst_element_seek_simple(pipeline, GST_FORMAT_TIME, GstSeekFlags(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
+                               gint64(seconds * GST_SECOND)))
+    throw SourceError(what + ": the seek to " + std::to_string(seconds) + " s was refused");
+  eos_ = false;
+  position_ = seconds;
+  afterSeek_ = AfterSeek::First;
+  // Wait (bounded) until the flush is through, so the next pull gets a frame from after the seek.
+  gst_element_get_state(pipeline, nullptr, nullptr, 5 * GST_SECOND);
+}
+
+}  // namespace convlive

@@ -1,0 +1,55 @@
+// Source kinds and graph building (internal to pipeline/). A SourceGraph is the GStreamer pipeline
+// for one SourceSpec, built but not started, ending in the appsink the frames are read from.
+//
+// Threads: built, read and destroyed on the thread that opens and owns the Source. GStreamer's
+// streaming threads report the decoder's streams into a StreamWatch the graph shares with them.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "convlive/source.hpp"
+#include "file_checks.hpp"
+#include "gst_ptr.hpp"
+
+namespace convlive {
+
+class StreamWatch;
+
+class SourceGraph {
+ public:
+  // Validates the spec (file present, URI readable, camera present, pattern known, launch line
+  // parses and has an appsink) and builds the pipeline. Throws SourceError saying what is wrong.
+  explicit SourceGraph(const SourceSpec& spec);
+  // Stops the pipeline (state NULL): no GStreamer thread touches it afterwards.
+  ~SourceGraph();
+  SourceGraph(const SourceGraph&) = delete;
+  SourceGraph& operator=(const SourceGraph&) = delete;
+
+  GstElement* pipeline() const { return pipeline_.get(); }
+  GstElement* appsink() const { return appsink_; }  // owned by the pipeline
+  const SourceSpec& spec() const { return spec_; }  // a camera's device resolved
+  // File and URI sources: the checks made before opening, for the one made at end of stream.
+  const std::optional<FileCheck>& fileCheck() const { return file_; }
+  // Decoded files and URIs, once the decoder has found all its streams and none is video: why
+  // (one line: "file 'x.mp4' has no video stream (audio only): ..."). "" until then, and for
+  // other kinds of source. Cheap; called while waiting for the first frame.
+  std::string noVideoReason() const;
+
+ private:
+  void buildPattern();
+  void buildDecoder(const std::string& uri);
+  void buildLaunch();
+  void parse(const std::string& line);
+
+  SourceSpec spec_;
+  gst::ElementPtr pipeline_;
+  GstElement* appsink_ = nullptr;
+  std::optional<FileCheck> file_;
+  std::shared_ptr<StreamWatch> streams_;  // decoders only
+};
+
+}  // namespace convlive
