@@ -264,7 +264,7 @@ struct Pipeline::Impl {
     if (auto why = variant->whyNot(params, w, h); !why.empty()) {
       const Variant& fallback = chooseVariant("auto", params, w, h);
       lastError = "variant " + variant->name + " cannot run at " + std::to_string(w) + "x" + std::to_string(h) + " (" +
-                  why + "); switched to " + fallback.name;
+                  why.text() + "); switched to " + fallback.name;
       variant = &fallback;
     }
   }
