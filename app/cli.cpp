@@ -42,7 +42,7 @@ std::string joinNames(const std::vector<std::string>& v, const char* sep = ", ")
 struct Values {
   VideoOptions video;
   ViewerCommandOptions viewer;
-  std::string input, output;             // image: the pictures
+  std::string input, output;                    // image: the pictures
   std::map<std::string, std::string> settings;  // --radius 4 ... (text, set into the spec after parsing)
   std::map<std::string, bool> flags;            // --normalize, --filter-alpha
   std::string listWhat = "variants";
@@ -246,13 +246,20 @@ LegacyTranslation translateLegacy(const std::vector<std::string>& args) {
       if (a.find('=') != std::string::npos) return a.substr(a.find('=') + 1);
       return i + 1 < args.size() ? args[++i] : "";
     };
-    if (name == "--list-variants") modes.push_back(a), command = {"list", "variants"};
-    else if (name == "--list-patterns") modes.push_back(a), command = {"list", "patterns"};
-    else if (name == "--list-cameras") modes.push_back(a), command = {"list", "cameras"};
-    else if (name == "--tune") modes.push_back(a), command = {"tune"};
-    else if (name == "--headless") modes.push_back(a), command = {"run"};
-    else if (name == "--demo") modes.push_back(name), command = {"demo", value()};
-    else if (name == "--image") modes.push_back(name), image = value();
+    if (name == "--list-variants")
+      modes.push_back(a), command = {"list", "variants"};
+    else if (name == "--list-patterns")
+      modes.push_back(a), command = {"list", "patterns"};
+    else if (name == "--list-cameras")
+      modes.push_back(a), command = {"list", "cameras"};
+    else if (name == "--tune")
+      modes.push_back(a), command = {"tune"};
+    else if (name == "--headless")
+      modes.push_back(a), command = {"run"};
+    else if (name == "--demo")
+      modes.push_back(name), command = {"demo", value()};
+    else if (name == "--image")
+      modes.push_back(name), image = value();
     else {
       if (name == "--output") {
         output = value();
@@ -376,7 +383,8 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   image->add_option("--output,output", v.output, "the PNG to write");
   addFilterOptions(image, v);
 
-  CLI::App* list = app.add_subcommand("list", "print the variants (with limits and tiles), the test patterns or the cameras");
+  CLI::App* list =
+      app.add_subcommand("list", "print the variants (with limits and tiles), the test patterns or the cameras");
   list->add_option("what", v.listWhat, "variants, patterns or cameras")
       ->check(CLI::IsMember({"variants", "patterns", "cameras"}))
       ->capture_default_str();
@@ -388,7 +396,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   CLI::App* demo = app.add_subcommand("demo", "write a test picture and filtered versions of it into a folder");
   demo->add_option("dir", v.demoDir, "the folder (made when missing)")->required();
 
-  app.footer(footer);  // after the commands: they would inherit it
+  app.footer(footer);                                                 // after the commands: they would inherit it
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes them last first
   const std::string command = args.size() > 1 ? args[1] : "view";
   try {

@@ -2,6 +2,7 @@
 // line, Ctrl-C handling, the per-stage summary and the JSON report.
 #pragma once
 
+#include <chrono>
 #include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
 #include <span>
@@ -17,6 +18,22 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f);
 
 // Ctrl-C (and SIGTERM) stop a loop at a frame boundary instead of killing the process, so an
 // export can remove its temporary file and a run can still report. One at a time.
+// --seconds as a length of the stream: fed the position of each frame taken, it says when the
+// next frame would pass the limit. Sources without timestamps fall back to wall-clock time.
+class StreamLimit {
+ public:
+  explicit StreamLimit(double seconds);  // seconds <= 0: no limit
+  void frameTaken(double positionSeconds, double fps);
+  bool reached() const;
+  double elapsed() const;  // stream seconds since the first frame (or wall-clock seconds)
+
+ private:
+  double seconds_, first_ = 0, last_ = 0, offset_ = 0, fps_ = 0;
+  long frames_ = 0;
+  bool timestamps_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
 class InterruptGuard {
  public:
   InterruptGuard();

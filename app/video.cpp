@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -57,9 +58,40 @@ SourceSpec sourceFrom(const VideoOptions& v) {
   return s;
 }
 
+// --seconds is a length of the stream: measured on the timestamps of the frames taken (from the
+// first, across loops and seeks), so an export of a fast source holds that much video. A source
+// without timestamps falls back to wall-clock time.
+StreamLimit::StreamLimit(double seconds) : seconds_(seconds), start_(Clock::now()) {}
+
+void StreamLimit::frameTaken(double position, double fps) {
+  ++frames_;
+  if (frames_ == 1) {
+    first_ = last_ = position;
+  } else if (position < last_) {  // a loop or a seek back: keep counting from where it was
+    offset_ += last_ - position + (fps > 0 ? 1.0 / fps : 0.0);
+  }
+  if (position > first_) timestamps_ = true;
+  last_ = position;
+  fps_ = fps;
+}
+
+double StreamLimit::elapsed() const {
+  if (!timestamps_) return std::chrono::duration<double>(Clock::now() - start_).count();
+  return last_ - first_ + offset_;
+}
+
+bool StreamLimit::reached() const {
+  if (seconds_ <= 0 || frames_ == 0) return false;
+  if (!timestamps_) return frames_ >= 2 && elapsed() >= seconds_;  // no timestamps: wall-clock
+  // The next frame would start at elapsed() + one frame: stop when it would be past the limit.
+  const double frame = fps_ > 0 ? 1.0 / fps_ : 0.0;
+  return elapsed() + frame >= seconds_ - 1e-6;
+}
+
 PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   if (v.frames == 0 || v.frames < -1) throw std::invalid_argument("--frames must be 1 or more");
-  if (v.seconds == 0 || v.seconds < -1) throw std::invalid_argument("--seconds must be more than 0");
+  if (!(v.seconds == -1 || (std::isfinite(v.seconds) && v.seconds > 0)))
+    throw std::invalid_argument("--seconds must be a number above 0");
   PipelineConfig c;
   c.source = sourceFrom(v);
   c.variant = f.spec.variant;
@@ -269,6 +301,8 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
       log << "note: the source does not end by itself: stopping after 300 frames (set --frames or --seconds)\n";
     }
     const auto t0 = Clock::now();
+    StreamLimit limit(v.seconds);
+    const double fps = p.sourceInfo().fps;
     std::string ended = "end of stream";
     int code = kOk;
     for (;;) {
@@ -281,11 +315,12 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
         ended = "frame limit";
         break;
       }
-      if (v.seconds > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= v.seconds) {
+      if (limit.reached()) {
         ended = "time limit";
         break;
       }
       const StepResult r = p.step(100ms);
+      if (r == StepResult::Frame) limit.frameTaken(p.positionSeconds(), fps);
       if (r == StepResult::EndOfStream) break;
       if (r == StepResult::Error) {
         ended = "error";
@@ -310,7 +345,8 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
   return guarded(err, [&]() -> int {
     const ExportFormat format = checkExportPath(v.output);
     PipelineConfig c = configFrom(v, f);
-    if (c.loop) throw std::invalid_argument("--loop with --output would never end: leave it out");
+    if (c.loop && v.frames < 0 && v.seconds < 0)
+      throw std::invalid_argument("--loop would never end an export: give --frames or --seconds too");
     c.sync = false;  // an export runs as fast as it can, and drops nothing
     // The rate must be known before the first frame is encoded: open the source through a probe.
     InterruptGuard interrupt;
@@ -333,6 +369,7 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
 
     const bool tty = ::isatty(::fileno(stderr));
     const auto t0 = Clock::now();
+    StreamLimit limit(v.seconds);
     auto lastPrint = t0;
     auto progress = [&](bool final) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -343,7 +380,7 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
       else if (si.durationSeconds > 0)
         fraction = std::min(1.0, p.positionSeconds() / si.durationSeconds);
       else if (v.seconds > 0)
-        fraction = std::min(1.0, elapsed / v.seconds);
+        fraction = std::min(1.0, limit.elapsed() / v.seconds);
       std::ostringstream line;
       line << "export: " << exporter.frames() << " frames";
       if (final && fraction >= 0) fraction = 1;
@@ -364,7 +401,7 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
         return kInterrupted;
       }
       if (v.frames > 0 && p.framesIn() >= std::uint64_t(v.frames)) break;
-      if (v.seconds > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= v.seconds) break;
+      if (limit.reached()) break;
       StepResult r;
       try {
         r = p.step(1000ms);
@@ -372,6 +409,7 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
         failure = e.what();
         break;
       }
+      if (r == StepResult::Frame) limit.frameTaken(p.positionSeconds(), si.fps);
       if (r == StepResult::EndOfStream) break;
       if (r == StepResult::Error) {
         failure = p.lastError();

@@ -90,33 +90,98 @@ std::vector<Setting> makeSettings() {
   using T = Setting::Type;
   const double maxR = Mask::kMaxRadius;
   std::vector<Setting> s;
-  s.push_back({"mask", "Mask", T::Choice, 0, 0, 1, filterKinds(),
+  s.push_back({"mask",
+               "Mask",
+               T::Choice,
+               0,
+               0,
+               1,
+               filterKinds(),
                "the filter: box, gaussian and sharpen blur or sharpen; emboss, laplacian, sobel and scharr find "
                "edges; pitch compares pixels a period apart; custom takes your weights",
                {}});
-  s.push_back({"radius", "Radius", T::Int, 1, maxR, 1, {}, "mask radius r: the mask is (2r+1)x(2r+1)",
+  s.push_back({"radius",
+               "Radius",
+               T::Int,
+               1,
+               maxR,
+               1,
+               {},
+               "mask radius r: the mask is (2r+1)x(2r+1)",
                {"box", "gaussian", "sharpen", "emboss", "laplacian", "sobel", "scharr"}});
-  s.push_back({"sigma", "Sigma", T::Float, 0.1, maxR, 0.1, {},
+  s.push_back({"sigma",
+               "Sigma",
+               T::Float,
+               0.1,
+               maxR,
+               0.1,
+               {},
                "gaussian width in pixels; auto: 0.3*(r-1)+0.8, OpenCV's default for the radius",
                {"gaussian", "sharpen"}});
-  s.push_back({"pitch", "Pitch", T::Float, 1, maxR, 0.1, {},
-               "period in pixels: each pixel is compared with its neighbours this far away", {"pitch"}});
-  s.push_back({"direction", "Direction", T::Choice, 0, 0, 1, {"horizontal", "vertical"},
-               "which neighbours pitch compares", {"pitch"}});
-  s.push_back({"weights", "Weights", T::Text, 0, 0, 1, {},
+  s.push_back({"pitch",
+               "Pitch",
+               T::Float,
+               1,
+               maxR,
+               0.1,
+               {},
+               "period in pixels: each pixel is compared with its neighbours this far away",
+               {"pitch"}});
+  s.push_back({"direction",
+               "Direction",
+               T::Choice,
+               0,
+               0,
+               1,
+               {"horizontal", "vertical"},
+               "which neighbours pitch compares",
+               {"pitch"}});
+  s.push_back({"weights",
+               "Weights",
+               T::Text,
+               0,
+               0,
+               1,
+               {},
                "custom weights: rows split by ';', values by ',' (an odd square, one row or one column)",
                {"custom"}});
-  s.push_back({"normalize", "Normalize", T::Flag, 0, 0, 1, {}, "divide the custom weights by their sum",
-               {"custom"}});
-  s.push_back({"border", "Border", T::Choice, 0, 0, 1, {"zero", "clamp", "mirror", "wrap"},
+  s.push_back({"normalize", "Normalize", T::Flag, 0, 0, 1, {}, "divide the custom weights by their sum", {"custom"}});
+  s.push_back({"border",
+               "Border",
+               T::Choice,
+               0,
+               0,
+               1,
+               {"zero", "clamp", "mirror", "wrap"},
                "what lies beyond the frame's edge: zero, clamp (replicate), mirror (reflect-101) or wrap",
                {}});
-  s.push_back({"filter-alpha", "Filter alpha", T::Flag, 0, 0, 1, {},
-               "filter the alpha channel too (else the output keeps the input's alpha)", {}});
-  s.push_back({"variant", "Variant", T::Choice, 0, 0, 1, variantChoices(),
-               "kernel variant from the table, or auto: the fastest measured on this GPU", {}});
-  s.push_back({"tile", "Tile", T::Text, 0, 0, 1, {},
-               "tile shape WxH among the named variant's tiles (default: its first; auto measures one)", {}});
+  s.push_back({"filter-alpha",
+               "Filter alpha",
+               T::Flag,
+               0,
+               0,
+               1,
+               {},
+               "filter the alpha channel too (else the output keeps the input's alpha)",
+               {}});
+  s.push_back({"variant",
+               "Variant",
+               T::Choice,
+               0,
+               0,
+               1,
+               variantChoices(),
+               "kernel variant from the table, or auto: the fastest measured on this GPU",
+               {}});
+  s.push_back({"tile",
+               "Tile",
+               T::Text,
+               0,
+               0,
+               1,
+               {},
+               "tile shape WxH among the named variant's tiles (default: its first; auto measures one)",
+               {}});
   return s;
 }
 
@@ -154,9 +219,9 @@ Problem FilterSpec::set(std::string_view name, std::string_view value) {
       return {};
     }
     if (std::find(s->choices.begin(), s->choices.end(), v) == s->choices.end())
-      return problem(v.empty() ? Code::Missing : Code::Unknown, s->name,
-                     (v.empty() ? std::string("is empty") : "'" + v + "' is not one") + ": use one of " +
-                         join(s->choices));
+      return problem(
+          v.empty() ? Code::Missing : Code::Unknown, s->name,
+          (v.empty() ? std::string("is empty") : "'" + v + "' is not one") + ": use one of " + join(s->choices));
     if (name == "mask") mask = v;
     if (name == "direction") vertical = v == "vertical";
     if (name == "variant") variant = v;
@@ -236,8 +301,7 @@ Problem FilterSpec::validate() const {
   if (!(tile == Tile{})) {
     if (variant == "auto")
       return problem(Code::Conflict, "tile",
-                     tile.str() + " picks among one variant's tiles, and auto chooses the variant",
-                     "variant", "fused");
+                     tile.str() + " picks among one variant's tiles, and auto chooses the variant", "variant", "fused");
     const Variant* v = findVariant(variant);
     if (v && v->tiles.empty())
       return problem(Code::Conflict, "tile", v->name + " has no tile shapes: leave the tile at its default");
@@ -251,8 +315,8 @@ Problem FilterSpec::validate() const {
     (void)makeFilter(*this);
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
-    const std::string setting = mask == "custom"                         ? "weights"
-                                : mask == "pitch"                        ? "pitch"
+    const std::string setting = mask == "custom"                          ? "weights"
+                                : mask == "pitch"                         ? "pitch"
                                 : what.find("sigma") != std::string::npos ? "sigma"
                                                                           : "radius";
     return problem(Code::Invalid, setting, what);

@@ -80,29 +80,32 @@ using Code = Problem::Code;
 // Checks every variant shares; `sharedBytes` (GPU tiled variants) is what the tile needs.
 Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
   if (width < 1 || height < 1)
-    return problem(Code::Invalid, "", "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
-                                          ": width and height must be at least 1");
+    return problem(Code::Invalid, "",
+                   "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
+                       ": width and height must be at least 1");
   const int r = p.filter.mask.radius();
   if (r > v.maxRadius)
-    return problem(Code::CannotRun, "radius",
-                   v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) +
-                       ")",
-                   r <= kMaxSepRadius && p.filter.mask.separable() ? "variant" : "",
-                   r <= kMaxSepRadius && p.filter.mask.separable() ? "separable" : "");
+    return problem(
+        Code::CannotRun, "radius",
+        v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) + ")",
+        r <= kMaxSepRadius && p.filter.mask.separable() ? "variant" : "",
+        r <= kMaxSepRadius && p.filter.mask.separable() ? "separable" : "");
   if (!v.tiles.empty() && std::find(v.tiles.begin(), v.tiles.end(), v.tileFor(p)) == v.tiles.end()) {
     std::string offered;
     for (const Tile& t : v.tiles) offered += (offered.empty() ? "" : ", ") + t.str();
     return problem(Code::Unknown, "tile", v.name + " has no tile " + v.tileFor(p).str() + ": it offers " + offered);
   }
-  if (v.onGpu && !deviceInfo().available) return problem(Code::NoDevice, "variant", deviceInfo().reason, "variant", "cpu");
+  if (v.onGpu && !deviceInfo().available)
+    return problem(Code::NoDevice, "variant", deviceInfo().reason, "variant", "cpu");
   return {};
 }
 
 Problem sharedWhyNot(const Variant& v, std::size_t bytes) {
   if (bytes <= deviceInfo().sharedPerBlockOptin) return {};
-  return problem(Code::CannotRun, "tile", v.name + " needs " + std::to_string(bytes / 1024) +
-         " KiB of shared memory for this tile and radius; the device " + "gives a block " +
-         std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius");
+  return problem(Code::CannotRun, "tile",
+                 v.name + " needs " + std::to_string(bytes / 1024) +
+                     " KiB of shared memory for this tile and radius; the device " + "gives a block " +
+                     std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius");
 }
 
 Problem separableWhyNot(const FilterParams& p) {
@@ -144,8 +147,8 @@ Problem separableVariantWhyNot(const FilterParams& p, int w, int h) {
 // Variants that run one mask cannot make a gradient magnitude (two masks).
 Problem oneMaskWhyNot(const Variant& v, const FilterParams& p, const char* instead) {
   if (p.filter.combine != Combine::Magnitude) return {};
-  return problem(Code::CannotRun, "variant",
-                 v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two", "variant", instead);
+  return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
+                 "variant", instead);
 }
 // The tensor-core variants: fp16 mma.sync m16n8k16 needs compute capability 8.0, and the mask must
 // fit the fp16 error budget (`planWhy`, from convlive/precision.hpp).
@@ -187,8 +190,7 @@ Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
   if (auto why = separableWhyNot(p); why) return why;
   if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
-  if (auto why = tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused"); why)
-    return why;
+  if (auto why = tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused"); why) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }

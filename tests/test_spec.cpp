@@ -22,10 +22,17 @@ TEST(FilterSpec, EverySettingRoundTripsThroughText) {
     EXPECT_EQ(spec, FilterSpec{});
   }
   FilterSpec g;
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"mask", "pitch"}, {"radius", "7"},          {"sigma", "2.5"},     {"pitch", "3.25"},
-           {"direction", "vertical"}, {"weights", "1,2,1"}, {"normalize", "true"}, {"border", "wrap"},
-           {"filter-alpha", "on"}, {"variant", "separable"}, {"tile", "32x8"}}) {
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{{"mask", "pitch"},
+                                                                                    {"radius", "7"},
+                                                                                    {"sigma", "2.5"},
+                                                                                    {"pitch", "3.25"},
+                                                                                    {"direction", "vertical"},
+                                                                                    {"weights", "1,2,1"},
+                                                                                    {"normalize", "true"},
+                                                                                    {"border", "wrap"},
+                                                                                    {"filter-alpha", "on"},
+                                                                                    {"variant", "separable"},
+                                                                                    {"tile", "32x8"}}) {
     ASSERT_TRUE(g.set(name, value).empty()) << name << "=" << value << ": " << g.set(name, value).text();
   }
   EXPECT_EQ(g.mask, "pitch");
@@ -130,8 +137,8 @@ TEST(FilterSpec, DescribeNamesOnlyTheSettingsTheMaskUses) {
 }
 
 TEST(Words, TheCommandLineNamesFlagsAndThePanelNamesWidgets) {
-  const Problem p = problem(Problem::Code::CannotRun, "radius", "tiled takes radius up to 32 (asked for 40)", "variant",
-                            "separable");
+  const Problem p =
+      problem(Problem::Code::CannotRun, "radius", "tiled takes radius up to 32 (asked for 40)", "variant", "separable");
   EXPECT_EQ(forCommandLine(p), "--radius: tiled takes radius up to 32 (asked for 40): use --variant separable");
   EXPECT_EQ(forPanel(p), "Radius: tiled takes radius up to 32 (asked for 40): choose separable under Variant");
   EXPECT_EQ(p.text(), "radius: tiled takes radius up to 32 (asked for 40): set variant to separable");

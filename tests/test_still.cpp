@@ -82,8 +82,8 @@ TEST_F(StillCommand, CustomSobelAndPitchMasks) {
 TEST_F(StillCommand, ListVariants) {
   const auto r = runConvlive("--list-variants");
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* v :
-       {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d", "tensorsep", "texture", "cpu"})
+  for (const char* v : {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d",
+                        "tensorsep", "texture", "cpu"})
     EXPECT_NE(r.output.find(v), std::string::npos) << v;
   EXPECT_NE(r.output.find("32x8"), std::string::npos);
 }
@@ -134,7 +134,8 @@ TEST_F(StillCommand, BadArgumentsGiveOneLineAndExitCode2) {
       {"image --mask blurry" + in + out + cpu, "--mask: 'blurry' is not one: use one of box"},
       {"image --mask gaussian --radius 0" + in + out + cpu, "--radius: 0 is out of range: use 1..64"},
       {"image --mask box --radius 99" + in + out + cpu, "1..64"},
-      {"image --mask gaussian --radius 40 --variant tiled" + in + out, "up to 32 (asked for 40): use --variant separable"},
+      {"image --mask gaussian --radius 40 --variant tiled" + in + out,
+       "up to 32 (asked for 40): use --variant separable"},
       {"image --mask emboss --variant separable" + in + out, "not separable"},
       {"image --mask custom --weights \"1,nan,1\"" + in + out + cpu, "finite"},
       {"image --mask custom --weights \"1,,1\"" + in + out + cpu, "empty value between commas"},

@@ -140,6 +140,45 @@ TEST(VideoCommand, ErrorsNameTheProblem) {
   expectFails("--headless --slots 40", {"slot", "40"});
 }
 
+// The commands' own checks, in the new forms: --seconds is stream time, an export never replaces
+// its input, --loop with a limit exports, options of another command are refused by name.
+TEST(VideoCommand, CommandsCheckTheirOptionsAndSecondsIsStreamTime) {
+  const fs::path two = scratch() / "two-seconds.webm";
+  Result r = run("export --seconds 2 --size 96x64 --fps 30 --output " + q(two));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(countFrames(two.string()), 60u) << "2 s of a 30 fps stream, however fast it was made";
+
+  const std::string webm = generatedVideo("ball.webm", 20);
+  const auto size = fs::file_size(webm);
+  fs::create_symlink(webm, scratch() / "link.webm");
+  for (const fs::path& out : {fs::path(webm), scratch() / "link.webm"})
+    expectFails("export --input " + q(webm) + " --output " + q(out), {"is the input video"});
+  EXPECT_EQ(fs::file_size(webm), size);
+
+  const fs::path looped = scratch() / "looped.webm";
+  r = run("export --input " + q(webm) + " --loop --frames 30 --output " + q(looped));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(countFrames(looped.string()), 30u);
+  expectFails("export --input " + q(webm) + " --loop --output " + q(scratch() / "endless.webm"),
+              {"--loop would never end an export", "--frames or --seconds"});
+
+  for (const char* bad : {"nan", "-1", "0", "inf"}) expectFails(std::string("run --seconds ") + bad, {"--seconds"});
+  expectFails("run --frames 0", {"--frames 0"});
+  expectFails("run --input ''", {"--input is empty"});
+  expectFails("run --launch ''", {"--launch is empty"});
+  expectFails("run --frames 2 --tile 32x8 --variant cpu", {"--tile", "cpu has no tile shapes"});
+  expectFails("export --offscreen --output " + q(scratch() / "x.webm"),
+              {"--offscreen is not an option of convlive export", "convlive view"});
+  expectFails("run --screenshot x.png", {"convlive view takes it"});
+  expectFails("run --mask custom --weights '1,,2'", {"--weights", "empty value between commas"});
+  expectFails("frobnicate", {"'frobnicate' is not a command"});
+
+  const fs::path demo = scratch() / "new" / "demo";
+  r = run("demo " + q(demo));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(demo / "input.png"));
+}
+
 TEST(VideoCommand, ListsCamerasAndPatterns) {
   Result r = run("--list-cameras");
   EXPECT_EQ(r.code, 0) << r.output;

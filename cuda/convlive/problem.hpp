@@ -11,14 +11,14 @@ namespace convlive {
 
 struct Problem {
   enum class Code {
-    None,         // no problem
-    Invalid,      // a value that does not parse or breaks a rule ("1,,2", a ragged weight grid)
-    OutOfRange,   // a number outside the accepted range
-    Unknown,      // a name that is not one of the accepted ones
-    Missing,      // a value that must be given is empty
-    Conflict,     // two settings that do not go together
-    CannotRun,    // this variant cannot run this filter here (radius, mask, device, memory)
-    NoDevice,     // no usable CUDA device
+    None,        // no problem
+    Invalid,     // a value that does not parse or breaks a rule ("1,,2", a ragged weight grid)
+    OutOfRange,  // a number outside the accepted range
+    Unknown,     // a name that is not one of the accepted ones
+    Missing,     // a value that must be given is empty
+    Conflict,    // two settings that do not go together
+    CannotRun,   // this variant cannot run this filter here (radius, mask, device, memory)
+    NoDevice,    // no usable CUDA device
   };
   Code code = Code::None;
   std::string setting;  // the setting at fault, by its spec name ("radius", "weights", "variant"); may be ""
@@ -43,8 +43,8 @@ Problem problem(Problem::Code code, std::string setting, std::string detail, std
 
 // How a front end names settings and phrases a fix.
 struct Wording {
-  std::string (*setting)(const std::string& name);                                 // "radius" -> "--radius"
-  std::string (*fix)(const std::string& setting, const std::string& value);        // "use --variant cpu"
+  std::string (*setting)(const std::string& name);                           // "radius" -> "--radius"
+  std::string (*fix)(const std::string& setting, const std::string& value);  // "use --variant cpu"
 };
 std::string words(const Problem& p, const Wording& w);
 

@@ -28,9 +28,9 @@ struct FilterSpec {
   std::string weights;            // custom: rows split by ';', values by ',' (or spaces)
   bool normalize = false;         // custom: divide the weights by their sum
   Border border = Border::Clamp;
-  bool filterAlpha = false;       // false: the output keeps the input's alpha
-  std::string variant = "auto";   // a name from the variant table, or auto (measured)
-  Tile tile{};                    // {0,0}: the variant's default (auto: the measured one)
+  bool filterAlpha = false;      // false: the output keeps the input's alpha
+  std::string variant = "auto";  // a name from the variant table, or auto (measured)
+  Tile tile{};                   // {0,0}: the variant's default (auto: the measured one)
 
   bool operator==(const FilterSpec&) const = default;
 
