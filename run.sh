@@ -54,16 +54,16 @@ case "${1:-run}" in
     build
     out=${DEMO_DIR:-demo}
     mkdir -p "$out"
-    "$BUILD_DIR/convlive" --list-variants
+    "$BUILD_DIR/convlive" list variants
     echo
-    "$BUILD_DIR/convlive" --demo "$out"
+    "$BUILD_DIR/convlive" demo "$out"
     echo
     if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
       say "opening the viewer on the default source (moving test pattern, 1280x720): h shows the keys, q quits"
-      "$BUILD_DIR/convlive" --mask gaussian --radius 4 --report "$out/report.json"
+      "$BUILD_DIR/convlive" view --mask gaussian --radius 4 --report "$out/report.json"
     else
       say "no display (DISPLAY is not set), so the viewer runs offscreen (EGL) for 5 s instead of in a window"
-      "$BUILD_DIR/convlive" --offscreen --seconds 5 --mask gaussian --radius 4 \
+      "$BUILD_DIR/convlive" view --offscreen --seconds 5 --mask gaussian --radius 4 \
         --screenshot "$out/viewer.png" --report "$out/report.json"
       say "the viewer's picture is $out/viewer.png and its timing report $out/report.json"
     fi

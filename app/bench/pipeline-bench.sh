@@ -16,7 +16,7 @@ rm -rf "$RUNS"; mkdir -p "$RUNS" "$OUT"
 exe=$BUILD/convlive
 run() {  # name, args...
   local name=$1; shift
-  timeout 120 "$exe" --headless "$@" --report "$RUNS/$name.json" > "$RUNS/$name.log" 2>&1 || echo "failed: $name (see $RUNS/$name.log)"
+  timeout 120 "$exe" run "$@" --report "$RUNS/$name.json" > "$RUNS/$name.log" 2>&1 || echo "failed: $name (see $RUNS/$name.log)"
 }
 for size in $SIZES; do
   for pattern in gradient moving; do

@@ -23,7 +23,7 @@ for i in 1 2 3; do
   run "4k-split-$i" --size 3840x2160 --fps 30 --seconds "${SECS:-8}" --split
   run "1080p60-$i" --size 1920x1080 --fps 60 --seconds "${SECS:-8}"
   # The source alone, paced the same way: the rate the viewer is judged against.
-  timeout 60 "$exe" --headless --decode-only --realtime --size 1920x1080 --fps 60 --seconds "${SECS:-8}" \
+  timeout 60 "$exe" run --decode-only --realtime --size 1920x1080 --fps 60 --seconds "${SECS:-8}" \
     --report "$RUNS/decode-1080p60-$i.json" > "$RUNS/decode-1080p60-$i.log" 2>&1
   grep "decode only" "$RUNS/decode-1080p60-$i.log"
 done
