@@ -87,16 +87,22 @@ __device__ __forceinline__ unsigned roundedBits(float s) { return __float_as_uin
 __device__ __forceinline__ float4 mul4(float w, float4 v) { return make_float4(w * v.x, w * v.y, w * v.z, w * v.w); }
 
 // Off the hot path (kept out of line so that the unrolled steps stay small in the instruction
-// cache): the row a frame row outside the frame reads (-1: zeros), and N pixels copied one by one
-// (4-byte cp.async, zeros outside the frame) through the border mode, for the lanes whose pixels
-// are not all inside the frame (the edge strips' apron lanes) or when the frame is not aligned.
-// Asynchronous like the fast path: a synchronous load here made the edge strips' warps wait out
-// the memory latency on every row, and the whole kernel with them.
-__device__ __noinline__ int borderRow(int y, int height, Border border) { return borderIndex(y, height, border); }
+// cache): rows outside the frame, and lanes whose pixels are not all inside it (the edge strips'
+// apron lanes) or frames that are not aligned, copy through the border mode, pixel by pixel with
+// 4-byte cp.async where needed. Asynchronous like the fast path: a synchronous load here made the
+// edge strips' warps wait out the memory latency on every row, and the whole kernel with them.
+// This copies input row y (any row; zeros for Zero outside the frame) for one lane's N pixels from x.
 template <int N>
-__device__ __noinline__ void copyBorderedPixels(const uchar4* in, std::size_t pitch, int width, Border border,
-                                                unsigned* dst, int x, int sy) {
+__device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch, int width, int height, Border border,
+                                             bool fast, unsigned* dst, int x, int y) {
+  const int sy = borderIndex(y, height, border);
+  if (sy < 0) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) dst[j] = 0;
+    return;
+  }
   const uchar4* row = rowPtr(in, pitch, sy);
+  if (fast) return copyAsync<4 * N>(dst, row + x);
 #pragma unroll
   for (int j = 0; j < N; ++j) {
     const int sx = borderIndex(x + j, width, border);
@@ -131,27 +137,27 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
   const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
-  unsigned(*slot)[32 * N] = ring[warp];
+  const unsigned inPitch = static_cast<unsigned>(l.inPitch), outPitch = static_cast<unsigned>(l.outPitch);
+  unsigned* const laneSlot = &ring[warp][0][N * lane];  // slot s of this lane: laneSlot + s * 32 * N
 
   for (int unit = blockIdx.x * kStreamWarps + warp; unit < units; unit += gridDim.x * kStreamWarps) {
     const int seg = unit / strips, ys = seg * SH;
     const int xs = (unit - seg * strips) * S::OutW, xin = xs - N * L + N * lane;
     const bool fast = aligned && xin >= 0 && xin + N <= l.width;  // this lane's N pixels: one aligned copy
+    // Per unit, so that a row step only adds a row offset (one IMAD.WIDE.U32) to these.
+    const char* const inLane = reinterpret_cast<const char*>(l.in) + 4 * xin;
+    char* const outLane = reinterpret_cast<char*>(l.out) + 4 * xin;
+    const bool storeWhole = writes && alignedOut && xin + N <= l.width, storeSome = writes && xin < l.width;
 
     // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
     auto issue = [&](int i) {
       if (i < kRows) {
-        unsigned* dst = &slot[unsigned(i) % kRing][N * lane];
-        int sy = ys - R + i;
-        if (sy < 0 || sy >= l.height) sy = borderRow(sy, l.height, l.border);
-        if (sy < 0) {
-#pragma unroll
-          for (int j = 0; j < N; ++j) dst[j] = 0;
-        } else if (fast) {
-          copyAsync<4 * N>(dst, rowPtr(l.in, l.inPitch, sy) + xin);
-        } else {
-          copyBorderedPixels<N>(l.in, l.inPitch, l.width, l.border, dst, xin, sy);
-        }
+        unsigned* dst = laneSlot + (unsigned(i) % kRing) * (32 * N);
+        const int y = ys - R + i;
+        if (fast && unsigned(y) < unsigned(l.height))
+          copyAsync<4 * N>(dst, inLane + std::size_t(unsigned(y)) * inPitch);
+        else
+          copyBorderedRow<N>(l.in, l.inPitch, l.width, l.height, l.border, fast, dst, xin, y);
       }
       commitAsync();
     };
@@ -173,10 +179,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         waitAsync<kRing - 2>();
         unsigned w[N];
         if constexpr (N == 4) {
-          const uint4 v = *reinterpret_cast<const uint4*>(&slot[unsigned(i) % kRing][N * lane]);
+          const uint4 v = *reinterpret_cast<const uint4*>(laneSlot + (unsigned(i) % kRing) * (32 * N));
           w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
         } else {
-          const uint2 v = *reinterpret_cast<const uint2*>(&slot[unsigned(i) % kRing][N * lane]);
+          const uint2 v = *reinterpret_cast<const uint2*>(laneSlot + (unsigned(i) % kRing) * (32 * N));
           w[0] = v.x, w[1] = v.y;
         }
         issue(i + kRing - 1);  // into the slot read at the previous step
@@ -223,9 +229,9 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         }
 
         // Store it.
-        if (i >= 2 * R && y < l.height && writes) {
-          uchar4* dst = rowPtr(l.out, l.outPitch, y) + xin;
-          if (alignedOut && xin + N <= l.width) {
+        if (i >= 2 * R && y < l.height && storeSome) {
+          char* dst = outLane + std::size_t(unsigned(y)) * outPitch;
+          if (storeWhole) {
             if constexpr (N == 4)
               *reinterpret_cast<uint4*>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
             else
