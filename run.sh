@@ -3,7 +3,8 @@
 #   ./run.sh          install what is missing, build, run the default demo
 #   ./run.sh test     the same set-up, then every test (gpu tests skip without a CUDA device)
 #   ./run.sh build    set-up and build only
-# Environment: BUILD_DIR (default build), CUDA_ARCHS (default "75-real;86-real;89-real;90"), JOBS.
+# Environment: BUILD_DIR (default build), CUDA_ARCHS (default "75-real;86-real;89-real;90"), JOBS,
+# WERROR=ON (warnings are errors: what CI builds with).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,7 +12,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 CUDA_ARCHS=${CUDA_ARCHS:-"75-real;86-real;89-real;90"}
 PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libstb-dev
           libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-          libglfw3-dev libglew-dev libimgui-dev libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+          libglfw3-dev libglew-dev libimgui-dev libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth clang-format)
 # H.264 export (.mp4, and .mkv as H.264) also needs gstreamer1.0-plugins-ugly (x264enc); H.264 input
 # needs gstreamer1.0-libav. Both are optional: install them yourself when you want them.
 
@@ -45,7 +46,8 @@ find_nvcc() {
 build() {
   install_packages
   find_nvcc
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS" >/dev/null
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS" \
+    "-DCONVLIVE_WERROR=${WERROR:-OFF}" >/dev/null
   cmake --build "$BUILD_DIR" ${JOBS:+-j "$JOBS"}
 }
 

@@ -341,7 +341,9 @@ TEST_F(PipelineTest, ASlowOrFailingSwitchNeverBlocksAndTheOldSourcePlaysOn) {
     slowestStepMs = std::max(slowestStepMs,
                              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
     const PendingSource pending = p.pendingSource();
-    if (!pending.what.empty()) EXPECT_LT(pending.secondsWaiting, 5.0);
+    if (!pending.what.empty()) {
+      EXPECT_LT(pending.secondsWaiting, 5.0);
+    }
   }
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(p.lastError().find("gave no frame within 1.5 s"), std::string::npos) << p.lastError();
