@@ -437,12 +437,13 @@ const Variant& chooseVariant(std::string_view name, const FilterParams& p, int w
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
-  // Fastest first, as measured by convlive-bench on the H200 (docs/perf/2026-11-21-h200-kernels):
-  // stream leads for separable masks up to r=2, fused from r=3 (stream, fused and tensor2d are
-  // within 6% of each other at r=3..4), tensor2d for 2D masks (4.6-12x NPP at r=8..32).
+  // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks up
+  // to r=4 since stream v5/v6c (docs/perf/2026-11-21-h200-stream-r1: 0.088 ms at 4K r=4 against
+  // fused's 0.13), fused from r=5, tensor2d for 2D masks (4.6-12x NPP at r=8..32,
+  // docs/perf/2026-11-21-h200-kernels).
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
-  if (r <= 2) order.push_back("stream");
+  if (r <= 4) order.push_back("stream");
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant"}) order.push_back(n);
   for (const char* n : order)
     if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;

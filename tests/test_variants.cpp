@@ -344,6 +344,8 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   };
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "stream");
   EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
+  EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 4})), "stream");
+  EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 5})), "fused");
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "fused");
   EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
   if (deviceInfo().major >= 8) {
