@@ -36,6 +36,9 @@ std::string explainBusError(GstMessage* msg, const SourceSpec& spec) {
   if (is(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND) || is(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ) ||
       is(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE))
     return what + " cannot be opened (" + text + "): check the path or address";
+  if (spec.kind == SourceSpec::Kind::Camera && err && err->domain == GST_RESOURCE_ERROR &&
+      err->code != GST_RESOURCE_ERROR_BUSY)
+    return what + " stopped or cannot be used (" + text + "): check that it is plugged in, then choose it again";
   if (is(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY))
     return what + " is busy (" + text + "): close the program that uses it, then try again";
   if (is(GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE) || is(GST_STREAM_ERROR, GST_STREAM_ERROR_DEMUX))

@@ -7,6 +7,7 @@
 
 #include "convlive/export.hpp"
 #include "pipeline_fixture.hpp"
+#include "source_messages.hpp"  // internal to pipeline/: its words are tested directly
 
 using namespace convlive;
 using namespace convlive::testing;
@@ -131,6 +132,40 @@ TEST(SourceErrors, MessagesNameNoCommandLineFlags) {
     const std::string message = openError(spec);
     EXPECT_EQ(message.find("--"), std::string::npos) << message;
   }
+}
+
+// The words for bus errors and timeouts, checked on made-up messages (no camera or server needed).
+TEST(SourceMessages, BusErrorsAndTimeoutsSayWhatToDo) {
+  initGStreamer();
+  const auto busError = [](const SourceSpec& spec, GQuark domain, int code, const char* text, const char* debug) {
+    GError* err = g_error_new_literal(domain, code, text);
+    GstMessage* msg = gst_message_new_error(nullptr, err, debug);
+    const std::string words = explainBusError(msg, spec);
+    gst_message_unref(msg);
+    g_error_free(err);
+    return words;
+  };
+  const SourceSpec cam = SourceSpec::camera("/dev/video0"), file = SourceSpec::file("clip.mkv");
+  expectMentions(busError(cam, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, "Could not read from resource.", ""),
+                 {"camera '/dev/video0' stopped", "plugged in"});
+  expectMentions(busError(cam, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY, "Device is busy", ""),
+                 {"camera '/dev/video0' is busy", "close the program"});
+  expectMentions(busError(file, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN, "No decoder", ""),
+                 {"file 'clip.mkv' needs a decoder", "gstreamer1.0-libav"});
+  expectMentions(busError(file, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, "Internal data stream error.",
+                          "streaming stopped, reason not-linked (-1)"),
+                 {"file 'clip.mkv' has no video stream"});
+  expectMentions(busError(SourceSpec::uri("rtsp://cam/1"), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+                          "Could not open resource for reading and writing.", ""),
+                 {"URI 'rtsp://cam/1' cannot be opened", "address"});
+  for (const SourceSpec& spec : {cam, file, SourceSpec::uri("rtsp://cam/1"),
+                                 SourceSpec::launch("videotestsrc ! appsink"), SourceSpec::testPattern()}) {
+    const std::string words = noFirstFrameMessage(spec, 10s);
+    expectMentions(words, {spec.describe().c_str(), "gave no frame within 10.0 s: "});
+    EXPECT_EQ(words.find("--"), std::string::npos) << words;
+  }
+  EXPECT_EQ(noVideoMessage(file, {"audio", "text"}),
+            "file 'clip.mkv' has no video stream (audio and text only): choose a file or address with video in it");
 }
 
 TEST(SourceErrors, AudioOnlyFile) {
