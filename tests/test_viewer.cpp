@@ -8,8 +8,17 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <chrono>
+#include <sstream>
+
 #include "image_io.hpp"
 #include "run_program.hpp"
+#include "viewer/copy_bandwidth.hpp"
+#include "viewer/panel.hpp"
+#include "viewer/status_line.hpp"
 #include "viewer_fixture.hpp"
 
 namespace convlive {
@@ -174,8 +183,10 @@ TEST_P(ViewerOn, ViewAndPanelActions) {
   EXPECT_EQ(v->videoArea().w, fbW) << "with the panel hidden the video takes the whole width";
   v->apply(Action::TogglePanel);
   v->apply(Action::TogglePause);
-  v->frame();
+  // The worker takes the pause at its next step; a frame it finished before that may still come.
+  for (int i = 0; i < 100 && !v->pipeline().paused(); ++i) v->frame();
   EXPECT_TRUE(v->pipeline().paused());
+  v->frame();
   const auto shown = v->framesShown();
   for (int i = 0; i < 3; ++i) v->frame();
   EXPECT_EQ(v->framesShown(), shown) << "frames arrived while paused";
@@ -188,6 +199,194 @@ TEST_P(ViewerOn, ViewAndPanelActions) {
   EXPECT_TRUE(v->frame());
   v->apply(Action::Quit);
   EXPECT_FALSE(v->frame());
+}
+
+// Rows of the panel area (right of the video) that hold pixels of `colour`-ish text.
+int rowsWithColour(const HostImage& shot, double fromX, int r, int g, int b) {
+  int rows = 0;
+  for (int y = 0; y < shot.height(); ++y) {
+    bool hit = false;
+    for (int x = int(fromX); x < shot.width() && !hit; ++x) {
+      const std::uint8_t* p = shot.view().row(y) + x * 4;
+      hit = std::abs(p[0] - r) < 40 && std::abs(p[1] - g) < 40 && std::abs(p[2] - b) < 40;
+    }
+    rows += hit;
+  }
+  return rows;
+}
+
+TEST_P(ViewerOn, LongMessagesWrapAtThePanelEdge) {
+  auto v = makeViewer(*context, gaussian(1, Border::Clamp));
+  showFrames(*v, 1);
+  std::string longText = "a message far wider than the panel:";
+  for (int i = 0; i < 12; ++i) longText += " /some/long/folder/name" + std::to_string(i);
+  v->setStatus(longText);
+  v->captureNextFrame();
+  v->frame();
+  ASSERT_TRUE(v->hasCapture());
+  // Amber (255, 204, 77): one line of text is about 13 rows; wrapped, the message takes several.
+  const int rows = rowsWithColour(v->capture(), v->videoArea().w, 255, 204, 77);
+  EXPECT_GT(rows, 3 * 13) << "the status line was not wrapped (" << rows << " rows of amber)";
+}
+
+TEST(StatusLine, ShowsThenFadesThenExpires) {
+  StatusLine s;
+  const auto t0 = std::chrono::steady_clock::now();
+  s.set("radius 1 is the smallest there is", t0);
+  EXPECT_EQ(s.text(t0 + std::chrono::seconds(1)), "radius 1 is the smallest there is");
+  EXPECT_EQ(s.opacity(t0 + std::chrono::seconds(1)), 1.f);
+  const float fading = s.opacity(t0 + StatusLine::kShown + StatusLine::kFade / 2);
+  EXPECT_GT(fading, 0.f);
+  EXPECT_LT(fading, 1.f);
+  EXPECT_EQ(s.text(t0 + StatusLine::kShown + StatusLine::kFade + std::chrono::milliseconds(1)), "");
+  s.set("", t0);
+  EXPECT_EQ(s.text(t0), "");
+}
+
+TEST_P(ViewerOn, SourceErrorsStayWhileStatusLinesExpire) {
+  auto v = makeViewer(*context, gaussian(1, Border::Clamp));
+  showFrames(*v, 1);
+  v->apply(Action::RadiusDown);  // radius 1 is the smallest: a status line
+  EXPECT_NE(v->status(), "");
+  v->pipeline().switchSource(SourceSpec::file("/nonexistent/held.webm"));
+  for (int i = 0; i < 200 && v->pipeline().lastError().empty(); ++i) v->frame();
+  // The error of the source holds until another source opens: the panel shows it from lastError
+  // (not the status line), so it does not expire.
+  EXPECT_NE(v->pipeline().lastError().find("held.webm"), std::string::npos);
+}
+
+TEST_P(ViewerOn, EnterOpensTheTypedPath) {
+  auto v = makeViewer(*context, gaussian(1, Border::Clamp));
+  showFrames(*v, 1);
+  v->apply(Action::OpenPath);  // the `o` key: the File-or-URI box opens with the cursor in it
+  for (int i = 0; i < 3; ++i) v->frame();
+  v->input().typeText("/nonexistent/typed-path.webm");
+  v->input().pressKey(GLFW_KEY_ENTER);
+  for (int i = 0; i < 300 && v->pipeline().lastError().find("typed-path.webm") == std::string::npos; ++i) v->frame();
+  EXPECT_NE(v->pipeline().lastError().find("typed-path.webm"), std::string::npos)
+      << "Enter did not open the typed path: " << v->pipeline().lastError();
+}
+
+TEST_P(ViewerOn, TheTimingPlotHasARealSizeAndShowsItsLine) {
+  context.reset();  // one context at a time: this one has room for the whole panel
+  std::string skip;
+  auto tall = makeContext(GetParam(), skip, 960, 1300);
+  if (!tall) GTEST_SKIP() << skip;
+  auto v = makeViewer(*tall, gaussian(1, Border::Clamp));
+  showFrames(*v, 20);
+  v->captureNextFrame();
+  v->frame();
+  const Rect r = v->timingPlotRect();
+  EXPECT_GT(r.w, 200) << "the plot is a sliver";
+  EXPECT_GT(r.h, 60);
+  const HostImage& shot = v->capture();
+  ASSERT_LE(r.y + r.h, shot.height()) << "the plot is below the window";
+  // The line is ImGui's grey (156, 156, 156); spread over many rows when the scale fits the values.
+  std::set<int> rows;
+  for (int y = int(r.y) + 1; y < int(r.y + r.h) - 1; ++y)
+    for (int x = int(r.x) + 1; x < int(r.x + r.w) - 1; ++x) {
+      const std::uint8_t* p = shot.view().row(y) + x * 4;
+      if (std::abs(p[0] - 156) < 30 && std::abs(p[1] - 156) < 30 && std::abs(p[2] - 156) < 30) rows.insert(y);
+    }
+  EXPECT_GT(rows.size(), 5u) << "no plot line, or one flattened at the bottom";
+}
+
+TEST(TimingsPlot, ScaleFollowsTheUsualValuesNotOneSpike) {
+  std::vector<float> h(300, 2.f);
+  EXPECT_NEAR(plotScaleMax(h), 2.2f, 1e-3);
+  h[10] = 400.f;  // the first frame's set-up
+  EXPECT_LT(plotScaleMax(h), 4.f) << "one spike flattens the plot into a line at the bottom";
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = float(i % 10);  // a real spread is shown whole
+  EXPECT_GE(plotScaleMax(h), 9.f);
+  EXPECT_GT(plotScaleMax({}), 0.f);
+  EXPECT_GT(plotScaleMax(std::vector<float>(5, 0.f)), 0.f);
+}
+
+TEST_P(ViewerOn, TimeAtTheEndOfAFileIsItsDuration) {
+  const fs::path clip = fs::temp_directory_path() / ("convlive-end-" + std::to_string(::getpid()) + ".webm");
+  const auto made =
+      runConvliveWith("export --seconds 0.4 --size 160x120 --fps 30 --output " + clip.string(), "timeout 60");
+  ASSERT_EQ(made.code, 0) << made.output;
+  PipelineConfig c;
+  c.source = SourceSpec::file(clip.string());
+  ViewerOptions o;
+  o.keepSourceFrames = true;
+  Viewer v(*context, c, gaussian(1, Border::Clamp), o);
+  for (int i = 0; i < 400 && !v.ended(); ++i) {
+    v.frame();
+    const double duration = v.pipeline().sourceInfo().durationSeconds;
+    if (duration > 0) {
+      ASSERT_LE(v.positionSeconds(), duration + 1e-9) << "the time shown passed the duration";
+    }
+  }
+  ASSERT_TRUE(v.ended());
+  v.frame();
+  const double duration = v.pipeline().sourceInfo().durationSeconds;
+  ASSERT_GT(duration, 0);
+  EXPECT_DOUBLE_EQ(v.positionSeconds(), duration) << "at the end the panel shows the stream's real end";
+  fs::remove(clip);
+}
+
+TEST_P(ViewerOn, ExitSummaryPrintsNotesAfterTheStageTable) {
+  auto v = makeViewer(*context, gaussian(1, Border::Clamp));
+  showFrames(*v, 1);
+  v->pipeline().switchSource(SourceSpec::file("/nonexistent/noted.webm"));
+  for (int i = 0; i < 200 && v->pipeline().lastError().empty(); ++i) v->frame();
+  ASSERT_FALSE(v->pipeline().lastError().empty());
+  std::ostringstream log;
+  v->writeSummary(log, 1.0);
+  const std::string text = log.str();
+  const auto note = text.find("note: "), lastRow = text.find(viewerStageName(ViewerStage::Interval));
+  ASSERT_NE(note, std::string::npos) << text;
+  ASSERT_NE(lastRow, std::string::npos) << text;
+  EXPECT_GT(note, lastRow) << "a note inside the stage table:\n" << text;
+}
+
+TEST_P(ViewerOn, ASlowFilterNeverHoldsUpTheUi) {
+  // The cpu variant at r=16 on 720p takes seconds a frame on a small machine.
+  FilterSpec slow = gaussian(16, Border::Clamp);
+  slow.variant = "cpu";
+  PipelineConfig c;
+  c.source = SourceSpec::testPattern("moving", 1280, 720, 30);
+  Viewer v(*context, c, slow, ViewerOptions{});
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 10; ++i) v.frame();
+  const double tenPasses = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_LT(tenPasses, 0.6) << "10 passes took " << tenPasses << " s: the loop waited for the filter";
+  double worst = 0;
+  for (int i = 0; i < 400 && !v.filterPace().behind; ++i) {
+    const auto p0 = Clock::now();
+    v.frame();
+    worst = std::max(worst, std::chrono::duration<double>(Clock::now() - p0).count());
+  }
+  EXPECT_TRUE(v.filterPace().behind) << "the panel does not say the filter is behind";
+  EXPECT_LT(worst, 0.2) << "a pass took " << worst << " s";
+  v.apply(Action::ToggleHelp);  // keys act at once
+  EXPECT_TRUE(v.helpShown());
+}
+
+TEST(CopyBandwidth, MeasuredOncePerGpuAndCached) {
+  const fs::path dir = fs::temp_directory_path() / ("convlive-bw-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string path = (dir / "copy-bandwidth.json").string();
+  int calls = 0;
+  auto measure = [&] {
+    ++calls;
+    return 3000.0;
+  };
+  EXPECT_EQ(cachedCopyBandwidthGBs(path, "GPU A", measure), 3000.0);
+  EXPECT_EQ(cachedCopyBandwidthGBs(path, "GPU A", measure), 3000.0);
+  EXPECT_EQ(calls, 1) << "measured again although cached";
+  EXPECT_EQ(cachedCopyBandwidthGBs(path, "GPU B", [] { return 900.0; }), 900.0);
+  EXPECT_EQ(cachedCopyBandwidthGBs(path, "GPU A", measure), 3000.0) << "another GPU's entry replaced this one";
+  // A small GPU: the probe's allocation fails. Unknown (0), not stored, never an exception.
+  auto outOfMemory = []() -> double { throw std::runtime_error("cudaMalloc: out of memory"); };
+  EXPECT_EQ(cachedCopyBandwidthGBs(path, "Small GPU", outOfMemory), 0.0);
+  EXPECT_EQ(cachedCopyBandwidthGBs(path, "Small GPU", [] { return 50.0; }), 50.0);
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename(), "copy-bandwidth.json") << "a temporary file was left: " << e.path();
+  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Contexts, ViewerOn, ::testing::Values(ContextKind::Window, ContextKind::Egl),

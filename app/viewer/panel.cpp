@@ -11,37 +11,20 @@
 #include <vector>
 
 #include "convlive/resources.hpp"
-#include "viewer.hpp"
 #include "words.hpp"
 
 namespace convlive {
 namespace {
 
-constexpr KeyHelp kKeys[] = {
-    {"space", "play / pause"},
-    {"left / right", "seek 5 s back / forward"},
-    {"up / down", "radius + / -"},
-    {"v / shift+v", "next / previous kernel variant"},
-    {"m / shift+m", "next / previous mask"},
-    {"t", "next tile shape"},
-    {"c", "split view: original | filtered"},
-    {"z", "fit, fill, 1:1"},
-    {"wheel, drag", "zoom at the cursor, pan (double-click resets)"},
-    {"s", "screenshot (PNG of the window)"},
-    {"f", "fullscreen"},
-    {"tab", "hide / show the panel"},
-    {"h", "this help"},
-    {"q / esc", "quit"},
-};
-
 const char* kSizes[] = {"640x360", "1280x720", "1920x1080", "2560x1440", "3840x2160", "801x601"};
 
-std::string seconds(double s) {
-  if (s < 0) return "--:--";
-  char b[32];
-  const int m = int(s) / 60;
-  std::snprintf(b, sizeof b, "%d:%05.2f", m, s - 60 * m);
-  return b;
+// Text of `text` in `colour` that wraps at the panel's edge (ImGui's TextColored does not wrap).
+void wrappedColoured(const ImVec4& colour, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::PushTextWrapPos(0.f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
 }
 
 void tooltip(const std::string& text) {
@@ -67,9 +50,24 @@ bool combo(const char* label, const std::vector<std::string>& items, std::string
 
 }  // namespace
 
-const KeyHelp* keyHelp(int& count) {
-  count = int(std::size(kKeys));
-  return kKeys;
+std::string clockText(double s) {
+  if (s < 0) return "--:--";
+  char b[32];
+  const int m = int(s) / 60;
+  std::snprintf(b, sizeof b, "%d:%05.2f", m, s - 60 * m);
+  return b;
+}
+
+float plotScaleMax(const std::vector<float>& history) {
+  if (history.empty()) return 1.f;
+  std::vector<float> v = history;
+  const std::size_t k = std::min(v.size() - 1, v.size() * 95 / 100);
+  std::nth_element(v.begin(), v.begin() + long(k), v.end());
+  const float p95 = v[k];
+  const float top = *std::max_element(v.begin(), v.end());
+  // Show every value when the largest is not far above the rest; else let a few spikes clip.
+  const float scale = top <= 2 * p95 ? top * 1.1f : p95 * 1.5f;
+  return std::max(scale, 0.01f);
 }
 
 struct Panel::State {
@@ -87,16 +85,19 @@ struct Panel::State {
   int plotStage = int(Stage::Filter);
   bool loop = false;
   bool started = false;
+  float plotRect[4] = {};  // where the timing plot was drawn (x, y, w, h in ImGui units)
 };
 
 Panel::Panel() : s_(std::make_unique<State>()) { s_->grid[4] = 1.f; }
 Panel::~Panel() = default;
 
+PanelRect Panel::plotRect() const { return {s_->plotRect[0], s_->plotRect[1], s_->plotRect[2], s_->plotRect[3]}; }
+
 namespace {
 
-void sourceSection(Viewer& v, auto& s) {
-  Pipeline& p = v.pipeline();
-  const SourceInfo si = p.sourceInfo();
+void sourceSection(PanelModel& m, auto& s) {
+  const PanelFacts& f = m.facts();
+  const SourceInfo& si = f.source;
   ImGui::TextWrapped("%s", si.description.c_str());
   if (ImGui::TreeNode("Test pattern")) {
     static const std::vector<std::string> patterns = testPatterns();
@@ -105,14 +106,19 @@ void sourceSection(Viewer& v, auto& s) {
     ImGui::SliderInt("fps", &s.fps, 1, 120);
     if (ImGui::Button("Play pattern")) {
       const auto size = Tile::parse(kSizes[s.sizeIndex]);
-      p.switchSource(SourceSpec::testPattern(s.pattern, size->w, size->h, s.fps));
+      m.openSource(SourceSpec::testPattern(s.pattern, size->w, size->h, s.fps));
     }
     ImGui::TreePop();
   }
+  if (f.focusPath) ImGui::SetNextItemOpen(true);
   if (ImGui::TreeNode("File or URI")) {
-    ImGui::InputTextWithHint("##path", "/path/to/video.webm or https://...", s.path, sizeof s.path);
+    if (f.focusPath) ImGui::SetKeyboardFocusHere();
+    // Enter in the box opens what was typed, as the button does.
+    const bool entered = ImGui::InputTextWithHint("##path", "/path/to/video.webm or https://...", s.path, sizeof s.path,
+                                                  ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
-    if (ImGui::Button("Open") && s.path[0]) p.switchSource(SourceSpec::input(s.path));
+    const bool clicked = ImGui::Button("Open");
+    if ((entered || clicked) && s.path[0]) m.openSource(SourceSpec::input(s.path));
     ImGui::TreePop();
   }
   if (ImGui::TreeNode("Camera")) {
@@ -122,29 +128,29 @@ void sourceSection(Viewer& v, auto& s) {
     }
     if (s.cameras.empty()) ImGui::TextDisabled("no camera found (V4L2)");
     for (const CameraInfo& c : s.cameras) {
-      if (ImGui::Button((c.name + " (" + c.device + ")").c_str())) p.switchSource(SourceSpec::camera(c.device));
+      if (ImGui::Button((c.name + " (" + c.device + ")").c_str())) m.openSource(SourceSpec::camera(c.device));
     }
     ImGui::TreePop();
   }
   if (ImGui::TreeNode("Launch line")) {
     ImGui::InputTextMultiline("##launch", s.launch, sizeof s.launch, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
-    if (ImGui::Button("Run launch line")) p.switchSource(SourceSpec::launch(s.launch));
+    if (ImGui::Button("Run launch line")) m.openSource(SourceSpec::launch(s.launch));
     ImGui::TreePop();
   }
   // Transport.
-  if (ImGui::Button(p.paused() ? "Play" : "Pause")) v.apply(Action::TogglePause);
+  if (ImGui::Button(f.paused ? "Play" : "Pause")) m.apply(Action::TogglePause);
   ImGui::SameLine();
-  if (ImGui::Checkbox("loop", &s.loop)) p.setLoop(s.loop);
+  if (ImGui::Checkbox("loop", &s.loop)) m.setLoop(s.loop);
   if (si.seekable && si.durationSeconds > 0) {
-    float pos = float(p.positionSeconds());
+    float pos = float(f.positionSeconds);
     ImGui::SetNextItemWidth(-1);
     if (ImGui::SliderFloat("##seek", &pos, 0.f, float(si.durationSeconds),
-                           (seconds(pos) + " / " + seconds(si.durationSeconds)).c_str()))
-      p.seek(pos);
+                           (clockText(f.positionSeconds) + " / " + clockText(si.durationSeconds)).c_str()))
+      m.seek(pos);
   } else {
-    ImGui::TextDisabled("%s  (%s)", seconds(p.positionSeconds()).c_str(), si.live ? "live" : "no seeking");
+    ImGui::TextDisabled("%s  (%s)", clockText(f.positionSeconds).c_str(), si.live ? "live" : "no seeking");
   }
-  if (v.ended()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "end of stream (loop or seek to play again)");
+  if (f.ended) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "end of stream (loop or seek to play again)");
 }
 
 // One widget for one setting of the spec, generated from its description (convlive/spec.hpp).
@@ -207,7 +213,7 @@ std::string gridText(const auto& s) {
 
 // The custom mask's grid: up to 7x7 cells, filled from the spec's weights when they fit (the
 // command line's weights show), else from the last grid; edits are sent back as text.
-void customGrid(Viewer& v, auto& s, const FilterSpec& spec) {
+void customGrid(PanelModel& v, auto& s, const FilterSpec& spec) {
   if (spec.weights != s.gridText) {  // weights that came from elsewhere: show them
     try {
       const Mask m = parseCustomMask(spec.weights, false);
@@ -240,12 +246,12 @@ void customGrid(Viewer& v, auto& s, const FilterSpec& spec) {
   ImGui::PopItemWidth();
   if (!changed && !spec.weights.empty()) return;
   s.gridText = gridText(s);
-  v.setStatus(v.filter().set("weights", s.gridText));
+  v.say(v.filter().set("weights", s.gridText));
 }
 
 // The filter's settings, each widget generated from the spec's setting table; those that do not
 // apply to the current mask are left out. Variant and tile live in the Kernel section.
-void filterSection(Viewer& v, auto& s) {
+void filterSection(PanelModel& v, auto& s) {
   FilterController& fc = v.filter();
   const FilterSpec spec = fc.applied();
   for (const Setting& st : specSettings()) {
@@ -263,21 +269,21 @@ void filterSection(Viewer& v, auto& s) {
       if (st.name == "mask" && *value == "scharr") next.radius = 1;
       if (st.name == "mask" && *value == "custom" && next.weights.empty()) next.weights = gridText(s);
       if (const Problem why = next.set(st.name, *value))
-        v.setStatus(forPanel(why));
+        v.say(forPanel(why));
       else
-        v.setStatus(fc.apply(next));
+        v.say(fc.apply(next));
     }
   }
 }
 
-void kernelSection(Viewer& v) {
+void kernelSection(PanelModel& v) {
   FilterController& fc = v.filter();
   const Variant* running = fc.running();
   FilterSpec next = fc.applied();
   if (ImGui::RadioButton("auto (the fastest that can run)", next.variant == "auto")) {
     next.variant = "auto";
     next.tile = {};
-    v.setStatus(fc.apply(next));
+    v.say(fc.apply(next));
   }
   int column = 0, w = 0, h = 0;
   fc.frameSize(w, h);
@@ -289,7 +295,7 @@ void kernelSection(Viewer& v) {
     if (ImGui::RadioButton(var.name.c_str(), next.variant == var.name)) {
       next.variant = var.name;
       next.tile = {};
-      v.setStatus(fc.apply(next));
+      v.say(fc.apply(next));
     }
     ImGui::EndDisabled();
     tooltip(why.empty() ? var.description : "cannot run: " + why);
@@ -305,7 +311,7 @@ void kernelSection(Viewer& v) {
             FilterSpec n2 = fc.applied();
             n2.variant = running->name;
             n2.tile = t;
-            v.setStatus(fc.apply(n2));
+            v.say(fc.apply(n2));
           }
         }
         ImGui::EndCombo();
@@ -316,17 +322,26 @@ void kernelSection(Viewer& v) {
   }
 }
 
-void timingsSection(Viewer& v, auto& s) {
-  const Timings t = v.pipeline().timings();
-  const SourceInfo si = v.pipeline().sourceInfo();
+void timingsSection(PanelModel& m, auto& s) {
+  const PanelFacts& f = m.facts();
+  const Timings& t = f.timings;
+  const SourceInfo& si = f.source;
   const DeviceInfo& dev = deviceInfo();
   ImGui::Text("%s", dev.available ? dev.name.c_str() : "no CUDA device: the cpu variant runs");
   ImGui::Text("frame %dx%d RGBA8 (source %s %dx%d)", t.width, t.height, si.nativeFormat.c_str(), si.nativeWidth,
               si.nativeHeight);
   ImGui::Text("%.1f fps   %.1f MPix/s", t.fps, t.mpixPerSecond);
-  if (v.copyBandwidthGBs() > 0)
+  if (f.pace.behind) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "the filter is behind: %.0f ms a frame (%.1f s since the last one); the newest finished frame is "
+                  "shown",
+                  f.pace.lastFilterMs, f.pace.waitingMs / 1000);
+    wrappedColoured(ImVec4(1, 0.8f, 0.3f, 1), line);
+  }
+  if (f.copyGBs > 0)
     ImGui::Text("filter %.0f GB/s = %.0f%% of the copy bandwidth (%.0f GB/s)", t.filterGBs,
-                100 * t.filterGBs / v.copyBandwidthGBs(), v.copyBandwidthGBs());
+                100 * t.filterGBs / f.copyGBs, f.copyGBs);
   else
     ImGui::Text("filter %.1f GB/s", t.filterGBs);
   if (ImGui::BeginTable("stages", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
@@ -347,64 +362,74 @@ void timingsSection(Viewer& v, auto& s) {
       ImGui::Text("%.3f", st.peak());
     };
     for (const StageStats& st : t.stages) row(st);
-    for (int i = 0; i < int(ViewerStage::Count); ++i) row(v.stage(ViewerStage(i)));
+    for (const StageStats& st : f.viewerStages) row(st);
     ImGui::EndTable();
   }
+  std::vector<const StageStats*> all;
   std::vector<std::string> names;
-  for (const StageStats& st : t.stages) names.push_back(st.name());
-  for (int i = 0; i < int(ViewerStage::Count); ++i) names.push_back(viewerStageName(ViewerStage(i)));
+  for (const StageStats& st : t.stages) all.push_back(&st);
+  for (const StageStats& st : f.viewerStages) all.push_back(&st);
+  for (const StageStats* st : all) names.push_back(st->name());
+  if (all.empty()) return;
   s.plotStage = std::clamp(s.plotStage, 0, int(names.size()) - 1);
   std::string chosen = names[std::size_t(s.plotStage)];
   if (combo("plot", names, chosen)) s.plotStage = int(std::find(names.begin(), names.end(), chosen) - names.begin());
-  const StageStats& st = s.plotStage < int(t.stages.size()) ? t.stages[std::size_t(s.plotStage)]
-                                                            : v.stage(ViewerStage(s.plotStage - int(t.stages.size())));
+  const StageStats& st = *all[std::size_t(s.plotStage)];
   const std::vector<float> h = st.history();
-  char overlay[64];
-  std::snprintf(overlay, sizeof overlay, "%s %.3f ms (peak %.3f)", st.name().c_str(), st.last(), st.peak());
-  ImGui::PlotLines("##plot", h.data(), int(h.size()), 0, overlay, 0.f, float(std::max(st.peak(), 1e-3)) * 1.1f,
-                   ImVec2(-1, 70));
-  ImGui::TextWrapped("display: %s", v.presentPath().c_str());
-  ImGui::TextWrapped("memory: %s", v.pipeline().memoryMode().c_str());
+  const float top = plotScaleMax(h);
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "%s %.3f ms (top of the plot %.3f ms)", st.name().c_str(), st.last(), top);
+  // The size in pixels: ImGui 1.86's plots do not take -1 as "the rest of the width" (they drew a
+  // -1 pixel wide sliver). A real height in the panel's units, so it scales with the font.
+  const ImVec2 size(std::max(40.f, ImGui::GetContentRegionAvail().x), ImGui::GetTextLineHeightWithSpacing() * 6);
+  ImGui::PlotLines("##plot", h.data(), int(h.size()), 0, overlay, 0.f, top, size);
+  s.plotRect[0] = ImGui::GetItemRectMin().x;
+  s.plotRect[1] = ImGui::GetItemRectMin().y;
+  s.plotRect[2] = ImGui::GetItemRectSize().x;
+  s.plotRect[3] = ImGui::GetItemRectSize().y;
+  ImGui::TextWrapped("display: %s", f.presentPath.c_str());
+  ImGui::TextWrapped("memory: %s", f.memoryMode.c_str());
 }
 
 }  // namespace
 
-void Panel::draw(Viewer& v, float width) {
+void Panel::draw(PanelModel& m, float width) {
   State& s = *s_;
+  const PanelFacts& f = m.facts();
   if (!s.started) {
     s.started = true;
-    s.loop = v.config().loop;
+    s.loop = f.loop;
   }
   const ImGuiIO& io = ImGui::GetIO();
-  if (v.panelShown()) {
+  if (f.panelShown) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width, 0));
     ImGui::SetNextWindowSize(ImVec2(width, io.DisplaySize.y));
     ImGui::Begin("convlive", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
-    const std::string err = v.pipeline().lastError();
-    if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", err.c_str());
-    if (!v.status().empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", v.status().c_str());
-    if (ImGui::CollapsingHeader("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(v, s);
-    if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(v, s);
-    if (ImGui::CollapsingHeader("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(v);
-    if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) timingsSection(v, s);
+    // Both wrap at the panel's edge: a path or a GStreamer message is often wider than the panel.
+    if (!f.sourceError.empty()) wrappedColoured(ImVec4(1, 0.45f, 0.4f, 1), f.sourceError);
+    if (!f.status.empty()) wrappedColoured(ImVec4(1, 0.8f, 0.3f, f.statusOpacity), f.status);
+    if (ImGui::CollapsingHeader("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(m, s);
+    if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(m, s);
+    if (ImGui::CollapsingHeader("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(m);
+    if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) timingsSection(m, s);
     if (ImGui::CollapsingHeader("View and keys")) {
-      int mode = int(v.view().mode());
+      int mode = int(f.fitMode);
       const char* modes[] = {"fit", "fill", "1:1"};
-      if (ImGui::Combo("view", &mode, modes, 3)) v.view().setMode(FitMode(mode));
-      bool split = v.view().split();
-      if (ImGui::Checkbox("split view (original | filtered)", &split)) v.view().setSplit(split);
-      for (const KeyHelp& k : kKeys) ImGui::BulletText("%s: %s", k.keys, k.what);
+      if (ImGui::Combo("view", &mode, modes, 3)) m.setView(FitMode(mode), f.split);
+      bool split = f.split;
+      if (ImGui::Checkbox("split view (original | filtered)", &split)) m.setView(f.fitMode, split);
+      for (const KeyHelp& k : keyHelp()) ImGui::BulletText("%s: %s", k.keys, k.what);
     }
     ImGui::End();
   }
-  if (v.helpShown()) {
+  if (f.helpShown) {
     bool open = true;
     ImGui::SetNextWindowPos(ImVec2(20, 20), ImGuiCond_FirstUseEver);
     ImGui::Begin("Keys", &open, ImGuiWindowFlags_AlwaysAutoResize);
-    for (const KeyHelp& k : kKeys) ImGui::Text("%-14s %s", k.keys, k.what);
+    for (const KeyHelp& k : keyHelp()) ImGui::Text("%-14s %s", k.keys, k.what);
     ImGui::End();
-    if (!open) v.setHelpShown(false);
+    if (!open) m.setHelpShown(false);
   }
 }
 

@@ -10,16 +10,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <thread>
+#include <sstream>
 
-#include "convlive/resources.hpp"
+#include "copy_bandwidth.hpp"
 #include "gl/frame_texture.hpp"
-#include "gl/resources.hpp"
-#include "image_io.hpp"
+#include "gl/present_stream.hpp"
+#include "gpu_timer.hpp"
 #include "panel.hpp"
 #include "renderer.hpp"
 #include "run_report.hpp"
@@ -45,6 +44,7 @@ class ImGuiSession {
       ImGui::DestroyContext();
       throw GlError("ImGui's GLFW backend did not start");
     }
+    if (!window_) mapKeysLikeGlfw(io);
     if (!ImGui_ImplOpenGL3_Init("#version 330")) {
       if (window_) ImGui_ImplGlfw_Shutdown();
       ImGui::DestroyContext();
@@ -60,10 +60,28 @@ class ImGuiSession {
   ImGuiSession& operator=(const ImGuiSession&) = delete;
 
  private:
+  // Without a window (EGL) keys come only from InjectedInput, in GLFW's codes, as in a window:
+  // ImGui's own keys (Enter in a text box, Tab, arrows) are mapped as the GLFW backend maps them.
+  static void mapKeysLikeGlfw(ImGuiIO& io) {
+    const std::pair<ImGuiKey, int> keys[] = {
+        {ImGuiKey_Tab, GLFW_KEY_TAB},
+        {ImGuiKey_LeftArrow, GLFW_KEY_LEFT},
+        {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
+        {ImGuiKey_UpArrow, GLFW_KEY_UP},
+        {ImGuiKey_DownArrow, GLFW_KEY_DOWN},
+        {ImGuiKey_Home, GLFW_KEY_HOME},
+        {ImGuiKey_End, GLFW_KEY_END},
+        {ImGuiKey_Delete, GLFW_KEY_DELETE},
+        {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
+        {ImGuiKey_Space, GLFW_KEY_SPACE},
+        {ImGuiKey_Enter, GLFW_KEY_ENTER},
+        {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
+        {ImGuiKey_KeyPadEnter, GLFW_KEY_KP_ENTER},
+    };
+    for (const auto& [imgui, glfw] : keys) io.KeyMap[imgui] = glfw;
+  }
   GLFWwindow* window_;
 };
-
-constexpr int kQueries = 4;
 
 // Framebuffer pixels per ImGui unit (1 before the backend has said).
 float framebufferScale(float s) { return s > 0 ? s : 1; }
@@ -71,17 +89,14 @@ float framebufferScale(float s) { return s > 0 ? s : 1; }
 }  // namespace
 
 struct Viewer::Gl {
-  explicit Gl(GLFWwindow* window) : imgui(window) {
-    for (auto& q : queries) q = makeQuery();
-  }
+  explicit Gl(GLFWwindow* window) : imgui(window) {}
+  ~Gl() { present.synchronize(); }  // copies into the textures finish before they go
   ImGuiSession imgui;
   Renderer renderer;
   FrameTexture filtered, original;
+  PresentStream present;  // after the textures: destroyed (and synchronized) first
+  GpuTimer drawTimer;
   Panel panel;
-  GlQuery queries[kQueries];
-  bool pending[kQueries] = {};
-  std::uint64_t passes = 0;
-  bool newFrame = false;
 };
 
 const char* viewerStageName(ViewerStage s) {
@@ -102,96 +117,135 @@ const char* viewerStageName(ViewerStage s) {
   return "?";
 }
 
-Viewer::Viewer(GlContext& context, const PipelineConfig& config, const FilterSpec& filter,
-               const ViewerOptions& options)
-    : context_(context), config_(config), options_(options) {
+Viewer::Viewer(GlContext& context, const PipelineConfig& config, const FilterSpec& filter, const ViewerOptions& options)
+    : context_(context), config_(config), options_(options), screenshots_(options.screenshotDir) {
   for (int i = 0; i < int(ViewerStage::Count); ++i) stats_[i] = StageStats(viewerStageName(ViewerStage(i)));
   gl_ = std::make_unique<Gl>(context_.window());
   config_.params = filter.params();
   config_.variant = filter.variant;
-  pipeline_ = std::make_unique<Pipeline>(config_, static_cast<FrameSink&>(*this));
-  filter_ = std::make_unique<FilterController>(*pipeline_, filter);
-  if (deviceInfo().available) copyGBs_ = measureCopyBandwidthGBs();
+  worker_ = std::make_unique<PipelineWorker>(config_, mailbox_, options_.keepSourceFrames);
+  filter_ = std::make_unique<FilterController>(worker_->pipeline(), filter);
+  copyGBs_ = deviceCopyBandwidthGBs();
   started_ = lastSwap_ = Clock::now();
+  worker_->start();
 }
 
 Viewer::~Viewer() {
-  try {
-    if (pipeline_) pipeline_->drain();  // copies into the textures finish before they go
-  } catch (...) {
-  }
+  // The worker first: it may be waiting for this thread to present a device frame (stop() closes
+  // the mailbox, which lets it go) and its pipeline's frames may still be copying.
+  if (worker_) worker_->stop();
+  gl_.reset();
   filter_.reset();
-  pipeline_.reset();
+  worker_.reset();
 }
 
 std::string Viewer::presentPath() const {
   const FrameTexture& t = gl_->filtered;
   if (t.empty()) return "no frame yet";
-  if (t.interop()) return "CUDA-GL interop (map, copy on the frame's stream, unmap)";
+  if (t.interop()) return "CUDA-GL interop (map, copy on the present stream in frame order, unmap)";
   if (!t.interopNote().empty()) return t.interopNote();
   return "host frames (cpu variant) uploaded with glTexSubImage2D";
 }
 
-void Viewer::present(const OutputFrame& f) {
-  const auto t0 = Clock::now();
-  if (f.onDevice) {
-    gl_->filtered.writeFromDevice(f.filtered, f.stream);
-    if (view_.split()) gl_->original.writeFromDevice(f.source, f.stream);
-  } else {
-    gl_->filtered.writeFromHost(f.filtered);
-    if (view_.split()) gl_->original.writeFromHost(f.source);
-  }
-  stats_[int(ViewerStage::Present)].add(msSince(t0));
-  gl_->newFrame = true;
-  if (options_.keepSourceFrames) {
-    const ConstImageView s = f.sourceHost;
-    shownSource_ = HostImage(s.width, s.height);
-    for (int y = 0; y < s.height; ++y)
-      std::copy_n(s.row(y), std::size_t(s.width) * 4, shownSource_.pixels().data() + shownSource_.pitch() * y);
-    shownParams_ = pipeline_->filterParams();
-    shownVariant_ = pipeline_->variantName();
-  }
+void Viewer::keepFacts(FrameFacts& facts) {
+  if (options_.keepSourceFrames) shownSource_ = std::move(facts.sourceHost);
+  shownParams_ = std::move(facts.params);
+  shownVariant_ = std::move(facts.variant);
 }
 
-HostImage Viewer::readFilteredTexture() const { return gl_->filtered.read(); }
+void Viewer::presentHost(HostFrame& f) {
+  gl_->filtered.writeFromHost(f.filtered.view());
+  if (view_.split() && !f.source.pixels().empty()) gl_->original.writeFromHost(f.source.view());
+  keepFacts(f.facts);
+}
+
+void Viewer::presentDevice(const DeviceFrame& d) {
+  const OutputFrame& f = *d.frame;
+  PresentStream::Write writes[] = {{&gl_->filtered, f.filtered}, {&gl_->original, f.source}};
+  gl_->present.present(std::span(writes, view_.split() ? 2 : 1), f.stream);
+  FrameFacts facts = d.facts;
+  keepFacts(facts);
+}
+
+// The finished frames: a device frame the worker is waiting on, and the newest host frame.
+bool Viewer::takeFrames() {
+  mailbox_.waitForFrame(std::chrono::milliseconds(context_.headless() ? 20 : 2));
+  const auto t0 = Clock::now();
+  bool shown = false;
+  try {
+    shown = mailbox_.serveDevice([&](const DeviceFrame& d) { presentDevice(d); });
+    if (std::optional<HostFrame> h = mailbox_.takeHost()) {
+      presentHost(*h);
+      shown = true;
+    }
+  } catch (const std::exception& e) {
+    status_.set(e.what());
+  }
+  if (shown) stats_[int(ViewerStage::Present)].add(msSince(t0));
+  return shown;
+}
+
+HostImage Viewer::readFilteredTexture() const {
+  gl_->present.synchronize();
+  return gl_->filtered.read();
+}
+
+Rect Viewer::timingPlotRect() const {
+  const PanelRect r = gl_->panel.plotRect();
+  const ImGuiIO& io = ImGui::GetIO();
+  const double sx = framebufferScale(io.DisplayFramebufferScale.x), sy = framebufferScale(io.DisplayFramebufferScale.y);
+  return Rect{r.x * sx, r.y * sy, r.w * sx, r.h * sy};
+}
+
+double Viewer::positionSeconds() const {
+  const double duration = facts_.source.durationSeconds;
+  const double pos = std::max(0.0, facts_.positionSeconds);
+  return duration > 0 ? std::min(pos, duration) : pos;
+}
+
+void Viewer::setView(FitMode mode, bool split) {
+  if (mode != view_.mode()) view_.setMode(mode);
+  view_.setSplit(split);
+}
 
 void Viewer::apply(Action a) {
+  Pipeline& p = pipeline();
   switch (a) {
     case Action::TogglePause:
-      pipeline_->setPaused(!pipeline_->paused());
+      p.setPaused(!p.paused());
       break;
     case Action::SeekBack:
     case Action::SeekForward: {
-      if (!pipeline_->sourceInfo().seekable) {
-        status_ = "this source cannot seek (a live source or a test pattern)";
+      if (!p.sourceInfo().seekable) {
+        status_.set("this source cannot seek (a live source or a test pattern)");
         break;
       }
-      double to = std::max(0.0, pipeline_->positionSeconds() + (a == Action::SeekBack ? -5 : 5));
-      const double duration = pipeline_->sourceInfo().durationSeconds;
+      double to = std::max(0.0, p.positionSeconds() + (a == Action::SeekBack ? -5 : 5));
+      const double duration = p.sourceInfo().durationSeconds;
       if (duration > 0) to = std::min(to, std::max(0.0, duration - 0.1));
-      pipeline_->seek(to);
+      p.seek(to);
       break;
     }
     case Action::RadiusUp:
-      status_ = filter_->changeRadius(1);
+      status_.set(filter_->changeRadius(1));
       break;
     case Action::RadiusDown:
-      status_ = filter_->changeRadius(-1);
+      status_.set(filter_->changeRadius(-1));
       break;
     case Action::NextVariant:
-      status_ = filter_->cycleVariant(1);
+      status_.set(filter_->cycleVariant(1));
       break;
     case Action::PreviousVariant:
-      status_ = filter_->cycleVariant(-1);
+      status_.set(filter_->cycleVariant(-1));
       break;
     case Action::NextMask:
-      status_ = filter_->cycleMask(1);
+      status_.set(filter_->cycleMask(1));
       break;
     case Action::PreviousMask:
-      status_ = filter_->cycleMask(-1);
+      status_.set(filter_->cycleMask(-1));
       break;
     case Action::NextTile:
-      status_ = filter_->cycleTile(1);
+      status_.set(filter_->cycleTile(1));
       break;
     case Action::ToggleSplit:
       view_.setSplit(!view_.split());
@@ -202,7 +256,8 @@ void Viewer::apply(Action a) {
                                                     : FitMode::Fit);
       break;
     case Action::ToggleFullscreen:
-      if (!context_.setFullscreen(!context_.fullscreen())) status_ = "fullscreen needs a window (this one is headless)";
+      if (!context_.setFullscreen(!context_.fullscreen()))
+        status_.set("fullscreen needs a window (this one is headless)");
       break;
     case Action::TogglePanel:
       showPanel_ = !showPanel_;
@@ -212,7 +267,11 @@ void Viewer::apply(Action a) {
       break;
     case Action::Screenshot:
       screenshotKey_ = true;
-      captureRequested_ = true;
+      capture_.request();
+      break;
+    case Action::OpenPath:
+      showPanel_ = true;
+      focusPath_ = true;
       break;
     case Action::Quit:
       quit_ = true;
@@ -220,36 +279,8 @@ void Viewer::apply(Action a) {
   }
 }
 
-void Viewer::handleInput() {
+void Viewer::handleMouse() {
   ImGuiIO& io = ImGui::GetIO();
-  if (!io.WantCaptureKeyboard) {
-    struct Binding {
-      int key;
-      Action action, shifted;
-    };
-    static constexpr Binding bindings[] = {
-        {GLFW_KEY_SPACE, Action::TogglePause, Action::TogglePause},
-        {GLFW_KEY_LEFT, Action::SeekBack, Action::SeekBack},
-        {GLFW_KEY_RIGHT, Action::SeekForward, Action::SeekForward},
-        {GLFW_KEY_UP, Action::RadiusUp, Action::RadiusUp},
-        {GLFW_KEY_DOWN, Action::RadiusDown, Action::RadiusDown},
-        {GLFW_KEY_V, Action::NextVariant, Action::PreviousVariant},
-        {GLFW_KEY_M, Action::NextMask, Action::PreviousMask},
-        {GLFW_KEY_T, Action::NextTile, Action::NextTile},
-        {GLFW_KEY_C, Action::ToggleSplit, Action::ToggleSplit},
-        {GLFW_KEY_Z, Action::CycleFit, Action::CycleFit},
-        {GLFW_KEY_S, Action::Screenshot, Action::Screenshot},
-        {GLFW_KEY_F, Action::ToggleFullscreen, Action::ToggleFullscreen},
-        {GLFW_KEY_TAB, Action::TogglePanel, Action::TogglePanel},
-        {GLFW_KEY_H, Action::ToggleHelp, Action::ToggleHelp},
-        {GLFW_KEY_Q, Action::Quit, Action::Quit},
-        {GLFW_KEY_ESCAPE, Action::Quit, Action::Quit},
-    };
-    for (const Binding& b : bindings) {
-      const bool repeat = b.key == GLFW_KEY_UP || b.key == GLFW_KEY_DOWN;
-      if (ImGui::IsKeyPressed(b.key, repeat)) apply(io.KeyShift ? b.shifted : b.action);
-    }
-  }
   // Mouse, in framebuffer pixels (they differ from ImGui's units on high-DPI screens).
   const float sx = framebufferScale(io.DisplayFramebufferScale.x), sy = framebufferScale(io.DisplayFramebufferScale.y);
   const double mx = io.MousePos.x * sx, my = io.MousePos.y * sy;
@@ -275,30 +306,47 @@ void Viewer::layout(int fbW, int fbH) {
   frameRect_ = t.empty() ? Rect{} : view_.frameRect(area_, t.width(), t.height());
 }
 
+void Viewer::gatherFacts() {
+  Pipeline& p = pipeline();
+  PanelFacts& f = facts_;
+  f.source = p.sourceInfo();
+  f.timings = p.timings();
+  f.viewerStages.assign(std::begin(stats_), std::end(stats_));
+  f.paused = p.paused();
+  f.ended = ended_;
+  f.loop = config_.loop;
+  // The stream time: never past the duration, and the duration itself once the stream has ended
+  // (the last frame's time is one frame short of it).
+  f.positionSeconds = p.positionSeconds();
+  if (ended_ && f.source.durationSeconds > 0) f.positionSeconds = f.source.durationSeconds;
+  f.positionSeconds = std::max(0.0, f.positionSeconds);
+  if (f.source.durationSeconds > 0) f.positionSeconds = std::min(f.positionSeconds, f.source.durationSeconds);
+  f.sourceError = p.lastError();
+  const auto now = Clock::now();
+  f.status = status_.text(now);
+  f.statusOpacity = status_.opacity(now);
+  f.presentPath = presentPath();
+  f.memoryMode = p.memoryMode();
+  f.copyGBs = copyGBs_;
+  f.pace = worker_->pace();
+  f.fitMode = view_.mode();
+  f.split = view_.split();
+  f.panelShown = showPanel_;
+  f.helpShown = showHelp_;
+  f.focusPath = std::exchange(focusPath_, false);
+}
+
 bool Viewer::frame() {
   context_.pollEvents();
   if (context_.shouldClose()) quit_ = true;
-  // The newest frames: take what has arrived (each is written into the texture as it is filtered).
-  gl_->newFrame = false;
-  try {
-    // Frames queued behind the newest are filtered and written too (the GPU path costs little a
-    // frame), so the newest is the one drawn; a slow filter (the cpu variant) takes one a pass.
-    const auto firstWait = std::chrono::milliseconds(context_.headless() ? 20 : 2);
-    const auto stepsStart = Clock::now();
-    for (int i = 0; i < 8 && (i == 0 || msSince(stepsStart) < 8); ++i) {
-      const StepResult r = pipeline_->step(i == 0 ? firstWait : std::chrono::milliseconds(0));
-      if (r == StepResult::EndOfStream) ended_ = true;
-      if (r == StepResult::Frame) ended_ = false;
-      if (r != StepResult::Frame) break;
-    }
-  } catch (const std::exception& e) {
-    status_ = e.what();
-  }
-  if (gl_->newFrame) ++framesShown_;
+  worker_->setWantSource(view_.split());
+  if (takeFrames()) ++framesShown_;
+  if (const std::string e = worker_->takeError(); !e.empty()) status_.set(e);
+  ended_ = worker_->ended();
   const double elapsed = std::chrono::duration<double>(Clock::now() - started_).count();
   const bool last = quit_ || (options_.frames > 0 && framesShown_ >= std::uint64_t(options_.frames)) ||
                     (options_.seconds > 0 && elapsed >= options_.seconds) || (ended_ && options_.quitAtEnd);
-  if (last && !options_.screenshot.empty()) captureRequested_ = true;
+  if (last && !options_.screenshot.empty()) capture_.request();
 
   int fbW = 0, fbH = 0;
   context_.framebufferSize(fbW, fbH);
@@ -312,28 +360,20 @@ bool Viewer::frame() {
     io.DisplayFramebufferScale = ImVec2(1, 1);
     io.DeltaTime = std::max(1e-4f, float(std::chrono::duration<double>(Clock::now() - lastSwap_).count()));
   }
+  input_.feed();
   ImGui::NewFrame();
-  handleInput();
+  dispatchKeys([this](Action a) { apply(a); });
+  handleMouse();
   layout(fbW, fbH);
+  gatherFacts();
   if (showPanel_ || showHelp_) gl_->panel.draw(*this, float(options_.panelWidth));
   ImGui::Render();
   stats_[int(ViewerStage::Panel)].add(msSince(panelStart));
 
   // Draw, timed on the GPU with a query read a few passes later.
   const auto drawStart = Clock::now();
-  const int q = int(gl_->passes++ % kQueries);
-  if (gl_->pending[q]) {
-    GLint available = 0;
-    glGetQueryObjectiv(gl_->queries[q].get(), GL_QUERY_RESULT_AVAILABLE, &available);
-    if (available) {
-      GLuint64 ns = 0;
-      glGetQueryObjectui64v(gl_->queries[q].get(), GL_QUERY_RESULT, &ns);
-      // Mesa's llvmpipe answers its first elapsed-time query with a timestamp (seen: 4e12 ns): a
-      // draw never takes a second, so such a result is dropped rather than plotted.
-      if (ns < 1'000'000'000ull) stats_[int(ViewerStage::DrawGpu)].add(double(ns) / 1e6);
-    }
-  }
-  glBeginQuery(GL_TIME_ELAPSED, gl_->queries[q].get());
+  gl_->drawTimer.begin();
+  if (const auto ms = gl_->drawTimer.result()) stats_[int(ViewerStage::DrawGpu)].add(*ms);
   glDisable(GL_SCISSOR_TEST);
   glViewport(0, 0, fbW, fbH);
   glClearColor(0.06f, 0.06f, 0.07f, 1.f);
@@ -345,32 +385,15 @@ bool Viewer::frame() {
     gl_->renderer.draw(fbW, fbH, area_, frameRect_, t, split ? &gl_->original : nullptr,
                        split ? view_.dividerX(area_) : -1);
   } catch (const std::exception& e) {
-    status_ = e.what();
+    status_.set(e.what());
   }
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  glEndQuery(GL_TIME_ELAPSED);
-  gl_->pending[q] = true;
+  gl_->drawTimer.end();
   stats_[int(ViewerStage::Draw)].add(msSince(drawStart));
 
-  if (captureRequested_) {
-    captureRequested_ = false;
-    HostImage shot(fbW, fbH);
-    std::vector<std::uint8_t> rows(std::size_t(fbW) * fbH * 4);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glReadPixels(0, 0, fbW, fbH, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
-    for (int y = 0; y < fbH; ++y)  // GL's rows start at the bottom
-      std::copy_n(rows.data() + std::size_t(fbH - 1 - y) * fbW * 4, std::size_t(fbW) * 4,
-                  shot.pixels().data() + shot.pitch() * y);
-    for (std::size_t i = 3; i < shot.pixels().size(); i += 4) shot.pixels()[i] = 255;
-    captured_ = std::move(shot);
-    if (screenshotKey_) {
-      screenshotKey_ = false;
-      char stamp[32];
-      const std::time_t now = std::time(nullptr);
-      std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-      status_ = writeScreenshot(
-          options_.screenshotDir + "/convlive-" + stamp + "-" + std::to_string(++screenshots_) + ".png", captured_);
-    }
+  if (capture_.captureIfRequested(fbW, fbH) && screenshotKey_) {
+    screenshotKey_ = false;
+    status_.set(screenshots_.writeNext(capture_.image()));
   }
   context_.swapBuffers();
   const auto now = Clock::now();
@@ -380,20 +403,24 @@ bool Viewer::frame() {
   return !quit_;
 }
 
-std::string Viewer::writeScreenshot(const std::string& path, const HostImage& image) {
-  try {
-    writePng(path, image);
-    return "screenshot written to " + path;
-  } catch (const std::exception& e) {
-    return std::string("screenshot not written: ") + e.what();
-  }
-}
-
 std::string Viewer::viewerJson() const {
   using nlohmann::json;
   return json{{"context", context_.description()}, {"present_path", presentPath()}, {"frames_shown", framesShown_},
               {"copy_bandwidth_gbs", copyGBs_},    {"split", view_.split()},        {"stages", stagesJson(stats_)}}
       .dump();
+}
+
+void Viewer::writeSummary(std::ostream& log, double wall) const {
+  // printSummary ends with the pipeline's stage rows and then its notes; the viewer's rows belong
+  // to the same table, so the notes are held back and printed after them.
+  std::ostringstream pipelinePart;
+  printSummary(pipelinePart, worker_->pipeline(), config_, wall);
+  std::istringstream lines(pipelinePart.str());
+  std::string line, notes;
+  for (std::string l; std::getline(lines, l);) (l.rfind("note: ", 0) == 0 ? notes : line) += l + "\n";
+  log << line;
+  printStageRows(log, stats_);
+  log << notes;
 }
 
 int Viewer::run(std::ostream& log, std::ostream& err) {
@@ -406,26 +433,25 @@ int Viewer::run(std::ostream& log, std::ostream& err) {
       break;
     }
   }
-  pipeline_->drain();
+  worker_->stop();  // drains the pipeline: its figures are final
   const double wall = std::chrono::duration<double>(Clock::now() - started_).count();
   log << "frames shown: " << framesShown_ << " in " << std::fixed << std::setprecision(2) << wall << " s; "
       << presentPath() << "\n";
-  printSummary(log, *pipeline_, config_, wall);
-  printStageRows(log, stats_);
+  writeSummary(log, wall);
   int code = kOk;
   if (!options_.screenshot.empty()) {
     if (hasCapture()) {
-      const std::string m = writeScreenshot(options_.screenshot, captured_);
-      (m.rfind("screenshot written", 0) == 0 ? log : err) << m << "\n";
-      if (m.rfind("screenshot written", 0) != 0) code = kFailed;
+      const std::string m = ScreenshotWriter::write(options_.screenshot, capture_.image());
+      (ScreenshotWriter::written(m) ? log : err) << m << "\n";
+      if (!ScreenshotWriter::written(m)) code = kFailed;
     } else {
       err << "convlive: no screenshot: the viewer closed before drawing a frame\n";
       code = kFailed;
     }
   }
   if (!options_.report.empty()) {
-    writeReport(options_.report, *pipeline_, config_, wall, ended_ ? "end of stream" : "closed", "viewer", "viewer",
-                viewerJson());
+    writeReport(options_.report, worker_->pipeline(), config_, wall, ended_ ? "end of stream" : "closed", "viewer",
+                "viewer", viewerJson());
     log << "report: " << options_.report << "\n";
   }
   return code;

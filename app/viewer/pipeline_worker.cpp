@@ -1,0 +1,107 @@
+#include "pipeline_worker.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace convlive {
+namespace {
+
+HostImage copyOf(ConstImageView v) {
+  HostImage out(v.width, v.height);
+  for (int y = 0; y < v.height; ++y)
+    std::copy_n(v.row(y), std::size_t(v.width) * 4, out.pixels().data() + out.pitch() * y);
+  return out;
+}
+
+}  // namespace
+
+PipelineWorker::PipelineWorker(const PipelineConfig& config, FrameMailbox& mailbox, bool keepSourceFrames)
+    : mailbox_(mailbox), keepSourceFrames_(keepSourceFrames) {
+  pipeline_ = std::make_unique<Pipeline>(config, static_cast<FrameSink&>(*this));
+  lastOut_ = Clock::now().time_since_epoch().count();
+}
+
+PipelineWorker::~PipelineWorker() {
+  stop();
+  pipeline_.reset();
+}
+
+void PipelineWorker::start() {
+  if (thread_.joinable()) return;
+  stop_ = false;
+  lastOut_ = Clock::now().time_since_epoch().count();
+  thread_ = std::thread([this] { loop(); });
+}
+
+void PipelineWorker::stop() {
+  stop_ = true;
+  mailbox_.close();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PipelineWorker::loop() {
+  while (!stop_) {
+    StepResult r = StepResult::Error;
+    try {
+      r = pipeline_->step(std::chrono::milliseconds(20));
+    } catch (const std::exception& e) {
+      std::lock_guard lock(errorMutex_);
+      error_ = e.what();
+    }
+    if (r == StepResult::Frame) ended_ = failed_ = false;
+    if (r == StepResult::EndOfStream) ended_ = true;
+    if (r == StepResult::Error) failed_ = true;
+    // Nothing to pull until a control (seek, loop, a new source) changes that: do not spin.
+    if (r == StepResult::EndOfStream || r == StepResult::Error)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  try {
+    pipeline_->drain();
+  } catch (const std::exception& e) {
+    std::lock_guard lock(errorMutex_);
+    error_ = e.what();
+  }
+}
+
+void PipelineWorker::present(const OutputFrame& f) {
+  FrameFacts facts;
+  facts.params = pipeline_->filterParams();
+  facts.variant = pipeline_->variantName();
+  facts.ptsNs = f.ptsNs;
+  facts.positionSeconds = pipeline_->positionSeconds();
+  if (keepSourceFrames_) facts.sourceHost = copyOf(f.sourceHost);
+  if (f.onDevice) {
+    DeviceFrame d{&f, std::move(facts)};
+    if (!mailbox_.postDevice(d)) return;  // closing: not shown
+  } else {
+    HostFrame h;
+    h.filtered = copyOf(f.filtered);
+    if (wantSource_) h.source = copyOf(f.source);
+    h.facts = std::move(facts);
+    mailbox_.postHost(std::move(h));
+  }
+  ++framesOut_;
+  lastOut_ = Clock::now().time_since_epoch().count();
+}
+
+std::string PipelineWorker::takeError() {
+  std::lock_guard lock(errorMutex_);
+  return std::exchange(error_, std::string());
+}
+
+FilterPace PipelineWorker::pace() const {
+  FilterPace p;
+  const Clock::time_point last{Clock::duration(lastOut_.load())};
+  p.waitingMs = std::chrono::duration<double, std::milli>(Clock::now() - last).count();
+  const Timings t = pipeline_->timings();
+  p.lastFilterMs = t.stages.empty() ? 0 : t[Stage::Filter].last();
+  const SourceInfo si = pipeline_->sourceInfo();
+  // Behind: no frame for several of the source's frame times (and a quarter second at least, so
+  // that scheduling hiccups do not count), or the last frame took longer than one frame time.
+  const double frameMs = si.fps > 0 ? 1000 / si.fps : 33.3;
+  const bool playing = !pipeline_->paused() && !ended_ && !failed_;
+  p.behind = playing && (p.waitingMs > std::max(250.0, 3 * frameMs) || p.lastFilterMs > 1.5 * frameMs);
+  return p;
+}
+
+}  // namespace convlive
