@@ -133,8 +133,8 @@ std::string FilterController::changeRadius(int delta) {
   FilterSpec next = applied_;
   next.radius = std::clamp(applied_.radius + delta, 1, Mask::kMaxRadius);
   if (next.radius == applied_.radius) {
-    message_ = "radius " + std::to_string(applied_.radius) + " is the " + (delta > 0 ? "largest" : "smallest") +
-               " there is";
+    message_ =
+        "radius " + std::to_string(applied_.radius) + " is the " + (delta > 0 ? "largest" : "smallest") + " there is";
     return message_;
   }
   if (next.mask == "pitch") {  // the pitch sets that mask's radius
