@@ -229,6 +229,24 @@ TEST_P(ViewerOn, LongMessagesWrapAtThePanelEdge) {
   EXPECT_GT(rows, 3 * 13) << "the status line was not wrapped (" << rows << " rows of amber)";
 }
 
+// A source opened in the background: the panel says what is opening and for how long, while the
+// old source plays on (its frames keep arriving).
+TEST_P(ViewerOn, TheSourceBeingOpenedIsShownWhileTheOldOnePlays) {
+  auto v = makeViewer(*context, gaussian(1, Border::Clamp));
+  showFrames(*v, 1);
+  const SourceSpec stuck = SourceSpec::launch("videotestsrc ! valve drop=true ! videoconvert ! appsink");
+  v->pipeline().switchSource(stuck);  // what the panel's Open buttons do
+  for (int i = 0; i < 50 && v->pipeline().pendingSource().what.empty(); ++i) v->frame();
+  EXPECT_EQ(v->pipeline().pendingSource().what, stuck.describe());
+  showFrames(*v, 2);  // the old source still delivers
+  v->captureNextFrame();
+  v->frame();
+  ASSERT_TRUE(v->hasCapture());
+  ASSERT_FALSE(v->pipeline().pendingSource().what.empty()) << "the stuck source stopped being opened";
+  // The light blue "opening ..." line (153, 204, 255).
+  EXPECT_GT(rowsWithColour(v->capture(), v->videoArea().w, 153, 204, 255), 5) << "no 'opening' line drawn";
+}
+
 TEST(StatusLine, ShowsThenFadesThenExpires) {
   StatusLine s;
   const auto t0 = std::chrono::steady_clock::now();

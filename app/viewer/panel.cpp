@@ -409,6 +409,11 @@ void Panel::draw(PanelModel& m, float width) {
     // Both wrap at the panel's edge: a path or a GStreamer message is often wider than the panel.
     if (!f.sourceError.empty()) wrappedColoured(ImVec4(1, 0.45f, 0.4f, 1), f.sourceError);
     if (!f.status.empty()) wrappedColoured(ImVec4(1, 0.8f, 0.3f, f.statusOpacity), f.status);
+    if (!f.opening.what.empty()) {  // the current source plays on until the new one delivers
+      char line[64];
+      std::snprintf(line, sizeof line, " (%.1f s)", f.opening.secondsWaiting);
+      wrappedColoured(ImVec4(0.6f, 0.8f, 1, 1), "opening " + f.opening.what + line);
+    }
     if (ImGui::CollapsingHeader("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(m, s);
     if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(m, s);
     if (ImGui::CollapsingHeader("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(m);

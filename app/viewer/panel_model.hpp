@@ -23,6 +23,7 @@ struct PanelFacts {
   bool paused = false, ended = false, loop = false;
   double positionSeconds = 0;  // within [0, duration]; the duration itself at the end of the stream
   std::string sourceError;     // the pipeline's error: shown for as long as it holds
+  PendingSource opening;       // a source being opened in the background (what empty: none)
   std::string status;          // the status line (an action's outcome), "" once it has faded out
   float statusOpacity = 0;     // 1, then fading to 0 before it goes
   std::string presentPath, memoryMode;

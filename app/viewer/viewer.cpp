@@ -322,6 +322,7 @@ void Viewer::gatherFacts() {
   f.positionSeconds = std::max(0.0, f.positionSeconds);
   if (f.source.durationSeconds > 0) f.positionSeconds = std::min(f.positionSeconds, f.source.durationSeconds);
   f.sourceError = p.lastError();
+  f.opening = p.pendingSource();
   const auto now = Clock::now();
   f.status = status_.text(now);
   f.statusOpacity = status_.opacity(now);
