@@ -371,7 +371,7 @@ std::vector<Variant> makeTable() {
        "shuffles, the column window in registers; no block barrier",
        true,
        kernels::kStreamMaxRadius,
-       {{32, 16}, {32, 8}, {32, 32}},
+       {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
        "warp (32 lanes) x output rows it walks",
        streamWhyNot,
        runStream},
