@@ -71,7 +71,11 @@ const Variant* FilterController::running() const { return findVariant(pipeline_.
 
 Tile FilterController::runningTile() const {
   const Variant* v = running();
-  return v ? v->tileFor(pipeline_.filterParams()) : Tile{};  // auto may have picked a measured tile
+  if (!v) return {};
+  // A tile the pipeline has taken for this variant: it applies from the next frame (the pipeline
+  // runs on its own thread, so its params may still be the last frame's).
+  if (!(applied_.tile == Tile{}) && applied_.variant == v->name) return applied_.tile;
+  return v->tileFor(pipeline_.filterParams());  // auto may have picked a measured tile
 }
 
 std::string FilterController::cycleVariant(int dir) {
