@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "convlive/atomic_file.hpp"
 #include "convlive/check.hpp"
 #include "convlive/precision.hpp"
 #include "convlive/resources.hpp"
@@ -169,22 +170,7 @@ bool Tuner::save() {
                        {"runner_up_ms", t.runnerUpMs}});
   }
   const json doc{{"version", kVersion}, {"gpu", gpu_}, {"entries", entries}};
-  std::error_code ec;
-  const fs::path target(path_);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << doc.dump(1) << "\n";
-    if (!out.flush()) {
-      fs::remove(tmp, ec);
-      why_ = "cannot write the tuning cache " + path_ + ": kept in memory only";
-      return false;
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
+  if (!writeFileAtomically(path_, doc.dump(1) + "\n")) {
     why_ = "cannot write the tuning cache " + path_ + ": kept in memory only";
     return false;
   }

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "convlive/reference.hpp"
 #include "gl/context.hpp"
@@ -31,7 +33,16 @@ inline std::unique_ptr<GlContext> makeContext(ContextKind kind, std::string& ski
       skip = "no display (DISPLAY is not set): the window tests need one; ./run.sh test runs them under xvfb-run";
       return nullptr;
     }
-    return makeWindowContext(o);
+    // Xvfb under a parallel ctest now and then refuses a connection for a moment ("Failed to open
+    // display"): try again a few times before calling it a failure.
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return makeWindowContext(o);
+      } catch (const GlError&) {
+        if (attempt == 4) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
+      }
+    }
   }
   return makeHeadlessContext(o);
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "convlive/atomic_file.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
 
@@ -32,20 +33,7 @@ json readCache(const std::string& path) {
 }
 
 void writeCache(const std::string& path, const json& doc) {
-  std::error_code ec;
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << doc.dump(1) << "\n";
-    if (!out.flush()) {
-      fs::remove(tmp, ec);
-      return;  // kept for this run only
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) fs::remove(tmp, ec);
+  writeFileAtomically(path, doc.dump(1) + "\n");  // when it fails: kept for this run only
 }
 
 }  // namespace
