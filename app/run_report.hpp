@@ -53,7 +53,10 @@ void printStageRows(std::ostream& log, std::span<const StageStats> stages);
 nlohmann::json stagesJson(std::span<const StageStats> stages);
 
 // Source, device, settings and a table of every stage.
-void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds);
+// `moreStages`: rows of the same table from the caller (the viewer's own stages), printed before
+// the notes.
+void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
+                  std::span<const StageStats> moreStages = {});
 // The run's figures as JSON; extraJson (a JSON object's text) is added under extraKey when given.
 // Throws std::runtime_error when the file cannot be written.
 void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,

@@ -151,7 +151,8 @@ nlohmann::json stagesJson(std::span<const StageStats> stages) {
   return out;
 }
 
-void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds) {
+void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
+                  std::span<const StageStats> moreStages) {
   const SourceInfo si = p.sourceInfo();
   const Timings t = p.timings();
   log << "source: " << si.description << " (native " << si.nativeFormat << " " << si.nativeWidth << "x"
@@ -169,6 +170,7 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
       << std::setw(10) << "peak ms"
       << "\n";
   printStageRows(log, t.stages);
+  printStageRows(log, moreStages);
   if (!p.lastError().empty()) log << "note: " << p.lastError() << "\n";
 }
 

@@ -412,16 +412,7 @@ std::string Viewer::viewerJson() const {
 }
 
 void Viewer::writeSummary(std::ostream& log, double wall) const {
-  // printSummary ends with the pipeline's stage rows and then its notes; the viewer's rows belong
-  // to the same table, so the notes are held back and printed after them.
-  std::ostringstream pipelinePart;
-  printSummary(pipelinePart, worker_->pipeline(), config_, wall);
-  std::istringstream lines(pipelinePart.str());
-  std::string line, notes;
-  for (std::string l; std::getline(lines, l);) (l.rfind("note: ", 0) == 0 ? notes : line) += l + "\n";
-  log << line;
-  printStageRows(log, stats_);
-  log << notes;
+  printSummary(log, worker_->pipeline(), config_, wall, stats_);  // the viewer's rows in the same table
 }
 
 int Viewer::run(std::ostream& log, std::ostream& err) {
