@@ -290,6 +290,11 @@ std::string FilterSpec::get(std::string_view name) const {
 }
 
 Problem FilterSpec::validate() const {
+  FilterParams unused;
+  return compile(unused);
+}
+
+Problem FilterSpec::compile(FilterParams& out) const {
   // Each setting on its own, as set() would take it (a spec built in code skips set()).
   for (const Setting& s : specSettings()) {
     if (s.name == "weights" && weights.empty()) continue;  // only custom needs them (below)
@@ -305,14 +310,12 @@ Problem FilterSpec::validate() const {
     const Variant* v = findVariant(variant);
     if (v && v->tiles.empty())
       return problem(Code::Conflict, "tile", v->name + " has no tile shapes: leave the tile at its default");
-    if (v && std::find(v->tiles.begin(), v->tiles.end(), tile) == v->tiles.end()) {
-      std::string offered;
-      for (const Tile& t : v->tiles) offered += (offered.empty() ? "" : ", ") + t.str();
-      return problem(Code::Unknown, "tile", v->name + " has no tile " + tile.str() + ": it offers " + offered);
-    }
+    if (v)
+      if (Problem why = v->tileProblem(tile)) return why;
   }
+  FilterParams params;
   try {
-    (void)makeFilter(*this);
+    params.filter = makeFilter(*this);  // built once: the builders' checks are the last ones
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     const std::string setting = mask == "custom"                          ? "weights"
@@ -321,13 +324,6 @@ Problem FilterSpec::validate() const {
                                                                           : "radius";
     return problem(Code::Invalid, setting, what);
   }
-  return {};
-}
-
-Problem FilterSpec::compile(FilterParams& out) const {
-  if (auto p = validate()) return p;
-  FilterParams params;
-  params.filter = makeFilter(*this);
   params.border = border;
   params.filterAlpha = filterAlpha;
   params.tile = tile;

@@ -90,11 +90,8 @@ Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int hei
         v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) + ")",
         r <= kMaxSepRadius && p.filter.mask.separable() ? "variant" : "",
         r <= kMaxSepRadius && p.filter.mask.separable() ? "separable" : "");
-  if (!v.tiles.empty() && std::find(v.tiles.begin(), v.tiles.end(), v.tileFor(p)) == v.tiles.end()) {
-    std::string offered;
-    for (const Tile& t : v.tiles) offered += (offered.empty() ? "" : ", ") + t.str();
-    return problem(Code::Unknown, "tile", v.name + " has no tile " + v.tileFor(p).str() + ": it offers " + offered);
-  }
+  if (!v.tiles.empty())
+    if (Problem why = v.tileProblem(v.tileFor(p))) return why;
   if (v.onGpu && !deviceInfo().available)
     return problem(Code::NoDevice, "variant", deviceInfo().reason, "variant", "cpu");
   return {};
@@ -407,6 +404,13 @@ std::vector<Variant> makeTable() {
 }
 
 }  // namespace
+
+Problem Variant::tileProblem(Tile t) const {
+  if (std::find(tiles.begin(), tiles.end(), t) != tiles.end()) return {};
+  std::string offered;
+  for (const Tile& x : tiles) offered += (offered.empty() ? "" : ", ") + x.str();
+  return problem(Problem::Code::Unknown, "tile", name + " has no tile " + t.str() + ": it offers " + offered);
+}
 
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> table = makeTable();

@@ -61,6 +61,8 @@ struct Variant {
     runImpl(*this, p, in, out, ws, stream);
   }
   Tile tileFor(const FilterParams& p) const { return p.tile == Tile{} && !tiles.empty() ? tiles.front() : p.tile; }
+  // Empty when `t` is one of the offered tiles; else says which ones there are.
+  Problem tileProblem(Tile t) const;
 };
 
 const std::vector<Variant>& variants();
