@@ -11,10 +11,14 @@ cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
 CUDA_ARCHS=${CUDA_ARCHS:-"75-real;86-real;89-real;90"}
 PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libstb-dev
-          libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+          libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
+          libhwy-dev libtbb-dev libpng-dev libturbojpeg0-dev pybind11-dev python3-dev python3-numpy
           libglfw3-dev libglew-dev libimgui-dev libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth clang-format)
-# H.264 export (.mp4, and .mkv as H.264) also needs gstreamer1.0-plugins-ugly (x264enc); H.264 input
-# needs gstreamer1.0-libav. Both are optional: install them yourself when you want them.
+# H.264 in (gstreamer1.0-libav, h264parse from -bad; nvh264dec from -bad where an NVIDIA driver is present)
+# and out (x264enc from -ugly) come with the set-up, so phone videos play and export with no extra step.
+# libhwy/libtbb: the cpu-simd variant; libpng/libturbojpeg: 16-bit PNG and JPEG pictures; pybind11: the
+# Python module.
 
 say() { printf 'run.sh: %s\n' "$*" >&2; }
 
