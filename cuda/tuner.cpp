@@ -211,8 +211,8 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     return s + " at " + std::to_string(width) + "x" + std::to_string(height);
   };
   if (!deviceInfo().available) {
-    c.variant = findVariant("cpu");
-    c.why = deviceInfo().reason + ": the cpu variant";
+    c.variant = &cpuChoice(p, width, height);
+    c.why = deviceInfo().reason + ": the " + c.variant->name + " variant";
     return c;
   }
   if (auto e = lookup(key)) {
@@ -254,8 +254,8 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     }
   }
   if (timed.empty()) {
-    c.variant = findVariant("cpu");
-    c.why = "no GPU variant can run " + key.str() + ": the cpu variant";
+    c.variant = &cpuChoice(p, width, height);
+    c.why = "no GPU variant can run " + key.str() + ": the " + c.variant->name + " variant";
     return c;
   }
   std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) { return a.ms < b.ms; });

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "convlive/check.hpp"
+#include "convlive/cpu_simd.hpp"
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
@@ -93,7 +94,7 @@ Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int hei
   if (!v.tiles.empty())
     if (Problem why = v.tileProblem(v.tileFor(p))) return why;
   if (v.onGpu && !deviceInfo().available)
-    return problem(Code::NoDevice, "variant", deviceInfo().reason, "variant", "cpu");
+    return problem(Code::NoDevice, "variant", deviceInfo().reason, "variant", "cpu-simd");
   return {};
 }
 
@@ -120,6 +121,10 @@ Problem naiveWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p
 Problem constantWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "constant"); }
 Problem textureWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "texture"); }
 Problem cpuWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "cpu"); }
+Problem cpuSimdWhyNot(const FilterParams& p, int w, int h) {
+  if (auto why = directWhyNot(p, w, h, "cpu-simd"); why) return why;
+  return convlive::cpuSimdWhyNot(p.filter);
+}
 
 Problem tiledWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tiled");
@@ -228,6 +233,11 @@ void fillSep(const Mask& m, kernels::MaskSep& k) {
 void runCpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t) {
   if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
   referenceFilter(p.filter, p.border, p.filterAlpha, in, out);
+}
+
+void runCpuSimd(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t) {
+  if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
+  cpuSimdFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
 void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
@@ -400,6 +410,15 @@ std::vector<Variant> makeTable() {
        "",
        cpuWhyNot,
        runCpu},
+      {"cpu-simd",
+       "all CPU cores with SIMD (Highway: AVX-512, AVX2 or SSE4, chosen at run time): separable masks as a column "
+       "then a row pass, others in 2D, float sums (double where float's error bound passes 1 LSB)",
+       false,
+       Mask::kMaxRadius,
+       {},
+       "",
+       cpuSimdWhyNot,
+       runCpuSimd},
   };
 }
 
@@ -440,6 +459,11 @@ const Variant& chooseVariant(std::string_view name, const FilterParams& p, int w
   return *chooseAuto(p, width, height).variant;
 }
 
+const Variant& cpuChoice(const FilterParams& p, int width, int height) {
+  const Variant& simd = *findVariant("cpu-simd");
+  return simd.whyNot(p, width, height) ? *findVariant("cpu") : simd;
+}
+
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks up
   // to r=4 since stream v5/v6c (docs/perf/2026-11-21-h200-stream-r1: 0.088 ms at 4K r=4 against
@@ -451,7 +475,7 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant"}) order.push_back(n);
   for (const char* n : order)
     if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
-  return *findVariant("cpu");
+  return cpuChoice(p, width, height);
 }
 
 }  // namespace convlive

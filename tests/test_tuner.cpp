@@ -136,15 +136,15 @@ TEST_F(TuneCache, TheDefaultPathFollowsTheEnvironment) {
   ::unsetenv("XDG_CACHE_HOME");
 }
 
-TEST(AutoWithoutDevice, IsTheCpuVariantAndSaysWhy) {
+TEST(AutoWithoutDevice, IsTheCpuSimdVariantAndSaysWhy) {
   if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";
   FilterParams p;
   p.filter = makeFilter("gaussian", {.radius = 2});
   const AutoChoice c = chooseAuto(p, 64, 48);
   ASSERT_TRUE(c.variant);
-  EXPECT_EQ(c.variant->name, "cpu");
+  EXPECT_EQ(c.variant->name, "cpu-simd");
   EXPECT_FALSE(c.measured);
-  EXPECT_NE(c.why.find("cpu variant"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("cpu-simd variant"), std::string::npos) << c.why;
 }
 
 }  // namespace

@@ -100,14 +100,32 @@ HostImage runGpu(const Variant& v, const FilterParams& p, const DeviceImage& in,
   return got;
 }
 
+// One run of a host variant (cpu-simd) on host memory, poisoned with `poison` first.
+HostImage runHost(const Variant& v, const FilterParams& p, const HostImage& in, Workspace& ws, std::uint8_t poison) {
+  HostImage got(in.width(), in.height());
+  std::fill(got.pixels().begin(), got.pixels().end(), poison);
+  v.run(p, in.view(), got.view(), ws, nullptr);
+  return got;
+}
+
+// The tiles to check: the variant's, or its one way to run when it offers none (host variants).
+std::vector<Tile> tilesOf(const Variant& v) { return v.tiles.empty() ? std::vector<Tile>{Tile{}} : v.tiles; }
+
 struct Size {
   int w, h;
 };
 
 class VariantVsReference : public testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:
+  // Host variants (cpu-simd) run without a device too; GPU variants skip.
   void SetUp() override {
-    if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+    if (!deviceInfo().available && !hostVariantParam())
+      GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  }
+  bool hostVariantParam() const {
+    if (!testing::UnitTest::GetInstance()->current_test_info()->value_param()) return false;  // a TEST_F
+    const Variant* v = findVariant(std::get<0>(GetParam()));
+    return v && !v->onGpu;
   }
 
   // Checks one case (all tiles) against one reference; counts the launches checked.
@@ -119,8 +137,12 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
     p.filterAlpha = alpha;
     HostImage want(in.width(), in.height());
     referenceFilter(f, b, alpha, in.view(), want.view());
-    DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
-    din.upload(in.view());
+    std::optional<DeviceImage> din, dout;
+    if (v.onGpu) {
+      din.emplace(in.width(), in.height());
+      dout.emplace(in.width(), in.height());
+      din->upload(in.view());
+    }
     int ran = 0;
     for (const Tile& t : tiles) {
       p.tile = t;
@@ -134,7 +156,8 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
       if (why.find("KiB of shared memory") != std::string::npos) continue;
       ASSERT_EQ(why, "");
       for (std::uint8_t poison : {std::uint8_t(0x5a), std::uint8_t(0xa5)}) {
-        ASSERT_TRUE(matches(runGpu(v, p, din, dout, ws_, poison), want)) << "poison " << int(poison);
+        const HostImage got = v.onGpu ? runGpu(v, p, *din, *dout, ws_, poison) : runHost(v, p, in, ws_, poison);
+        ASSERT_TRUE(matches(got, want)) << "poison " << int(poison);
         ++checked_;
       }
       ++ran;
@@ -176,7 +199,7 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
       for (Border b : kBorders)
         for (bool alpha : {false, true}) {
           const HostImage in = randomFrame(s.w, s.h, rng);
-          check(v, *f, b, alpha, in, v.tiles);
+          check(v, *f, b, alpha, in, tilesOf(v));
           if (HasFatalFailure()) return;
         }
     }
@@ -190,7 +213,7 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
       const int r = radii[rng() % radii.size()];
       const HostImage in = randomFrame(s.w, s.h, rng);
       check(v, *filterFor(kind, r, rng), kBorders[rng() % 4], rng() % 2, in,
-            {v.tiles[rng() % v.tiles.size()], v.tiles.front()});
+            v.tiles.empty() ? tilesOf(v) : std::vector<Tile>{v.tiles[rng() % v.tiles.size()], v.tiles.front()});
       if (HasFatalFailure()) return;
     }
   RecordProperty("launches_checked", checked_);
@@ -204,8 +227,16 @@ std::vector<std::string> gpuVariantNames() {
   return names;
 }
 
+// Every variant but the reference itself: the GPU ones and cpu-simd.
+std::vector<std::string> testedVariantNames() {
+  std::vector<std::string> names;
+  for (const Variant& v : variants())
+    if (v.name != "cpu") names.push_back(v.name);
+  return names;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllVariants, VariantVsReference,
-                         testing::Combine(testing::ValuesIn(gpuVariantNames()), testing::ValuesIn(kKinds)),
+                         testing::Combine(testing::ValuesIn(testedVariantNames()), testing::ValuesIn(kKinds)),
                          [](const auto& info) {
                            std::string n = std::get<0>(info.param) + "_" + std::get<1>(info.param);
                            for (char& c : n)
@@ -390,7 +421,7 @@ TEST(AutoTuner, MeasuresOnceThenServesFromTheCache) {
   std::filesystem::remove(path);
 }
 
-// Without a device every GPU variant refuses with a reason that names the cpu variant.
+// Without a device every GPU variant refuses with a reason that names the cpu-simd variant.
 TEST(NoDevice, GpuVariantsNameTheCpuVariant) {
   if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";
   FilterParams p;
@@ -399,7 +430,7 @@ TEST(NoDevice, GpuVariantsNameTheCpuVariant) {
     if (v.onGpu) {
       const Problem why = v.whyNot(p, 16, 16);
       EXPECT_EQ(why.code, Problem::Code::NoDevice) << v.name;
-      EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu") << v.name;  // the way out, as a value
+      EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu-simd") << v.name;  // the way out, as a value
       EXPECT_EQ(why.text().find("--"), std::string::npos) << "no command-line wording in the library: " << why.text();
     }
   }

@@ -1,0 +1,149 @@
+// The cpu-simd row kernels, compiled once per instruction set by Highway's foreach_target (this
+// file includes itself) and dispatched at run time to the best one this CPU runs.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu_simd_kernels.cpp"
+#include "cpu_simd_kernels.hpp"
+
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace convlive::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Four vectors a step: enough independent sums to keep both FMA pipes busy.
+template <class T>
+void accumulateRows(const T* const* rows, const T* weights, std::size_t taps, T* acc, std::size_t n) {
+  const hn::ScalableTag<T> d;
+  const std::size_t N = hn::Lanes(d);
+  if (taps == 0) {
+    for (std::size_t i = 0; i < n; i += N) hn::StoreU(hn::Zero(d), d, acc + i);
+    return;
+  }
+  for (std::size_t i = 0; i < n; i += 4 * N) {
+    const T* p = rows[0] + i;
+    auto w = hn::Set(d, weights[0]);
+    auto a0 = hn::Mul(w, hn::LoadU(d, p));
+    auto a1 = hn::Mul(w, hn::LoadU(d, p + N));
+    auto a2 = hn::Mul(w, hn::LoadU(d, p + 2 * N));
+    auto a3 = hn::Mul(w, hn::LoadU(d, p + 3 * N));
+    for (std::size_t k = 1; k < taps; ++k) {
+      p = rows[k] + i;
+      w = hn::Set(d, weights[k]);
+      a0 = hn::MulAdd(w, hn::LoadU(d, p), a0);
+      a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
+      a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
+      a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
+    }
+    hn::StoreU(a0, d, acc + i);
+    hn::StoreU(a1, d, acc + i + N);
+    hn::StoreU(a2, d, acc + i + 2 * N);
+    hn::StoreU(a3, d, acc + i + 3 * N);
+  }
+}
+
+void AccumulateF32(const float* const* rows, const float* weights, std::size_t taps, float* acc, std::size_t n) {
+  accumulateRows(rows, weights, taps, acc, n);
+}
+void AccumulateF64(const double* const* rows, const double* weights, std::size_t taps, double* acc, std::size_t n) {
+  accumulateRows(rows, weights, taps, acc, n);
+}
+
+void WidenF32(const std::uint8_t* in, float* out, std::size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<std::uint8_t, decltype(df)> d8;
+  const std::size_t N = hn::Lanes(df);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, in + i))), df, out + i);
+  for (; i < n; ++i) out[i] = in[i];
+}
+
+void WidenF64(const std::uint8_t* in, double* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
+}
+
+void NarrowF64(const double* in, float* out, std::size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::size_t N = hn::Lanes(dd);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::DemoteTo(df, hn::LoadU(dd, in + i)), df, out + i);
+  for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+
+template <Combine C>
+void finishRow(const float* a, const float* b, bool filterAlpha, const std::uint8_t* in, std::uint8_t* out,
+               std::size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<std::uint8_t, decltype(df)> d8;
+  const std::size_t N = hn::Lanes(df);
+  const auto lo = hn::Zero(df);
+  const auto hi = hn::Set(df, 255.f);
+  const auto three = hn::Set(d8, std::uint8_t{3});
+  const auto alphaLane = hn::Eq(hn::And(hn::Iota(d8, 0), three), three);  // N is a multiple of 4
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(df, a + i);
+    if constexpr (C == Combine::Abs) v = hn::Abs(v);
+    if constexpr (C == Combine::Magnitude) {
+      const auto vb = hn::LoadU(df, b + i);
+      v = hn::Sqrt(hn::MulAdd(v, v, hn::Mul(vb, vb)));
+    }
+    v = hn::Min(hn::Max(hn::Round(v), lo), hi);
+    auto bytes = hn::DemoteTo(d8, hn::ConvertTo(di, v));
+    if (!filterAlpha) bytes = hn::IfThenElse(alphaLane, hn::LoadU(d8, in + i), bytes);
+    hn::StoreU(bytes, d8, out + i);
+  }
+  for (; i < n; ++i)
+    out[i] = !filterAlpha && i % 4 == 3 ? in[i]
+                                        : saturateToByte(combineValue(a[i], C == Combine::Magnitude ? b[i] : 0.f, C));
+}
+
+void Finish(const float* a, const float* b, Combine combine, bool filterAlpha, const std::uint8_t* in,
+            std::uint8_t* out, std::size_t n) {
+  switch (combine) {
+    case Combine::Abs:
+      return finishRow<Combine::Abs>(a, b, filterAlpha, in, out, n);
+    case Combine::Magnitude:
+      return finishRow<Combine::Magnitude>(a, b, filterAlpha, in, out, n);
+    case Combine::Identity:
+    default:
+      return finishRow<Combine::Identity>(a, b, filterAlpha, in, out, n);
+  }
+}
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace convlive::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace convlive::simd {
+
+HWY_EXPORT(AccumulateF32);
+HWY_EXPORT(AccumulateF64);
+HWY_EXPORT(WidenF32);
+HWY_EXPORT(WidenF64);
+HWY_EXPORT(NarrowF64);
+HWY_EXPORT(Finish);
+HWY_EXPORT(TargetName);
+
+void accumulate(const float* const* rows, const float* weights, std::size_t taps, float* acc, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateF32)(rows, weights, taps, acc, n);
+}
+void accumulate(const double* const* rows, const double* weights, std::size_t taps, double* acc, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateF64)(rows, weights, taps, acc, n);
+}
+void widen(const std::uint8_t* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF32)(in, out, n); }
+void widen(const std::uint8_t* in, double* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF64)(in, out, n); }
+void narrow(const double* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(NarrowF64)(in, out, n); }
+void finish(const float* a, const float* b, Combine combine, bool filterAlpha, const std::uint8_t* in,
+            std::uint8_t* out, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(Finish)(a, b, combine, filterAlpha, in, out, n);
+}
+const char* targetName() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+}  // namespace convlive::simd
+#endif

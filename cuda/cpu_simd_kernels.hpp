@@ -1,0 +1,37 @@
+// The row kernels of the cpu-simd variant: SIMD through Highway, the widest vector this CPU has
+// picked at run time (SSE4, AVX2, AVX-512). Light on purpose: Highway stays in cpu_simd_kernels.cpp.
+// Every function is thread-safe (no state) and works on one row of interleaved RGBA values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convlive/border.hpp"
+
+namespace convlive::simd {
+
+// How far past `n` accumulate() may read its rows and write `acc` (elements): whoever owns those
+// buffers keeps this much slack after each row. Covers four of the widest vectors of floats.
+constexpr std::size_t kSlack = 64;
+
+// acc[i] = sum over k < taps of weights[k] * rows[k][i], for i in [0, n), summed in order of k with
+// one rounding per tap (fused multiply-add). taps == 0 writes zeros. Reads and writes up to n + kSlack.
+void accumulate(const float* const* rows, const float* weights, std::size_t taps, float* acc, std::size_t n);
+void accumulate(const double* const* rows, const double* weights, std::size_t taps, double* acc, std::size_t n);
+
+// out[i] = in[i] (exact), i in [0, n).
+void widen(const std::uint8_t* in, float* out, std::size_t n);
+void widen(const std::uint8_t* in, double* out, std::size_t n);
+// out[i] = float(in[i]), i in [0, n): what the reference does with its double sums.
+void narrow(const double* in, float* out, std::size_t n);
+
+// out[i] = saturateToByte(combineValue(a[i], b[i], combine)) for i in [0, n), n a multiple of 4
+// (RGBA); with filterAlpha false every fourth value (alpha) is copied from `in` instead. b is read
+// only for Magnitude. Reads and writes exactly n bytes of in and out.
+void finish(const float* a, const float* b, Combine combine, bool filterAlpha, const std::uint8_t* in,
+            std::uint8_t* out, std::size_t n);
+
+// The instruction set chosen on this CPU ("AVX3", "AVX2", ...), for reports.
+const char* targetName();
+
+}  // namespace convlive::simd

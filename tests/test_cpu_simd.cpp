@@ -1,0 +1,303 @@
+// cpu-simd against the CPU reference: every filter kind, radii {0, 1, 2, 3, 4, 8, 16, 64}, every
+// border mode and both alpha modes, on fresh random frames of odd sizes (1x1, 1xN, Nx1, smaller
+// than the mask, 37x23, 129x65) with padded rows; a random sample on larger frames. The output is
+// poisoned before each run, with two values in two runs, so an unwritten pixel cannot match, and
+// the row padding must come back untouched. Set CONVLIVE_TEST_SEED to replay a run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "convlive/cpu_simd.hpp"
+#include "convlive/reference.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/tuner.hpp"
+#include "convlive/variants.hpp"
+
+using namespace convlive;
+
+namespace {
+
+const Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
+const std::vector<std::string> kKinds{"box",   "gaussian", "sharpen", "emboss",  "laplacian",
+                                      "sobel", "scharr",   "pitch-h", "pitch-v", "custom"};
+const int kRadii[] = {0, 1, 2, 3, 4, 8, 16, 64};
+
+unsigned seedForRun() {
+  static const unsigned seed = [] {
+    if (const char* s = std::getenv("CONVLIVE_TEST_SEED")) return static_cast<unsigned>(std::strtoul(s, nullptr, 10));
+    return std::random_device{}();
+  }();
+  return seed;
+}
+
+const Variant& cpuSimd() { return *findVariant("cpu-simd"); }
+
+// The filter of `kind` at `radius`, or nullopt when the kind has no such radius.
+std::optional<Filter> filterFor(const std::string& kind, int radius, std::mt19937& rng) {
+  FilterOptions o;
+  o.radius = radius;
+  if (kind == "pitch-h" || kind == "pitch-v") {
+    if (radius < 1) return std::nullopt;
+    o.pitch = radius == 1 ? 1.f : static_cast<float>(radius) - 0.4f;  // radius ceil(pitch)
+    o.vertical = kind == "pitch-v";
+    return makeFilter("pitch", o);
+  }
+  if (kind == "custom") {  // random, not separable, normalised
+    const int n = 2 * radius + 1;
+    std::uniform_real_distribution<float> d(-0.3f, 1.f);
+    std::ostringstream w;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w << d(rng) << (j + 1 < n ? "," : (i + 1 < n ? ";" : ""));
+    o.weights = w.str();
+    o.normalize = true;
+  }
+  try {
+    return makeFilter(kind, o);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // scharr past r=1, r=0 for derivative masks
+  }
+}
+
+// Rows `pad` bytes longer than the pixels need; the padding holds `fill`.
+struct PaddedFrame {
+  int width, height;
+  std::size_t pitch;
+  std::vector<std::uint8_t> bytes;
+  PaddedFrame(int w, int h, std::size_t pad, std::uint8_t fill)
+      : width(w), height(h), pitch(4 * std::size_t(w) + pad), bytes(pitch * h, fill) {}
+  ImageView view() { return {bytes.data(), width, height, pitch}; }
+  ConstImageView view() const { return {bytes.data(), width, height, pitch}; }
+};
+
+PaddedFrame randomFrame(int w, int h, std::mt19937& rng) {
+  PaddedFrame f(w, h, 4 * (rng() % 5), 0);
+  for (auto& b : f.bytes) b = static_cast<std::uint8_t>(rng() >> 24);
+  return f;
+}
+
+// At most 1 apart in every channel, and the padding untouched; else where and by how much.
+testing::AssertionResult matches(const PaddedFrame& got, const HostImage& want, std::uint8_t poison) {
+  int bad = 0, worst = 0, firstX = -1, firstY = -1, firstC = 0, firstGot = 0, firstWant = 0;
+  for (int y = 0; y < got.height; ++y) {
+    const std::uint8_t* g = got.bytes.data() + y * got.pitch;
+    const std::uint8_t* w = want.pixels().data() + y * want.pitch();
+    for (int i = 0; i < 4 * got.width; ++i) {
+      const int d = std::abs(int(g[i]) - int(w[i]));
+      if (d <= 1) continue;
+      if (!bad++) firstX = i / 4, firstY = y, firstC = i % 4, firstGot = g[i], firstWant = w[i];
+      worst = std::max(worst, d);
+    }
+    for (std::size_t i = 4 * std::size_t(got.width); i < got.pitch; ++i)
+      if (g[i] != poison) return testing::AssertionFailure() << "row " << y << "'s padding was written";
+  }
+  if (!bad) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << bad << " channel values differ by more than 1 LSB (worst " << worst
+                                     << "); first at x=" << firstX << " y=" << firstY << " channel " << firstC
+                                     << ": got " << firstGot << ", reference " << firstWant;
+}
+
+struct Size {
+  int w, h;
+};
+
+class CpuSimdVsReference : public testing::TestWithParam<std::string> {
+ protected:
+  // One case, run twice with two poisons, against the reference.
+  void check(const Filter& f, Border b, bool alpha, const PaddedFrame& in) {
+    FilterParams p;
+    p.filter = f;
+    p.border = b;
+    p.filterAlpha = alpha;
+    SCOPED_TRACE(testing::Message() << f.name << " r=" << f.mask.radius() << " border=" << borderName(b)
+                                    << " alpha=" << (alpha ? "filtered" : "kept") << " frame=" << in.width << "x"
+                                    << in.height << " pitch=" << in.pitch << " seed=" << seedForRun());
+    HostImage want(in.width, in.height);
+    referenceFilter(f, b, alpha, in.view(), want.view());
+    ASSERT_EQ(cpuSimd().whyNot(p, in.width, in.height).text(), "");
+    const auto plan = planCpuSimd(f);
+    ++(plan.precision == CpuSimdPlan::Precision::Float ? floatRuns_ : doubleRuns_);
+    for (std::uint8_t poison : {std::uint8_t(0xcd), std::uint8_t(0x32)}) {
+      PaddedFrame out(in.width, in.height, 4 * (1 + seedForRun() % 3), poison);
+      cpuSimd().run(p, in.view(), out.view(), ws_, nullptr);
+      ASSERT_TRUE(matches(out, want, poison)) << "poison " << int(poison);
+    }
+  }
+
+  Workspace ws_;
+  int floatRuns_ = 0, doubleRuns_ = 0;
+};
+
+TEST_P(CpuSimdVsReference, EqualsTheCpuReference) {
+  const std::string kind = GetParam();
+  std::mt19937 rng(seedForRun() ^ static_cast<unsigned>(std::hash<std::string>{}(kind)));
+  // Small frames, smaller than the mask at most radii: every radius, border and alpha mode.
+  for (Size s : {Size{1, 1}, Size{1, 19}, Size{19, 1}, Size{5, 3}, Size{37, 23}})
+    for (int r : kRadii)
+      for (Border b : kBorders)
+        for (bool alpha : {false, true})
+          if (const auto f = filterFor(kind, r, rng)) {
+            check(*f, b, alpha, randomFrame(s.w, s.h, rng));
+            if (HasFatalFailure()) return;
+          }
+  // 129x65: radii up to 16 (the 2D reference is slow past that).
+  for (int r : kRadii)
+    for (Border b : kBorders)
+      if (const auto f = filterFor(kind, r, rng); f && r <= 16) {
+        check(*f, b, rng() % 2, randomFrame(129, 65, rng));
+        if (HasFatalFailure()) return;
+      }
+  // Larger frames: a random sample of radius, border and alpha.
+  for (Size s : {Size{641, 479}, Size{1283, 721}})
+    for (int sample = 0; sample < 2; ++sample) {
+      const int r = kRadii[1 + rng() % 5];  // 1..8
+      if (const auto f = filterFor(kind, r, rng)) {
+        check(*f, kBorders[rng() % 4], rng() % 2, randomFrame(s.w, s.h, rng));
+        if (HasFatalFailure()) return;
+      }
+    }
+  RecordProperty("float_runs", floatRuns_);
+  RecordProperty("double_runs", doubleRuns_);
+  EXPECT_GT(floatRuns_ + doubleRuns_, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, CpuSimdVsReference, testing::ValuesIn(kKinds), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
+
+// Separable masks at the largest radius on a larger frame (the column pass reads 129 rows).
+TEST(CpuSimd, SeparableAtTheLargestRadius) {
+  std::mt19937 rng(seedForRun() ^ 0x64u);
+  for (const char* kind : {"gaussian", "box"})
+    for (Border b : kBorders) {
+      const Filter f = makeFilter(kind, {.radius = Mask::kMaxRadius});
+      const PaddedFrame in = randomFrame(301, 157, rng);
+      HostImage want(in.width, in.height);
+      referenceFilter(f, b, true, in.view(), want.view());
+      FilterParams p;
+      p.filter = f;
+      p.border = b;
+      p.filterAlpha = true;
+      PaddedFrame out(in.width, in.height, 8, 0xcd);
+      Workspace ws;
+      cpuSimd().run(p, in.view(), out.view(), ws, nullptr);
+      EXPECT_TRUE(matches(out, want, 0xcd)) << kind << " " << borderName(b) << " seed=" << seedForRun();
+    }
+}
+
+// Masks whose float error bound passes the budget run with double sums, and still match.
+TEST(CpuSimd, LargeCancellingWeightsRunInDouble) {
+  std::mt19937 rng(seedForRun() ^ 0xd0u);
+  const int r = 3, n = 2 * r + 1;
+  // Big weights that cancel: the sum stays in range (around 4000 * (difference of neighbours)).
+  std::vector<float> w(n * n, 0.f);
+  w[0] = 4000.f;
+  w[1] = -4000.f;
+  w[n * n / 2] = 0.5f;
+  for (int i = 2; i < n * n; ++i)
+    if (i != n * n / 2) w[i] = (i % 2 ? 1.f : -1.f) * 3000.f;
+  Filter f;
+  f.name = "custom";
+  f.mask = Mask(r, w);
+  EXPECT_EQ(planCpuSimd(f).precision, CpuSimdPlan::Precision::Double) << planCpuSimd(f).floatBound;
+  const PaddedFrame in = randomFrame(67, 41, rng);
+  for (Border b : kBorders) {
+    HostImage want(in.width, in.height);
+    referenceFilter(f, b, false, in.view(), want.view());
+    FilterParams p;
+    p.filter = f;
+    p.border = b;
+    PaddedFrame out(in.width, in.height, 0, 0xcd);
+    Workspace ws;
+    cpuSimd().run(p, in.view(), out.view(), ws, nullptr);
+    EXPECT_TRUE(matches(out, want, 0xcd)) << borderName(b);
+  }
+}
+
+// The bounds of the common masks: float everywhere the benchmarks and the viewer go.
+TEST(CpuSimd, CommonMasksSumInFloat) {
+  for (int r : {1, 2, 4, 8, 16, 64}) {
+    EXPECT_EQ(planCpuSimd(makeFilter("gaussian", {.radius = r})).precision, CpuSimdPlan::Precision::Float) << r;
+    EXPECT_EQ(planCpuSimd(makeFilter("box", {.radius = r})).precision, CpuSimdPlan::Precision::Float) << r;
+  }
+  EXPECT_EQ(planCpuSimd(makeFilter("sobel", {.radius = 1})).precision, CpuSimdPlan::Precision::Float);
+  EXPECT_EQ(planCpuSimd(makeFilter("emboss", {.radius = 2})).precision, CpuSimdPlan::Precision::Float);
+  EXPECT_LT(planCpuSimd(makeFilter("gaussian", {.radius = 64})).floatBound, 0.01);
+}
+
+// Weights no sum type holds to 1 LSB: refused with the reason, the reference named as the way out.
+TEST(CpuSimd, RefusesWeightsBeyondTheDoubleBound) {
+  Filter f;
+  f.name = "custom";
+  f.mask = Mask(2, std::vector<float>(25, 1e13f));
+  FilterParams p;
+  p.filter = f;
+  const Problem why = cpuSimd().whyNot(p, 64, 64);
+  EXPECT_EQ(why.code, Problem::Code::CannotRun);
+  EXPECT_NE(why.text().find("too large for a 1 LSB bound"), std::string::npos) << why.text();
+  EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu");
+  HostImage in(8, 8), out(8, 8);
+  Workspace ws;
+  EXPECT_THROW(cpuSimd().run(p, in.view(), out.view(), ws, nullptr), ProblemError);
+  EXPECT_EQ(cpuChoice(p, 64, 64).name, "cpu");
+}
+
+TEST(CpuSimd, RejectsBadFramesWithTheReason) {
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 2});
+  EXPECT_NE(cpuSimd().whyNot(p, 0, 5).text().find("at least 1"), std::string::npos);
+  EXPECT_EQ(cpuSimd().whyNot(p, 1, 1).text(), "");
+  EXPECT_FALSE(cpuSimd().onGpu);
+  EXPECT_EQ(cpuSimd().maxRadius, Mask::kMaxRadius);
+  Workspace ws;
+  HostImage a(8, 8), b(9, 8);
+  EXPECT_THROW(cpuSimd().run(p, a.view(), b.view(), ws, nullptr), std::invalid_argument);
+  std::vector<std::uint8_t> odd(8 * 34);
+  ImageView oddPitch{odd.data(), 8, 8, 34};
+  EXPECT_THROW(cpuSimd().run(p, a.view(), oddPitch, ws, nullptr), std::invalid_argument);
+}
+
+// Several callers at once (the viewer's worker, a benchmark): each gets its own result.
+TEST(CpuSimd, CallersOnSeveralThreadsGetTheirOwnResults) {
+  std::mt19937 rng(seedForRun() ^ 0x7u);
+  const Filter filters[] = {makeFilter("gaussian", {.radius = 2}), makeFilter("emboss", {.radius = 3}),
+                            makeFilter("sobel", {.radius = 1}), makeFilter("box", {.radius = 9})};
+  std::vector<PaddedFrame> ins;
+  std::vector<HostImage> wants;
+  for (const Filter& f : filters) {
+    ins.push_back(randomFrame(203, 117, rng));
+    wants.emplace_back(203, 117);
+    referenceFilter(f, Border::Mirror, false, ins.back().view(), wants.back().view());
+  }
+  std::vector<PaddedFrame> outs;
+  for (int i = 0; i < 4; ++i) outs.emplace_back(203, 117, 4, 0xcd);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      FilterParams p;
+      p.filter = filters[i];
+      p.border = Border::Mirror;
+      Workspace ws;
+      for (int k = 0; k < 20; ++k) cpuSimd().run(p, ins[i].view(), outs[i].view(), ws, nullptr);
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(matches(outs[i], wants[i], 0xcd)) << filters[i].name;
+}
+
+// Without a GPU, auto and the fixed order pick cpu-simd, and the GPU variants name it as the way out.
+TEST(CpuSimd, IsTheChoiceWithoutADevice) {
+  if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 2});
+  EXPECT_EQ(fixedOrderChoice(p, 1280, 720).name, "cpu-simd");
+  EXPECT_EQ(chooseAuto(p, 1280, 720).variant->name, "cpu-simd");
+  EXPECT_EQ(findVariant("stream")->whyNot(p, 64, 64).fixValue, "cpu-simd");
+  EXPECT_NE(std::string(cpuSimdTarget()), "");
+}
+
+}  // namespace
