@@ -43,6 +43,7 @@ struct Values {
   VideoOptions video;
   ViewerCommandOptions viewer;
   std::string input, output;                    // image: the pictures
+  int quality = kDefaultJpegQuality;            // image: JPEG quality (only when given)
   std::map<std::string, std::string> settings;  // --radius 4 ... (text, set into the spec after parsing)
   std::map<std::string, bool> flags;            // --normalize, --filter-alpha
   std::string listWhat = "variants";
@@ -143,11 +144,14 @@ bool samePath(const std::string& a, const std::string& b) {
 }
 
 // The spec from the generated options: each given setting set by name, in the table's order.
+// Weights given without --mask ask for the custom mask.
 FilterSpec specFrom(CLI::App* c, Values& v) {
   FilterSpec spec;
   spec.radius = 1;
   for (const Setting& s : specSettings()) {
     if (c->count("--" + s.name) == 0) continue;
+    if (c->count("--mask") == 0 && s.masks == std::vector<std::string>{"custom"} && s.type == Setting::Type::Text)
+      spec.mask = "custom";
     const std::string text = s.type == Setting::Type::Flag ? (v.flags[s.name] ? "true" : "false") : v.settings[s.name];
     if (const Problem why = spec.set(s.name, text)) throw ProblemError(why);
   }
@@ -205,6 +209,7 @@ int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream&
         throw std::invalid_argument("--output '" + v.output + "' is the input picture: name another file");
       still.input = v.input;
       still.output = v.output;
+      if (c->count("--quality")) still.jpegQuality = v.quality;
       return runStill(still, out, err);
     }
     checkVideo(c, v);
@@ -378,9 +383,12 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   exp->add_flag("--loop", v.video.loop, "start again at the end of the source (with --frames or --seconds)")
       ->group("Export");
 
-  CLI::App* image = app.add_subcommand("image", "filter one picture (PNG)");
-  image->add_option("--input,input", v.input, "the picture to filter");
-  image->add_option("--output,output", v.output, "the PNG to write");
+  CLI::App* image = app.add_subcommand("image", "filter one picture (PNG or JPEG in; PNG or JPEG out)");
+  image->add_option("--input,input", v.input, "the picture to filter: PNG (8 or 16 bits, any colour type) or JPEG");
+  image->add_option("--output,output", v.output,
+                    "the picture to write: .png or .jpg/.jpeg (the format follows the extension; written to a "
+                    "temporary, then renamed)");
+  image->add_option("--quality", v.quality, "JPEG quality 1..100 (JPEG output only)")->capture_default_str();
   addFilterOptions(image, v);
 
   CLI::App* list =

@@ -1,7 +1,9 @@
-// The still-image command: one PNG in, the filtered PNG out, through any variant of the table.
+// The still-image command: one picture in (PNG or JPEG), the filtered picture out (PNG or JPEG, by
+// the output's extension), through any variant of the table.
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "convlive/image.hpp"
@@ -11,9 +13,12 @@
 
 namespace convlive {
 
+inline constexpr int kDefaultJpegQuality = 92;
+
 struct StillOptions {
   std::string input, output;
-  FilterSpec spec;  // variant auto: the fastest GPU variant that can run, else cpu
+  FilterSpec spec;                 // variant auto: the fastest GPU variant that can run, else cpu
+  std::optional<int> jpegQuality;  // JPEG output only (an error with a PNG); default kDefaultJpegQuality
 };
 
 // Exit codes of the program.

@@ -203,7 +203,7 @@ Mask pitchMask(float pitch, bool vertical) {
 }
 
 Mask parseCustomMask(std::string_view text, bool normalize) {
-  std::vector<std::vector<float>> rows;
+  WeightGrid grid;
   std::string all(text);
   std::stringstream rowsIn(all);
   std::string rowText;
@@ -236,37 +236,121 @@ Mask parseCustomMask(std::string_view text, bool normalize) {
     if (commas && rowText.back() == ',')
       fail("custom weights row " + std::to_string(rowNumber) + " ends in a comma: '" + rowText + "'");
     if (row.empty()) fail("custom weights have an empty row: write rows as \"1,2,1;2,4,2;1,2,1\"");
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) fail("custom weights are empty: write rows as \"1,2,1;2,4,2;1,2,1\"");
-  const size_t h = rows.size(), w = rows[0].size();
-  for (size_t i = 1; i < h; ++i)
-    if (rows[i].size() != w) {
+    if (grid.rows > 0 && int(row.size()) != grid.cols) {
       std::ostringstream s;
-      s << "custom weights are ragged: row 1 has " << w << " values, row " << i + 1 << " has " << rows[i].size();
+      s << "custom weights are ragged: row 1 has " << grid.cols << " values, row " << rowNumber << " has "
+        << row.size();
       fail(s.str());
     }
-  const size_t n = std::max(h, w);
-  if (n % 2 == 0 || (h != w && h != 1 && w != 1)) {
-    std::ostringstream s;
-    s << "custom weights are " << h << "x" << w << ": use an odd square (3x3, 5x5, ...), one row or one column";
-    fail(s.str());
+    grid.cols = int(row.size());
+    ++grid.rows;
+    grid.values.insert(grid.values.end(), row.begin(), row.end());
   }
-  if (n > 2 * Mask::kMaxRadius + 1) fail("custom mask is larger than 129x129");
-  const int radius = static_cast<int>(n / 2);
-  std::vector<float> weights(n * n, 0.f);
-  for (size_t i = 0; i < h; ++i)
-    for (size_t j = 0; j < w; ++j) {
-      const size_t r = h == 1 ? n / 2 : i, c = w == 1 ? n / 2 : j;
-      weights[r * n + c] = rows[i][j];
+  if (grid.rows == 0) fail("custom weights are empty: write rows as \"1,2,1;2,4,2;1,2,1\"");
+  return maskFromGrid(grid, normalize);
+}
+
+Mask maskFromGrid(const WeightGrid& g, bool normalize, const std::string& subject) {
+  if (const std::string why = gridShapeProblem(g.rows, g.cols, subject); !why.empty()) fail(why);
+  const int n = std::max(g.rows, g.cols);
+  const int radius = n / 2;
+  std::vector<float> weights(std::size_t(n) * n, 0.f);
+  for (int i = 0; i < g.rows; ++i)
+    for (int j = 0; j < g.cols; ++j) {
+      const int r = g.rows == 1 ? n / 2 : i, c = g.cols == 1 ? n / 2 : j;
+      weights[std::size_t(r) * n + c] = g.values[std::size_t(i) * g.cols + j];
     }
   if (normalize) {
     const double s = std::accumulate(weights.begin(), weights.end(), 0.0);
-    if (std::fabs(s) < 1e-12) fail("the custom weights sum to 0, so they cannot be normalised");
+    if (std::fabs(s) < 1e-12) fail(subject + " sum to 0, so they cannot be normalised");
     for (float& v : weights) v = static_cast<float>(v / s);
   }
   return Mask(radius, std::move(weights));
 }
+
+Mask separableMask(std::vector<float> col, std::vector<float> row, bool normalize) {
+  if (col.empty()) col = {1.f};
+  if (row.empty()) row = {1.f};
+  for (const auto* f : {&col, &row}) {
+    const char* which = f == &col ? "column" : "row";
+    if (f->size() % 2 == 0 || f->size() > std::size_t(kMaxMaskSide))
+      fail(std::string("the ") + which + " factor has " + std::to_string(f->size()) +
+           " values: use an odd count up to " + std::to_string(kMaxMaskSide));
+    for (float v : *f)
+      if (!std::isfinite(v)) fail(std::string("the ") + which + " factor holds a value that is not finite");
+  }
+  if (normalize) {
+    for (auto* f : {&col, &row}) {
+      const double s = std::accumulate(f->begin(), f->end(), 0.0);
+      if (std::fabs(s) < 1e-12)
+        fail(std::string("the ") + (f == &col ? "column" : "row") + " factor sums to 0, so it cannot be normalised");
+      for (float& v : *f) v = static_cast<float>(v / s);
+    }
+  }
+  const std::size_t n = std::max(col.size(), row.size());
+  for (auto* f : {&col, &row}) {
+    const std::size_t pad = (n - f->size()) / 2;
+    f->insert(f->begin(), pad, 0.f);
+    f->insert(f->end(), pad, 0.f);
+  }
+  return Mask::fromFactors(col, row);
+}
+
+namespace {
+
+// The custom mask's weights from whichever of its settings gives them (exactly one must).
+Mask customMask(const FilterSpec& o) {
+  using Code = Problem::Code;
+  std::vector<std::string> ways;
+  if (!o.weights.empty()) ways.push_back("a grid of weights");
+  if (!o.weightsFile.empty()) ways.push_back("a weights file");
+  if (!o.rowWeights.empty() || !o.colWeights.empty()) ways.push_back("row and column factors");
+  if (ways.empty())
+    throw ProblemError(problem(Code::Missing, "weights",
+                               "the custom mask needs weights: rows as \"1,2,1;2,4,2;1,2,1\", a file of them, or "
+                               "row and column factors"));
+  if (ways.size() > 1) {
+    std::string list;
+    for (std::size_t i = 0; i < ways.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == ways.size() ? " and " : ", ") + ways[i];
+    throw ProblemError(
+        problem(Code::Conflict, o.weightsFile.empty() ? "row-weights" : "weights-file",
+                "the custom mask is given " + std::to_string(ways.size()) + " ways (" + list + "): keep one"));
+  }
+  if (!o.weightsFile.empty()) {
+    WeightGrid grid;
+    if (Problem why = readWeightsFile(o.weightsFile, grid)) {
+      why.setting = "weights-file";
+      throw ProblemError(why);
+    }
+    try {
+      return maskFromGrid(grid, o.normalize, "the weights in '" + o.weightsFile + "'");
+    } catch (const std::invalid_argument& e) {
+      throw ProblemError(problem(Code::Invalid, "weights-file", e.what()));
+    }
+  }
+  if (o.weights.empty()) {
+    std::vector<float> factors[2];
+    const std::string* texts[2] = {&o.colWeights, &o.rowWeights};
+    for (int k = 0; k < 2; ++k) {
+      if (texts[k]->empty()) continue;
+      if (Problem why = parseWeightVector(*texts[k], factors[k])) {
+        why.setting = k == 0 ? "col-weights" : "row-weights";
+        throw ProblemError(why);
+      }
+    }
+    try {
+      return separableMask(factors[0], factors[1], o.normalize);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      throw ProblemError(
+          problem(Code::Invalid, what.find("column") != std::string::npos ? "col-weights" : "row-weights", what));
+    }
+  }
+  return parseCustomMask(o.weights, o.normalize);
+}
+
+}  // namespace
 
 const std::vector<std::string>& filterKinds() {
   static const std::vector<std::string> kinds{"box",   "gaussian", "sharpen", "emboss", "laplacian",
@@ -304,8 +388,7 @@ Filter makeFilter(const FilterSpec& o) {
     f.mask = pitchMask(o.pitch, o.vertical);
     f.combine = Combine::Abs;
   } else if (kind == "custom") {
-    if (o.weights.empty()) fail("the custom mask needs weights: rows as \"1,2,1;2,4,2;1,2,1\"");
-    f.mask = parseCustomMask(o.weights, o.normalize);
+    f.mask = customMask(o);
   } else {
     std::string known;
     for (const auto& k : filterKinds()) known += (known.empty() ? "" : ", ") + k;

@@ -9,6 +9,7 @@
 
 #include "convlive/mask.hpp"
 #include "convlive/variants.hpp"
+#include "convlive/weights_file.hpp"
 
 namespace convlive {
 
@@ -145,6 +146,36 @@ std::vector<Setting> makeSettings() {
                {},
                "custom weights: rows split by ';', values by ',' (an odd square, one row or one column)",
                {"custom"}});
+  s.push_back({"weights-file",
+               "Weights file",
+               T::Text,
+               0,
+               0,
+               1,
+               {},
+               "custom weights from a file: text (.txt, .csv: one row of numbers a line, commas or spaces, '#' "
+               "comments) or NumPy .npy (2D float32/float64)",
+               {"custom"}});
+  s.push_back({"row-weights",
+               "Row weights",
+               T::Text,
+               0,
+               0,
+               1,
+               {},
+               "custom separable mask: the horizontal factor, an odd count of numbers (\"1,4,6,4,1\"); the "
+               "shorter factor is padded with zeros",
+               {"custom"}});
+  s.push_back({"col-weights",
+               "Column weights",
+               T::Text,
+               0,
+               0,
+               1,
+               {},
+               "custom separable mask: the vertical factor; weight (i,j) = col[i] * row[j]; one factor alone is "
+               "a 1D mask",
+               {"custom"}});
   s.push_back({"normalize", "Normalize", T::Flag, 0, 0, 1, {}, "divide the custom weights by their sum", {"custom"}});
   s.push_back({"border",
                "Border",
@@ -263,6 +294,20 @@ Problem FilterSpec::set(std::string_view name, std::string_view value) {
     weights = v;
     return {};
   }
+  if (name == "weights-file") {  // read when compiled; "" unsets it
+    weightsFile = v;
+    return {};
+  }
+  if (name == "row-weights" || name == "col-weights") {  // "" unsets it
+    std::vector<float> factor;
+    if (!v.empty())
+      if (Problem why = parseWeightVector(v, factor)) {
+        why.setting = s->name;
+        return why;
+      }
+    (name == "row-weights" ? rowWeights : colWeights) = v;
+    return {};
+  }
   // tile
   if (v.empty() || v == "default") {
     tile = {};
@@ -281,6 +326,9 @@ std::string FilterSpec::get(std::string_view name) const {
   if (name == "pitch") return number(pitch);
   if (name == "direction") return vertical ? "vertical" : "horizontal";
   if (name == "weights") return weights;
+  if (name == "weights-file") return weightsFile;
+  if (name == "row-weights") return rowWeights;
+  if (name == "col-weights") return colWeights;
   if (name == "normalize") return normalize ? "true" : "false";
   if (name == "border") return borderName(border);
   if (name == "filter-alpha") return filterAlpha ? "true" : "false";
@@ -301,8 +349,6 @@ Problem FilterSpec::compile(FilterParams& out) const {
     FilterSpec copy = *this;
     if (auto p = copy.set(s.name, get(s.name))) return p;
   }
-  if (mask == "custom" && weights.empty())
-    return problem(Code::Missing, "weights", "the custom mask needs weights: rows as \"1,2,1;2,4,2;1,2,1\"");
   if (!(tile == Tile{})) {
     if (variant == "auto")
       return problem(Code::Conflict, "tile",
@@ -316,6 +362,8 @@ Problem FilterSpec::compile(FilterParams& out) const {
   FilterParams params;
   try {
     params.filter = makeFilter(*this);  // built once: the builders' checks are the last ones
+  } catch (const ProblemError& e) {
+    return e.problem();
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     const std::string setting = mask == "custom"                          ? "weights"
@@ -344,6 +392,7 @@ std::string FilterSpec::describe() const {
     if (x.name == "tile" && tile == Tile{}) continue;
     if (x.name == "filter-alpha" && !filterAlpha) continue;
     if (x.name == "normalize" && !normalize) continue;
+    if (x.type == Setting::Type::Text && x.name != "tile" && get(x.name).empty()) continue;
     s += " " + (x.name == "radius" ? std::string("r") : x.name) + "=" + get(x.name);
   }
   return s + " variant=" + variant;

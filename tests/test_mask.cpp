@@ -144,6 +144,22 @@ TEST(Mask, CustomErrorsNameTheProblem) {
   EXPECT_NE(errorOf([] { parseCustomMask("", false); }).find("empty"), std::string::npos);
   EXPECT_NE(errorOf([] { parseCustomMask("1,-2,1", true); }).find("sum to 0"), std::string::npos);
   EXPECT_NE(errorOf([] { Mask(1, {1, 2}); }).find("needs 9 weights"), std::string::npos);
+  std::string row131;  // one row of 131: wider than the largest mask
+  for (int i = 0; i < 131; ++i) row131 += i ? ",1" : "1";
+  EXPECT_NE(errorOf([&] { parseCustomMask(row131, false); }).find("the largest mask is 129x129 (radius 64)"),
+            std::string::npos);
+}
+
+TEST(Mask, GridAndFactorsFollowTheGridRules) {
+  WeightGrid g{3, 3, {1, 2, 1, 2, 4, 2, 1, 2, 1}};
+  EXPECT_EQ(maskFromGrid(g, true).weights(), parseCustomMask("1,2,1;2,4,2;1,2,1", true).weights());
+  g = {2, 2, {1, 1, 1, 1}};
+  EXPECT_NE(errorOf([&] {
+              maskFromGrid(g, false, "the weights in 'm.txt'");
+            }).find("the weights in 'm.txt' are 2x2: use an odd square"),
+            std::string::npos);
+  EXPECT_EQ(separableMask({1, 2, 1}, {1, 2, 1}, false).weights(),
+            parseCustomMask("1,2,1;2,4,2;1,2,1", false).weights());
 }
 
 TEST(Filter, KindsAndBadArguments) {

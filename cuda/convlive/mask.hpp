@@ -9,6 +9,7 @@
 
 #include "convlive/border.hpp"
 #include "convlive/spec.hpp"
+#include "convlive/weights_file.hpp"
 
 namespace convlive {
 
@@ -64,11 +65,22 @@ Mask pitchMask(float pitch, bool vertical);
 // Rows split by ';', values by ',' (or spaces): square with an odd side, or one row / one column
 // (embedded in a square as a horizontal / vertical mask). normalize: divide by the sum.
 Mask parseCustomMask(std::string_view text, bool normalize);
+// A grid of weights as a mask, by the same shape rules (an odd square, or one row / one column);
+// `subject` names the weights in messages ("custom weights", "the weights in 'm.txt'").
+Mask maskFromGrid(const WeightGrid& grid, bool normalize, const std::string& subject = "custom weights");
+// A separable mask from its factors: w[i][j] = col[i] * row[j]. Each has an odd length (at most
+// 129); an empty one is [1] (a 1D mask along the other). The shorter is padded with zeros at both
+// ends to the longer's length (the Mask is square), which leaves the result as it was. normalize:
+// each factor divided by its sum (the mask then sums to 1).
+Mask separableMask(std::vector<float> col, std::vector<float> row, bool normalize);
 
 // The filter kinds a FilterSpec names, by name.
 const std::vector<std::string>& filterKinds();  // box gaussian sharpen emboss laplacian sobel scharr pitch custom
-// The filter a spec's mask settings describe (spec.mask and the settings that apply to it).
-// Throws std::invalid_argument naming the bad value; FilterSpec::compile words it as a Problem.
+// The filter a spec's mask settings describe (spec.mask and the settings that apply to it). The
+// custom mask takes its weights from one of: weights (the grid as text), weights-file (read here,
+// on every call) or row-weights and col-weights (the factors). Throws std::invalid_argument naming
+// the bad value; a ProblemError (which is one) where the setting at fault is known (the file's
+// problems, weights given two ways); FilterSpec::compile words the rest as a Problem.
 Filter makeFilter(const FilterSpec& spec);
 // The same with the mask kind given apart (tests and benchmarks: makeFilter("gaussian", {.radius = 4})).
 Filter makeFilter(std::string_view kind, FilterSpec spec);

@@ -26,6 +26,10 @@ struct FilterSpec {
   float pitch = 2.f;              // pitch: the period in pixels, 1..64
   bool vertical = false;          // pitch: compare vertical neighbours instead of horizontal ones
   std::string weights;            // custom: rows split by ';', values by ',' (or spaces)
+  std::string weightsFile;        // custom: a weights file (text rows or NumPy .npy), read when compiled
+  std::string rowWeights;         // custom, separable: the horizontal factor ("1,2,1"), odd length
+  std::string colWeights;         // custom, separable: the vertical factor; the custom mask takes one of
+                                  // weights, weightsFile or the factors (one factor alone: a 1D mask)
   bool normalize = false;         // custom: divide the weights by their sum
   Border border = Border::Clamp;
   bool filterAlpha = false;      // false: the output keeps the input's alpha
