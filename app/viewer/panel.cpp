@@ -82,6 +82,9 @@ struct Panel::State {
   int gridRadius = 1;
   std::vector<float> grid = std::vector<float>(9, 0.f);
   std::string gridText;
+  // The weights file's path as typed, and the spec's path it was last filled from.
+  char weightsPath[1024] = {};
+  std::string weightsPathShown;
   int plotStage = int(Stage::Filter);
   bool loop = false;
   bool started = false;
@@ -249,15 +252,72 @@ void customGrid(PanelModel& v, auto& s, const FilterSpec& spec) {
   v.say(v.filter().set("weights", s.gridText));
 }
 
+// Whether the custom mask's weights come from the grid (not a file, not row/column factors).
+bool usesGrid(const FilterSpec& spec) {
+  return spec.weightsFile.empty() && spec.rowWeights.empty() && spec.colWeights.empty();
+}
+
+// Applies `next` and says the outcome (`done` on success).
+void applyAndSay(PanelModel& v, const FilterSpec& next, const std::string& done) {
+  const std::string why = v.filter().apply(next);
+  v.say(why.empty() ? done : why);
+}
+
+// The weights file: a path and a Load button (Enter loads too; Load again re-reads the file after
+// it was edited). Loading gives the custom mask its weights from the file alone; Clear goes back
+// to the grid.
+void weightsFileWidget(PanelModel& v, auto& s, const Setting& st, const FilterSpec& spec) {
+  if (spec.weightsFile != s.weightsPathShown) {  // set elsewhere (the command line): show it
+    std::snprintf(s.weightsPath, sizeof s.weightsPath, "%s", spec.weightsFile.c_str());
+    s.weightsPathShown = spec.weightsFile;
+  }
+  ImGui::TextUnformatted(st.label.c_str());
+  const bool entered = ImGui::InputTextWithHint("##weightsfile", "mask.txt, mask.csv or mask.npy", s.weightsPath,
+                                                sizeof s.weightsPath, ImGuiInputTextFlags_EnterReturnsTrue);
+  tooltip(st.help);
+  ImGui::SameLine();
+  const bool load = ImGui::Button("Load##weightsfile");
+  tooltip("read the file now (again after you edit it)");
+  if ((entered || load) && s.weightsPath[0]) {
+    FilterSpec next = spec;
+    next.weights.clear();
+    next.rowWeights.clear();
+    next.colWeights.clear();
+    if (const Problem why = next.set(st.name, s.weightsPath))
+      v.say(forPanel(why));
+    else
+      applyAndSay(v, next, "custom weights from '" + next.weightsFile + "'");
+  }
+  if (!spec.weightsFile.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("Clear##weightsfile")) {
+      FilterSpec next = spec;
+      next.weightsFile.clear();
+      if (usesGrid(next)) next.weights = gridText(s);
+      applyAndSay(v, next, "");
+    }
+  }
+}
+
 // The filter's settings, each widget generated from the spec's setting table; those that do not
-// apply to the current mask are left out. Variant and tile live in the Kernel section.
+// apply to the current mask are left out. Variant and tile live in the Kernel section. The custom
+// mask's weights come one way at a time: the grid, a file, or row and column factors; giving one
+// way clears the others.
 void filterSection(PanelModel& v, auto& s) {
   FilterController& fc = v.filter();
   const FilterSpec spec = fc.applied();
   for (const Setting& st : specSettings()) {
     if (st.name == "variant" || st.name == "tile" || !st.appliesTo(spec.mask)) continue;
     if (st.name == "weights") {
-      customGrid(v, s, spec);
+      if (usesGrid(spec))
+        customGrid(v, s, spec);
+      else
+        ImGui::TextDisabled("grid unused: the weights come from %s",
+                            spec.weightsFile.empty() ? "the row and column factors" : "the file");
+      continue;
+    }
+    if (st.name == "weights-file") {
+      weightsFileWidget(v, s, st, spec);
       continue;
     }
     if (st.name == "radius" && spec.mask == "scharr") {
@@ -267,11 +327,16 @@ void filterSection(PanelModel& v, auto& s) {
     if (const auto value = settingWidget(st, spec)) {
       FilterSpec next = spec;
       if (st.name == "mask" && *value == "scharr") next.radius = 1;
-      if (st.name == "mask" && *value == "custom" && next.weights.empty()) next.weights = gridText(s);
-      if (const Problem why = next.set(st.name, *value))
+      if (st.name == "mask" && *value == "custom" && next.weights.empty() && usesGrid(next)) next.weights = gridText(s);
+      if (const Problem why = next.set(st.name, *value)) {
         v.say(forPanel(why));
-      else
-        v.say(fc.apply(next));
+        continue;
+      }
+      if (st.name == "row-weights" || st.name == "col-weights") {  // factors replace the grid and the file
+        next.weightsFile.clear();
+        next.weights = usesGrid(next) ? gridText(s) : "";
+      }
+      v.say(fc.apply(next));
     }
   }
 }
