@@ -49,12 +49,13 @@ double errorBound(const Filter& f, double u) {
 // filter at small radii).
 template <class T>
 struct Scratch {
-  std::vector<T> window;           // 2r+1 widened input rows, a ring; each padded by the border mode
-  std::vector<bool> windowValid;   // false: a row outside the frame that reads zero
-  std::vector<T> column, columnB;  // the column pass of one output row (padded); B: the transposed mask
-  std::vector<T> a, b;             // the sums of one output row; b: the transposed mask (magnitude)
-  std::vector<float> af, bf;       // double sums rounded to float, as the reference does
-  std::vector<const T*> rows;      // the taps of one accumulate call
+  std::vector<T> window;          // widened input rows of one tile, a ring of TileFilter::slots_
+  std::vector<bool> windowValid;  // false: a row outside the frame that reads zero
+  std::vector<T> zeroRow;         // what such a row reads (never written)
+  std::vector<T> columns;         // the column pass of up to four output rows, apron included (x2: magnitude)
+  std::vector<T> a, b;            // the sums of one output row; b: the transposed mask (magnitude)
+  std::vector<float> af, bf;      // double sums rounded to float, as the reference does
+  std::vector<const T*> rows;     // the taps of one accumulate call
   std::vector<T> weights;
 };
 
@@ -64,12 +65,30 @@ tbb::enumerable_thread_specific<Scratch<T>>& scratchOf() {
   return scratch;
 }
 
+// A separable factor with its zero ends cut off: taps w[0..] apply at offsets first, first+1, ...
+// (a pitch mask's column factor is one tap).
+template <class T>
+struct Factor {
+  std::vector<T> w;
+  int first = 0;
+  explicit Factor(const std::vector<float>& f) {
+    const int r = static_cast<int>(f.size() / 2);
+    int lo = 0, hi = static_cast<int>(f.size());
+    while (lo < hi && f[lo] == 0.f) ++lo;
+    while (hi > lo && f[hi - 1] == 0.f) --hi;
+    w.assign(f.begin() + lo, f.begin() + hi);
+    first = lo - r;
+  }
+};
+
 template <class T>
 std::vector<T> as(const std::vector<float>& w) {
   return {w.begin(), w.end()};
 }
 
-// What every band of one call shares, read-only: the frame, the border, the weights in T.
+// What every tile of one call shares, read-only: the frame, the border, the weights in T, and how
+// the frame is cut into bands of rows (one strip of columns: measured faster than narrower strips
+// once the column pass makes four rows at a time).
 template <class T>
 struct Job {
   const Filter& filter;
@@ -78,9 +97,10 @@ struct Job {
   ConstImageView in;
   ImageView out;
   int r;
-  std::size_t stride;  // elements per padded row: 4 * (width + 2r) + slack, rounded up
   bool separable, magnitude;
-  std::vector<T> col, row, mask, maskT;  // separable factors, or the 2D mask and its transpose
+  Factor<T> colA, rowA, colB, rowB;  // separable: the factors of the mask (A) and of its transpose (B)
+  std::vector<T> mask, maskT;        // 2D: the mask and its transpose
+  int stripWidth, strips, bands;
 
   Job(const Filter& f, Border b, bool alpha, ConstImageView i, ImageView o)
       : filter(f),
@@ -89,34 +109,49 @@ struct Job {
         in(i),
         out(o),
         r(f.mask.radius()),
-        stride((4 * std::size_t(i.width + 2 * r) + simd::kSlack + 15) / 16 * 16),
         separable(f.mask.separable()),
-        magnitude(f.combine == Combine::Magnitude) {
-    if (separable) {
-      col = as<T>(f.mask.col());
-      row = as<T>(f.mask.row());
-    } else {
+        magnitude(f.combine == Combine::Magnitude),
+        colA(f.mask.col()),
+        rowA(f.mask.row()),
+        colB(f.mask.row()),
+        rowB(f.mask.col()) {
+    if (!separable) {
       mask = as<T>(f.mask.weights());
       if (magnitude) maskT = as<T>(f.mask.transposed().weights());
     }
+    stripWidth = in.width;
+    strips = 1;
+    // Enough bands that a core slowed by other work does not hold up the frame; each band widens
+    // 2r rows beyond its own.
+    const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
+    bands = std::min(in.height, std::max(1, (4 * cores + strips - 1) / strips));
   }
 };
 
-// Filters the output rows y0..y1-1: widens each input row the band reads once into the window,
-// then makes each output row from the window.
+// Filters one tile: output rows y0..y1-1, columns x0..x1-1. Widens each input row the tile reads
+// (columns x0-r..x1+r-1, the border mode applied) once into the window, then makes the output rows
+// from the window, four at a time.
 template <class T>
-class Band {
+class TileFilter {
  public:
-  Band(const Job<T>& job, Scratch<T>& s, int y0) : job_(job), s_(s), first_(y0 - job.r), slots_(2 * job.r + 1) {
-    const std::size_t n = 4 * std::size_t(job.in.width) + simd::kSlack;
-    grow(s.window, job.stride * slots_);
+  static constexpr int kBlock = 4;  // output rows a column pass makes at once
+
+  TileFilter(const Job<T>& job, Scratch<T>& s, int y0, int x0, int x1)
+      : job_(job),
+        s_(s),
+        first_(y0 - job.r),
+        slots_(2 * job.r + kBlock),
+        x0_(x0),
+        x1_(x1),
+        span_(4 * std::size_t(x1 - x0 + 2 * job.r)),
+        stride_((span_ + simd::kSlack + 15) / 16 * 16) {
+    const std::size_t n = 4 * std::size_t(x1 - x0) + simd::kSlack;
+    grow(s.window, stride_ * slots_);
     s.windowValid.assign(slots_, false);
-    grow(s.column, job.stride);
+    grow(s.zeroRow, stride_);
+    grow(s.columns, stride_ * 2 * kBlock);
     grow(s.a, n);
-    if (job.magnitude) {
-      grow(s.columnB, job.stride);
-      grow(s.b, n);
-    }
+    if (job.magnitude) grow(s.b, n);
     if constexpr (std::is_same_v<T, double>) {
       grow(s.af, n);
       if (job.magnitude) grow(s.bf, n);
@@ -125,9 +160,14 @@ class Band {
 
   void run(int y0, int y1) {
     for (int v = y0 - job_.r; v < y0 + job_.r; ++v) load(v);
-    for (int y = y0; y < y1; ++y) {
-      load(y + job_.r);
-      filterRow(y);
+    for (int y = y0; y < y1; y += kBlock) {
+      const int m = std::min(kBlock, y1 - y);
+      for (int j = 0; j < m; ++j) load(y + j + job_.r);
+      if (job_.separable) {
+        columns(y, m, job_.colA, column(0));
+        if (job_.magnitude) columns(y, m, job_.colB, column(kBlock));
+      }
+      for (int j = 0; j < m; ++j) filterRow(y + j, j);
     }
   }
 
@@ -137,35 +177,30 @@ class Band {
     if (v.size() < n) v.resize(n);
   }
   std::size_t slotOf(int v) const { return static_cast<std::size_t>(v - first_) % slots_; }
-  // Pixel 0 of row v in the window, or nullptr when the row reads zero.
-  const T* centre(int v) const {
+  // Column x0 - r of row v in the window, or nullptr when the row reads zero.
+  const T* windowRow(int v) const {
     const std::size_t s = slotOf(v);
-    return s_.windowValid[s] ? s_.window.data() + s * job_.stride + 4 * job_.r : nullptr;
+    return s_.windowValid[s] ? s_.window.data() + s * stride_ : nullptr;
   }
+  T* column(int i) { return s_.columns.data() + std::size_t(i) * stride_; }
 
   void load(int v) {
     const std::size_t s = slotOf(v);
     const int sy = borderIndex(v, job_.in.height, job_.border);
     s_.windowValid[s] = sy >= 0;
     if (sy < 0) return;
-    T* p = s_.window.data() + s * job_.stride;
-    simd::widen(job_.in.row(sy), p + 4 * job_.r, 4 * std::size_t(job_.in.width));
-    pad(p);
-  }
-
-  // Fills the r pixels either side of a padded row (pixel x at p + 4 * (r + x)) as the border reads.
-  void pad(T* p) const {
-    const int r = job_.r, w = job_.in.width;
-    const auto fill = [&](int x) {
-      T* d = p + 4 * (r + x);
+    T* p = s_.window.data() + s * stride_;
+    const std::uint8_t* src = job_.in.row(sy);
+    const int r = job_.r, w = job_.in.width, from = x0_ - r, to = x1_ + r;
+    const int inFrom = std::max(from, 0), inTo = std::min(to, w);
+    simd::widen(src + 4 * inFrom, p + 4 * (inFrom - from), 4 * std::size_t(inTo - inFrom));
+    const auto outside = [&](int x) {
+      T* d = p + 4 * (x - from);
       const int sx = borderIndex(x, w, job_.border);
-      if (sx < 0)
-        std::fill(d, d + 4, T(0));
-      else
-        std::copy(p + 4 * (r + sx), p + 4 * (r + sx) + 4, d);
+      for (int c = 0; c < 4; ++c) d[c] = sx < 0 ? T(0) : T(src[4 * sx + c]);
     };
-    for (int x = -r; x < 0; ++x) fill(x);
-    for (int x = w; x < w + r; ++x) fill(x);
+    for (int x = from; x < inFrom; ++x) outside(x);
+    for (int x = std::max(inTo, from); x < to; ++x) outside(x);
   }
 
   void addTap(const T* row, T weight) {
@@ -173,39 +208,55 @@ class Band {
     s_.rows.push_back(row);
     s_.weights.push_back(weight);
   }
-  void sum(T* acc) {
-    simd::accumulate(s_.rows.data(), s_.weights.data(), s_.rows.size(), acc, 4 * std::size_t(job_.in.width));
+  void sum(T* acc, std::size_t n) {
+    simd::accumulate(s_.rows.data(), s_.weights.data(), s_.rows.size(), acc, n);
     s_.rows.clear();
     s_.weights.clear();
   }
 
-  // Separable: the column pass into `column` (padded), then the row pass into acc.
-  void separableRow(int y, const std::vector<T>& col, const std::vector<T>& row, std::vector<T>& column, T* acc) {
-    const int r = job_.r;
-    for (int t = -r; t <= r; ++t) addTap(centre(y + t), col[t + r]);
-    sum(column.data() + 4 * r);
-    pad(column.data());
-    for (int t = -r; t <= r; ++t) addTap(column.data() + 4 * (r + t), row[t + r]);
-    sum(acc);
+  // The column pass of output rows y..y+m-1 into out[0..m) (stride_ apart), apron included.
+  void columns(int y, int m, const Factor<T>& f, T* out) {
+    const std::size_t taps = f.w.size();
+    if (m == kBlock && taps > 0) {
+      for (std::size_t k = 0; k < taps + kBlock - 1; ++k) {
+        const T* row = windowRow(y + f.first + static_cast<int>(k));
+        s_.rows.push_back(row ? row : s_.zeroRow.data());
+      }
+      T* acc[kBlock] = {out, out + stride_, out + 2 * stride_, out + 3 * stride_};
+      simd::accumulateFour(s_.rows.data(), f.w.data(), taps, acc, span_);
+      s_.rows.clear();
+      return;
+    }
+    for (int j = 0; j < m; ++j) {
+      for (std::size_t t = 0; t < taps; ++t) addTap(windowRow(y + j + f.first + static_cast<int>(t)), f.w[t]);
+      sum(out + j * stride_, span_);
+    }
+  }
+
+  // The row pass of one column row into acc.
+  void rowPass(const T* column, const Factor<T>& f, T* acc) {
+    for (std::size_t t = 0; t < f.w.size(); ++t) addTap(column + 4 * (job_.r + f.first + static_cast<int>(t)), f.w[t]);
+    sum(acc, 4 * std::size_t(x1_ - x0_));
   }
 
   void directRow(int y, const std::vector<T>& mask, T* acc) {
     const int r = job_.r, n = 2 * r + 1;
     for (int dy = -r; dy <= r; ++dy)
-      if (const T* c = centre(y + dy))
-        for (int dx = -r; dx <= r; ++dx) addTap(c + 4 * dx, mask[(dy + r) * n + dx + r]);
-    sum(acc);
+      if (const T* c = windowRow(y + dy))
+        for (int dx = -r; dx <= r; ++dx) addTap(c + 4 * (r + dx), mask[(dy + r) * n + dx + r]);
+    sum(acc, 4 * std::size_t(x1_ - x0_));
   }
 
-  void filterRow(int y) {
+  // Output row y, the j-th of its block.
+  void filterRow(int y, int j) {
     if (job_.separable) {
-      separableRow(y, job_.col, job_.row, s_.column, s_.a.data());
-      if (job_.magnitude) separableRow(y, job_.row, job_.col, s_.columnB, s_.b.data());  // the transpose
+      rowPass(column(j), job_.rowA, s_.a.data());
+      if (job_.magnitude) rowPass(column(kBlock + j), job_.rowB, s_.b.data());
     } else {
       directRow(y, job_.mask, s_.a.data());
       if (job_.magnitude) directRow(y, job_.maskT, s_.b.data());
     }
-    const std::size_t n = 4 * std::size_t(job_.in.width);
+    const std::size_t n = 4 * std::size_t(x1_ - x0_);
     const float *a, *b = nullptr;
     if constexpr (std::is_same_v<T, double>) {
       simd::narrow(s_.a.data(), s_.af.data(), n);
@@ -216,26 +267,28 @@ class Band {
       a = s_.a.data();
       if (job_.magnitude) b = s_.b.data();
     }
-    simd::finish(a, b, job_.filter.combine, job_.filterAlpha, job_.in.row(y), job_.out.row(y), n);
+    simd::finish(a, b, job_.filter.combine, job_.filterAlpha, job_.in.row(y) + 4 * x0_, job_.out.row(y) + 4 * x0_, n);
   }
 
   const Job<T>& job_;
   Scratch<T>& s_;
-  int first_;  // the first input row the band reads (y0 - r)
+  int first_;  // the first input row the tile reads (y0 - r)
   std::size_t slots_;
+  int x0_, x1_;
+  std::size_t span_;    // values in a window row: 4 * (x1 - x0 + 2r)
+  std::size_t stride_;  // span plus the accumulate slack, rounded up
 };
 
 template <class T>
-void runBands(const Filter& f, Border border, bool filterAlpha, ConstImageView in, ImageView out) {
+void runTiles(const Filter& f, Border border, bool filterAlpha, ConstImageView in, ImageView out) {
   const Job<T> job(f, border, filterAlpha, in, out);
-  // A few bands a core, so that a core slowed by other work does not hold up the frame; each band
-  // widens 2r rows beyond its own.
-  const int bands = std::min(in.height, 4 * std::max(1, tbb::this_task_arena::max_concurrency()));
   auto& scratch = scratchOf<T>();
-  tbb::parallel_for(0, bands, [&](int i) {
-    const int y0 = static_cast<int>(std::int64_t(in.height) * i / bands);
-    const int y1 = static_cast<int>(std::int64_t(in.height) * (i + 1) / bands);
-    Band<T>(job, scratch.local(), y0).run(y0, y1);
+  tbb::parallel_for(0, job.bands * job.strips, [&](int i) {
+    const int band = i / job.strips, strip = i % job.strips;
+    const int y0 = static_cast<int>(std::int64_t(in.height) * band / job.bands);
+    const int y1 = static_cast<int>(std::int64_t(in.height) * (band + 1) / job.bands);
+    const int x0 = strip * job.stripWidth, x1 = std::min(in.width, x0 + job.stripWidth);
+    TileFilter<T>(job, scratch.local(), y0, x0, x1).run(y0, y1);
   });
 }
 
@@ -276,9 +329,9 @@ void cpuSimdFilter(const Filter& filter, Border border, bool filterAlpha, ConstI
   if (in.width < 1 || in.height < 1) return;
   switch (planCpuSimd(filter).precision) {
     case CpuSimdPlan::Precision::Float:
-      return runBands<float>(filter, border, filterAlpha, in, out);
+      return runTiles<float>(filter, border, filterAlpha, in, out);
     case CpuSimdPlan::Precision::Double:
-      return runBands<double>(filter, border, filterAlpha, in, out);
+      return runTiles<double>(filter, border, filterAlpha, in, out);
     case CpuSimdPlan::Precision::Refused:
       throw ProblemError(cpuSimdWhyNot(filter));
   }

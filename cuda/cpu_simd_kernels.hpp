@@ -19,6 +19,13 @@ constexpr std::size_t kSlack = 64;
 void accumulate(const float* const* rows, const float* weights, std::size_t taps, float* acc, std::size_t n);
 void accumulate(const double* const* rows, const double* weights, std::size_t taps, double* acc, std::size_t n);
 
+// Four rows of sums at once: acc[j][i] = sum over t < taps of weights[t] * rows[j + t][i], j < 4,
+// i in [0, n), each summed in order of t as accumulate() does. rows: taps + 3 pointers, none null
+// (a zero row where the border reads zero). Reads and writes up to n + kSlack.
+void accumulateFour(const float* const* rows, const float* weights, std::size_t taps, float* const* acc, std::size_t n);
+void accumulateFour(const double* const* rows, const double* weights, std::size_t taps, double* const* acc,
+                    std::size_t n);
+
 // out[i] = in[i] (exact), i in [0, n).
 void widen(const std::uint8_t* in, float* out, std::size_t n);
 void widen(const std::uint8_t* in, double* out, std::size_t n);
