@@ -88,7 +88,8 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
 }
 
 const std::vector<std::string>& Tuner::candidates() {
-  static const std::vector<std::string> names{"stream", "tensorsep", "fused", "tensor2d", "separable", "tiled-coop"};
+  static const std::vector<std::string> names{"stream",   "tensorstream", "tensorsep", "fused",
+                                              "tensor2d", "separable",    "tiled-coop"};
   return names;
 }
 

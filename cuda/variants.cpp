@@ -196,6 +196,13 @@ Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
+Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("tensorstream");
+  if (auto why = separableWhyNot(p); why) return why;
+  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
+  return tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused");
+}
 
 // Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
 kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
@@ -318,6 +325,14 @@ void runStream(const Variant& v, const FilterParams& p, ConstImageView in, Image
   kernels::stream(l, m);
 }
 
+void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+                     cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  kernels::MaskSep m{};
+  fillSep(p.filter.mask, m);
+  kernels::tensorStream(l, m);
+}
+
 void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
                  cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
@@ -400,6 +415,16 @@ std::vector<Variant> makeTable() {
        "output tile (256 threads)",
        tensorSepWhyNot,
        runTensorSep},
+      {"tensorstream",
+       "separable, r <= 8, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
+       "rows a step; the row product's result is the column product's operand in registers (fp16 factors, the "
+       "intermediate as fp16 high + low parts), within a 1 LSB error bound",
+       true,
+       kernels::kTensorStreamMaxRadius,
+       {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}},
+       "block width (16 pixels a warp) x rows each warp walks",
+       tensorStreamWhyNot,
+       runTensorStream},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
        kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture},
       {"cpu",

@@ -176,14 +176,16 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
 
   // A kind the variant cannot take at all must be refused with the reason, not filtered wrongly.
   const Filter probe = *filterFor(kind, 1, rng);
-  const bool separableOnly = v.name == "separable" || v.name == "fused" || v.name == "stream" || v.name == "tensorsep";
+  const bool separableOnly = v.name == "separable" || v.name == "fused" || v.name == "stream" ||
+                             v.name == "tensorsep" || v.name == "tensorstream";
   if (separableOnly && !probe.mask.separable()) {
     FilterParams p;
     p.filter = probe;
     EXPECT_NE(v.whyNot(p, 8, 8).text().find("not separable"), std::string::npos);
     return;
   }
-  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d" || v.name == "tensorsep";
+  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d" || v.name == "tensorsep" ||
+                           v.name == "tensorstream";
   if (oneMaskOnly && probe.combine == Combine::Magnitude) {
     FilterParams p;
     p.filter = probe;
@@ -271,6 +273,67 @@ TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
             if (HasFatalFailure()) return;
           }
     }
+  EXPECT_GT(checked_, 0);
+}
+
+// tensorstream's warps walk 16-pixel strips in segments of the tile's height, 16 rows a step, and
+// load 4 pixels a lane (16 bytes where the row allows): frames whose width is not a multiple of 16
+// or 4, heights that end a segment mid-step, several segments per strip, every radius 0..8 (its
+// apron rounds r up to 4), every border, both alpha modes, every tile; a row pitch that is not a
+// multiple of 16 bytes runs the 4-byte loads. Masks: gaussian, box, pitch (Abs) and a separable
+// sharpen (sums below 0 and past 255).
+class TensorStreamStrips : public VariantVsReference {};
+
+TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0x7e57u);
+  for (Size s : {Size{70, 300}, Size{33, 129}, Size{16, 16}, Size{259, 47}, Size{5, 3}})
+    for (int r = 0; r <= v.maxRadius; ++r) {
+      std::vector<Filter> filters;
+      if (r == 0) {
+        Filter one;
+        one.name = "identity";
+        one.mask = Mask::fromFactors({1.f}, {1.f});
+        filters.push_back(one);
+      } else {
+        for (const char* kind : {"gaussian", "box", "pitch-h", "pitch-v"})
+          if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
+        std::vector<float> factor(2 * r + 1, -0.5f / r);
+        factor[r] = 2.f;
+        Filter sharpen;
+        sharpen.name = "separable sharpen";
+        sharpen.mask = Mask::fromFactors(factor, factor);
+        filters.push_back(sharpen);
+      }
+      for (const Filter& f : filters) {
+        const Border b = kBorders[rng() % 4];
+        const bool alpha = rng() % 2;
+        check(v, f, b, alpha, randomFrame(s.w, s.h, rng), v.tiles);
+        if (HasFatalFailure()) return;
+      }
+    }
+  // A pitch of 4 (mod 16) bytes: the unaligned loads, on a frame whose rows are padded.
+  for (int r : {1, 4, 8}) {
+    const HostImage in = randomFrame(67, 41, rng);
+    FilterParams p;
+    p.filter = makeFilter("gaussian", {.radius = r});
+    p.border = kBorders[r % 4];
+    HostImage want(in.width(), in.height());
+    referenceFilter(p.filter, p.border, false, in.view(), want.view());
+    const std::size_t pitch = 68 * 4 + 4;  // 276 bytes: a multiple of 4, not of 16
+    DeviceBuffer dinBuf(pitch * in.height()), doutBuf(pitch * in.height());
+    ImageView din{static_cast<std::uint8_t*>(dinBuf.get()), in.width(), in.height(), pitch};
+    ImageView dout{static_cast<std::uint8_t*>(doutBuf.get()), in.width(), in.height(), pitch};
+    CL_CUDA(cudaMemcpy2D(din.data, pitch, in.view().data, in.view().pitch, std::size_t(in.width()) * 4, in.height(),
+                         cudaMemcpyHostToDevice));
+    CL_CUDA(cudaMemset(dout.data, 0x5a, pitch * in.height()));
+    v.run(p, din, dout, ws_, nullptr);
+    HostImage got(in.width(), in.height());
+    CL_CUDA(cudaMemcpy2D(got.view().data, got.view().pitch, dout.data, pitch, std::size_t(in.width()) * 4, in.height(),
+                         cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(matches(got, want)) << "r=" << r << " pitch " << pitch;
+    ++checked_;
+  }
   EXPECT_GT(checked_, 0);
 }
 
