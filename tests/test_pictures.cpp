@@ -1,6 +1,7 @@
 // Picture files: PNG of every colour type and bit depth expanded to RGBA8, JPEG in and out, the
 // format of an output by its extension, and corrupt or truncated files refused with the reason.
 #include <gtest/gtest.h>
+#include <turbojpeg.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -168,6 +169,29 @@ TEST(Jpeg, RoundTripWithinTheLossOfItsQuality) {
   EXPECT_LE(worst, 12);
   EXPECT_TRUE(d.warnings.empty());
   EXPECT_THROW(encodeJpeg(img, 0), std::invalid_argument);
+}
+
+// Grey and progressive JPEGs (made here with libjpeg-turbo itself) come in as RGBA.
+TEST(Jpeg, GreyAndProgressiveFilesDecode) {
+  const HostImage img = gradient(32, 16);
+  for (const auto& [subsampling, flags] :
+       {std::pair{int(TJSAMP_GRAY), 0}, std::pair{int(TJSAMP_420), TJFLAG_PROGRESSIVE}}) {
+    tjhandle h = tjInitCompress();
+    unsigned char* raw = nullptr;
+    unsigned long size = 0;
+    ASSERT_EQ(tjCompress2(h, img.pixels().data(), 32, 32 * 4, 16, TJPF_RGBA, &raw, &size, subsampling, 90, flags), 0);
+    const std::string bytes(reinterpret_cast<const char*>(raw), size);
+    tjFree(raw);
+    tjDestroy(h);
+    const DecodedPicture d = decodeJpeg(bytes, "made.jpg");
+    ASSERT_EQ(d.image.width(), 32);
+    const auto p = pixel(d.image, 31, 15);
+    EXPECT_EQ(p[3], 255);
+    if (subsampling == TJSAMP_GRAY)
+      EXPECT_TRUE(p[0] == p[1] && p[1] == p[2]) << p[0] << " " << p[1] << " " << p[2];
+    else
+      EXPECT_NEAR(p[0], 255, 12);
+  }
 }
 
 TEST(Jpeg, TruncatedAndCorruptFilesAreRefused) {

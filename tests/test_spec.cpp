@@ -28,6 +28,9 @@ TEST(FilterSpec, EverySettingRoundTripsThroughText) {
                                                                                     {"pitch", "3.25"},
                                                                                     {"direction", "vertical"},
                                                                                     {"weights", "1,2,1"},
+                                                                                    {"weights-file", "m.npy"},
+                                                                                    {"row-weights", "1,2,1"},
+                                                                                    {"col-weights", "1 4 1"},
                                                                                     {"normalize", "true"},
                                                                                     {"border", "wrap"},
                                                                                     {"filter-alpha", "on"},
@@ -46,6 +49,8 @@ TEST(FilterSpec, EverySettingRoundTripsThroughText) {
   EXPECT_EQ(g.tile, (Tile{32, 8}));
   EXPECT_EQ(g.get("filter-alpha"), "true");
   EXPECT_EQ(g.get("direction"), "vertical");
+  EXPECT_EQ(g.get("weights-file"), "m.npy");
+  EXPECT_EQ(g.colWeights, "1 4 1");
   EXPECT_EQ(FilterSpec{}.get("sigma"), "auto");
 }
 
@@ -69,6 +74,9 @@ TEST(FilterSpec, BadValuesAreProblemsNamingTheSettingAndLeaveTheSpecAlone) {
       {"border", "reflect", Problem::Code::Unknown, "not a border mode"},
       {"variant", "fastest", Problem::Code::Unknown, "not one"},
       {"weights", " ; ", Problem::Code::Missing, "are empty"},
+      {"row-weights", "1,2", Problem::Code::Invalid, "use an odd count"},
+      {"col-weights", "1,x,1", Problem::Code::Invalid, "value 2: 'x' is not a number"},
+      {"row-weights", " ", Problem::Code::Missing, "are empty"},
       {"tile", "32by8", Problem::Code::Invalid, "not WxH"},
       {"normalize", "maybe", Problem::Code::Invalid, "true or false"},
       {"colour", "red", Problem::Code::Unknown, "no setting 'colour'"},
