@@ -116,6 +116,30 @@ void finishRow(const float* a, const float* b, bool filterAlpha, const std::uint
   const auto three = hn::Set(d8, std::uint8_t{3});
   const auto alphaLane = hn::Eq(hn::And(hn::Iota(d8, 0), three), three);  // N is a multiple of 4
   std::size_t i = 0;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // AVX-512: 64 values a step. The conversion rounds (to nearest even, as rintf) and the packs
+  // saturate to 0..255, so there is no separate rounding or clamping; the cap keeps the conversion
+  // from overflowing. The packs interleave 128-bit blocks; one permutation puts them back in order.
+  const __m512 cap = _mm512_set1_ps(65536.f);
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __mmask64 alphaBytes = 0x8888888888888888ull;
+  for (; i + 64 <= n; i += 64) {
+    __m512i q[4];
+    for (int k = 0; k < 4; ++k) {
+      __m512 v = _mm512_loadu_ps(a + i + 16 * k);
+      if constexpr (C == Combine::Abs) v = _mm512_abs_ps(v);
+      if constexpr (C == Combine::Magnitude) {
+        const __m512 vb = _mm512_loadu_ps(b + i + 16 * k);
+        v = _mm512_sqrt_ps(_mm512_fmadd_ps(v, v, _mm512_mul_ps(vb, vb)));
+      }
+      q[k] = _mm512_cvtps_epi32(_mm512_min_ps(v, cap));
+    }
+    const __m512i packed = _mm512_packus_epi16(_mm512_packs_epi32(q[0], q[1]), _mm512_packs_epi32(q[2], q[3]));
+    __m512i bytes = _mm512_permutexvar_epi32(order, packed);
+    if (!filterAlpha) bytes = _mm512_mask_blend_epi8(alphaBytes, bytes, _mm512_loadu_si512(in + i));
+    _mm512_storeu_si512(out + i, bytes);
+  }
+#endif
   for (; i + N <= n; i += N) {
     auto v = hn::LoadU(df, a + i);
     if constexpr (C == Combine::Abs) v = hn::Abs(v);
