@@ -65,17 +65,133 @@ void accumulateFourRows(const T* const* rows, const T* weights, std::size_t taps
   }
 }
 
+// The same for few taps (r <= 4), the count known at compile time: row pointers and weights held in
+// registers, the tap loop unrolled, two vectors a row per step.
+template <class T, int K>
+void accumulateFourRowsFixed(const T* const* rows, const T* weights, T* const* acc, std::size_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::size_t N = hn::Lanes(d);
+  const T* p[K + 3];
+  for (int k = 0; k < K + 3; ++k) p[k] = rows[k];
+  V w[K];
+  for (int t = 0; t < K; ++t) w[t] = hn::Set(d, weights[t]);
+  T* const o0 = acc[0];
+  T* const o1 = acc[1];
+  T* const o2 = acc[2];
+  T* const o3 = acc[3];
+  for (std::size_t i = 0; i < n; i += 2 * N) {
+    V a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+    V b0 = hn::Zero(d), b1 = hn::Zero(d), b2 = hn::Zero(d), b3 = hn::Zero(d);
+    for (int k = 0; k < K + 3; ++k) {
+      const V x = hn::LoadU(d, p[k] + i);
+      const V y = hn::LoadU(d, p[k] + i + N);
+      if (k < K) a0 = hn::MulAdd(w[k], x, a0), b0 = hn::MulAdd(w[k], y, b0);
+      if (k >= 1 && k - 1 < K) a1 = hn::MulAdd(w[k - 1], x, a1), b1 = hn::MulAdd(w[k - 1], y, b1);
+      if (k >= 2 && k - 2 < K) a2 = hn::MulAdd(w[k - 2], x, a2), b2 = hn::MulAdd(w[k - 2], y, b2);
+      if (k >= 3) a3 = hn::MulAdd(w[k - 3], x, a3), b3 = hn::MulAdd(w[k - 3], y, b3);
+    }
+    hn::StoreU(a0, d, o0 + i);
+    hn::StoreU(b0, d, o0 + i + N);
+    hn::StoreU(a1, d, o1 + i);
+    hn::StoreU(b1, d, o1 + i + N);
+    hn::StoreU(a2, d, o2 + i);
+    hn::StoreU(b2, d, o2 + i + N);
+    hn::StoreU(a3, d, o3 + i);
+    hn::StoreU(b3, d, o3 + i + N);
+  }
+}
+
+template <class T, int K>
+void accumulateRowsFixed(const T* const* rows, const T* weights, T* acc, std::size_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::size_t N = hn::Lanes(d);
+  const T* p[K];
+  V w[K];
+  for (int k = 0; k < K; ++k) p[k] = rows[k], w[k] = hn::Set(d, weights[k]);
+  for (std::size_t i = 0; i < n; i += 4 * N) {
+    V a0 = hn::Mul(w[0], hn::LoadU(d, p[0] + i));
+    V a1 = hn::Mul(w[0], hn::LoadU(d, p[0] + i + N));
+    V a2 = hn::Mul(w[0], hn::LoadU(d, p[0] + i + 2 * N));
+    V a3 = hn::Mul(w[0], hn::LoadU(d, p[0] + i + 3 * N));
+    for (int k = 1; k < K; ++k) {
+      a0 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i), a0);
+      a1 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i + N), a1);
+      a2 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i + 2 * N), a2);
+      a3 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i + 3 * N), a3);
+    }
+    hn::StoreU(a0, d, acc + i);
+    hn::StoreU(a1, d, acc + i + N);
+    hn::StoreU(a2, d, acc + i + 2 * N);
+    hn::StoreU(a3, d, acc + i + 3 * N);
+  }
+}
+
+// Few taps: the unrolled forms; else the loops.
+template <class T>
+void accumulateFourAny(const T* const* rows, const T* weights, std::size_t taps, T* const* acc, std::size_t n) {
+  switch (taps) {
+    case 1:
+      return accumulateFourRowsFixed<T, 1>(rows, weights, acc, n);
+    case 2:
+      return accumulateFourRowsFixed<T, 2>(rows, weights, acc, n);
+    case 3:
+      return accumulateFourRowsFixed<T, 3>(rows, weights, acc, n);
+    case 4:
+      return accumulateFourRowsFixed<T, 4>(rows, weights, acc, n);
+    case 5:
+      return accumulateFourRowsFixed<T, 5>(rows, weights, acc, n);
+    case 6:
+      return accumulateFourRowsFixed<T, 6>(rows, weights, acc, n);
+    case 7:
+      return accumulateFourRowsFixed<T, 7>(rows, weights, acc, n);
+    case 8:
+      return accumulateFourRowsFixed<T, 8>(rows, weights, acc, n);
+    case 9:
+      return accumulateFourRowsFixed<T, 9>(rows, weights, acc, n);
+    default:
+      return accumulateFourRows(rows, weights, taps, acc, n);
+  }
+}
+
+template <class T>
+void accumulateAny(const T* const* rows, const T* weights, std::size_t taps, T* acc, std::size_t n) {
+  switch (taps) {
+    case 1:
+      return accumulateRowsFixed<T, 1>(rows, weights, acc, n);
+    case 2:
+      return accumulateRowsFixed<T, 2>(rows, weights, acc, n);
+    case 3:
+      return accumulateRowsFixed<T, 3>(rows, weights, acc, n);
+    case 4:
+      return accumulateRowsFixed<T, 4>(rows, weights, acc, n);
+    case 5:
+      return accumulateRowsFixed<T, 5>(rows, weights, acc, n);
+    case 6:
+      return accumulateRowsFixed<T, 6>(rows, weights, acc, n);
+    case 7:
+      return accumulateRowsFixed<T, 7>(rows, weights, acc, n);
+    case 8:
+      return accumulateRowsFixed<T, 8>(rows, weights, acc, n);
+    case 9:
+      return accumulateRowsFixed<T, 9>(rows, weights, acc, n);
+    default:
+      return accumulateRows(rows, weights, taps, acc, n);
+  }
+}
+
 void AccumulateFourF32(const float* const* rows, const float* weights, std::size_t taps, float* const* acc,
                        std::size_t n) {
-  accumulateFourRows(rows, weights, taps, acc, n);
+  accumulateFourAny(rows, weights, taps, acc, n);
 }
 void AccumulateFourF64(const double* const* rows, const double* weights, std::size_t taps, double* const* acc,
                        std::size_t n) {
-  accumulateFourRows(rows, weights, taps, acc, n);
+  accumulateFourAny(rows, weights, taps, acc, n);
 }
 
 void AccumulateF32(const float* const* rows, const float* weights, std::size_t taps, float* acc, std::size_t n) {
-  accumulateRows(rows, weights, taps, acc, n);
+  accumulateAny(rows, weights, taps, acc, n);
 }
 void AccumulateF64(const double* const* rows, const double* weights, std::size_t taps, double* acc, std::size_t n) {
   accumulateRows(rows, weights, taps, acc, n);
