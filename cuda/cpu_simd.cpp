@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <type_traits>
@@ -45,16 +46,30 @@ double errorBound(const Filter& f, double u) {
   return gammaOf(nonZero(m.weights()), u) * scale * absSum(m.weights());
 }
 
+// Rows start on cache lines, so that the column pass's loads never straddle two.
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <class U>
+  LineAligned(const LineAligned<U>&) {}  // NOLINT: rebinding, as allocators do
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const LineAligned&) const { return true; }
+};
+template <class T>
+using Buffer = std::vector<T, LineAligned<T>>;
+
 // One thread's buffers, kept between calls (allocations and page faults cost more than the
 // filter at small radii).
 template <class T>
 struct Scratch {
-  std::vector<T> window;          // widened input rows of one tile, a ring of TileFilter::slots_
+  Buffer<T> window;               // widened input rows of one tile, a ring of TileFilter::slots_
   std::vector<bool> windowValid;  // false: a row outside the frame that reads zero
-  std::vector<T> zeroRow;         // what such a row reads (never written)
-  std::vector<T> columns;         // the column pass of up to four output rows, apron included (x2: magnitude)
-  std::vector<T> a, b;            // the sums of one output row; b: the transposed mask (magnitude)
-  std::vector<float> af, bf;      // double sums rounded to float, as the reference does
+  Buffer<T> zeroRow;              // what such a row reads (never written)
+  Buffer<T> columns;              // the column pass of up to four output rows, apron included (x2: magnitude)
+  Buffer<T> a, b;                 // the sums of one output row; b: the transposed mask (magnitude)
+  Buffer<float> af, bf;           // double sums rounded to float, as the reference does
   std::vector<const T*> rows;     // the taps of one accumulate call
   std::vector<T> weights;
 };
@@ -173,7 +188,7 @@ class TileFilter {
 
  private:
   template <class U>
-  static void grow(std::vector<U>& v, std::size_t n) {
+  static void grow(Buffer<U>& v, std::size_t n) {
     if (v.size() < n) v.resize(n);
   }
   std::size_t slotOf(int v) const { return static_cast<std::size_t>(v - first_) % slots_; }
