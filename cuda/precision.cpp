@@ -65,6 +65,12 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
     }
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
   plan.singleBound = 255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) * gain;
+  // fp16 alone for the intermediate: rounding to nearest moves a row sum by at most 2^-11 of it
+  // (2^-25 absolute below fp16's normal range).
+  plan.halfIntermediateBound =
+      255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) * gain +
+      colAbs * std::ldexp(1.0, -25) * gain;
+  plan.halfIntermediate = plan.halfIntermediateBound <= kHalfErrorBudget;
   plan.splitBound = plan.singleBound;
   plan.bound = plan.singleBound;
   if (plan.singleBound <= kHalfErrorBudget) {

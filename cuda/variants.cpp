@@ -330,7 +330,7 @@ void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in,
   const auto l = prepare(v, p, in, out, s);
   kernels::MaskSep m{};
   fillSep(p.filter.mask, m);
-  kernels::tensorStream(l, m);
+  kernels::tensorStream(l, m, !planHalfSeparable(p.filter.mask, p.filter.combine).halfIntermediate);
 }
 
 void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
@@ -416,9 +416,9 @@ std::vector<Variant> makeTable() {
        tensorSepWhyNot,
        runTensorSep},
       {"tensorstream",
-       "separable, r <= 8, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
+       "separable, r <= 16, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
        "rows a step; the row product's result is the column product's operand in registers (fp16 factors, the "
-       "intermediate as fp16 high + low parts), within a 1 LSB error bound",
+       "intermediate as fp16, or fp16 high + low parts where the error bound needs them), within 1 LSB",
        true,
        kernels::kTensorStreamMaxRadius,
        {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}},
@@ -490,12 +490,14 @@ const Variant& cpuChoice(const FilterParams& p, int width, int height) {
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
-  // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks up
-  // to r=4 since stream v5/v6c (docs/perf/2026-11-21-h200-stream-r1: 0.088 ms at 4K r=4 against
-  // fused's 0.13), fused from r=5, tensor2d for 2D masks (4.6-12x NPP at r=8..32,
-  // docs/perf/2026-11-21-h200-kernels).
+  // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
+  // r <= 2 (0.037 ms at 4K r=1), tensorstream from r=3 to 16 (docs/perf/2026-11-21-h200-tensorstream:
+  // 0.048 ms at 4K r=4 against stream's 0.088, 0.051 at r=8 against fused's 0.18), fused past it,
+  // tensor2d for 2D masks (4.6-12x NPP at r=8..32, docs/perf/2026-11-21-h200-kernels).
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
+  if (r <= 2) order.push_back("stream");
+  order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant"}) order.push_back(n);
   for (const char* n : order)

@@ -89,6 +89,27 @@ TEST(HalfSeparable, TheBoundComposesBothPasses) {
   ASSERT_GT(rowErr + colErr, 0.0) << "the test wants factors that fp16 rounds";
   const auto plan = planHalfSeparable(m, Combine::Identity);
   EXPECT_NEAR(plan.bound, 255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)), 1e-12);
+  EXPECT_NEAR(plan.halfIntermediateBound,
+              255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) +
+                  colAbs * std::ldexp(1.0, -25),
+              1e-12);
+}
+
+// A single fp16 intermediate costs 255 * 2^-11 = 0.125 for a normalised blur: gaussian and box
+// take it; a sharpen whose factors sum |w| to 3 each (255 * 9 * 2^-11 = 1.1) needs both parts.
+TEST(HalfSeparable, AHalfIntermediateWhereTheBoundAllows) {
+  for (int r : {1, 2, 4, 8}) {
+    const Filter g = makeFilter("gaussian", {.radius = r});
+    const auto plan = planHalfSeparable(g.mask, g.combine);
+    EXPECT_TRUE(plan.halfIntermediate) << "r=" << r << " bound " << plan.halfIntermediateBound;
+    EXPECT_LE(plan.halfIntermediateBound, kHalfErrorBudget);
+  }
+  std::vector<float> f(5, -0.5f);
+  f[2] = 2.f;
+  const auto sharp = planHalfSeparable(Mask::fromFactors(f, f), Combine::Identity);
+  EXPECT_EQ(sharp.mode, HalfWeightsPlan::Mode::Single);
+  EXPECT_FALSE(sharp.halfIntermediate) << sharp.halfIntermediateBound;
+  EXPECT_GT(sharp.halfIntermediateBound, kHalfErrorBudget);
 }
 
 TEST(HalfSeparable, RefusesWhatItCannotHold) {

@@ -16,6 +16,10 @@ struct HalfWeightsPlan {
   double splitBound = 0.0;   // with a high and a low fp16 part per weight (two products)
   double bound = 0.0;        // the bound of the chosen mode
   std::string why;           // Refused: the reason
+  // planHalfSeparable only: whether the intermediate (the row pass's sums) may be a single fp16
+  // value instead of high + low parts, and the bound then (tensorstream uses it when it fits).
+  bool halfIntermediate = false;
+  double halfIntermediateBound = 0.0;
   bool split() const { return mode == Mode::Split; }
 };
 
@@ -34,7 +38,9 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // is off by at most 255 * sum |row - fp16(row)|, which the column pass scales by sum |col|; the
 // column pass adds 255 * sum |row| * sum |col - fp16(col)|; the intermediate is kept as fp16 high +
 // low parts (2^-21 of 255 * sum |row| * sum |col|). Single, or Refused (the factors are not
-// split): a mask that is not separable is refused too.
+// split): a mask that is not separable is refused too. (The row factor peaks at 1, so the row sums,
+// at most 255 * 129, stay within fp16's range.) halfIntermediate: the bound with the intermediate as one fp16 value
+// (2^-11 relative) is within the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 
 }  // namespace convlive

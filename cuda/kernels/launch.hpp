@@ -12,10 +12,10 @@
 
 namespace convlive::kernels {
 
-constexpr int kMax2DRadius = 32;           // 65x65 masks for the 2D variants
-constexpr int kMaxSepRadius = 64;          // 129-tap factors for the separable ones
-constexpr int kStreamMaxRadius = 4;        // stream: the column window lives in registers
-constexpr int kTensorStreamMaxRadius = 8;  // tensorstream: a 16-pixel strip's window is two 16-wide K chunks
+constexpr int kMax2DRadius = 32;            // 65x65 masks for the 2D variants
+constexpr int kMaxSepRadius = 64;           // 129-tap factors for the separable ones
+constexpr int kStreamMaxRadius = 4;         // stream: the column window lives in registers
+constexpr int kTensorStreamMaxRadius = 16;  // tensorstream: a 16-pixel strip's window is two or three 16-wide K chunks
 constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
 
 // A 2D mask passed by value as a kernel parameter (__grid_constant__): it lives in the constant
@@ -65,7 +65,9 @@ void tensorSep(const Launch& l, const MaskSep& m);
 // Separable, radius 0..kTensorStreamMaxRadius (Identity or Abs) on the tensor cores, no shared
 // memory: warps walk 16-pixel strips, the row product's result is the column product's operand in
 // registers. Tile {16 * warps per block (16..128), rows a warp walks (a multiple of 16)}.
-void tensorStream(const Launch& l, const MaskSep& m);
+// splitIntermediate: the row sums as fp16 high + low parts (else fp16 alone; see
+// convlive/precision.hpp planHalfSeparable).
+void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate);
 
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);

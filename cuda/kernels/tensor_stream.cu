@@ -56,15 +56,27 @@ __device__ __forceinline__ const uchar4* borderRow(const Launch& l, int y) {
 }
 
 // Rounds a channel sum to its byte (saturated), in the low byte of the result.
-__device__ __forceinline__ unsigned roundedByte(float v, bool absolute) {
-  if (absolute) v = fabsf(v);
+template <bool Abs>
+__device__ __forceinline__ unsigned roundedByte(float v) {
+  if constexpr (Abs) v = fabsf(v);
   return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
 }
+// Element e of a block's C fragments, one per channel, as an RGBA8 pixel (alpha given unless filtered).
+template <int NCH, bool Abs>
+__device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][4], int e, unsigned alpha) {
+  const unsigned c0 = roundedByte<Abs>(block[0][e]), c1 = roundedByte<Abs>(block[1][e]);
+  const unsigned c2 = roundedByte<Abs>(block[2][e]);
+  unsigned c3 = alpha;
+  if constexpr (NCH == 4) c3 = roundedByte<Abs>(block[3][e]);
+  return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, c3, 0x0040), 0x5410);
+}
 
-template <int NCH, bool Aligned>
+// B0 = 1 for r <= 8 (two K chunks, four live output blocks), 2 for r <= 16 (three, six).
+template <int B0, int NCH, bool Aligned, bool Abs, bool SplitH>
 __global__ void __launch_bounds__(256)
     tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, int segmentRows) {
 #if __CUDA_ARCH__ >= 800
+  constexpr int KC = B0 + 1, NB = 2 + 2 * B0;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int x0 = (blockIdx.x * warps + warp) * 16;
@@ -73,13 +85,12 @@ __global__ void __launch_bounds__(256)
   const int rows = min(segmentRows, l.height - y0);
   const int steps = (rows + 15) / 16;
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
-  const bool absolute = l.combine == Combine::Abs;
 
-  // The row factor's Toeplitz fragments for the two K chunks: R[m][k] = row[x(k) - m + r], x(k) the
+  // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - m + r], x(k) the
   // pixel of slot k relative to the first output pixel.
-  unsigned ra[2][4];
+  unsigned ra[KC][4];
 #pragma unroll
-  for (int c = 0; c < 2; ++c) {
+  for (int c = 0; c < KC; ++c) {
     auto w = [&](int mm, int k) {
       const int j = 16 * c + pixelOfSlot(k) - apron - mm + r;
       return j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
@@ -89,137 +100,172 @@ __global__ void __launch_bounds__(256)
     ra[c][2] = halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9));
     ra[c][3] = halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9));
   }
-  // The column factor's slices for the four output blocks a chunk touches: block b starts
-  // 8 (b - 1) rows below the chunk's first; C_b[k][n] = col[k - n - 8 (b - 1) + r].
-  unsigned cb[4][2];
+  // The column factor's slices for the NB output blocks a chunk touches: block b starts
+  // 8 (b - B0) rows below the chunk's first; C_b[k][n] = col[k - n - 8 (b - B0) + r].
+  unsigned cb[NB][2];
 #pragma unroll
-  for (int b = 0; b < 4; ++b) {
+  for (int b = 0; b < NB; ++b) {
     auto w = [&](int k, int n) {
-      const int j = k - n - 8 * (b - 1) + r;
+      const int j = k - n - 8 * (b - B0) + r;
       return j >= 0 && j <= 2 * r ? m.col[j] : 0.f;
     };
     cb[b][0] = halfPair(w(2 * t, g), w(2 * t + 1, g));
     cb[b][1] = halfPair(w(2 * t + 8, g), w(2 * t + 9, g));
   }
 
-  float acc[4][NCH][4];
+  // acc[b]: the output block starting 8 (b - B0) rows below the current chunk's first row.
+  float acc[NB][NCH][4];
 #pragma unroll
-  for (int b = 0; b < 4; ++b)
+  for (int b = 0; b < NB - 2; ++b)
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch) acc[b][ch][0] = acc[b][ch][1] = acc[b][ch][2] = acc[b][ch][3] = 0.f;
 
   // Input rows of a step: chunk rows 8 nb + g; pixels x0 - apron + 16 c + 4 t .. + 3.
   const int xl = x0 - apron + 4 * t;
-  auto load = [&](uint4(&v)[2][2], int s) {
+  auto load = [&](uint4(&v)[2][KC], int s) {
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
       const uchar4* row = borderRow(l, s + 8 * nb + g);
 #pragma unroll
-      for (int c = 0; c < 2; ++c) v[nb][c] = loadFour<Aligned>(l, row, xl + 16 * c);
+      for (int c = 0; c < KC; ++c) v[nb][c] = loadFour<Aligned>(l, row, xl + 16 * c);
     }
   };
-  uint4 next[2][2];
-  load(next, y0 - 8);
+  // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
+  // s - 8 B0 .. s - 8 B0 + 15 (blocks 0 and 1), so the first B0 steps only fill the window.
+  const int lastStep = steps + B0 - 1;
+  uint4 next[2][KC];
+  load(next, y0 - 8 * B0);
+  const bool fullWidth = x0 + 16 <= l.width;
 
-  // Two steps per iteration: the blocks that carry on swap registers instead of moving.
 #pragma unroll 1
-  for (int q = 0; q <= steps; ++q) {
-    const int s = y0 - 8 + 16 * q;  // the chunk's first input row
-    uint4 in[2][2];
+  for (int q = 0; q <= lastStep; ++q) {
+    const int s = y0 - 8 * B0 + 16 * q;  // the chunk's first input row
+    const int out0 = s - 8 * B0;         // the first row this step stores
+    uint4 in[2][KC];
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-      for (int c = 0; c < 2; ++c) in[nb][c] = next[nb][c];
-    if (q < steps) load(next, s + 16);
-    // The input's alpha of the pixels this step stores (blocks 0 and 1, see below), asked for now
-    // so that its latency hides behind the products; the kernel never writes its input, so these
-    // read-only loads need not wait for the stores before them.
+      for (int c = 0; c < KC; ++c) in[nb][c] = next[nb][c];
+    if (q < lastStep) load(next, s + 16);
+
+    // This step stores blocks 0 and 1, rows out0 .. out0 + 15: lane (g, t) pixels x0 + g and
+    // x0 + g + 8 of rows out0 + 8 b + 2 t + h, h = 0, 1 (C fragment element e = 2 (x >= x0 + 8) + h). The
+    // input's alpha of those pixels is asked for now, so that its latency hides behind the
+    // products; the kernel never writes its input, so these read-only loads need not wait for the
+    // stores before them.
+    const bool full = fullWidth && out0 + 16 <= y0 + rows;
     unsigned alpha[2][4] = {};
-    if (NCH == 3 && q > 0) {
+    if (NCH == 3 && q >= B0) {
 #pragma unroll
-      for (int b = 0; b < 2; ++b) {
+      for (int b = 0; b < 2; ++b)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int x = x0 + g + 8 * (e >> 1), y = s - 8 + 8 * b + 2 * t + (e & 1);
-          if (x < l.width && y < y0 + rows)
-            alpha[b][e] = __ldg(reinterpret_cast<const unsigned*>(rowPtr(l.in, l.inPitch, y)) + x) >> 24;
+        for (int h = 0; h < 2; ++h) {
+          const int y = out0 + 8 * b + 2 * t + h;
+          const unsigned* row = reinterpret_cast<const unsigned*>(rowPtr(l.in, l.inPitch, y)) + x0 + g;
+          if (full) {
+            alpha[b][h] = __ldg(row) >> 24;
+            alpha[b][2 + h] = __ldg(row + 8) >> 24;
+          } else if (y < y0 + rows) {
+            if (x0 + g < l.width) alpha[b][h] = __ldg(row) >> 24;
+            if (x0 + g + 8 < l.width) alpha[b][2 + h] = __ldg(row + 8) >> 24;
+          }
         }
-      }
     }
 
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch) {
       // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this channel.
-      float h[2][4];
+      float hs[2][4];
 #pragma unroll
       for (int nb = 0; nb < 2; ++nb) {
-        h[nb][0] = h[nb][1] = h[nb][2] = h[nb][3] = 0.f;
+        mma16816Zero(hs[nb], ra[0], bytesToHalf2(in[nb][0].x, in[nb][0].y, ch),
+                     bytesToHalf2(in[nb][0].z, in[nb][0].w, ch));
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const uint4 p = in[nb][c];
-          mma16816(h[nb], ra[c], bytesToHalf2(p.x, p.y, ch), bytesToHalf2(p.z, p.w, ch));
-        }
+        for (int c = 1; c < KC; ++c)
+          mma16816(hs[nb], ra[c], bytesToHalf2(in[nb][c].x, in[nb][c].y, ch),
+                   bytesToHalf2(in[nb][c].z, in[nb][c].w, ch));
       }
-      // The C fragments as the column pass's A fragment, high and low fp16 parts.
+      // The C fragments as the column pass's A fragment: fp16, and where the error plan needs
+      // it, a low fp16 part too.
       unsigned hi[4], lo[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float a = h[i >> 1][2 * (i & 1)], b = h[i >> 1][2 * (i & 1) + 1];
+        const float a = hs[i >> 1][2 * (i & 1)], b = hs[i >> 1][2 * (i & 1) + 1];
         hi[i] = halfPair(a, b);
-        const float2 back = __half22float2(*reinterpret_cast<const __half2*>(&hi[i]));
-        lo[i] = halfPair(a - back.x, b - back.y);
+        if constexpr (SplitH) {
+          const float2 back = __half22float2(*reinterpret_cast<const __half2*>(&hi[i]));
+          lo[i] = halfPair(a - back.x, b - back.y);
+        }
       }
 #pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        mma16816(acc[b][ch], hi, cb[b][0], cb[b][1]);
-        mma16816(acc[b][ch], lo, cb[b][0], cb[b][1]);
+      for (int b = 0; b < NB; ++b) {
+        if (b < NB - 2)
+          mma16816(acc[b][ch], hi, cb[b][0], cb[b][1]);
+        else
+          mma16816Zero(acc[b][ch], hi, cb[b][0], cb[b][1]);  // the last two blocks start here
+        if constexpr (SplitH) mma16816(acc[b][ch], lo, cb[b][0], cb[b][1]);
       }
     }
 
-    // Blocks 0 and 1 (rows s - 8 .. s + 7) are complete. Lane (g, t) holds, per channel, pixels
-    // x0 + g and x0 + g + 8 of the block's rows 2t and 2t + 1.
-    if (q > 0) {
+    if (q >= B0) {
 #pragma unroll
       for (int b = 0; b < 2; ++b)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int x = x0 + g + 8 * (e >> 1), y = s - 8 + 8 * b + 2 * t + (e & 1);
-          if (x >= l.width || y >= y0 + rows) continue;
-          const unsigned c0 = roundedByte(acc[b][0][e], absolute), c1 = roundedByte(acc[b][1][e], absolute);
-          const unsigned c2 = roundedByte(acc[b][2][e], absolute);
-          unsigned c3 = alpha[b][e];
-          if constexpr (NCH == 4) c3 = roundedByte(acc[b][3][e], absolute);
-          const unsigned px = __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, c3, 0x0040), 0x5410);
-          reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y))[x] = px;
+        for (int h = 0; h < 2; ++h) {
+          const int y = out0 + 8 * b + 2 * t + h;
+          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + g;
+          const unsigned p0 = packPixel<NCH, Abs>(acc[b], h, alpha[b][h]);
+          const unsigned p1 = packPixel<NCH, Abs>(acc[b], 2 + h, alpha[b][2 + h]);
+          if (full) {
+            row[0] = p0;
+            row[8] = p1;
+          } else if (y < y0 + rows) {
+            if (x0 + g < l.width) row[0] = p0;
+            if (x0 + g + 8 < l.width) row[8] = p1;
+          }
         }
     }
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        acc[0][ch][i] = acc[2][ch][i];
-        acc[1][ch][i] = acc[3][ch][i];
-        acc[2][ch][i] = acc[3][ch][i] = 0.f;
-      }
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int b = 0; b < NB - 2; ++b) acc[b][ch][i] = acc[b + 2][ch][i];
   }
 #endif
 }
 
-template <int NCH, bool Aligned>
+template <int NCH, bool Aligned, bool Abs, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const int warps = l.tileW / 16;
   const dim3 grid(ceilDiv(l.width, l.tileW), ceilDiv(l.height, l.tileH));
-  tensorStreamKernel<NCH, Aligned><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
+  if (m.radius <= 8)
+    tensorStreamKernel<1, NCH, Aligned, Abs, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
+  else
+    tensorStreamKernel<2, NCH, Aligned, Abs, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
+}
+template <int NCH, bool Aligned, bool Abs>
+void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH) {
+  return splitH ? launchTensorStream<NCH, Aligned, Abs, true>(l, m)
+                : launchTensorStream<NCH, Aligned, Abs, false>(l, m);
+}
+template <int NCH, bool Aligned>
+void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH) {
+  return l.combine == Combine::Abs ? launchTensorStream<NCH, Aligned, true>(l, m, splitH)
+                                   : launchTensorStream<NCH, Aligned, false>(l, m, splitH);
 }
 
 }  // namespace
 
-void tensorStream(const Launch& l, const MaskSep& m) {
+void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate) {
   if (l.tileW % 16 || l.tileW < 16 || l.tileW > 128 || l.tileH % 16 || l.tileH < 16) badTile("tensorstream", l);
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
-  if (l.filterAlpha) return aligned ? launchTensorStream<4, true>(l, m) : launchTensorStream<4, false>(l, m);
-  return aligned ? launchTensorStream<3, true>(l, m) : launchTensorStream<3, false>(l, m);
+  if (l.filterAlpha)
+    return aligned ? launchTensorStream<4, true>(l, m, splitIntermediate)
+                   : launchTensorStream<4, false>(l, m, splitIntermediate);
+  return aligned ? launchTensorStream<3, true>(l, m, splitIntermediate)
+                 : launchTensorStream<3, false>(l, m, splitIntermediate);
 }
 
 }  // namespace convlive::kernels
