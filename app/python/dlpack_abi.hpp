@@ -1,0 +1,40 @@
+// The DLPack structures the module reads (the consumer side of the protocol), declared from the DLPack
+// specification's C ABI (v0.8, the unversioned `dltensor` capsule that `__dlpack__()` returns when no
+// max_version is asked for). Only what a consumer needs; the field order and types are the ABI.
+#pragma once
+
+#include <cstdint>
+
+namespace convlive::dlpack {
+
+enum DeviceType : std::int32_t { kCPU = 1, kCUDA = 2, kCUDAHost = 3, kCUDAManaged = 13 };
+enum TypeCode : std::uint8_t { kInt = 0, kUInt = 1, kFloat = 2 };
+
+struct Device {
+  std::int32_t deviceType;  // DeviceType
+  std::int32_t deviceId;
+};
+
+struct DataType {
+  std::uint8_t code;  // TypeCode
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+
+struct Tensor {
+  void* data;  // plus byteOffset: the first element
+  Device device;
+  std::int32_t ndim;
+  DataType dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;  // in elements; nullptr: compact row-major
+  std::uint64_t byteOffset;
+};
+
+struct ManagedTensor {
+  Tensor tensor;
+  void* managerContext;
+  void (*deleter)(ManagedTensor* self);  // the consumer calls it once, when it no longer reads the data
+};
+
+}  // namespace convlive::dlpack
