@@ -275,7 +275,7 @@ Frame caiFrame(const char* what, py::handle obj) {
   return f;
 }
 
-// A DLPack tensor taken from its capsule: the producer's deleter runs when this goes (GIL held).
+// A DLPack tensor taken from its capsule, for as long as this lives.
 class DlpackTensor {
  public:
   DlpackTensor(const char* what, py::handle obj, cudaStream_t stream) {
@@ -283,35 +283,55 @@ class DlpackTensor {
     // the legacy default stream (0 is not allowed by the protocol).
     const std::intptr_t s = stream == nullptr ? 1 : reinterpret_cast<std::intptr_t>(stream);
     py::object cap = obj.attr("__dlpack__")(py::arg("stream") = s);
-    auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
-    if (!m) throw py::error_already_set();
-    PyCapsule_SetName(cap.ptr(), "used_dltensor");  // ours now: the capsule will not delete it
-    m_ = m;
-    const dlpack::Tensor& t = m->tensor;
-    std::vector<std::int64_t> shape(t.shape, t.shape + t.ndim);
+    const dlpack::Tensor* t = nullptr;
+    bool readonly = false;
+    if (PyCapsule_IsValid(cap.ptr(), "dltensor")) {
+      legacy_.reset(static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor")));
+      PyCapsule_SetName(cap.ptr(), "used_dltensor");  // ours now: the capsule will not delete it
+      t = &legacy_->tensor;
+    } else if (PyCapsule_IsValid(cap.ptr(), "dltensor_versioned")) {
+      versioned_.reset(
+          static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(cap.ptr(), "dltensor_versioned")));
+      PyCapsule_SetName(cap.ptr(), "used_dltensor_versioned");
+      if (versioned_->version.major != 1)
+        throw py::value_error(std::string(what) + ": DLPack " + std::to_string(versioned_->version.major) +
+                              ".x is not supported (1.x is)");
+      t = &versioned_->tensor;
+      readonly = versioned_->flags & dlpack::kFlagReadOnly;
+    } else {
+      throw py::type_error(std::string(what) + ": __dlpack__() did not return a DLPack capsule");
+    }
+    std::vector<std::int64_t> shape(t->shape, t->shape + t->ndim);
     std::optional<std::vector<std::int64_t>> strides;
-    if (t.strides) strides.emplace(t.strides, t.strides + t.ndim);  // elements = bytes for uint8
-    const bool u8 = t.dtype.code == dlpack::kUInt && t.dtype.bits == 8 && t.dtype.lanes == 1;
-    const std::string dtype = std::string(t.dtype.code == dlpack::kUInt    ? "uint"
-                                          : t.dtype.code == dlpack::kInt   ? "int"
-                                          : t.dtype.code == dlpack::kFloat ? "float"
-                                                                           : "code " + std::to_string(t.dtype.code)) +
-                              std::to_string(t.dtype.bits) +
-                              (t.dtype.lanes != 1 ? "x" + std::to_string(t.dtype.lanes) : "");
+    if (t->strides) strides.emplace(t->strides, t->strides + t->ndim);  // elements = bytes for uint8
+    const dlpack::DataType& dt = t->dtype;
+    const bool u8 = dt.code == dlpack::kUInt && dt.bits == 8 && dt.lanes == 1;
+    std::string dtype = dt.code == dlpack::kUInt    ? "uint"
+                        : dt.code == dlpack::kInt   ? "int"
+                        : dt.code == dlpack::kFloat ? "float"
+                                                    : "type code " + std::to_string(dt.code) + " of ";
+    dtype += std::to_string(dt.bits);
+    if (dt.lanes != 1) dtype += "x" + std::to_string(dt.lanes);
     checkLayout(frame_, what, shape, strides, u8, dtype);
-    frame_.data = reinterpret_cast<std::uintptr_t>(t.data) + t.byteOffset;
+    frame_.data = reinterpret_cast<std::uintptr_t>(t->data) + t->byteOffset;
+    frame_.readonly = readonly;
     frame_.onDevice = true;
-    frame_.device = t.device.deviceId;
+    frame_.device = t->device.deviceId;
   }
-  ~DlpackTensor() {
-    if (m_ && m_->deleter) m_->deleter(m_);
-  }
-  DlpackTensor(const DlpackTensor&) = delete;
-  DlpackTensor& operator=(const DlpackTensor&) = delete;
   const Frame& frame() const { return frame_; }
 
  private:
-  dlpack::ManagedTensor* m_ = nullptr;
+  // The producer's deleter runs when the tensor goes, also when the constructor throws (GIL held).
+  struct Release {
+    void operator()(dlpack::ManagedTensor* m) const {
+      if (m->deleter) m->deleter(m);
+    }
+    void operator()(dlpack::ManagedTensorVersioned* m) const {
+      if (m->deleter) m->deleter(m);
+    }
+  };
+  std::unique_ptr<dlpack::ManagedTensor, Release> legacy_;
+  std::unique_ptr<dlpack::ManagedTensorVersioned, Release> versioned_;
   Frame frame_;
 };
 

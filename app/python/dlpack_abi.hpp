@@ -1,6 +1,7 @@
 // The DLPack structures the module reads (the consumer side of the protocol), declared from the DLPack
-// specification's C ABI (v0.8, the unversioned `dltensor` capsule that `__dlpack__()` returns when no
-// max_version is asked for). Only what a consumer needs; the field order and types are the ABI.
+// specification's C ABI: the unversioned `dltensor` capsule that `__dlpack__()` returns when no
+// max_version is asked for, and the versioned one of DLPack 1.x. Only what a consumer needs; the field
+// order and types are the ABI.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,21 @@ struct ManagedTensor {
   Tensor tensor;
   void* managerContext;
   void (*deleter)(ManagedTensor* self);  // the consumer calls it once, when it no longer reads the data
+};
+
+// DLPack 1.x (the `dltensor_versioned` capsule, when a producer gives only that one).
+struct Version {
+  std::uint32_t major;
+  std::uint32_t minor;
+};
+inline constexpr std::uint64_t kFlagReadOnly = 1;
+
+struct ManagedTensorVersioned {
+  Version version;
+  void* managerContext;
+  void (*deleter)(ManagedTensorVersioned* self);
+  std::uint64_t flags;  // kFlagReadOnly, ...
+  Tensor tensor;
 };
 
 }  // namespace convlive::dlpack

@@ -1,0 +1,526 @@
+"""Tests of the convlive Python module (app/python), plain unittest.
+
+Run: PYTHONPATH=<build>/app/python python3 -m unittest tests/test_python.py -v
+(ctest does this with the module it built). Self-contained: it needs only the module and NumPy; the GPU
+tests also need a CUDA device and CuPy or PyTorch, and are skipped with the reason without them.
+
+- The cpu variant (the library's reference) against an independent NumPy correlation with the four
+  border modes, within 1 LSB.
+- Every other host variant (cpu-simd, ...) against cpu, within 1 LSB.
+- Bad inputs and settings raise with messages that name what is wrong.
+- On a GPU: every GPU variant that can run the filter, on CuPy arrays (through __cuda_array_interface__
+  and through DLPack), PyTorch tensors (on a stream of their own) and NumPy arrays (upload, filter,
+  download), against cpu on the host copy within 1 LSB, the output poisoned before each run.
+"""
+
+import os
+import unittest
+
+import numpy as np
+
+import convlive
+
+BORDERS = ("zero", "clamp", "mirror", "wrap")
+# (height, width): odd sizes, one pixel, frames smaller than the mask, not multiples of any tile.
+SIZES = ((23, 37), (65, 129), (1, 1), (3, 2), (7, 1))
+POISON = 0x5A
+
+
+def frame(height, width, seed):
+    return np.random.default_rng(seed).integers(0, 256, (height, width, 4), dtype=np.uint8)
+
+
+def max_diff(a, b):
+    return int(np.abs(a.astype(np.int16) - b.astype(np.int16)).max())
+
+
+# ---- An independent reference: correlation, as OpenCV's filter2D (weight [0][0] on the top-left neighbour)
+
+
+def border_index(i, n, border):
+    """Indices read for positions i of an axis of length n, and where they read zero."""
+    inside = (i >= 0) & (i < n)
+    if border == "zero":
+        return np.clip(i, 0, n - 1), ~inside
+    if border == "clamp":
+        return np.clip(i, 0, n - 1), np.zeros_like(inside)
+    if border == "mirror":  # reflect-101: cb|abcd|cb
+        if n == 1:
+            return np.zeros_like(i), np.zeros_like(inside)
+        period = 2 * n - 2
+        m = np.mod(i, period)
+        return np.where(m < n, m, period - m), np.zeros_like(inside)
+    return np.mod(i, n), np.zeros_like(inside)  # wrap
+
+
+def correlate(img, weights, border, filter_alpha):
+    weights = np.asarray(weights, dtype=np.float64)
+    r = weights.shape[0] // 2
+    h, w = img.shape[:2]
+    src = img.astype(np.float64)
+    acc = np.zeros(src.shape)
+    for dy in range(-r, r + 1):
+        rows, zero_rows = border_index(np.arange(h) + dy, h, border)
+        for dx in range(-r, r + 1):
+            wt = weights[dy + r, dx + r]
+            if wt == 0:
+                continue
+            cols, zero_cols = border_index(np.arange(w) + dx, w, border)
+            sample = src[rows][:, cols]
+            sample[zero_rows] = 0
+            sample[:, zero_cols] = 0
+            acc += wt * sample
+    out = np.clip(np.rint(acc), 0, 255).astype(np.uint8)
+    if not filter_alpha:
+        out[..., 3] = img[..., 3]
+    return out
+
+
+def gaussian_weights(radius):
+    sigma = 0.3 * (radius - 1) + 0.8
+    k = np.arange(-radius, radius + 1)
+    g = np.exp(-(k * k) / (2 * sigma * sigma))
+    g /= g.sum()
+    return np.outer(g, g)
+
+
+# Settings for the variant comparisons: separable and 2D, Abs and Magnitude combines, sums past 255.
+ASYMMETRIC = [[1, 0, 0], [0, 0, 0], [0, 3, 2]]  # catches a flipped (convolution) or transposed mask
+MASKS = (
+    dict(mask="gaussian", radius=1),
+    dict(mask="gaussian", radius=3),
+    dict(mask="box", radius=2),
+    dict(mask="sobel", radius=1),
+    dict(mask="custom", weights=ASYMMETRIC, normalize=True),
+    dict(mask="custom", weights="0,-1,0;-1,5,-1;0,-1,0"),
+    dict(mask="pitch", pitch=2.4),
+    dict(mask="pitch", pitch=1.5, direction="vertical"),
+)
+
+
+def host_variants():
+    return [v["name"] for v in convlive.variants() if not v["on_gpu"]]
+
+
+def gpu_variants():
+    return [v["name"] for v in convlive.variants() if v["on_gpu"]]
+
+
+def can_run(variant, width, height, settings):
+    return convlive.choose(width, height, variant=variant, **settings)["why_not"] is None
+
+
+class TablesTest(unittest.TestCase):
+    def test_version_and_device(self):
+        self.assertIsInstance(convlive.__version__, str)
+        d = convlive.device()
+        self.assertIsInstance(d.available, bool)
+        if not d.available:
+            self.assertTrue(d.reason)
+
+    def test_variants_table(self):
+        table = convlive.variants()
+        names = [v["name"] for v in table]
+        self.assertIn("cpu", names)
+        for v in table:
+            self.assertTrue(v["description"])
+            self.assertGreaterEqual(v["max_radius"], 1)
+            for t in v["tiles"]:
+                self.assertEqual(len(t), 2)
+
+    def test_every_setting_is_a_keyword(self):
+        settings = convlive.spec_settings()
+        self.assertIn("filter_alpha", [s["keyword"] for s in settings])
+        for s in settings:
+            self.assertNotIn("-", s["keyword"])
+            if s["type"] == "text" and not s["default"]:
+                continue  # an empty weights text is refused; the others unset
+            # The default of each setting is taken back as its keyword's value.
+            self.assertEqual(convlive.describe(**{s["keyword"]: s["default"]}), convlive.describe())
+        choices = {s["keyword"]: s["choices"] for s in settings}
+        self.assertEqual(set(choices["variant"]), {"auto", *[v["name"] for v in convlive.variants()]})
+        self.assertEqual(choices["border"], list(BORDERS))
+
+    def test_describe(self):
+        self.assertEqual(convlive.describe(mask="box", radius=2), "box r=2 border=clamp variant=auto")
+        self.assertIn("filter-alpha=true", convlive.describe(filter_alpha=True))
+
+    def test_auto_runs_where_it_can(self):
+        c = convlive.choose(37, 23, mask="gaussian", radius=4)
+        self.assertIn(c["variant"], [v["name"] for v in convlive.variants()])
+        self.assertIsNone(c["why_not"])
+        if not convlive.device().available:
+            self.assertIn(c["variant"], host_variants())
+
+
+class ReferenceTest(unittest.TestCase):
+    """cpu, the library's reference, against the NumPy correlation above."""
+
+    def check(self, settings, weights):
+        for i, (h, w) in enumerate(SIZES):
+            img = frame(h, w, i)
+            for border in BORDERS:
+                for alpha in (False, True):
+                    with self.subTest(size=(h, w), border=border, filter_alpha=alpha, **settings):
+                        got = convlive.filter(img, variant="cpu", border=border, filter_alpha=alpha, **settings)
+                        want = correlate(img, weights, border, alpha)
+                        self.assertLessEqual(max_diff(got, want), 1)
+
+    def test_gaussian(self):
+        for r in (1, 2, 4):
+            self.check(dict(mask="gaussian", radius=r), gaussian_weights(r))
+
+    def test_custom_weights(self):
+        w = np.asarray(ASYMMETRIC, dtype=np.float64)
+        self.check(dict(mask="custom", weights=w, normalize=True), w / w.sum())
+        rng = np.random.default_rng(7)
+        w5 = rng.uniform(-1, 1, (5, 5))
+        self.check(dict(mask="custom", weights=w5), w5)
+        self.check(dict(mask="custom", weights=";".join(",".join(repr(x) for x in row) for row in w5)), w5)
+
+    def test_separable_factors(self):
+        col, row = np.array([1.0, 2.0, 1.0]), np.array([1.0, 4.0, 6.0, 4.0, 1.0])
+        self.check(dict(mask="custom", row_weights=row, col_weights=col, normalize=True),
+                   np.outer(np.pad(col, 1), row) / (col.sum() * row.sum()))
+
+    def test_default_is_gaussian_radius_1(self):
+        img = frame(23, 37, 3)
+        self.assertTrue(np.array_equal(convlive.filter(img, variant="cpu"),
+                                       convlive.filter(img, variant="cpu", mask="gaussian", radius=1)))
+
+
+class HostVariantsTest(unittest.TestCase):
+    """Every host variant but cpu against cpu, and auto against cpu."""
+
+    def test_host_variants_match_cpu(self):
+        others = [n for n in host_variants() if n != "cpu"]
+        if not others:
+            self.skipTest("the table has no host variant besides cpu")
+        for name in others:
+            for i, (h, w) in enumerate(SIZES):
+                img = frame(h, w, 10 + i)
+                for settings in MASKS:
+                    for border in BORDERS:
+                        for alpha in (False, True):
+                            s = dict(settings, border=border, filter_alpha=alpha)
+                            if not can_run(name, w, h, s):
+                                continue
+                            with self.subTest(variant=name, size=(h, w), **s):
+                                want = convlive.filter(img, variant="cpu", **s)
+                                got = convlive.filter(img, variant=name, **s)
+                                self.assertLessEqual(max_diff(got, want), 1)
+
+    def test_auto(self):
+        img = frame(65, 129, 5)
+        for settings in MASKS:
+            with self.subTest(**settings):
+                want = convlive.filter(img, variant="cpu", **settings)
+                self.assertLessEqual(max_diff(convlive.filter(img, **settings), want), 1)
+
+
+class HostArraysTest(unittest.TestCase):
+    def test_new_array(self):
+        img = frame(23, 37, 1)
+        img_before = img.copy()
+        out = convlive.filter(img, mask="box", radius=2)
+        self.assertEqual((out.shape, out.dtype), (img.shape, np.uint8))
+        self.assertTrue(out.flags.c_contiguous)
+        self.assertTrue(np.array_equal(img, img_before))  # the input is left alone
+
+    def test_out(self):
+        img = frame(23, 37, 2)
+        out = np.full_like(img, POISON)
+        got = convlive.filter(img, mask="sobel", out=out, variant="cpu")
+        self.assertIs(got, out)
+        self.assertTrue(np.array_equal(out, convlive.filter(img, mask="sobel", variant="cpu")))
+
+    def test_padded_rows(self):
+        img = frame(23, 37, 3)
+        padded_in = np.zeros((23, 40, 4), np.uint8)[:, :37]  # rows 160 bytes apart
+        padded_in[:] = img
+        padded_out = np.full((23, 41, 4), POISON, np.uint8)[:, :37]
+        got = convlive.filter(padded_in, mask="gaussian", radius=2, out=padded_out)
+        self.assertIs(got, padded_out)
+        self.assertTrue(np.array_equal(padded_out, convlive.filter(img, mask="gaussian", radius=2)))
+        # the padding is untouched
+        self.assertTrue((padded_out.base[:, 37:] == POISON).all())
+
+    def test_read_only_input(self):
+        img = frame(9, 11, 4)
+        img.setflags(write=False)
+        self.assertEqual(convlive.filter(img).shape, img.shape)
+
+    def test_buffer_objects(self):
+        img = frame(5, 6, 5)
+        self.assertTrue(np.array_equal(convlive.filter(memoryview(img)), convlive.filter(img)))
+
+    def test_stream_on_host(self):
+        img = frame(5, 6, 6)
+        self.assertTrue(np.array_equal(convlive.filter(img, stream=0), convlive.filter(img)))
+        self.assertTrue(np.array_equal(convlive.filter(img, stream=None), convlive.filter(img)))
+
+
+class BadInputsTest(unittest.TestCase):
+    def raises(self, exc, pieces, img, **kw):
+        with self.assertRaises(exc) as ctx:
+            convlive.filter(img, **kw)
+        for p in pieces:
+            self.assertIn(p, str(ctx.exception))
+
+    def test_dtype(self):
+        img = frame(5, 6, 0)
+        self.raises(ValueError, ["dtype float32", "uint8", "(height, width, 4)"], img.astype(np.float32))
+        self.raises(ValueError, ["dtype int16"], img.astype(np.int16))
+
+    def test_shape(self):
+        img = frame(5, 6, 0)
+        self.raises(ValueError, ["shape (5, 6, 3)", "alpha"], img[..., :3].copy())
+        self.raises(ValueError, ["shape (5, 6)", "alpha"], img[..., 0].copy())
+        self.raises(ValueError, ["shape (5, 6, 4, 1)"], img[..., None])
+        self.raises(ValueError, ["shape (0, 6, 4)"], img[:0])
+
+    def test_strides(self):
+        img = frame(6, 8, 0)
+        self.raises(ValueError, ["strides (32, 8, 1)", "multiple of 4"], img[:, ::2])  # pixels 8 bytes apart
+        self.raises(ValueError, ["strides (-32, 4, 1)"], img[::-1])
+        self.raises(ValueError, ["strides"], np.asfortranarray(img))
+        buf = np.zeros(6 * 34, np.uint8)  # rows 34 bytes apart: not a multiple of 4
+        odd = np.lib.stride_tricks.as_strided(buf, (6, 8, 4), (34, 4, 1))
+        self.raises(ValueError, ["strides (34, 4, 1)"], odd)
+
+    def test_unknown_keyword(self):
+        img = frame(5, 6, 0)
+        self.raises(ValueError, ["unknown keyword 'radious'", "radius", "filter_alpha"], img, radious=3)
+        self.raises(ValueError, ["unknown keyword 'filter-alpha'"], img, **{"filter-alpha": True})
+
+    def test_bad_values(self):
+        img = frame(5, 6, 0)
+        self.raises(ValueError, ["radius: 99 is out of range"], img, radius=99)
+        self.raises(ValueError, ["border: 'bogus' is not a border mode"], img, border="bogus")
+        self.raises(ValueError, ["variant: 'nope'"], img, variant="nope")
+        self.raises(ValueError, ["mask: 'blur'"], img, mask="blur")
+        self.raises(ValueError, ["sigma"], img, sigma=-1.0)
+        self.raises(ValueError, ["weights"], img, mask="custom", weights="1,2;3")
+        self.raises(ValueError, ["weights"], img, mask="custom")
+        self.raises(ValueError, ["weights"], img, mask="custom", weights=np.ones((2, 2)))
+        self.raises(ValueError, ["weights_file"], img, mask="custom", weights_file="/nonexistent/m.txt")
+        self.raises(ValueError, ["tile"], img, variant="cpu", tile="32x8")
+
+    def test_wrong_types(self):
+        img = frame(5, 6, 0)
+        self.raises(TypeError, ["radius", "int", "str"], img, radius="4")
+        self.raises(TypeError, ["filter_alpha", "True or False"], img, filter_alpha=1)
+        self.raises(TypeError, ["border", "str"], img, border=2)
+        self.raises(TypeError, ["stream"], img, stream="default")
+
+    def test_out(self):
+        img = frame(5, 6, 0)
+        self.raises(ValueError, ["in place"], img, out=img)
+        self.raises(ValueError, ["in place"], img, out=img[:, :])
+        self.raises(ValueError, ["differs"], img, out=np.zeros((5, 7, 4), np.uint8))
+        self.raises(ValueError, ["out:", "dtype float32"], img, out=np.zeros((5, 6, 4), np.float32))
+        ro = np.zeros_like(img)
+        ro.setflags(write=False)
+        self.raises(ValueError, ["read-only"], img, out=ro)
+        self.raises(TypeError, ["numpy.ndarray"], img, out=[[0]])
+
+    @unittest.skipIf(convlive.device().available, "a CUDA device is present")
+    def test_gpu_variant_without_device(self):
+        gpu = gpu_variants()
+        if not gpu:
+            self.skipTest("the table has no GPU variant")
+        self.raises(ValueError, ["variant:", "use variant='cpu"], frame(5, 6, 0), variant=gpu[0])
+
+
+# ---- GPU: CuPy and PyTorch arrays ------------------------------------------------------------------
+
+
+def _import(name):
+    try:
+        return __import__(name), ""
+    except Exception as e:  # noqa: BLE001 (any failure to import means: skip, with the reason)
+        return None, f"{name} cannot be imported ({type(e).__name__}: {e})"
+
+
+DEVICE = convlive.device()
+NO_DEVICE = "" if DEVICE.available else f"no CUDA device: {DEVICE.reason}"
+
+
+class OnlyCAI:
+    """Exposes only __cuda_array_interface__ (as Numba's device arrays do)."""
+
+    def __init__(self, a):
+        self.a = a
+        self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+
+class OnlyDLPack:
+    """Exposes only DLPack."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+# Fewer sizes and settings than the host tests: every GPU variant runs each.
+GPU_SIZES = ((23, 37), (65, 129), (1, 1))
+
+
+def gpu_cases():
+    for i, (h, w) in enumerate(GPU_SIZES):
+        img = frame(h, w, 100 + i)
+        for settings in MASKS:
+            for border in BORDERS:
+                for alpha in (False, True):
+                    yield img, dict(settings, border=border, filter_alpha=alpha)
+
+
+@unittest.skipIf(NO_DEVICE, NO_DEVICE)
+class CupyTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cp, why = _import("cupy")
+        if cls.cp is None:
+            raise unittest.SkipTest(why)
+
+    def run_variants(self, wrap):
+        cp = self.cp
+        ran = 0
+        for img, s in gpu_cases():
+            want = convlive.filter(img, variant="cpu", **s)
+            d_in = cp.asarray(img)
+            for name in gpu_variants():
+                if not can_run(name, img.shape[1], img.shape[0], s):
+                    continue
+                d_out = cp.full(img.shape, POISON, dtype=cp.uint8)
+                with self.subTest(variant=name, size=img.shape[:2], **s):
+                    convlive.filter(wrap(d_in), out=wrap(d_out), variant=name, **s)
+                    cp.cuda.Device().synchronize()
+                    self.assertLessEqual(max_diff(cp.asnumpy(d_out), want), 1)
+                    ran += 1
+        self.assertGreater(ran, 0)
+
+    def test_every_gpu_variant_cai(self):
+        self.run_variants(OnlyCAI)
+
+    def test_every_gpu_variant_dlpack(self):
+        self.run_variants(OnlyDLPack)
+
+    def test_cupy_arrays_as_they_are(self):
+        cp = self.cp
+        img = frame(65, 129, 1)
+        want = convlive.filter(img, variant="cpu", mask="gaussian", radius=4)
+        d_out = cp.full(img.shape, POISON, dtype=cp.uint8)
+        got = convlive.filter(cp.asarray(img), out=d_out, mask="gaussian", radius=4)
+        self.assertIs(got, d_out)
+        cp.cuda.Device().synchronize()
+        self.assertLessEqual(max_diff(cp.asnumpy(d_out), want), 1)
+
+    def test_on_a_stream(self):
+        cp = self.cp
+        img = frame(65, 129, 2)
+        want = convlive.filter(img, variant="cpu", mask="box", radius=3)
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            d_in = cp.asarray(img)
+            d_out = cp.full(img.shape, POISON, dtype=cp.uint8)
+            convlive.filter(d_in, out=d_out, stream=stream, mask="box", radius=3)
+            convlive.filter(d_in, out=d_out, stream=stream.ptr, mask="box", radius=3)  # the handle as an int
+        stream.synchronize()
+        self.assertLessEqual(max_diff(cp.asnumpy(d_out), want), 1)
+
+    def test_padded_device_rows(self):
+        cp = self.cp
+        img = frame(23, 37, 3)
+        want = convlive.filter(img, variant="cpu", mask="sobel")
+        d_in = cp.zeros((23, 41, 4), cp.uint8)[:, :37]
+        d_in[:] = cp.asarray(img)
+        d_out = cp.full((23, 38, 4), POISON, cp.uint8)[:, :37]
+        for name in gpu_variants():
+            if not can_run(name, 37, 23, dict(mask="sobel")):
+                continue
+            d_out[:] = POISON
+            with self.subTest(variant=name):
+                convlive.filter(d_in, out=d_out, mask="sobel", variant=name)
+                cp.cuda.Device().synchronize()
+                self.assertLessEqual(max_diff(cp.asnumpy(d_out), want), 1)
+
+    def test_numpy_arrays_on_gpu_variants(self):
+        img = frame(23, 37, 4)
+        for settings in MASKS[:4]:
+            want = convlive.filter(img, variant="cpu", **settings)
+            for name in gpu_variants():
+                if can_run(name, 37, 23, settings):
+                    with self.subTest(variant=name, **settings):
+                        out = np.full_like(img, POISON)
+                        convlive.filter(img, out=out, variant=name, **settings)
+                        self.assertLessEqual(max_diff(out, want), 1)
+
+    def test_device_errors(self):
+        cp = self.cp
+        d = cp.asarray(frame(5, 6, 0))
+        with self.assertRaisesRegex(ValueError, "out="):
+            convlive.filter(d)
+        with self.assertRaisesRegex(ValueError, "in place"):
+            convlive.filter(d, out=d)
+        with self.assertRaisesRegex(TypeError, "CUDA array"):
+            convlive.filter(d, out=np.zeros((5, 6, 4), np.uint8))
+        with self.assertRaisesRegex(TypeError, "host memory"):
+            convlive.filter(frame(5, 6, 0), out=cp.zeros((5, 6, 4), cp.uint8))
+        with self.assertRaisesRegex(ValueError, "runs on host memory"):
+            convlive.filter(d, out=cp.empty_like(d), variant="cpu")
+        with self.assertRaisesRegex(ValueError, "dtype"):
+            convlive.filter(d.astype(cp.float32), out=cp.empty((5, 6, 4), cp.float32))
+        with self.assertRaisesRegex(ValueError, "shape"):
+            convlive.filter(d[..., :3], out=cp.empty((5, 6, 3), cp.uint8))
+
+
+@unittest.skipIf(NO_DEVICE, NO_DEVICE)
+class TorchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.torch, why = _import("torch")
+        if cls.torch is None:
+            raise unittest.SkipTest(why)
+        if not cls.torch.cuda.is_available():
+            raise unittest.SkipTest("torch is built without CUDA or sees no device")
+
+    def test_every_gpu_variant_on_a_torch_stream(self):
+        torch = self.torch
+        stream = torch.cuda.Stream()
+        ran = 0
+        for img, s in gpu_cases():
+            want = convlive.filter(img, variant="cpu", **s)
+            for name in gpu_variants():
+                if not can_run(name, img.shape[1], img.shape[0], s):
+                    continue
+                with self.subTest(variant=name, size=img.shape[:2], **s):
+                    with torch.cuda.stream(stream):
+                        t_in = torch.from_numpy(img).cuda()
+                        t_out = torch.full(img.shape, POISON, dtype=torch.uint8, device="cuda")
+                        got = convlive.filter(t_in, out=t_out, stream=stream, variant=name, **s)
+                    self.assertIs(got, t_out)
+                    stream.synchronize()
+                    self.assertLessEqual(max_diff(t_out.cpu().numpy(), want), 1)
+                    ran += 1
+        self.assertGreater(ran, 0)
+
+    def test_dlpack_default_stream(self):
+        torch = self.torch
+        img = frame(65, 129, 8)
+        want = convlive.filter(img, variant="cpu", mask="gaussian", radius=2)
+        t_in = torch.from_numpy(img).cuda()
+        t_out = torch.full(img.shape, POISON, dtype=torch.uint8, device="cuda")
+        convlive.filter(OnlyDLPack(t_in), out=OnlyDLPack(t_out), mask="gaussian", radius=2)
+        torch.cuda.synchronize()
+        self.assertLessEqual(max_diff(t_out.cpu().numpy(), want), 1)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    unittest.main()
