@@ -1,6 +1,7 @@
 #include "convlive/variants.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -325,12 +326,33 @@ void runStream(const Variant& v, const FilterParams& p, ConstImageView in, Image
   kernels::stream(l, m);
 }
 
+// Whether a separable mask's sums, computed as tensorstream computes them (fp16 factors, the
+// intermediate rounded per `plan`), stay in [-0.5, 255.5) for every 8-bit input, so that rounding
+// alone gives the saturated byte: non-negative factors (every product >= 0; a low part's sign
+// moves a sum by at most 2^-11 of it), and 255 * sum(fp16 row) * sum(fp16 col) with the
+// intermediate's rounding and a margin for the fp32 sums below 255.5.
+bool sumsStayInByteRange(const Mask& mask, const HalfWeightsPlan& plan) {
+  double row = 0, col = 0;
+  for (float w : mask.row()) {
+    if (w < 0) return false;
+    row += static_cast<double>(static_cast<_Float16>(w));
+  }
+  for (float w : mask.col()) {
+    if (w < 0) return false;
+    col += static_cast<double>(static_cast<_Float16>(w));
+  }
+  const double rounding = plan.halfIntermediate ? std::ldexp(1.0, -11) : std::ldexp(1.0, -21);
+  return 255.0 * row * col * (1.0 + rounding) + 0.01 < 255.5;
+}
+
 void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
                      cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   kernels::MaskSep m{};
   fillSep(p.filter.mask, m);
-  kernels::tensorStream(l, m, !planHalfSeparable(p.filter.mask, p.filter.combine).halfIntermediate);
+  const HalfWeightsPlan plan = planHalfSeparable(p.filter.mask, p.filter.combine);
+  kernels::tensorStream(l, m, !plan.halfIntermediate,
+                        p.filter.combine == Combine::Identity && sumsStayInByteRange(p.filter.mask, plan));
 }
 
 void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,

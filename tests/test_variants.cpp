@@ -279,9 +279,10 @@ TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
 // tensorstream's warps walk 16-pixel strips in segments of the tile's height, 16 rows a step, and
 // load 4 pixels a lane (16 bytes where the row allows): frames whose width is not a multiple of 16
 // or 4, heights that end a segment mid-step, several segments per strip, every radius 0..16 (its
-// apron rounds r up to 4; two kernels, r <= 8 and r <= 16), every border, both alpha modes, every tile; a row pitch
-// that is not a multiple of 16 bytes runs the 4-byte loads. Masks: gaussian, box, pitch (Abs) and a separable sharpen
-// (sums below 0 and past 255).
+// apron rounds r up to 4; two kernels, r <= 8 and r <= 16), every border, both alpha modes, every
+// tile; a row pitch that is not a multiple of 16 bytes runs the 4-byte loads. Masks: gaussian and
+// box (sums in the byte range: no clamp), pitch (Abs), a separable sharpen (sums below 0 and past
+// 255) and a box summing to 1.5 (non-negative, past 255).
 class TensorStreamStrips : public VariantVsReference {};
 
 TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
@@ -304,6 +305,13 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
         sharpen.name = "separable sharpen";
         sharpen.mask = Mask::fromFactors(factor, factor);
         filters.push_back(sharpen);
+        // Non-negative factors summing to 1.5: sums past 255 that must saturate (the kernel drops
+        // the clamp only for masks whose sums cannot leave the byte range).
+        Filter bright;
+        bright.name = "bright box";
+        bright.mask = Mask::fromFactors(std::vector<float>(2 * r + 1, 1.5f / (2 * r + 1)),
+                                        std::vector<float>(2 * r + 1, 1.f / (2 * r + 1)));
+        filters.push_back(bright);
       }
       for (const Filter& f : filters) {
         const Border b = kBorders[rng() % 4];

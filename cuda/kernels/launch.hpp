@@ -66,8 +66,9 @@ void tensorSep(const Launch& l, const MaskSep& m);
 // memory: warps walk 16-pixel strips, the row product's result is the column product's operand in
 // registers. Tile {16 * warps per block (16..128), rows a warp walks (a multiple of 16)}.
 // splitIntermediate: the row sums as fp16 high + low parts (else fp16 alone; see
-// convlive/precision.hpp planHalfSeparable).
-void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate);
+// convlive/precision.hpp planHalfSeparable). sumsInByteRange (Identity only): every computed sum
+// lies in [-0.5, 255.5), so the outputs need rounding but no clamp.
+void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange);
 
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);

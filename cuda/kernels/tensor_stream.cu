@@ -32,12 +32,12 @@ namespace {
 // 4t..4t+3, which the B fragment calls k = 2t, 2t+1 (first register) and 2t+8, 2t+9 (second).
 __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 2 * (k >> 3) + (k & 1); }
 
-// Four pixels of row y (already through the border mode: -1 reads zero) from x on.
-template <bool Aligned>
-__device__ __forceinline__ uint4 loadFour(const Launch& l, const uchar4* row, int x) {
+// Four pixels of row y (already through the border mode: -1 reads zero) from x on; aligned: the
+// frame's rows start on 16 bytes (the same for every lane).
+__device__ __forceinline__ uint4 loadFour(const Launch& l, const uchar4* row, int x, bool aligned) {
   if (row == nullptr) return make_uint4(0, 0, 0, 0);
   if (x >= 0 && x + 4 <= l.width) {
-    if constexpr (Aligned) return __ldg(reinterpret_cast<const uint4*>(row + x));
+    if (aligned) return __ldg(reinterpret_cast<const uint4*>(row + x));
     const unsigned* p = reinterpret_cast<const unsigned*>(row + x);
     return make_uint4(__ldg(p), __ldg(p + 1), __ldg(p + 2), __ldg(p + 3));
   }
@@ -55,24 +55,28 @@ __device__ __forceinline__ const uchar4* borderRow(const Launch& l, int y) {
   return sy < 0 ? nullptr : rowPtr(l.in, l.inPitch, sy);
 }
 
-// Rounds a channel sum to its byte (saturated), in the low byte of the result.
-template <bool Abs>
+// How a channel sum becomes its byte: saturated, |sum| saturated, or (kFree) as it is, for masks
+// whose sums cannot leave [-0.5, 255.5) (non-negative factors: the host checks the bound).
+enum Output : int { kClamp, kAbs, kFree };
+// Rounds a channel sum to its byte, in the low byte of the result.
+template <int Out>
 __device__ __forceinline__ unsigned roundedByte(float v) {
-  if constexpr (Abs) v = fabsf(v);
-  return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
+  if constexpr (Out == kAbs) v = fminf(fabsf(v), 255.f);
+  if constexpr (Out == kClamp) v = fminf(fmaxf(v, 0.f), 255.f);
+  return __float_as_uint(v + 12582912.f);
 }
 // Element e of a block's C fragments, one per channel, as an RGBA8 pixel (alpha given unless filtered).
-template <int NCH, bool Abs>
+template <int NCH, int Out>
 __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][4], int e, unsigned alpha) {
-  const unsigned c0 = roundedByte<Abs>(block[0][e]), c1 = roundedByte<Abs>(block[1][e]);
-  const unsigned c2 = roundedByte<Abs>(block[2][e]);
+  const unsigned c0 = roundedByte<Out>(block[0][e]), c1 = roundedByte<Out>(block[1][e]);
+  const unsigned c2 = roundedByte<Out>(block[2][e]);
   unsigned c3 = alpha;
-  if constexpr (NCH == 4) c3 = roundedByte<Abs>(block[3][e]);
+  if constexpr (NCH == 4) c3 = roundedByte<Out>(block[3][e]);
   return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, c3, 0x0040), 0x5410);
 }
 
 // B0 = 1 for r <= 8 (two K chunks, four live output blocks), 2 for r <= 16 (three, six).
-template <int B0, int NCH, bool Aligned, bool Abs, bool SplitH>
+template <int B0, int NCH, int Out, bool SplitH>
 __global__ void __launch_bounds__(256)
     tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, int segmentRows) {
 #if __CUDA_ARCH__ >= 800
@@ -122,12 +126,13 @@ __global__ void __launch_bounds__(256)
 
   // Input rows of a step: chunk rows 8 nb + g; pixels x0 - apron + 16 c + 4 t .. + 3.
   const int xl = x0 - apron + 4 * t;
+  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
   auto load = [&](uint4(&v)[2][KC], int s) {
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
       const uchar4* row = borderRow(l, s + 8 * nb + g);
 #pragma unroll
-      for (int c = 0; c < KC; ++c) v[nb][c] = loadFour<Aligned>(l, row, xl + 16 * c);
+      for (int c = 0; c < KC; ++c) v[nb][c] = loadFour(l, row, xl + 16 * c, aligned);
     }
   };
   // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
@@ -214,8 +219,8 @@ __global__ void __launch_bounds__(256)
         for (int h = 0; h < 2; ++h) {
           const int y = out0 + 8 * b + 2 * t + h;
           unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + g;
-          const unsigned p0 = packPixel<NCH, Abs>(acc[b], h, alpha[b][h]);
-          const unsigned p1 = packPixel<NCH, Abs>(acc[b], 2 + h, alpha[b][2 + h]);
+          const unsigned p0 = packPixel<NCH, Out>(acc[b], h, alpha[b][h]);
+          const unsigned p1 = packPixel<NCH, Out>(acc[b], 2 + h, alpha[b][2 + h]);
           if (full) {
             row[0] = p0;
             row[8] = p1;
@@ -235,37 +240,32 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
-template <int NCH, bool Aligned, bool Abs, bool SplitH>
+template <int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const int warps = l.tileW / 16;
   const dim3 grid(ceilDiv(l.width, l.tileW), ceilDiv(l.height, l.tileH));
   if (m.radius <= 8)
-    tensorStreamKernel<1, NCH, Aligned, Abs, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
+    tensorStreamKernel<1, NCH, Out, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
   else
-    tensorStreamKernel<2, NCH, Aligned, Abs, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
+    tensorStreamKernel<2, NCH, Out, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
-template <int NCH, bool Aligned, bool Abs>
+template <int NCH, int Out>
 void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH) {
-  return splitH ? launchTensorStream<NCH, Aligned, Abs, true>(l, m)
-                : launchTensorStream<NCH, Aligned, Abs, false>(l, m);
+  return splitH ? launchTensorStream<NCH, Out, true>(l, m) : launchTensorStream<NCH, Out, false>(l, m);
 }
-template <int NCH, bool Aligned>
-void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH) {
-  return l.combine == Combine::Abs ? launchTensorStream<NCH, Aligned, true>(l, m, splitH)
-                                   : launchTensorStream<NCH, Aligned, false>(l, m, splitH);
+template <int NCH>
+void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH, bool sumsInRange) {
+  if (l.combine == Combine::Abs) return launchTensorStream<NCH, kAbs>(l, m, splitH);
+  return sumsInRange ? launchTensorStream<NCH, kFree>(l, m, splitH) : launchTensorStream<NCH, kClamp>(l, m, splitH);
 }
 
 }  // namespace
 
-void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate) {
+void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange) {
   if (l.tileW % 16 || l.tileW < 16 || l.tileW > 128 || l.tileH % 16 || l.tileH < 16) badTile("tensorstream", l);
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
-  if (l.filterAlpha)
-    return aligned ? launchTensorStream<4, true>(l, m, splitIntermediate)
-                   : launchTensorStream<4, false>(l, m, splitIntermediate);
-  return aligned ? launchTensorStream<3, true>(l, m, splitIntermediate)
-                 : launchTensorStream<3, false>(l, m, splitIntermediate);
+  if (l.filterAlpha) return launchTensorStream<4>(l, m, splitIntermediate, sumsInByteRange);
+  return launchTensorStream<3>(l, m, splitIntermediate, sumsInByteRange);
 }
 
 }  // namespace convlive::kernels
