@@ -359,15 +359,17 @@ cudaStream_t streamFrom(py::handle s) {
   if (py::hasattr(s, "__cuda_stream__")) {
     py::tuple t = s.attr("__cuda_stream__")();
     handle = t[1];
-  } else if (py::hasattr(s, "cuda_stream")) {
+  } else if (py::hasattr(s, "cuda_stream")) {  // torch.cuda.Stream
     handle = s.attr("cuda_stream");
+  } else if (py::hasattr(s, "ptr")) {  // cupy.cuda.Stream
+    handle = s.attr("ptr");
   } else if (!PyBool_Check(s.ptr()) && PyIndex_Check(s.ptr())) {
     handle = py::reinterpret_borrow<py::object>(s);
   }
   if (!handle || PyBool_Check(handle.ptr()) || !PyIndex_Check(handle.ptr()))
     throw py::type_error(
-        "stream: expected an int (a cudaStream_t handle; 0 is the legacy default stream), an object with "
-        ".cuda_stream (CuPy, PyTorch) or __cuda_stream__, or None; got " +
+        "stream: expected an int (a cudaStream_t handle; 0 is the legacy default stream), a stream object "
+        "(__cuda_stream__, .cuda_stream as PyTorch's, .ptr as CuPy's), or None; got " +
         typeName(s));
   const auto v = handle.cast<std::intptr_t>();
   if (v < 0) throw py::value_error("stream: a handle is not negative, got " + std::to_string(v));
@@ -644,8 +646,9 @@ std::string filterDoc() {
       "(__cuda_array_interface__ or DLPack: CuPy, PyTorch, Numba): filtered where it is, without a copy, into\n"
       "`out`, a CUDA array of the same shape (required), which is returned; the launch is asynchronous on\n"
       "`stream`.\n"
-      "stream: an int (a cudaStream_t handle), an object with .cuda_stream (CuPy, PyTorch) or __cuda_stream__,\n"
-      "or None: the legacy default stream (0). A __cuda_array_interface__ 'stream' key is waited for on it.\n\n"
+      "stream: an int (a cudaStream_t handle), a stream object (torch.cuda.Stream, cupy.cuda.Stream, or one with\n"
+      "__cuda_stream__), or None: the legacy default stream (0). The stream in an array's\n"
+      "__cuda_array_interface__ is waited for on it (on the GPU); DLPack producers are told the stream.\n\n"
       "Settings (the command line's options, dashes as underscores; left out: the default shown):\n";
   for (const Setting& x : specSettings()) {
     s += "  " + keywordOf(x.name) + "=" + std::string(py::repr(defaultValue(x))) + ": " + x.help;
