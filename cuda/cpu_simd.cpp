@@ -71,6 +71,8 @@ struct Scratch {
   Buffer<T> a, b;                 // the sums of one output row; b: the transposed mask (magnitude)
   Buffer<float> af, bf;           // double sums rounded to float, as the reference does
   std::vector<const T*> rows;     // the taps of one accumulate call
+  std::vector<const std::uint8_t*> byteRows;  // the same for the column pass from 8-bit rows
+  Buffer<std::uint8_t> zeroBytes;             // an 8-bit row that reads zero
   std::vector<T> weights;
 };
 
@@ -164,6 +166,7 @@ class TileFilter {
     grow(s.window, stride_ * slots_);
     s.windowValid.assign(slots_, false);
     grow(s.zeroRow, stride_);
+    if (fromBytes_) grow(s.zeroBytes, 4 * std::size_t(job.in.width));
     grow(s.columns, stride_ * 2 * kBlock);
     grow(s.a, n);
     if (job.magnitude) grow(s.b, n);
@@ -174,10 +177,12 @@ class TileFilter {
   }
 
   void run(int y0, int y1) {
-    for (int v = y0 - job_.r; v < y0 + job_.r; ++v) load(v);
+    if (!fromBytes_)
+      for (int v = y0 - job_.r; v < y0 + job_.r; ++v) load(v);
     for (int y = y0; y < y1; y += kBlock) {
       const int m = std::min(kBlock, y1 - y);
-      for (int j = 0; j < m; ++j) load(y + j + job_.r);
+      if (!fromBytes_)
+        for (int j = 0; j < m; ++j) load(y + j + job_.r);
       if (job_.separable) {
         columns(y, m, job_.colA, column(0));
         if (job_.magnitude) columns(y, m, job_.colB, column(kBlock));
@@ -232,6 +237,9 @@ class TileFilter {
   // The column pass of output rows y..y+m-1 into out[0..m) (stride_ apart), apron included.
   void columns(int y, int m, const Factor<T>& f, T* out) {
     const std::size_t taps = f.w.size();
+    if constexpr (std::is_same_v<T, float>) {
+      if (fromBytes_) return columnsFromBytes(y, m, f, out);
+    }
     if (m == kBlock && taps > 0) {
       for (std::size_t k = 0; k < taps + kBlock - 1; ++k) {
         const T* row = windowRow(y + f.first + static_cast<int>(k));
@@ -246,6 +254,34 @@ class TileFilter {
       for (std::size_t t = 0; t < taps; ++t) addTap(windowRow(y + j + f.first + static_cast<int>(t)), f.w[t]);
       sum(out + j * stride_, span_);
     }
+  }
+
+  // Float sums of a separable mask over whole rows: the column pass reads the frame's 8-bit rows
+  // (four output rows at a time, always four: a band's last block makes up to three rows more than
+  // it uses), then the border mode fills the r columns either side from the sums.
+  void columnsFromBytes(int y, int m, const Factor<T>& f, T* out) {
+    const std::size_t n = 4 * std::size_t(job_.in.width);
+    for (std::size_t k = 0; k < f.w.size() + kBlock - 1; ++k) {
+      const int sy = borderIndex(y + f.first + static_cast<int>(k), job_.in.height, job_.border);
+      s_.byteRows.push_back(sy < 0 ? s_.zeroBytes.data() : job_.in.row(sy));
+    }
+    const int r = job_.r;
+    T* acc[kBlock] = {out + 4 * r, out + stride_ + 4 * r, out + 2 * stride_ + 4 * r, out + 3 * stride_ + 4 * r};
+    simd::accumulateFour(s_.byteRows.data(), f.w.data(), f.w.size(), acc, n);
+    s_.byteRows.clear();
+    for (int j = 0; j < m; ++j) padColumns(out + j * stride_);
+  }
+
+  // Fills the r pixels either side of a column row (pixel x at p + 4 * (r + x)) as the border reads.
+  void padColumns(T* p) const {
+    const int r = job_.r, w = job_.in.width;
+    const auto fill = [&](int x) {
+      T* d = p + 4 * (r + x);
+      const int sx = borderIndex(x, w, job_.border);
+      for (int c = 0; c < 4; ++c) d[c] = sx < 0 ? T(0) : p[4 * (r + sx) + c];
+    };
+    for (int x = -r; x < 0; ++x) fill(x);
+    for (int x = w; x < w + r; ++x) fill(x);
   }
 
   // The row pass of one column row into acc.
@@ -292,6 +328,8 @@ class TileFilter {
   int x0_, x1_;
   std::size_t span_;    // values in a window row: 4 * (x1 - x0 + 2r)
   std::size_t stride_;  // span plus the accumulate slack, rounded up
+  // Separable float sums over whole rows: the column pass reads the frame's 8-bit rows (no window).
+  bool fromBytes_ = std::is_same_v<T, float> && job_.separable && x0_ == 0 && x1_ == job_.in.width;
 };
 
 template <class T>

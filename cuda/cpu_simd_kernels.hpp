@@ -26,6 +26,11 @@ void accumulateFour(const float* const* rows, const float* weights, std::size_t 
 void accumulateFour(const double* const* rows, const double* weights, std::size_t taps, double* const* acc,
                     std::size_t n);
 
+// The same from 8-bit rows (taps + 3 of them): reads exactly n values of each row and writes
+// exactly n sums, so that rows may be the frame's own.
+void accumulateFour(const std::uint8_t* const* rows, const float* weights, std::size_t taps, float* const* acc,
+                    std::size_t n);
+
 // out[i] = in[i] (exact), i in [0, n).
 void widen(const std::uint8_t* in, float* out, std::size_t n);
 void widen(const std::uint8_t* in, double* out, std::size_t n);
