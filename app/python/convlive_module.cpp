@@ -416,6 +416,7 @@ class CurrentDevice {
 struct WorkspaceSlot {
   std::mutex mutex;
   Workspace ws;
+  DeviceImage staging;  // the texture variant's input, when the caller's frame is not aligned for it
 };
 WorkspaceSlot& workspaceFor(int device, cudaStream_t s) {
   static std::mutex mutex;
@@ -424,6 +425,18 @@ WorkspaceSlot& workspaceFor(int device, cudaStream_t s) {
   auto& slot = (*slots)[{device, reinterpret_cast<std::uintptr_t>(s)}];
   if (!slot) slot = std::make_unique<WorkspaceSlot>();
   return *slot;
+}
+
+// The texture variant reads its input through a pitch-linear texture object, whose base and row pitch
+// must meet the device's texture alignments (cudaCreateTextureObject refuses others); whyNot sees
+// neither. A caller's frame that does not (a CuPy array 37 pixels wide: rows 148 bytes apart) is
+// copied on the stream into the library's own pitched frame, which does.
+bool textureCannotRead(const Variant& v, const Frame& f, int device) {
+  if (v.name != "texture") return false;
+  int base = 0, pitch = 0;
+  CL_CUDA(cudaDeviceGetAttribute(&base, cudaDevAttrTextureAlignment, device));
+  CL_CUDA(cudaDeviceGetAttribute(&pitch, cudaDevAttrTexturePitchAlignment, device));
+  return f.data % std::uintptr_t(std::max(base, 1)) != 0 || f.pitch % std::size_t(std::max(pitch, 1)) != 0;
 }
 
 bool overlaps(const Frame& a, const Frame& b) {
@@ -515,7 +528,16 @@ py::object filterDevice(py::handle img, py::handle outArg, cudaStream_t stream, 
       if (f->stream) streamWaits(stream, caiStream(*f->stream));
     WorkspaceSlot& slot = workspaceFor(in.frame.device, stream);
     std::lock_guard lock(slot.mutex);
-    v.run(params, in.frame.view(), out.frame.view(), slot.ws, stream);
+    ConstImageView src = in.frame.view();
+    if (textureCannotRead(v, in.frame, in.frame.device)) {
+      if (slot.staging.width() != src.width || slot.staging.height() != src.height)
+        slot.staging = DeviceImage(src.width, src.height);
+      const ImageView st = slot.staging.view();
+      CL_CUDA(cudaMemcpy2DAsync(st.data, st.pitch, src.data, src.pitch, std::size_t(src.width) * 4, src.height,
+                                cudaMemcpyDeviceToDevice, stream));
+      src = st;
+    }
+    v.run(params, src, out.frame.view(), slot.ws, stream);
   }
   return py::reinterpret_borrow<py::object>(outArg);
 }
