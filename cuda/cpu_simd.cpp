@@ -161,7 +161,8 @@ class TileFilter {
         x0_(x0),
         x1_(x1),
         span_(4 * std::size_t(x1 - x0 + 2 * job.r)),
-        stride_((span_ + simd::kSlack + 15) / 16 * 16) {
+        lead_((4 * std::size_t(job.r) + 15) / 16 * 16),
+        stride_((std::max(span_, lead_ + span_ - 4 * job.r) + 2 * simd::kSlack + 15) / 16 * 16) {
     const std::size_t n = 4 * std::size_t(x1 - x0) + simd::kSlack;
     grow(s.window, stride_ * slots_);
     s.windowValid.assign(slots_, false);
@@ -265,20 +266,20 @@ class TileFilter {
       const int sy = borderIndex(y + f.first + static_cast<int>(k), job_.in.height, job_.border);
       s_.byteRows.push_back(sy < 0 ? s_.zeroBytes.data() : job_.in.row(sy));
     }
-    const int r = job_.r;
-    T* acc[kBlock] = {out + 4 * r, out + stride_ + 4 * r, out + 2 * stride_ + 4 * r, out + 3 * stride_ + 4 * r};
+    T* acc[kBlock] = {out + lead_, out + stride_ + lead_, out + 2 * stride_ + lead_, out + 3 * stride_ + lead_};
     simd::accumulateFour(s_.byteRows.data(), f.w.data(), f.w.size(), acc, n);
     s_.byteRows.clear();
     for (int j = 0; j < m; ++j) padColumns(out + j * stride_);
   }
 
-  // Fills the r pixels either side of a column row (pixel x at p + 4 * (r + x)) as the border reads.
-  void padColumns(T* p) const {
+  // Fills the r pixels either side of a column row (pixel x at p + lead_ + 4x) as the border reads.
+  void padColumns(T* row) const {
     const int r = job_.r, w = job_.in.width;
+    T* p = row + lead_;
     const auto fill = [&](int x) {
-      T* d = p + 4 * (r + x);
+      T* d = p + 4 * x;
       const int sx = borderIndex(x, w, job_.border);
-      for (int c = 0; c < 4; ++c) d[c] = sx < 0 ? T(0) : p[4 * (r + sx) + c];
+      for (int c = 0; c < 4; ++c) d[c] = sx < 0 ? T(0) : p[4 * sx + c];
     };
     for (int x = -r; x < 0; ++x) fill(x);
     for (int x = w; x < w + r; ++x) fill(x);
@@ -286,6 +287,10 @@ class TileFilter {
 
   // The row pass of one column row into acc.
   void rowPass(const T* column, const Factor<T>& f, T* acc) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (fromBytes_)
+        return simd::rowPass(column + lead_, f.first, f.w.data(), f.w.size(), acc, 4 * std::size_t(x1_ - x0_));
+    }
     for (std::size_t t = 0; t < f.w.size(); ++t) addTap(column + 4 * (job_.r + f.first + static_cast<int>(t)), f.w[t]);
     sum(acc, 4 * std::size_t(x1_ - x0_));
   }
@@ -327,7 +332,8 @@ class TileFilter {
   std::size_t slots_;
   int x0_, x1_;
   std::size_t span_;    // values in a window row: 4 * (x1 - x0 + 2r)
-  std::size_t stride_;  // span plus the accumulate slack, rounded up
+  std::size_t lead_;    // fromBytes_: where pixel 0 of a column row is (4r rounded up to a cache line)
+  std::size_t stride_;  // a row with its slack, rounded up to a cache line
   // Separable float sums over whole rows: the column pass reads the frame's 8-bit rows (no window).
   bool fromBytes_ = std::is_same_v<T, float> && job_.separable && x0_ == 0 && x1_ == job_.in.width;
 };

@@ -260,6 +260,82 @@ void AccumulateF64(const double* const* rows, const double* weights, std::size_t
   accumulateRows(rows, weights, taps, acc, n);
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// The 16 floats at p + S (p on a 64-byte boundary) from aligned loads: a shift by whole pixels is
+// one lane rotation (valignd) of two neighbouring vectors, where an unaligned load would straddle
+// two cache lines.
+template <int S>
+HWY_INLINE __m512 shiftedLoad(const float* p) {
+  constexpr int q = S >= 0 ? S / 16 : -((15 - S) / 16);
+  constexpr int rem = S - 16 * q;
+  if constexpr (rem == 0) {
+    return _mm512_load_ps(p + 16 * q);
+  } else {
+    const __m512i lo = _mm512_castps_si512(_mm512_load_ps(p + 16 * q));
+    const __m512i hi = _mm512_castps_si512(_mm512_load_ps(p + 16 * (q + 1)));
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, rem));
+  }
+}
+
+// sum over t < K of w[t] * (the pixel t - K/2 away), in order of t.
+template <int K, int... T>
+HWY_INLINE __m512 centredSum(const float* p, const __m512* w, std::integer_sequence<int, T...>) {
+  __m512 a = _mm512_mul_ps(w[0], shiftedLoad<-4 * (K / 2)>(p));
+  ((a = T == 0 ? a : _mm512_fmadd_ps(w[T], shiftedLoad<4 * (T - K / 2)>(p), a)), ...);
+  return a;
+}
+
+template <int K>
+void rowPassCentred(const float* centre, const float* weights, float* acc, std::size_t n) {
+  __m512 w[K];
+  for (int t = 0; t < K; ++t) w[t] = _mm512_set1_ps(weights[t]);
+  constexpr auto taps = std::make_integer_sequence<int, K>{};
+  for (std::size_t i = 0; i < n; i += 64) {
+    const float* p = centre + i;
+    const __m512 a0 = centredSum<K>(p, w, taps);
+    const __m512 a1 = centredSum<K>(p + 16, w, taps);
+    const __m512 a2 = centredSum<K>(p + 32, w, taps);
+    const __m512 a3 = centredSum<K>(p + 48, w, taps);
+    _mm512_storeu_ps(acc + i, a0);
+    _mm512_storeu_ps(acc + i + 16, a1);
+    _mm512_storeu_ps(acc + i + 32, a2);
+    _mm512_storeu_ps(acc + i + 48, a3);
+  }
+}
+#endif
+
+void RowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if (taps % 2 == 1 && first == -static_cast<int>(taps / 2) && reinterpret_cast<std::uintptr_t>(centre) % 64 == 0) {
+    switch (taps) {
+      case 1:
+        return rowPassCentred<1>(centre, weights, acc, n);
+      case 3:
+        return rowPassCentred<3>(centre, weights, acc, n);
+      case 5:
+        return rowPassCentred<5>(centre, weights, acc, n);
+      case 7:
+        return rowPassCentred<7>(centre, weights, acc, n);
+      case 9:
+        return rowPassCentred<9>(centre, weights, acc, n);
+      case 11:
+        return rowPassCentred<11>(centre, weights, acc, n);
+      case 13:
+        return rowPassCentred<13>(centre, weights, acc, n);
+      case 15:
+        return rowPassCentred<15>(centre, weights, acc, n);
+      case 17:
+        return rowPassCentred<17>(centre, weights, acc, n);
+      default:
+        break;
+    }
+  }
+#endif
+  const float* rows[kMaxTaps];
+  for (std::size_t t = 0; t < taps; ++t) rows[t] = centre + 4 * (first + static_cast<int>(t));
+  accumulateAny(rows, weights, taps, acc, n);
+}
+
 void WidenF32(const std::uint8_t* in, float* out, std::size_t n) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
@@ -362,6 +438,7 @@ HWY_EXPORT(AccumulateF64);
 HWY_EXPORT(AccumulateFourF32);
 HWY_EXPORT(AccumulateFourF64);
 HWY_EXPORT(AccumulateFourBytes);
+HWY_EXPORT(RowPass);
 HWY_EXPORT(WidenF32);
 HWY_EXPORT(WidenF64);
 HWY_EXPORT(NarrowF64);
@@ -385,6 +462,9 @@ void accumulateFour(const double* const* rows, const double* weights, std::size_
 void accumulateFour(const std::uint8_t* const* rows, const float* weights, std::size_t taps, float* const* acc,
                     std::size_t n) {
   HWY_DYNAMIC_DISPATCH(AccumulateFourBytes)(rows, weights, taps, acc, n);
+}
+void rowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(RowPass)(centre, first, weights, taps, acc, n);
 }
 void widen(const std::uint8_t* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF32)(in, out, n); }
 void widen(const std::uint8_t* in, double* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF64)(in, out, n); }

@@ -13,6 +13,8 @@ namespace convlive::simd {
 // How far past `n` accumulate() may read its rows and write `acc` (elements): whoever owns those
 // buffers keeps this much slack after each row. Covers four of the widest vectors of floats.
 constexpr std::size_t kSlack = 64;
+// The most taps one call takes (a row of the largest mask).
+constexpr std::size_t kMaxTaps = 129;
 
 // acc[i] = sum over k < taps of weights[k] * rows[k][i], for i in [0, n), summed in order of k with
 // one rounding per tap (fused multiply-add). taps == 0 writes zeros. Reads and writes up to n + kSlack.
@@ -30,6 +32,12 @@ void accumulateFour(const double* const* rows, const double* weights, std::size_
 // exactly n sums, so that rows may be the frame's own.
 void accumulateFour(const std::uint8_t* const* rows, const float* weights, std::size_t taps, float* const* acc,
                     std::size_t n);
+
+// The row pass of one padded row: acc[i] = sum over t < taps of weights[t] * centre[i + 4 * (first + t)],
+// i in [0, n), in order of t. With AVX-512, centre on a 64-byte boundary and a centred odd mask
+// (first = -(taps / 2), taps <= 17), from aligned loads and lane rotations. Reads centre from
+// 4 * first - 16 to n + 4 * (first + taps) + 2 * kSlack; writes acc up to n + kSlack.
+void rowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n);
 
 // out[i] = in[i] (exact), i in [0, n).
 void widen(const std::uint8_t* in, float* out, std::size_t n);
