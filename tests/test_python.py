@@ -176,7 +176,7 @@ class ReferenceTest(unittest.TestCase):
         rng = np.random.default_rng(7)
         w5 = rng.uniform(-1, 1, (5, 5))
         self.check(dict(mask="custom", weights=w5), w5)
-        self.check(dict(mask="custom", weights=";".join(",".join(repr(x) for x in row) for row in w5)), w5)
+        self.check(dict(mask="custom", weights=";".join(",".join(repr(float(x)) for x in row) for row in w5)), w5)
 
     def test_separable_factors(self):
         col, row = np.array([1.0, 2.0, 1.0]), np.array([1.0, 4.0, 6.0, 4.0, 1.0])

@@ -229,8 +229,11 @@ Frame hostFrame(const char* what, const py::array& a) {
     shape.push_back(a.shape(i));
     strides.push_back(a.strides(i));
   }
-  const bool u8 = a.dtype().kind() == 'u' && a.dtype().itemsize() == 1;
-  checkLayout(f, what, shape, strides, u8, py::str(a.dtype()));
+  // Through Python attributes, not pybind11's dtype accessors: pybind11 2.10 (Debian 12) reads
+  // the descriptor's C struct, whose layout NumPy 2 changed (its itemsize() is wrong there).
+  const py::object dt = a.attr("dtype");
+  const bool u8 = py::str(dt.attr("kind")).cast<std::string>() == "u" && dt.attr("itemsize").cast<int>() == 1;
+  checkLayout(f, what, shape, strides, u8, py::str(dt));
   f.data = reinterpret_cast<std::uintptr_t>(a.data());
   f.readonly = !a.writeable();
   return f;
@@ -468,7 +471,9 @@ py::object filterHost(py::handle img, py::handle outArg, cudaStream_t stream, co
   const Frame in = hostFrame("img", a);
   py::array result;
   if (outArg.is_none()) {
-    result = py::array_t<std::uint8_t>({py::ssize_t(in.height), py::ssize_t(in.width), py::ssize_t(4)});
+    // Strides given: pybind11 2.10 would compute them from the dtype's itemsize, wrong under NumPy 2.
+    result = py::array_t<std::uint8_t>({py::ssize_t(in.height), py::ssize_t(in.width), py::ssize_t(4)},
+                                       {py::ssize_t(in.width) * 4, py::ssize_t(4), py::ssize_t(1)});
   } else {
     if (!isNumpyArray(outArg))
       throw py::type_error("out: expected a numpy.ndarray for a host img, got " + typeName(outArg));
