@@ -157,7 +157,7 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
   const Timings t = p.timings();
   log << "source: " << si.description << " (native " << si.nativeFormat << " " << si.nativeWidth << "x"
       << si.nativeHeight << (si.fps > 0 ? ", " + fixed(si.fps, 2) + " fps" : "") << (si.live ? ", live" : "") << ")\n";
-  log << "device: " << (deviceInfo().available ? deviceInfo().name : deviceInfo().reason + " (the cpu variant runs)")
+  log << "device: " << (deviceInfo().available ? deviceInfo().name : deviceInfo().reason + " (the CPU variants run)")
       << "\n";
   log << settingsLine(p, c) << "\n";
   const double fps = wallSeconds > 0 ? double(t.frames) / wallSeconds : 0;
@@ -295,7 +295,7 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
     InterruptGuard interrupt;
     Pipeline p(c, sink);
     if (!deviceInfo().available)
-      log << "note: " << deviceInfo().reason << "; running the cpu variant in pageable memory\n";
+      log << "note: " << deviceInfo().reason << "; running the " << p.variantName() << " variant in pageable memory\n";
     const bool endless = p.sourceInfo().durationSeconds <= 0 && c.source.kind != SourceSpec::Kind::File;
     long frames = v.frames;
     if (frames < 0 && v.seconds < 0 && (endless || c.loop)) {

@@ -523,7 +523,7 @@ std::string Pipeline::setFilter(const std::string& variant, const FilterParams& 
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
-  if (v->onGpu && !impl_->gpu) return deviceInfo().reason + ": only the cpu variant runs here";
+  if (v->onGpu && !impl_->gpu) return deviceInfo().reason + ": only the CPU variants (cpu-simd, cpu) run here";
   if (auto why = v->whyNot(chosen, w, h); !why.empty()) return why;
   impl_->pending.filter = {v, chosen};
   impl_->autoWhy = autoWhy;
@@ -561,8 +561,8 @@ std::string Pipeline::lastError() const {
 }
 std::string Pipeline::memoryMode() const {
   std::lock_guard lock(impl_->controlMutex);
-  if (!impl_->gpu) return "pageable (no CUDA device: cpu variant)";
-  if (!impl_->variant->onGpu) return "pageable (cpu variant)";
+  if (!impl_->gpu) return "pageable (no CUDA device: CPU variant)";
+  if (!impl_->variant->onGpu) return "pageable (CPU variant)";
   return impl_->config.pinned ? "pinned" : "pageable";
 }
 bool Pipeline::paused() const {

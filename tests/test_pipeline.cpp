@@ -75,7 +75,7 @@ TEST_F(PipelineTest, PatternDeliversEveryFrameInOrderThenEnds) {
     EXPECT_EQ(p.memoryMode(), "pinned");
   } else {
     EXPECT_EQ(p.memoryMode(),
-              deviceInfo().available ? "pageable (cpu variant)" : "pageable (no CUDA device: cpu variant)");
+              deviceInfo().available ? "pageable (CPU variant)" : "pageable (no CUDA device: CPU variant)");
   }
 }
 

@@ -62,7 +62,8 @@ int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandO
       return kFailed;
     }
     if (!deviceInfo().available)
-      log << "note: " << deviceInfo().reason << ": the cpu variant runs and frames go in with glTexSubImage2D\n";
+      log << "note: " << deviceInfo().reason
+          << ": a CPU variant runs (auto: cpu-simd) and frames go in with glTexSubImage2D\n";
     Viewer viewer(*context, c, settings, vo);
     viewer.view().setSplit(o.split);
     viewer.view().setMode(o.view == "fill" ? FitMode::Fill : o.view == "1:1" ? FitMode::OneToOne : FitMode::Fit);

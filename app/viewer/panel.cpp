@@ -392,7 +392,7 @@ void timingsSection(PanelModel& m, auto& s) {
   const Timings& t = f.timings;
   const SourceInfo& si = f.source;
   const DeviceInfo& dev = deviceInfo();
-  ImGui::Text("%s", dev.available ? dev.name.c_str() : "no CUDA device: the cpu variant runs");
+  ImGui::Text("%s", dev.available ? dev.name.c_str() : "no CUDA device: the CPU variants run");
   ImGui::Text("frame %dx%d RGBA8 (source %s %dx%d)", t.width, t.height, si.nativeFormat.c_str(), si.nativeWidth,
               si.nativeHeight);
   ImGui::Text("%.1f fps   %.1f MPix/s", t.fps, t.mpixPerSecond);

@@ -144,7 +144,7 @@ std::string Viewer::presentPath() const {
   if (t.empty()) return "no frame yet";
   if (t.interop()) return "CUDA-GL interop (map, copy on the present stream in frame order, unmap)";
   if (!t.interopNote().empty()) return t.interopNote();
-  return "host frames (cpu variant) uploaded with glTexSubImage2D";
+  return "host frames (CPU variant) uploaded with glTexSubImage2D";
 }
 
 void Viewer::keepFacts(FrameFacts& facts) {

@@ -17,7 +17,7 @@ namespace convlive {
 //   2D:        |error| <= gamma(n) * 255 * sum |w|
 //   separable: |error| <= (gamma(nc) + gamma(nr) * (1 + gamma(nc))) * 255 * sum |col| * sum |row|
 // times sqrt(2) for a gradient magnitude. Float when that is within kCpuSimdErrorBudget, else
-// double, else refused (weights near 1e10 and beyond).
+// double, else refused (a 5x5 mask of equal weights from about 1.4e10 on).
 struct CpuSimdPlan {
   enum class Precision { Float, Double, Refused };
   Precision precision = Precision::Refused;

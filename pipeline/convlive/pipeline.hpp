@@ -129,7 +129,7 @@ class Pipeline {
   FilterParams filterParams() const;
   std::string lastError() const;        // "" when none since the last successful source switch
   PendingSource pendingSource() const;  // the source switchSource is still opening, if any
-  std::string memoryMode() const;       // "pinned", "pageable", or "pageable (no CUDA device: cpu variant)"
+  std::string memoryMode() const;       // "pinned", "pageable", or "pageable (no CUDA device: CPU variant)"
   bool paused() const;
   double positionSeconds() const;
   std::uint64_t framesIn() const;  // taken from the source
