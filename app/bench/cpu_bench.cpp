@@ -1,0 +1,217 @@
+// convlive-cpu-bench: the CPU variants (cpu-simd, the cpu reference) on RGBA8 frames, wall-clock
+// timed: the median of --repeats calls after --warmup, per size x mask x border, all four channels
+// filtered (alpha too, as OpenCV does). With --frames-dir
+// it also writes the frames, the masks and cpu-simd's outputs there, so that app/bench/cpu_peers.py
+// times OpenCV on the same frames with the same weights and checks its outputs against ours.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "convlive/cpu_simd.hpp"
+#include "convlive/variants.hpp"
+
+using namespace convlive;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::vector<std::pair<int, int>> sizes{{1280, 720}, {1920, 1080}};
+  std::vector<int> radii{1, 2, 4, 8};  // gaussian (separable)
+  std::vector<int> customRadii{2};     // random non-separable masks
+  std::vector<Border> borders{Border::Clamp, Border::Mirror};
+  std::vector<std::string> variants{"cpu-simd", "cpu"};
+  int repeats = 50, warmup = 5, referenceRepeats = 5;
+  std::string out = "convlive-cpu.json";
+  std::string framesDir;  // empty: write no frames
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "convlive-cpu-bench: " << why << "\n"
+            << "usage: convlive-cpu-bench [--sizes 1280x720,1920x1080] [--radii 1,2,4,8] [--custom-radii 2]\n"
+               "                          [--borders clamp,mirror] [--variants cpu-simd,cpu] [--repeats 50]\n"
+               "                          [--warmup 5] [--reference-repeats 5] [--out FILE.json] [--frames-dir DIR]\n";
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int toInt(const std::string& s, const char* what) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(s, &used);
+    if (used == s.size() && v >= 0) return v;
+  } catch (const std::exception&) {
+  }
+  usage(std::string(what) + " '" + s + "' is not a whole number");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) usage(a + " needs a value");
+    const std::string v = argv[++i];
+    if (a == "--sizes") {
+      o.sizes.clear();
+      for (const auto& s : split(v)) {
+        const auto t = Tile::parse(s);
+        if (!t) usage("size '" + s + "' is not WxH");
+        o.sizes.emplace_back(t->w, t->h);
+      }
+    } else if (a == "--radii" || a == "--custom-radii") {
+      auto& list = a == "--radii" ? o.radii : o.customRadii;
+      list.clear();
+      for (const auto& s : split(v)) list.push_back(toInt(s, "radius"));
+    } else if (a == "--borders") {
+      o.borders.clear();
+      for (const auto& s : split(v)) {
+        const auto b = parseBorder(s);
+        if (!b) usage("border '" + s + "' is not one of zero, clamp, mirror, wrap");
+        o.borders.push_back(*b);
+      }
+    } else if (a == "--variants") {
+      o.variants = split(v);
+      for (const auto& n : o.variants)
+        if (!findVariant(n) || findVariant(n)->onGpu) usage("'" + n + "' is not a CPU variant");
+    } else if (a == "--repeats") {
+      o.repeats = std::max(1, toInt(v, "--repeats"));
+    } else if (a == "--warmup") {
+      o.warmup = toInt(v, "--warmup");
+    } else if (a == "--reference-repeats") {
+      o.referenceRepeats = std::max(1, toInt(v, "--reference-repeats"));
+    } else if (a == "--out") {
+      o.out = v;
+    } else if (a == "--frames-dir") {
+      o.framesDir = v;
+    } else {
+      usage("unknown option " + a);
+    }
+  }
+  return o;
+}
+
+// A non-separable random mask: positive weights, normalised (the 2D case the peers time too).
+Filter customFilter(int radius) {
+  std::mt19937 rng(static_cast<unsigned>(1000 + radius));
+  std::uniform_real_distribution<float> d(0.f, 1.f);
+  std::ostringstream w;
+  const int n = 2 * radius + 1;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) w << d(rng) << (j + 1 < n ? "," : (i + 1 < n ? ";" : ""));
+  return makeFilter("custom", {.radius = radius, .weights = w.str(), .normalize = true});
+}
+
+struct Timing {
+  double median, min, p90;
+  int runs;
+};
+
+Timing timeRuns(const Variant& v, const FilterParams& p, const HostImage& in, HostImage& out, int warmup, int runs) {
+  Workspace ws;
+  for (int i = 0; i < warmup; ++i) v.run(p, in.view(), out.view(), ws, nullptr);
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    v.run(p, in.view(), out.view(), ws, nullptr);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms[std::min(ms.size() - 1, ms.size() * 9 / 10)], runs};
+}
+
+void writeBytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string sizeName(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::vector<std::pair<std::string, Filter>> filters;
+  for (int r : o.radii) filters.emplace_back("gaussian", makeFilter("gaussian", {.radius = r}));
+  for (int r : o.customRadii) filters.emplace_back("custom2d", customFilter(r));
+  if (!o.framesDir.empty()) fs::create_directories(o.framesDir);
+
+  json results = json::array(), masks = json::array();
+  for (const auto& [kind, f] : filters)
+    masks.push_back({{"kind", kind},
+                     {"radius", f.mask.radius()},
+                     {"sigma", kind == "gaussian" ? defaultGaussianSigma(f.mask.radius()) : 0.f},
+                     {"weights", f.mask.weights()},
+                     {"row", f.mask.row()},
+                     {"col", f.mask.col()}});
+  for (const auto& [w, h] : o.sizes) {
+    HostImage in(w, h), out(w, h);
+    std::mt19937 rng(static_cast<unsigned>(w * 31 + h));
+    for (auto& b : in.pixels()) b = static_cast<std::uint8_t>(rng() >> 24);
+    if (!o.framesDir.empty()) writeBytes(fs::path(o.framesDir) / ("frame-" + sizeName(w, h) + ".rgba"), in.pixels());
+    for (const auto& [kind, f] : filters)
+      for (Border b : o.borders)
+        for (const std::string& name : o.variants) {
+          const Variant& v = *findVariant(name);
+          FilterParams p;
+          p.filter = f;
+          p.border = b;
+          p.filterAlpha = true;  // all four channels, as OpenCV filters them
+          if (auto why = v.whyNot(p, w, h)) {
+            std::cerr << name << " cannot run " << kind << " r=" << f.mask.radius() << ": " << why.text() << "\n";
+            continue;
+          }
+          const bool reference = name == "cpu";
+          const Timing t =
+              timeRuns(v, p, in, out, reference ? 1 : o.warmup, reference ? o.referenceRepeats : o.repeats);
+          const std::string key =
+              sizeName(w, h) + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
+          if (!o.framesDir.empty() && name == "cpu-simd") {
+            std::string file = "out-" + key + ".rgba";
+            std::replace(file.begin(), file.end(), ' ', '_');
+            writeBytes(fs::path(o.framesDir) / file, out.pixels());
+          }
+          std::printf("%-34s %-9s median %8.3f ms  min %8.3f  p90 %8.3f  (%d runs)  %7.1f MPix/s\n", key.c_str(),
+                      name.c_str(), t.median, t.min, t.p90, t.runs, double(w) * h / t.median / 1e3);
+          std::fflush(stdout);
+          results.push_back({{"size", sizeName(w, h)},
+                             {"width", w},
+                             {"height", h},
+                             {"kind", kind},
+                             {"radius", f.mask.radius()},
+                             {"border", borderName(b)},
+                             {"variant", name},
+                             {"median_ms", t.median},
+                             {"min_ms", t.min},
+                             {"p90_ms", t.p90},
+                             {"runs", t.runs},
+                             {"mpix_s", double(w) * h / t.median / 1e3}});
+        }
+  }
+  const json doc{{"tool", "convlive-cpu-bench"},
+                 {"simd_target", cpuSimdTarget()},
+                 {"hardware_threads", std::thread::hardware_concurrency()},
+                 {"repeats", o.repeats},
+                 {"warmup", o.warmup},
+                 {"reference_repeats", o.referenceRepeats},
+                 {"results", results}};
+  std::ofstream(o.out) << doc.dump(2) << "\n";
+  if (!o.framesDir.empty()) std::ofstream(fs::path(o.framesDir) / "masks.json") << masks.dump() << "\n";
+  std::cerr << "wrote " << o.out << " (kernels: " << cpuSimdTarget() << ")\n";
+  return 0;
+}
