@@ -103,9 +103,9 @@ std::vector<T> as(const std::vector<float>& w) {
   return {w.begin(), w.end()};
 }
 
-// What every tile of one call shares, read-only: the frame, the border, the weights in T, and how
-// the frame is cut into bands of rows (one strip of columns: measured faster than narrower strips
-// once the column pass makes four rows at a time).
+// What every band of one call shares, read-only: the frame, the border, the weights in T, and how
+// many bands of rows the frame is cut into. (Bands are whole rows: strips of columns, to keep the
+// rows in L1, measured slower.)
 template <class T>
 struct Job {
   const Filter& filter;
@@ -117,7 +117,7 @@ struct Job {
   bool separable, magnitude;
   Factor<T> colA, rowA, colB, rowB;  // separable: the factors of the mask (A) and of its transpose (B)
   std::vector<T> mask, maskT;        // 2D: the mask and its transpose
-  int stripWidth, strips, bands;
+  int bands;
 
   Job(const Filter& f, Border b, bool alpha, ConstImageView i, ImageView o)
       : filter(f),
@@ -136,12 +136,10 @@ struct Job {
       mask = as<T>(f.mask.weights());
       if (magnitude) maskT = as<T>(f.mask.transposed().weights());
     }
-    stripWidth = in.width;
-    strips = 1;
-    // Enough bands that a core slowed by other work does not hold up the frame; each band widens
+    // Enough bands that a core slowed by other work does not hold up the frame; each band reads
     // 2r rows beyond its own.
     const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
-    bands = std::min(in.height, std::max(1, (4 * cores + strips - 1) / strips));
+    bands = std::min(in.height, 4 * cores);
   }
 };
 
@@ -342,12 +340,10 @@ template <class T>
 void runTiles(const Filter& f, Border border, bool filterAlpha, ConstImageView in, ImageView out) {
   const Job<T> job(f, border, filterAlpha, in, out);
   auto& scratch = scratchOf<T>();
-  tbb::parallel_for(0, job.bands * job.strips, [&](int i) {
-    const int band = i / job.strips, strip = i % job.strips;
+  tbb::parallel_for(0, job.bands, [&](int band) {
     const int y0 = static_cast<int>(std::int64_t(in.height) * band / job.bands);
     const int y1 = static_cast<int>(std::int64_t(in.height) * (band + 1) / job.bands);
-    const int x0 = strip * job.stripWidth, x1 = std::min(in.width, x0 + job.stripWidth);
-    TileFilter<T>(job, scratch.local(), y0, x0, x1).run(y0, y1);
+    TileFilter<T>(job, scratch.local(), y0, 0, in.width).run(y0, y1);
   });
 }
 
