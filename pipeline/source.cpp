@@ -2,6 +2,7 @@
 // file's integrity checked at its end. GStreamer's set-up and the element and pattern lists too.
 #include "convlive/source.hpp"
 
+#include <cstring>
 #include <mutex>
 
 #include "appsink_reader.hpp"
@@ -9,6 +10,28 @@
 #include "source_graph.hpp"
 
 namespace convlive {
+
+namespace {
+
+// The frames of this pipeline are decoded to system memory and converted to RGBA on the CPU. Where
+// gstreamer1.0-plugins-bad's nvcodec is installed and an NVIDIA driver is present, decodebin would
+// otherwise pick its NVDEC decoders (they outrank the software ones), which this path cannot use
+// and which may not even start (seen on the H200 machine: their NVRTC kernels fail to compile,
+// and a file source then never delivers). So autoplugging is kept off them; a launch line that
+// names one still gets it. GST_PLUGIN_FEATURE_RANK, when set, is the user's choice and is left be.
+void keepAutoplugOffNvdec() {
+  if (g_getenv("GST_PLUGIN_FEATURE_RANK")) return;
+  GList* features = gst_registry_get_feature_list_by_plugin(gst_registry_get(), "nvcodec");
+  for (GList* f = features; f; f = f->next) {
+    auto* feature = GST_PLUGIN_FEATURE(f->data);
+    if (!GST_IS_ELEMENT_FACTORY(feature)) continue;
+    const char* klass = gst_element_factory_get_metadata(GST_ELEMENT_FACTORY(feature), GST_ELEMENT_METADATA_KLASS);
+    if (klass && std::strstr(klass, "Decoder")) gst_plugin_feature_set_rank(feature, GST_RANK_NONE);
+  }
+  gst_plugin_feature_list_free(features);
+}
+
+}  // namespace
 
 void initGStreamer() {
   static std::once_flag once;
@@ -18,7 +41,9 @@ void initGStreamer() {
     if (!gst_init_check(nullptr, nullptr, &raw)) {
       gst::ErrorPtr e(raw);
       failure = std::string("GStreamer cannot start: ") + (e ? e->message : "unknown reason");
+      return;
     }
+    keepAutoplugOffNvdec();
   });
   if (!failure.empty()) throw SourceError(failure);
 }

@@ -2,6 +2,7 @@
 // and no hang (each open is bounded). These need no GPU.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -240,3 +241,23 @@ TEST(SourcePacing, NewestOnlyDropsStaleFrames) {
 }
 
 }  // namespace
+
+// Where nvcodec's NVDEC decoders are registered (plugins-bad and an NVIDIA driver), decodebin must
+// not pick them for the RGBA path: their rank is none after GStreamer's set-up.
+TEST(Sources, AutoplugKeepsOffTheNvdecDecoders) {
+  if (g_getenv("GST_PLUGIN_FEATURE_RANK")) GTEST_SKIP() << "GST_PLUGIN_FEATURE_RANK is set: the ranks are the user's";
+  initGStreamer();
+  GList* features = gst_registry_get_feature_list_by_plugin(gst_registry_get(), "nvcodec");
+  int decoders = 0;
+  for (GList* f = features; f; f = f->next) {
+    auto* feature = GST_PLUGIN_FEATURE(f->data);
+    if (!GST_IS_ELEMENT_FACTORY(feature)) continue;
+    const char* klass = gst_element_factory_get_metadata(GST_ELEMENT_FACTORY(feature), GST_ELEMENT_METADATA_KLASS);
+    if (!klass || !std::strstr(klass, "Decoder")) continue;
+    ++decoders;
+    EXPECT_EQ(gst_plugin_feature_get_rank(feature), GST_RANK_NONE) << gst_plugin_feature_get_name(feature);
+  }
+  gst_plugin_feature_list_free(features);
+  if (decoders == 0)
+    GTEST_SKIP() << "no NVDEC decoders registered here (nvcodec needs plugins-bad and an NVIDIA driver)";
+}
