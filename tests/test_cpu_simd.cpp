@@ -15,51 +15,16 @@
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
+#include "filter_cases.hpp"
 
 using namespace convlive;
+using namespace convlive::testcases;
 
 namespace {
 
-const Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
-const std::vector<std::string> kKinds{"box",   "gaussian", "sharpen", "emboss",  "laplacian",
-                                      "sobel", "scharr",   "pitch-h", "pitch-v", "custom"};
 const int kRadii[] = {0, 1, 2, 3, 4, 8, 16, 64};
 
-unsigned seedForRun() {
-  static const unsigned seed = [] {
-    if (const char* s = std::getenv("CONVLIVE_TEST_SEED")) return static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-    return std::random_device{}();
-  }();
-  return seed;
-}
-
 const Variant& cpuSimd() { return *findVariant("cpu-simd"); }
-
-// The filter of `kind` at `radius`, or nullopt when the kind has no such radius.
-std::optional<Filter> filterFor(const std::string& kind, int radius, std::mt19937& rng) {
-  FilterOptions o;
-  o.radius = radius;
-  if (kind == "pitch-h" || kind == "pitch-v") {
-    if (radius < 1) return std::nullopt;
-    o.pitch = radius == 1 ? 1.f : static_cast<float>(radius) - 0.4f;  // radius ceil(pitch)
-    o.vertical = kind == "pitch-v";
-    return makeFilter("pitch", o);
-  }
-  if (kind == "custom") {  // random, not separable, normalised
-    const int n = 2 * radius + 1;
-    std::uniform_real_distribution<float> d(-0.3f, 1.f);
-    std::ostringstream w;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) w << d(rng) << (j + 1 < n ? "," : (i + 1 < n ? ";" : ""));
-    o.weights = w.str();
-    o.normalize = true;
-  }
-  try {
-    return makeFilter(kind, o);
-  } catch (const std::invalid_argument&) {
-    return std::nullopt;  // scharr past r=1, r=0 for derivative masks
-  }
-}
 
 // Rows `pad` bytes longer than the pixels need; the padding holds `fill`.
 struct PaddedFrame {

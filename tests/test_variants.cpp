@@ -16,49 +16,17 @@
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
+#include "filter_cases.hpp"
 
 using namespace convlive;
+using namespace convlive::testcases;
 
 namespace {
-
-const Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
-const std::vector<std::string> kKinds{"box",   "gaussian", "sharpen", "emboss",  "laplacian",
-                                      "sobel", "scharr",   "pitch-h", "pitch-v", "custom"};
-
-unsigned seedForRun() {
-  static const unsigned seed = [] {
-    if (const char* s = std::getenv("CONVLIVE_TEST_SEED")) return static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-    return std::random_device{}();
-  }();
-  return seed;
-}
 
 HostImage randomFrame(int w, int h, std::mt19937& rng) {
   HostImage img(w, h);
   for (auto& p : img.pixels()) p = static_cast<std::uint8_t>(rng() >> 24);
   return img;
-}
-
-// The filter of `kind` at `radius`, or nullopt when the kind has no such radius.
-std::optional<Filter> filterFor(const std::string& kind, int radius, std::mt19937& rng) {
-  FilterOptions o;
-  o.radius = radius;
-  if (kind == "scharr" && radius != 1) return std::nullopt;
-  if (kind == "pitch-h" || kind == "pitch-v") {
-    o.pitch = radius == 1 ? 1.f : static_cast<float>(radius) - 0.4f;  // radius ceil(pitch)
-    o.vertical = kind == "pitch-v";
-    return makeFilter("pitch", o);
-  }
-  if (kind == "custom") {  // random, not separable, normalised
-    const int n = 2 * radius + 1;
-    std::uniform_real_distribution<float> d(-0.3f, 1.f);
-    std::ostringstream w;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) w << d(rng) << (j + 1 < n ? "," : (i + 1 < n ? ";" : ""));
-    o.weights = w.str();
-    o.normalize = true;
-  }
-  return makeFilter(kind, o);
 }
 
 // The shared radii up to the variant's limit, and the limit itself.
