@@ -50,7 +50,8 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
     plan.why = "the mask is not separable";
     return plan;
   }
-  double rowAbs = 0, rowErr = 0, colAbs = 0, colErr = 0;
+  double rowAbs = 0, rowErr = 0, rowHalf = 0, colAbs = 0, colErr = 0, colHalf = 0;
+  bool nonNegative = true;
   for (const auto* factor : {&mask.row(), &mask.col()})
     for (float w : *factor) {
       const float h = toHalf(w);
@@ -62,6 +63,8 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
       }
       (factor == &mask.row() ? rowAbs : colAbs) += std::fabs(w);
       (factor == &mask.row() ? rowErr : colErr) += std::fabs(double(w) - h);
+      (factor == &mask.row() ? rowHalf : colHalf) += h;
+      nonNegative = nonNegative && w >= 0;
     }
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
   plan.singleBound = 255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) * gain;
@@ -71,6 +74,11 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
       255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) * gain +
       colAbs * std::ldexp(1.0, -25) * gain;
   plan.halfIntermediate = plan.halfIntermediateBound <= kHalfErrorBudget;
+  // Non-negative factors make every product >= 0 (a low part's sign moves a sum by at most 2^-11 of
+  // it); the largest sum is 255 * sum(fp16 row) * sum(fp16 col), plus the intermediate's rounding
+  // and a margin for the fp32 sums.
+  const double rounding = std::ldexp(1.0, plan.halfIntermediate ? -11 : -21);
+  plan.sumsInByteRange = nonNegative && 255.0 * rowHalf * colHalf * (1.0 + rounding) + 0.01 < 255.5;
   plan.splitBound = plan.singleBound;
   plan.bound = plan.singleBound;
   if (plan.singleBound <= kHalfErrorBudget) {

@@ -1,7 +1,6 @@
 #include "convlive/variants.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -188,21 +187,21 @@ Problem tensor2dWhyNot(const FilterParams& p, int w, int h) {
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
-Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
-  const Variant& v = self("tensorsep");
-  if (auto why = separableWhyNot(p); why) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
-  if (auto why = commonWhyNot(v, p, w, h); why) return why;
-  if (auto why = tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused"); why) return why;
-  const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
-}
-Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
-  const Variant& v = self("tensorstream");
+// The separable tensor-core variants: one separable mask, fp16 factors within the error budget.
+Problem tensorSeparableWhyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = separableWhyNot(p); why) return why;
   if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   return tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused");
+}
+Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("tensorsep");
+  if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
+  return tensorSeparableWhyNot(self("tensorstream"), p, w, h);
 }
 
 // Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
@@ -326,33 +325,13 @@ void runStream(const Variant& v, const FilterParams& p, ConstImageView in, Image
   kernels::stream(l, m);
 }
 
-// Whether a separable mask's sums, computed as tensorstream computes them (fp16 factors, the
-// intermediate rounded per `plan`), stay in [-0.5, 255.5) for every 8-bit input, so that rounding
-// alone gives the saturated byte: non-negative factors (every product >= 0; a low part's sign
-// moves a sum by at most 2^-11 of it), and 255 * sum(fp16 row) * sum(fp16 col) with the
-// intermediate's rounding and a margin for the fp32 sums below 255.5.
-bool sumsStayInByteRange(const Mask& mask, const HalfWeightsPlan& plan) {
-  double row = 0, col = 0;
-  for (float w : mask.row()) {
-    if (w < 0) return false;
-    row += static_cast<double>(static_cast<_Float16>(w));
-  }
-  for (float w : mask.col()) {
-    if (w < 0) return false;
-    col += static_cast<double>(static_cast<_Float16>(w));
-  }
-  const double rounding = plan.halfIntermediate ? std::ldexp(1.0, -11) : std::ldexp(1.0, -21);
-  return 255.0 * row * col * (1.0 + rounding) + 0.01 < 255.5;
-}
-
 void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
                      cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
   kernels::MaskSep m{};
   fillSep(p.filter.mask, m);
   const HalfWeightsPlan plan = planHalfSeparable(p.filter.mask, p.filter.combine);
-  kernels::tensorStream(l, m, !plan.halfIntermediate,
-                        p.filter.combine == Combine::Identity && sumsStayInByteRange(p.filter.mask, plan));
+  kernels::tensorStream(l, m, !plan.halfIntermediate, p.filter.combine == Combine::Identity && plan.sumsInByteRange);
 }
 
 void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,

@@ -112,6 +112,21 @@ TEST(HalfSeparable, AHalfIntermediateWhereTheBoundAllows) {
   EXPECT_GT(sharp.halfIntermediateBound, kHalfErrorBudget);
 }
 
+// Sums that cannot leave the byte range need no clamp: normalised blurs; not a mask with negative
+// weights, nor non-negative factors summing past 1.
+TEST(HalfSeparable, SumsInTheByteRangeOnlyForNormalisedNonNegativeFactors) {
+  for (const char* kind : {"gaussian", "box"})
+    for (int r : {1, 4, 16}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      EXPECT_TRUE(planHalfSeparable(f.mask, f.combine).sumsInByteRange) << kind << " r=" << r;
+    }
+  std::vector<float> f(5, -0.25f);
+  f[2] = 2.f;
+  EXPECT_FALSE(planHalfSeparable(Mask::fromFactors(f, f), Combine::Identity).sumsInByteRange);
+  const Mask bright = Mask::fromFactors({0.5f, 0.5f, 0.5f}, {1.f / 3, 1.f / 3, 1.f / 3});
+  EXPECT_FALSE(planHalfSeparable(bright, Combine::Identity).sumsInByteRange);
+}
+
 TEST(HalfSeparable, RefusesWhatItCannotHold) {
   EXPECT_NE(planHalfSeparable(makeFilter("emboss", {.radius = 2}).mask, Combine::Identity).why.find("not separable"),
             std::string::npos);

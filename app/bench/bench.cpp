@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench_args.hpp"
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
@@ -40,21 +41,8 @@ struct Options {
   std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 int toInt(const std::string& s, const char* what) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(s, &used);
-    if (used == s.size() && v > 0) return v;
-  } catch (const std::exception&) {
-  }
+  if (const auto v = bench::parseInt(s, 1)) return *v;
   usage(std::string(what) + " '" + s + "' is not a positive integer");
 }
 
@@ -68,17 +56,17 @@ Options parse(int argc, char** argv) {
     };
     if (a == "--sizes") {
       o.sizes.clear();
-      for (const auto& s : split(next())) {
+      for (const auto& s : bench::splitList(next())) {
         const auto t = Tile::parse(s);
         if (!t) usage("size '" + s + "' is not WxH");
         o.sizes.emplace_back(t->w, t->h);
       }
     } else if (a == "--radii") {
       o.radii.clear();
-      for (const auto& s : split(next())) o.radii.push_back(toInt(s, "radius"));
+      for (const auto& s : bench::splitList(next())) o.radii.push_back(toInt(s, "radius"));
     } else if (a == "--custom-radii" || a == "--custom-radius") {
       o.customRadii.clear();
-      for (const auto& s : split(next())) o.customRadii.push_back(toInt(s, "custom radius"));
+      for (const auto& s : bench::splitList(next())) o.customRadii.push_back(toInt(s, "custom radius"));
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -88,7 +76,7 @@ Options parse(int argc, char** argv) {
     } else if (a == "--frames") {
       o.frames = toInt(next(), "--frames");
     } else if (a == "--variants") {
-      o.variants = split(next());
+      o.variants = bench::splitList(next());
       for (const auto& v : o.variants)
         if (!findVariant(v)) usage("unknown variant '" + v + "': use " + variantNames());
     } else if (a == "--out-dir") {

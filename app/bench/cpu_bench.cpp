@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench_args.hpp"
 #include "convlive/cpu_simd.hpp"
 #include "convlive/variants.hpp"
 
@@ -42,21 +43,8 @@ struct Options {
   std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 int toInt(const std::string& s, const char* what) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(s, &used);
-    if (used == s.size() && v >= 0) return v;
-  } catch (const std::exception&) {
-  }
+  if (const auto v = bench::parseInt(s, 0)) return *v;
   usage(std::string(what) + " '" + s + "' is not a whole number");
 }
 
@@ -68,7 +56,7 @@ Options parse(int argc, char** argv) {
     const std::string v = argv[++i];
     if (a == "--sizes") {
       o.sizes.clear();
-      for (const auto& s : split(v)) {
+      for (const auto& s : bench::splitList(v)) {
         const auto t = Tile::parse(s);
         if (!t) usage("size '" + s + "' is not WxH");
         o.sizes.emplace_back(t->w, t->h);
@@ -76,16 +64,16 @@ Options parse(int argc, char** argv) {
     } else if (a == "--radii" || a == "--custom-radii") {
       auto& list = a == "--radii" ? o.radii : o.customRadii;
       list.clear();
-      for (const auto& s : split(v)) list.push_back(toInt(s, "radius"));
+      for (const auto& s : bench::splitList(v)) list.push_back(toInt(s, "radius"));
     } else if (a == "--borders") {
       o.borders.clear();
-      for (const auto& s : split(v)) {
+      for (const auto& s : bench::splitList(v)) {
         const auto b = parseBorder(s);
         if (!b) usage("border '" + s + "' is not one of zero, clamp, mirror, wrap");
         o.borders.push_back(*b);
       }
     } else if (a == "--variants") {
-      o.variants = split(v);
+      o.variants = bench::splitList(v);
       for (const auto& n : o.variants)
         if (!findVariant(n) || findVariant(n)->onGpu) usage("'" + n + "' is not a CPU variant");
     } else if (a == "--repeats") {

@@ -20,6 +20,9 @@ struct HalfWeightsPlan {
   // value instead of high + low parts, and the bound then (tensorstream uses it when it fits).
   bool halfIntermediate = false;
   double halfIntermediateBound = 0.0;
+  // planHalfSeparable only: every sum, computed so (fp16 factors, the intermediate as chosen), stays
+  // in [-0.5, 255.5) for 8-bit inputs, so rounding alone gives the saturated byte (no clamp needed).
+  bool sumsInByteRange = false;
   bool split() const { return mode == Mode::Split; }
 };
 
