@@ -172,6 +172,8 @@ void checkVideo(CLI::App* c, Values& v) {
     throw std::invalid_argument("--slots " + std::to_string(o.slots) + " is out of range: use 1..16");
   if (c->get_option_no_throw("--seconds") && c->count("--seconds") && !(std::isfinite(o.seconds) && o.seconds > 0))
     throw std::invalid_argument("--seconds must be a number above 0 (a length of the stream)");
+  if (samePath(o.input, o.report))
+    throw std::invalid_argument("--report '" + o.report + "' is the input video: name another file");
 }
 
 int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream& out, std::ostream& err) {

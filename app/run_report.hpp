@@ -57,10 +57,18 @@ nlohmann::json stagesJson(std::span<const StageStats> stages);
 // the notes.
 void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
                   std::span<const StageStats> moreStages = {});
-// The run's figures as JSON; extraJson (a JSON object's text) is added under extraKey when given.
-// Throws std::runtime_error when the file cannot be written.
-void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
-                 const std::string& ended, const std::string& sinkName, const std::string& extraKey = {},
-                 const std::string& extraJson = {});
+// Throws std::invalid_argument when the report could not be written at the end (its folder is
+// missing or read-only, or the file is read-only). Creates nothing: the report is written whole.
+void checkReportPath(const std::string& path);
+// The filter as asked for, keyed by the spec's setting names (the flags, the element's properties,
+// the Python keywords): every setting that applies to the mask, numbers and flags typed, "auto" and
+// "default" as text.
+nlohmann::json specJson(const FilterSpec& spec);
+// The run's figures as JSON: "filter" is specJson(spec) (what was asked for), "variant" and "tile"
+// what ran. extraJson (a JSON object's text) is added under extraKey when given. The file appears
+// whole or not at all; throws std::runtime_error when it cannot be written.
+void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, const FilterSpec& spec,
+                 double wallSeconds, const std::string& ended, const std::string& sinkName,
+                 const std::string& extraKey = {}, const std::string& extraJson = {});
 
 }  // namespace convlive

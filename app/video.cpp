@@ -8,13 +8,14 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
+#include <filesystem>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
 
+#include "convlive/atomic_file.hpp"
 #include "convlive/export.hpp"
 #include "convlive/pipeline.hpp"
 #include "convlive/resources.hpp"
@@ -174,8 +175,31 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
   if (!p.lastError().empty()) log << "note: " << p.lastError() << "\n";
 }
 
-void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, double wallSeconds,
-                 const std::string& ended, const std::string& sinkName, const std::string& extraKey,
+void checkReportPath(const std::string& path) {
+  if (path.empty()) return;
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  if (::access(folder.empty() ? "." : folder.c_str(), W_OK | X_OK) != 0 ||
+      (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0))
+    throw std::invalid_argument("--report '" + path + "' cannot be written: check the folder exists and is writable");
+}
+
+nlohmann::json specJson(const FilterSpec& spec) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const Setting& s : specSettings()) {
+    if (!s.appliesTo(spec.mask)) continue;
+    const std::string text = spec.get(s.name);
+    if (s.type == Setting::Type::Flag)
+      out[s.name] = text == "true";
+    else if ((s.type == Setting::Type::Int || s.type == Setting::Type::Float) && text != "auto")
+      out[s.name] = s.type == Setting::Type::Int ? nlohmann::json(std::stol(text)) : nlohmann::json(std::stod(text));
+    else
+      out[s.name] = text;
+  }
+  return out;
+}
+
+void writeReport(const std::string& path, const Pipeline& p, const PipelineConfig& c, const FilterSpec& spec,
+                 double wallSeconds, const std::string& ended, const std::string& sinkName, const std::string& extraKey,
                  const std::string& extraJson) {
   using nlohmann::json;
   const SourceInfo si = p.sourceInfo();
@@ -201,11 +225,12 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
             {"variant", p.variantName()},
             {"auto", p.autoChoice().empty() ? json(nullptr) : json(p.autoChoice())},
             {"tile", v && !v->tiles.empty() ? json(v->tileFor(fp).str()) : json(nullptr)},
-            {"filter",
+            {"filter", specJson(spec)},
+            {"mask",
              {{"name", fp.filter.name},
-              {"radius", fp.filter.mask.radius()},
-              {"border", borderName(fp.border)},
-              {"filter_alpha", fp.filterAlpha}}},
+              {"size",
+               std::to_string(2 * fp.filter.mask.radius() + 1) + "x" + std::to_string(2 * fp.filter.mask.radius() + 1)},
+              {"separable", fp.filter.mask.separable()}}},
             {"settings",
              {{"memory", p.memoryMode()},
               {"slots", dev.available ? c.slots : 1},
@@ -225,9 +250,8 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
             {"last_error", p.lastError()},
             {"stages", stages}};
   if (!extraKey.empty()) r[extraKey] = json::parse(extraJson);
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write the report " + path + ": check the folder exists and is writable");
-  out << r.dump(2) << "\n";
+  if (!writeFileAtomically(path, r.dump(2) + "\n"))
+    throw std::runtime_error("cannot write the report " + path + ": check the folder is writable and has space");
 }
 
 namespace {
@@ -270,7 +294,8 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
         {"height", h},
         {"wall_s", wall},
         {"fps", fps}};
-    std::ofstream(v.report) << r.dump(2) << "\n";
+    if (!writeFileAtomically(v.report, r.dump(2) + "\n"))
+      throw std::runtime_error("cannot write the report " + v.report + ": check the folder is writable and has space");
   }
   (void)err;
   return interrupt.interrupted() ? kInterrupted : kOk;
@@ -281,10 +306,7 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
 int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
   return guarded(err, [&]() -> int {
     const PipelineConfig c = configFrom(v, f);
-    if (!v.report.empty()) {
-      std::ofstream probe(v.report, std::ios::app);
-      if (!probe) throw std::invalid_argument("--report '" + v.report + "' cannot be written: check the folder");
-    }
+    checkReportPath(v.report);
     if (v.decodeOnly) return decodeOnly(v, c, log, err);
     // The download sink costs what an export's readback costs, without the encoder.
     struct DownloadSink : FrameSink {
@@ -334,7 +356,7 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     printSummary(log, p, c, wall);
     if (!v.report.empty()) {
-      writeReport(v.report, p, c, wall, ended, v.sink);
+      writeReport(v.report, p, c, f.spec, wall, ended, v.sink);
       log << "report: " << v.report << "\n";
     }
     if (code == kFailed) err << "convlive: " << p.lastError() << "\n";

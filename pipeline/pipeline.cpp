@@ -37,6 +37,7 @@ void copyRows(ConstImageView from, ImageView to) {
 struct GpuSlot {
   Stream stream;
   Event start, uploaded, filtered, done;
+  Event handed;  // on the pipeline's marker stream when the sink's present() returned
   DeviceImage in, out;
   PinnedBuffer hostIn, hostOut;  // pinned mode only
 };
@@ -48,11 +49,12 @@ struct Slot {
   Workspace ws;
   int width = 0, height = 0;
   bool busy = false;
-  SourceFrame frame;  // kept until done: pageable uploads and sourceHost read it
-  double waitMs = 0, hostCopyMs = 0;
+  SourceFrame frame;                              // kept until done: pageable uploads and sourceHost read it
+  double waitMs = 0, hostCopyMs = 0, sinkMs = 0;  // sinkMs: host time in the sink's present/deliver
   ConstImageView uploadedFrom;  // the host frame the upload read: the pinned copy or the sample itself
   bool direct = false;          // uploaded straight from registered source memory
   Clock::time_point enqueued;   // host time just before the upload was enqueued
+  bool presented = false;       // the sink's present() ran for the frame in flight (gpu->handed recorded)
 };
 
 OutputFrame outputOf(const Slot& slot, ConstImageView filtered, ConstImageView source, ConstImageView sourceHost) {
@@ -79,7 +81,13 @@ struct Pipeline::Impl {
   bool gpu = false;
   std::unique_ptr<Source> source;
   std::vector<Slot> slots;
-  std::deque<std::size_t> inFlight;  // busy slots, oldest first
+  std::deque<std::size_t> inFlight;    // busy slots, oldest first
+  std::optional<Stream> markerStream;  // never given work: an event recorded on it marks "now" on the GPU
+
+  cudaStream_t marker() {
+    if (!markerStream) markerStream.emplace();
+    return markerStream->get();
+  }
   std::size_t nextSlot = 0;
   bool failed = false;
 
@@ -372,15 +380,25 @@ struct Pipeline::Impl {
     // The frame's GPU work is enqueued: whatever the sink does, the slot joins the ring so that
     // it completes in order, and a sink's exception comes out of step() only after that.
     std::exception_ptr sinkFailure;
+    slot.sinkMs = 0;
+    slot.presented = false;
     if (!sink.wantsHostFrames()) {
       OutputFrame f = outputOf(slot, g.out.view(), g.in.view(), upFrom);
       f.onDevice = true;
       f.stream = s;
+      const auto t0 = Clock::now();
       try {
         sink.present(f);
       } catch (...) {
         sinkFailure = std::current_exception();
       }
+      slot.sinkMs = msBetween(t0, Clock::now());
+      // The sink may have made the slot's stream wait for work it enqueues later (the viewer's
+      // copy into the display texture, enqueued when its render thread takes the frame). An event
+      // on an otherwise idle stream marks on the GPU's clock when present() returned, so the output
+      // stage counts from then (or from the filter's end, if later) instead of counting that wait.
+      g.handed.record(marker());
+      slot.presented = true;
     }
     g.done.record(s);
     slot.busy = true;
@@ -406,8 +424,9 @@ struct Pipeline::Impl {
       sinkFailure = std::current_exception();
     }
     const auto t2 = Clock::now();
-    const double filterMs = msBetween(t0, t1), outputMs = msBetween(t1, t2);
-    record(slot, 0, filterMs, outputMs, msBetween(slot.frame.arrival, t2));
+    // No GPU output work: the sink's time is the handover.
+    slot.sinkMs = msBetween(t1, t2);
+    record(slot, 0, msBetween(t0, t1), 0, msBetween(slot.frame.arrival, t2));
     slot.frame = SourceFrame{};
     if (sinkFailure) std::rethrow_exception(sinkFailure);
   }
@@ -438,19 +457,22 @@ struct Pipeline::Impl {
     inFlight.pop_front();
     const double upload = g.uploaded.elapsedSince(g.start);
     const double filter = g.filtered.elapsedSince(g.uploaded);
-    const double output = g.done.elapsedSince(g.filtered);
+    const double handedAfterFilter = slot.presented ? std::max(0.f, g.handed.elapsedSince(g.filtered)) : 0.0;
+    const double output = std::max(0.0, g.done.elapsedSince(g.filtered) - handedAfterFilter);
     const ConstImageView staged = slot.uploadedFrom;
     // The slot is retired whatever the sink does; its exception comes out afterwards.
     std::exception_ptr sinkFailure;
     if (sink.wantsHostFrames()) {
       const std::uint8_t* outData =
           config.pinned ? static_cast<const std::uint8_t*>(g.hostOut.get()) : slot.hostOut.data();
+      const auto t0 = Clock::now();
       try {
         sink.deliver(outputOf(slot, ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4),
                               staged, staged));
       } catch (...) {
         sinkFailure = std::current_exception();
       }
+      slot.sinkMs = msBetween(t0, Clock::now());
     }
     // Latency: host time from arrival to the upload's start, then the GPU's time to the end (the
     // slot's stream is idle when a frame is enqueued, so its start event runs at once).
@@ -469,6 +491,7 @@ struct Pipeline::Impl {
     st[int(Stage::Upload)].add(upload);
     st[int(Stage::Filter)].add(filter);
     st[int(Stage::Output)].add(output);
+    st[int(Stage::SinkWait)].add(slot.sinkMs);
     st[int(Stage::Total)].add(slot.hostCopyMs + upload + filter + output);
     st[int(Stage::Latency)].add(latency);
     ++stats.frames;

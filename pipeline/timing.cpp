@@ -46,6 +46,8 @@ const char* stageName(Stage s) {
       return "filter";
     case Stage::Output:
       return "output";
+    case Stage::SinkWait:
+      return "sink wait";
     case Stage::Total:
       return "total";
     case Stage::Latency:

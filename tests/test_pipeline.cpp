@@ -464,6 +464,23 @@ TEST_F(PipelineTest, TimingsCoverEveryStage) {
   }
 }
 
+// A sink that holds each frame, as the viewer's worker does while its render thread takes it: the
+// wait shows as "sink wait" (host time), not as GPU output time.
+TEST_F(PipelineTest, ASlowSinkIsTimedAsSinkWaitNotAsOutput) {
+  struct SlowSink : FrameSink {
+    bool wantsHostFrames() const override { return false; }
+    void present(const OutputFrame&) override { std::this_thread::sleep_for(15ms); }
+  } sink;
+  Pipeline p(config(pattern(8)), sink);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  const Timings t = p.timings();
+  ASSERT_EQ(t.frames, 8u);
+  EXPECT_GE(t[Stage::SinkWait].average(), 14.0);
+  EXPECT_LT(t[Stage::Output].peak(), 5.0) << "the sink's wait was counted as output";
+  EXPECT_LT(t[Stage::Total].average(), t[Stage::SinkWait].average());
+  EXPECT_GE(t[Stage::Latency].average(), 14.0) << "latency is the whole way, the wait included";
+}
+
 // Keeps each frame and passes it on to the exporter.
 class TeeSink : public FrameSink {
  public:

@@ -52,16 +52,23 @@ TEST(VideoCommand, HeadlessRunPrintsEveryStageAndWritesTheReport) {
   const Result r =
       run("--headless --frames 25 --size 160x90 --mask box --radius 3 --border mirror --report " + q(report));
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* w : {"wait for source", "host copy", "upload", "filter", "output", "total", "latency",
+  for (const char* w : {"wait for source", "host copy", "upload", "filter", "output", "sink wait", "total", "latency",
                         "frames: 25 of 160x90", "border=mirror"})
     EXPECT_NE(r.output.find(w), std::string::npos) << w << " missing:\n" << r.output;
   std::ifstream in(report);
   const auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["frames"], 25);
-  EXPECT_EQ(j["filter"]["name"], "box");
+  // The filter as asked for, under the spec's setting names (the flags without their dashes).
+  EXPECT_EQ(j["filter"]["mask"], "box");
   EXPECT_EQ(j["filter"]["radius"], 3);
+  EXPECT_EQ(j["filter"]["border"], "mirror");
+  EXPECT_EQ(j["filter"]["filter-alpha"], false);
+  EXPECT_EQ(j["filter"]["variant"], "auto");
+  EXPECT_FALSE(j["filter"].contains("sigma")) << "sigma is not a setting of the box mask";
+  EXPECT_EQ(j["mask"]["size"], "7x7");
+  EXPECT_EQ(j["mask"]["separable"], true);
   EXPECT_EQ(j["source"]["native_format"], "RGBA");
-  EXPECT_EQ(j["stages"].size(), 7u);
+  EXPECT_EQ(j["stages"].size(), 8u);
   EXPECT_EQ(j["stages"][3]["name"], "filter");
   EXPECT_EQ(j["stages"][3]["frames"], 25);
   EXPECT_GT(j["stages"][3]["average_ms"].get<double>(), 0);
@@ -171,6 +178,25 @@ TEST(VideoCommand, CommandsCheckTheirOptionsAndSecondsIsStreamTime) {
               {"--offscreen is not an option of convlive export", "convlive view"});
   expectFails("run --screenshot x.png", {"convlive view takes it"});
   expectFails("run --mask custom --weights '1,,2'", {"--weights", "empty value between commas"});
+  // The report never replaces the input, and a run that cannot write it leaves no file.
+  expectFails("run --frames 2 --input " + q(webm) + " --report " + q(webm), {"--report", "is the input video"});
+  EXPECT_EQ(fs::file_size(webm), size);
+  expectFails("run --frames 2 --report " + q(scratch() / "no" / "r.json"), {"--report", "check the folder"});
+  const fs::path failed = scratch() / "failed-report.json";
+  expectFails("run --frames 2 --input " + q(scratch() / "missing.webm") + " --report " + q(failed), {"does not exist"});
+  EXPECT_FALSE(fs::exists(failed)) << "a run that failed left an empty report behind";
+
+  // Every setting of the sharpen mask, typed: sigma given, pitch absent.
+  const fs::path report = scratch() / "sharpen.json";
+  r = run("run --frames 2 --size 64x48 --mask sharpen --radius 2 --sigma 1.5 --filter-alpha --report " + q(report));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["filter"]["mask"], "sharpen");
+  EXPECT_DOUBLE_EQ(j["filter"]["sigma"].get<double>(), 1.5);
+  EXPECT_EQ(j["filter"]["filter-alpha"], true);
+  EXPECT_EQ(j["filter"]["tile"], "default");
+  EXPECT_FALSE(j["filter"].contains("pitch"));
   expectFails("frobnicate", {"'frobnicate' is not a command"});
 
   const fs::path demo = scratch() / "new" / "demo";

@@ -431,7 +431,8 @@ TEST(ViewerCommand, OffscreenWritesTheScreenshotAndTheReport) {
   const auto j = nlohmann::json::parse(in);
   EXPECT_GE(j["viewer"]["frames_shown"].get<int>(), 6);
   EXPECT_EQ(j["viewer"]["stages"].size(), std::size_t(ViewerStage::Count));
-  EXPECT_EQ(j["filter"]["name"], "sobel");
+  EXPECT_EQ(j["filter"]["mask"], "sobel");
+  EXPECT_EQ(j["mask"]["name"], "sobel");
   fs::remove_all(dir);
 }
 

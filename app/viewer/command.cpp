@@ -1,7 +1,6 @@
 #include "command.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 
 #include "convlive/resources.hpp"
@@ -48,10 +47,7 @@ int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandO
         throw std::invalid_argument("--screenshot '" + vo.screenshot + "': the folder " + folder.string() +
                                     " does not exist: create it or name another");
     }
-    if (!vo.report.empty()) {
-      std::ofstream probe(vo.report, std::ios::app);
-      if (!probe) throw std::invalid_argument("--report '" + vo.report + "' cannot be written: check the folder");
-    }
+    checkReportPath(vo.report);
     vo.quitAtEnd = offscreen;
     std::unique_ptr<GlContext> context;
     try {

@@ -442,8 +442,8 @@ int Viewer::run(std::ostream& log, std::ostream& err) {
     }
   }
   if (!options_.report.empty()) {
-    writeReport(options_.report, worker_->pipeline(), config_, wall, ended_ ? "end of stream" : "closed", "viewer",
-                "viewer", viewerJson());
+    writeReport(options_.report, worker_->pipeline(), config_, filter_->applied(), wall,
+                ended_ ? "end of stream" : "closed", "viewer", "viewer", viewerJson());
     log << "report: " << options_.report << "\n";
   }
   return code;
