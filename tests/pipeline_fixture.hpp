@@ -15,6 +15,7 @@
 
 #include "convlive/pipeline.hpp"
 #include "convlive/reference.hpp"
+#include "image_compare.hpp"
 
 namespace convlive::testing {
 
@@ -102,10 +103,7 @@ class CaptureSink : public FrameSink {
 inline int maxErrorAgainstReference(const FilterParams& p, const HostImage& source, const HostImage& got) {
   HostImage want(source.width(), source.height());
   referenceFilter(p.filter, p.border, p.filterAlpha, source.view(), want.view());
-  int worst = 0;
-  for (std::size_t i = 0; i < want.pixels().size(); ++i)
-    worst = std::max(worst, std::abs(int(want.pixels()[i]) - int(got.pixels()[i])));
-  return worst;
+  return testcases::maxDifference(got.view(), want.view());
 }
 
 // Steps until something other than Idle happens (bounded by the source's own waits).

@@ -11,6 +11,7 @@
 #include "convlive/mask.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
+#include "image_compare.hpp"
 #include "image_io.hpp"
 #include "png_bytes.hpp"
 #include "run_program.hpp"
@@ -40,11 +41,7 @@ class StillCommand : public ::testing::Test {
   HostImage in_;
 };
 
-int maxDiff(const HostImage& a, const HostImage& b) {
-  int d = 0;
-  for (size_t i = 0; i < a.pixels().size(); ++i) d = std::max(d, std::abs(int(a.pixels()[i]) - int(b.pixels()[i])));
-  return d;
-}
+int maxDiff(const HostImage& a, const HostImage& b) { return testcases::maxDifference(a.view(), b.view()); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "convlive/resources.hpp"
+#include "image_compare.hpp"
 #include "viewer_fixture.hpp"
 
 namespace convlive {
@@ -21,13 +22,7 @@ class InteropOnGpu : public ::testing::Test {
   std::unique_ptr<GlContext> context;
 };
 
-int maxError(const HostImage& a, const HostImage& b) {
-  if (a.width() != b.width() || a.height() != b.height()) return 9999;
-  int worst = 0;
-  for (std::size_t i = 0; i < a.pixels().size(); ++i)
-    worst = std::max(worst, std::abs(int(a.pixels()[i]) - int(b.pixels()[i])));
-  return worst;
-}
+int maxError(const HostImage& a, const HostImage& b) { return testcases::maxDifference(a.view(), b.view()); }
 
 TEST_F(InteropOnGpu, EveryGpuVariantsTextureEqualsTheReference) {
   FilterSpec s;

@@ -11,6 +11,7 @@
 
 #include "convlive/reference.hpp"
 #include "gl/context.hpp"
+#include "image_compare.hpp"
 #include "viewer/viewer.hpp"
 
 namespace convlive::testing {
@@ -88,15 +89,8 @@ inline HostImage reference(const FilterParams& p, const HostImage& source) {
 // Largest RGB difference between `frame` and the block of `shot` at (x, y); -1 when it does not fit.
 inline int maxRgbError(const HostImage& frame, const HostImage& shot, int x, int y) {
   if (x < 0 || y < 0 || x + frame.width() > shot.width() || y + frame.height() > shot.height()) return -1;
-  int worst = 0;
-  for (int r = 0; r < frame.height(); ++r)
-    for (int c = 0; c < frame.width(); ++c)
-      for (int ch = 0; ch < 3; ++ch) {
-        const int a = frame.view().row(r)[c * 4 + ch];
-        const int b = shot.view().row(y + r)[(x + c) * 4 + ch];
-        worst = std::max(worst, std::abs(a - b));
-      }
-  return worst;
+  const ConstImageView block{shot.view().row(y) + 4 * x, frame.width(), frame.height(), shot.pitch()};
+  return testcases::maxDifference(frame.view(), block, 3);
 }
 
 }  // namespace convlive::testing
