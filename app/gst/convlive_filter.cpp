@@ -1,0 +1,287 @@
+#include "convlive_filter.hpp"
+
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "filter_plan.hpp"
+#include "frame_runner.hpp"
+#include "spec_properties.hpp"
+
+GST_DEBUG_CATEGORY_STATIC(convlive_filter_debug);
+#define GST_CAT_DEFAULT convlive_filter_debug
+
+namespace convlive::gstelement {
+
+// The element's C++ side, owned by the GObject instance.
+struct ElementState {
+  // Under the object lock: what the user set (any thread), and which variant runs (for reads).
+  FilterSpec spec;
+  std::uint64_t generation = 1;  // bumped by every accepted property change
+  std::string active;
+
+  // The streaming thread's alone.
+  std::uint64_t applied = 0;  // the generation `plan` was made from
+  bool capsChanged = true;
+  int width = 0, height = 0;
+  bool hasAlpha = true;
+  FilterPlan plan;
+  FrameRunner runner;
+  bool saidNoDevice = false;
+};
+
+}  // namespace convlive::gstelement
+
+struct _GstConvliveFilter {
+  GstVideoFilter parent;
+  convlive::gstelement::ElementState* state;
+};
+
+G_DEFINE_TYPE(GstConvliveFilter, gst_convlive_filter, GST_TYPE_VIDEO_FILTER)
+
+namespace {
+
+using namespace convlive;
+using namespace convlive::gstelement;
+
+// Formats whose pixels are four bytes with alpha or padding last: the library's RGBA8 layout up to
+// the order of the colour channels, which a per-channel filter does not care about.
+#define CONVLIVE_FILTER_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx }")
+
+// Property ids: 1 + the setting's index in specSettings(), then the read-only ones.
+guint activeVariantId() { return guint(specSettings().size()) + 1; }
+
+ElementState& stateOf(gpointer self) { return *GST_CONVLIVE_FILTER(self)->state; }
+
+// What the whole spec says about this one setting's value ("1,,2" as weights parses only when
+// compiled). Conflicts with other settings are not its own: gst-launch sets properties one at a time
+// (tile=32x8 before variant=tiled), so those wait for the next frame's plan.
+Problem ownProblem(const FilterSpec& spec, const std::string& setting) {
+  Problem why = spec.validate();
+  if (why.setting != setting || why.code == Problem::Code::Conflict || why.code == Problem::Code::CannotRun) return {};
+  return why;
+}
+
+void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
+  const auto& settings = specSettings();
+  if (id == 0 || id > settings.size()) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  const Setting& s = settings[id - 1];
+  const std::string text = textOf(s, *value);
+  ElementState& st = stateOf(object);
+  GST_OBJECT_LOCK(object);
+  FilterSpec candidate = st.spec;
+  GST_OBJECT_UNLOCK(object);
+  Problem why = candidate.set(s.name, text);
+  if (!why) why = ownProblem(candidate, s.name);
+  std::string kept;
+  GST_OBJECT_LOCK(object);
+  if (!why) why = st.spec.set(s.name, text);  // on the spec as it is now: another thread may have set another
+  if (why)
+    kept = st.spec.get(s.name);
+  else
+    ++st.generation;
+  GST_OBJECT_UNLOCK(object);
+  if (!why) {
+    GST_DEBUG_OBJECT(object, "%s=%s (applied at the next frame)", s.name.c_str(), text.c_str());
+    return;
+  }
+  const std::string message = "cannot set " + s.name + " to \"" + text + "\": " + propertyWords(why) + " (" + s.name +
+                              " stays \"" + kept + "\")";
+  GST_WARNING_OBJECT(object, "%s", message.c_str());
+  // In a bin the warning goes on the bus; before that (gst-launch sets properties while it parses)
+  // nobody would hear it there, so it goes where GObject's own refusals go.
+  if (GST_OBJECT_PARENT(object))
+    GST_ELEMENT_WARNING(object, LIBRARY, SETTINGS, ("%s", message.c_str()), (nullptr));
+  else
+    g_warning("convlivefilter: %s", message.c_str());
+}
+
+void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
+  const auto& settings = specSettings();
+  ElementState& st = stateOf(object);
+  if (id == activeVariantId()) {
+    GST_OBJECT_LOCK(object);
+    g_value_set_string(value, st.active.c_str());
+    GST_OBJECT_UNLOCK(object);
+    return;
+  }
+  if (id == 0 || id > settings.size()) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  const Setting& s = settings[id - 1];
+  GST_OBJECT_LOCK(object);
+  const std::string text = st.spec.get(s.name);
+  GST_OBJECT_UNLOCK(object);
+  storeText(s, text, *value);
+}
+
+// Streaming thread: turns a property or caps change into a plan, once per change. A change that
+// cannot run while an earlier filter runs on frames of the same size is not taken (a warning says
+// why, the earlier filter goes on); with nothing running yet, the next frame posts the error.
+void refreshPlan(GstConvliveFilter* self) {
+  ElementState& st = *self->state;
+  FilterSpec spec;
+  std::uint64_t generation;
+  GST_OBJECT_LOCK(self);
+  generation = st.generation;
+  if (generation == st.applied && !st.capsChanged) {
+    GST_OBJECT_UNLOCK(self);
+    return;
+  }
+  spec = st.spec;
+  GST_OBJECT_UNLOCK(self);
+
+  FilterPlan next = planFilter(spec, st.width, st.height, st.hasAlpha);
+  if (!next.note.empty() && !st.saidNoDevice) {
+    GST_WARNING_OBJECT(self, "%s", next.note.c_str());
+    st.saidNoDevice = true;
+  }
+  if (next.runs()) {
+    try {
+      st.runner.prepare(*next.variant, st.width, st.height);
+    } catch (const std::exception& e) {
+      next.problem = "preparing " + next.variant->name + " for " + std::to_string(st.width) + "x" +
+                     std::to_string(st.height) + " frames failed: " + e.what();
+      next.variant = nullptr;
+    }
+  }
+  const bool keepRunning = !next.runs() && st.plan.runs() && !st.capsChanged;
+  if (keepRunning) {
+    const std::string message = "the new settings (" + spec.describe() + ") cannot run: " + next.problem +
+                                "; still filtering with " + st.plan.variant->name + " as before";
+    GST_WARNING_OBJECT(self, "%s", message.c_str());
+    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("%s", message.c_str()), (nullptr));
+    try {
+      st.runner.prepare(*st.plan.variant, st.width, st.height);  // a failed prepare may have cleared it
+    } catch (const std::exception& e) {
+      st.plan = FilterPlan{};
+      st.plan.problem = std::string("preparing the previous filter again failed: ") + e.what();
+    }
+  } else {
+    st.plan = std::move(next);
+    if (st.plan.runs())
+      GST_INFO_OBJECT(self, "%s on %dx%d with %s%s%s", spec.describe().c_str(), st.width, st.height,
+                      st.plan.variant->name.c_str(), st.plan.autoWhy.empty() ? "" : ": ", st.plan.autoWhy.c_str());
+  }
+  st.applied = generation;
+  st.capsChanged = false;
+  GST_OBJECT_LOCK(self);
+  st.active = st.plan.runs() ? st.plan.variant->name : "";
+  GST_OBJECT_UNLOCK(self);
+
+  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+  const bool passthrough = st.plan.runs() && st.plan.identity;
+  if (passthrough != bool(gst_base_transform_is_passthrough(trans))) {
+    GST_DEBUG_OBJECT(self, "passthrough %s", passthrough ? "on: the filter is the identity" : "off");
+    gst_base_transform_set_passthrough(trans, passthrough);
+    gst_base_transform_reconfigure_src(trans);  // an output pool is wanted again (or no longer)
+  }
+}
+
+void beforeTransform(GstBaseTransform* trans, GstBuffer* buffer) {
+  auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
+  if (parent->before_transform) parent->before_transform(trans, buffer);
+  refreshPlan(GST_CONVLIVE_FILTER(trans));
+}
+
+gboolean setInfo(GstVideoFilter* filter, GstCaps*, GstVideoInfo* in, GstCaps*, GstVideoInfo*) {
+  ElementState& st = stateOf(filter);
+  st.width = GST_VIDEO_INFO_WIDTH(in);
+  st.height = GST_VIDEO_INFO_HEIGHT(in);
+  st.hasAlpha = GST_VIDEO_INFO_HAS_ALPHA(in);
+  st.capsChanged = true;
+  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d", GST_VIDEO_INFO_NAME(in), st.width, st.height);
+  return TRUE;
+}
+
+ImageView viewOf(GstVideoFrame* frame) {
+  return {static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0)), GST_VIDEO_FRAME_WIDTH(frame),
+          GST_VIDEO_FRAME_HEIGHT(frame), std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0))};
+}
+
+GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideoFrame* out) {
+  ElementState& st = stateOf(filter);
+  if (!st.plan.runs()) {
+    GST_ELEMENT_ERROR(filter, LIBRARY, SETTINGS, ("cannot filter: %s", st.plan.problem.c_str()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  try {
+    st.runner.run(*st.plan.variant, st.plan.params, viewOf(in), viewOf(out));
+  } catch (const std::exception& e) {
+    GST_ELEMENT_ERROR(filter, RESOURCE, FAILED, ("%s failed on a frame: %s", st.plan.variant->name.c_str(), e.what()),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+// Going to READY: the CUDA resources go; the next start plans again.
+gboolean stop(GstBaseTransform* trans) {
+  ElementState& st = stateOf(trans);
+  st.runner = FrameRunner();
+  st.plan = FilterPlan{};
+  st.applied = 0;
+  st.capsChanged = true;
+  GST_OBJECT_LOCK(trans);
+  st.active.clear();
+  GST_OBJECT_UNLOCK(trans);
+  return TRUE;
+}
+
+void finalize(GObject* object) {
+  delete std::exchange(GST_CONVLIVE_FILTER(object)->state, nullptr);
+  G_OBJECT_CLASS(gst_convlive_filter_parent_class)->finalize(object);
+}
+
+}  // namespace
+
+static void gst_convlive_filter_class_init(GstConvliveFilterClass* klass) {
+  GObjectClass* object = G_OBJECT_CLASS(klass);
+  GstElementClass* element = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* trans = GST_BASE_TRANSFORM_CLASS(klass);
+  GstVideoFilterClass* video = GST_VIDEO_FILTER_CLASS(klass);
+  object->set_property = setProperty;
+  object->get_property = getProperty;
+  object->finalize = finalize;
+
+  const auto& settings = specSettings();
+  for (std::size_t i = 0; i < settings.size(); ++i)
+    g_object_class_install_property(object, guint(i + 1),
+                                    paramSpecFor(settings[i], GParamFlags(GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property(
+      object, activeVariantId(),
+      g_param_spec_string("active-variant", "Active variant",
+                          "the variant filtering now: auto resolved, the CPU variant where there is no CUDA device; "
+                          "empty before the first frame and after an error",
+                          "", G_PARAM_READABLE));
+
+  gst_element_class_set_static_metadata(
+      element, "convlive filter", "Filter/Effect/Video",
+      "2D convolution on video: box, gaussian and sharpen, emboss, laplacian, sobel and scharr edges, pitch "
+      "inspection and custom masks, with convlive's CUDA kernel variants or its CPU variants",
+      "convlive");
+  GstCaps* caps = gst_caps_from_string(CONVLIVE_FILTER_CAPS);
+  gst_element_class_add_pad_template(element, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(element, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref(caps);
+
+  trans->before_transform = beforeTransform;
+  trans->stop = stop;
+  video->set_info = setInfo;
+  video->transform_frame = transformFrame;
+}
+
+static void gst_convlive_filter_init(GstConvliveFilter* self) {
+  self->state = new convlive::gstelement::ElementState();
+}
+
+gboolean gst_convlive_filter_register(GstPlugin* plugin) {
+  GST_DEBUG_CATEGORY_INIT(convlive_filter_debug, "convlivefilter", 0, "convlive's convolution element");
+  return gst_element_register(plugin, "convlivefilter", GST_RANK_NONE, GST_TYPE_CONVLIVE_FILTER);
+}

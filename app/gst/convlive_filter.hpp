@@ -1,0 +1,24 @@
+// convlivefilter: a GstVideoFilter that runs convlive's filters on RGBA8-family video frames in
+// system memory (RGBA, BGRA, RGBx, BGRx: the filter is per channel, so the byte order of the colour
+// channels does not matter; the 4th byte is alpha, filtered when filter-alpha is set, or padding,
+// copied through). Its properties are the filter model's settings (spec_properties.hpp).
+//
+// Threading: properties may be set from any thread, also while playing (GST_PARAM_MUTABLE_PLAYING);
+// they are kept under the object lock and take effect at the next frame, where the streaming thread
+// turns them into a FilterPlan once per change. A value the library refuses is not taken (a
+// warning names the property and the problem; the old value stays). A combination that cannot run
+// (a variant that cannot take the mask, a tile with auto) stops the stream with an element error
+// naming the property to change. Without a CUDA device the CPU variant runs, said once as a warning.
+#pragma once
+
+#include <gst/video/gstvideofilter.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CONVLIVE_FILTER (gst_convlive_filter_get_type())
+G_DECLARE_FINAL_TYPE(GstConvliveFilter, gst_convlive_filter, GST, CONVLIVE_FILTER, GstVideoFilter)
+
+// Registers the element `convlivefilter` with the plugin.
+gboolean gst_convlive_filter_register(GstPlugin* plugin);
+
+G_END_DECLS

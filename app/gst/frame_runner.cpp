@@ -1,0 +1,87 @@
+#include "frame_runner.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace convlive::gstelement {
+
+void copyPixels(ConstImageView from, ImageView to) {
+  const std::size_t rowBytes = std::size_t(from.width) * 4;
+  if (from.pitch == rowBytes && to.pitch == rowBytes) {
+    std::memcpy(to.data, from.data, rowBytes * std::size_t(from.height));
+    return;
+  }
+  for (int y = 0; y < from.height; ++y) std::memcpy(to.row(y), from.row(y), rowBytes);
+}
+
+void FrameRunner::prepare(const Variant& v, int width, int height) {
+  ws_ = Workspace();  // a workspace's planes and textures belong to the old filter and size
+  if (v.onGpu) {
+    if (!gpu_ || width != width_ || height != height_) {
+      gpu_.reset();  // the old frames go before the new ones are made
+      auto g = std::make_unique<Gpu>();
+      const std::size_t bytes = std::size_t(width) * 4 * std::size_t(height);
+      g->in = DeviceImage(width, height);
+      g->out = DeviceImage(width, height);
+      g->hostIn = PinnedBuffer(bytes);
+      g->hostOut = PinnedBuffer(bytes);
+      gpu_ = std::move(g);
+    }
+  } else {
+    gpu_.reset();
+  }
+  width_ = width;
+  height_ = height;
+}
+
+void FrameRunner::run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
+  if (in.width != width_ || in.height != height_ || out.width != width_ || out.height != height_)
+    throw std::invalid_argument("frame " + std::to_string(in.width) + "x" + std::to_string(in.height) +
+                                " does not match the prepared " + std::to_string(width_) + "x" +
+                                std::to_string(height_));
+  if (v.onGpu)
+    runOnGpu(v, p, in, out);
+  else
+    runOnHost(v, p, in, out);
+}
+
+void FrameRunner::runOnGpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
+  if (!gpu_) throw std::logic_error("FrameRunner: " + v.name + " runs on the GPU but was prepared for the CPU");
+  Gpu& g = *gpu_;
+  const std::size_t packed = std::size_t(width_) * 4;
+  const ImageView hostIn{static_cast<std::uint8_t*>(g.hostIn.get()), width_, height_, packed};
+  const ImageView hostOut{static_cast<std::uint8_t*>(g.hostOut.get()), width_, height_, packed};
+  const cudaStream_t s = g.stream.get();
+  copyPixels(in, hostIn);
+  g.in.upload(hostIn, s);
+  v.run(p, g.in.view(), g.out.view(), ws_, s);
+  g.out.download(hostOut, s);
+  g.stream.synchronize();
+  copyPixels(hostOut, out);
+}
+
+void FrameRunner::runOnHost(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
+  // The CPU variants take rows whose stride is a multiple of 4 bytes; others go through packed copies.
+  const auto fits = [](const std::uint8_t* data, std::size_t pitch) {
+    return pitch % 4 == 0 && reinterpret_cast<std::uintptr_t>(data) % 4 == 0;
+  };
+  const std::size_t packed = std::size_t(width_) * 4;
+  ConstImageView from = in;
+  ImageView to = out;
+  if (!fits(in.data, in.pitch)) {
+    packedIn_.resize(packed * std::size_t(height_));
+    const ImageView copy{packedIn_.data(), width_, height_, packed};
+    copyPixels(in, copy);
+    from = copy;
+  }
+  const bool packOut = !fits(out.data, out.pitch);
+  if (packOut) {
+    packedOut_.resize(packed * std::size_t(height_));
+    to = ImageView{packedOut_.data(), width_, height_, packed};
+  }
+  v.run(p, from, to, ws_, nullptr);
+  if (packOut) copyPixels(to, out);
+}
+
+}  // namespace convlive::gstelement

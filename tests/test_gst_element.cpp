@@ -1,0 +1,727 @@
+// The GStreamer element convlivefilter, driven through real pipelines (appsrc ! convlivefilter !
+// appsink) with the plugin found on GST_PLUGIN_PATH (ctest sets it to the build's app/gst).
+// Built twice: convlive_tests_gst_element_cpu (label cpu) runs the cpu-simd variant;
+// convlive_tests_gst_element_gpu (CONVLIVE_GST_GPU, label gpu) runs GPU variants through the
+// element's pinned upload/download path and skips, with the reason, without a CUDA device.
+//
+// Every output frame lands in a buffer from the test's own pool, poisoned on each acquire with
+// 0xcd or 0x32 by turns and padded on the right (an odd stride), so an unwritten pixel cannot pass
+// and the element must honour strides; each frame is filtered twice (both poisons). Input frames
+// are random (CONVLIVE_TEST_SEED replays a run), of odd sizes, with padded and odd input strides.
+// The expected output is the library's reference filter of the input frame, within 1 LSB.
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convlive/reference.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/spec.hpp"
+#include "convlive/variants.hpp"
+#include "filter_cases.hpp"
+
+// ---- A buffer pool that poisons every buffer it hands out ---------------------------------------
+
+struct PoisonPool {
+  GstVideoBufferPool parent;
+};
+struct PoisonPoolClass {
+  GstVideoBufferPoolClass parent_class;
+};
+G_DEFINE_TYPE(PoisonPool, poison_pool, GST_TYPE_VIDEO_BUFFER_POOL)
+
+namespace {
+
+GQuark poisonQuark() { return g_quark_from_static_string("convlive-test-poison"); }
+
+// 0xcd and 0x32 by turns, over the whole process (the value is kept on the buffer as qdata).
+std::uint8_t nextPoison() {
+  static std::atomic<unsigned> n{0};
+  return (n++ % 2) ? 0x32 : 0xcd;
+}
+
+}  // namespace
+
+static GstFlowReturn poison_pool_acquire(GstBufferPool* pool, GstBuffer** buffer, GstBufferPoolAcquireParams* params) {
+  const GstFlowReturn r = GST_BUFFER_POOL_CLASS(poison_pool_parent_class)->acquire_buffer(pool, buffer, params);
+  if (r != GST_FLOW_OK) return r;
+  const std::uint8_t poison = nextPoison();
+  GstMapInfo map;
+  if (gst_buffer_map(*buffer, &map, GST_MAP_WRITE)) {
+    std::memset(map.data, poison, map.size);
+    gst_buffer_unmap(*buffer, &map);
+  }
+  gst_mini_object_set_qdata(GST_MINI_OBJECT(*buffer), poisonQuark(), GUINT_TO_POINTER(poison + 1u), nullptr);
+  return r;
+}
+static void poison_pool_class_init(PoisonPoolClass* klass) {
+  GST_BUFFER_POOL_CLASS(klass)->acquire_buffer = poison_pool_acquire;
+}
+static void poison_pool_init(PoisonPool*) {}
+
+namespace {
+
+using namespace convlive;
+
+#ifdef CONVLIVE_GST_GPU
+constexpr bool kGpu = true;
+const char* const kVariant = "tiled-coop";  // runs every filter kind at the radii used here
+#else
+constexpr bool kGpu = false;
+const char* const kVariant = "cpu-simd";
+#endif
+
+constexpr int kPadRight = 3;  // pixels of padding the output pool puts at the end of each row
+
+using Props = std::vector<std::pair<std::string, std::string>>;
+
+// The plugin from this build (CONVLIVE_GST_PLUGIN_DIR) first on GST_PLUGIN_PATH, and a registry of
+// the tests' own, so that the user's registry is left alone.
+bool ensureGst() {
+  static const bool ok = [] {
+    const char* old = g_getenv("GST_PLUGIN_PATH");
+    const std::string path = std::string(CONVLIVE_GST_PLUGIN_DIR) + (old && *old ? std::string(":") + old : "");
+    g_setenv("GST_PLUGIN_PATH", path.c_str(), TRUE);
+    g_setenv("GST_REGISTRY", CONVLIVE_GST_REGISTRY, FALSE);
+    return bool(gst_init_check(nullptr, nullptr, nullptr));
+  }();
+  return ok;
+}
+
+// A width x height frame of 4-byte pixels, rows `stride` bytes apart (the padding random too).
+struct Frame {
+  int width = 0, height = 0;
+  std::size_t stride = 0;
+  std::vector<std::uint8_t> bytes;
+  ConstImageView view() const { return {bytes.data(), width, height, stride}; }
+};
+
+Frame randomFrame(int w, int h, std::size_t stride, std::mt19937& rng) {
+  Frame f{w, h, stride, std::vector<std::uint8_t>(stride * std::size_t(h))};
+  for (auto& b : f.bytes) b = static_cast<std::uint8_t>(rng() >> 24);
+  return f;
+}
+
+// The pixels of f packed (stride 4 * width), for the reference.
+HostImage packed(const Frame& f) {
+  HostImage img(f.width, f.height);
+  for (int y = 0; y < f.height; ++y)
+    std::memcpy(img.pixels().data() + std::size_t(y) * img.pitch(), f.bytes.data() + std::size_t(y) * f.stride,
+                img.pitch());
+  return img;
+}
+
+// The reference filter of `in` for the element's properties on a frame of `format`.
+HostImage expected(const Props& props, const Frame& in, const std::string& format) {
+  FilterSpec spec;
+  for (const auto& [k, v] : props)
+    if (k != "variant" && k != "tile")
+      if (Problem p = spec.set(k, v)) throw ProblemError(p);
+  const FilterParams p = spec.params();
+  const bool hasAlpha = format == "RGBA" || format == "BGRA";
+  HostImage want(in.width, in.height);
+  referenceFilter(p.filter, p.border, p.filterAlpha && hasAlpha, packed(in).view(), want.view());
+  return want;
+}
+
+struct Output {
+  std::vector<std::uint8_t> pixels;  // packed
+  std::string format;
+  int width = 0, height = 0;
+  std::size_t stride = 0;
+  int poison = -1;               // the pool's poison in this buffer; -1: not from the test's pool
+  bool paddingUntouched = true;  // the row padding still holds the poison
+  const GstBuffer* buffer = nullptr;
+  const void* memory = nullptr;  // the first memory's data (passthrough: the input's)
+};
+
+// At most 1 apart in every byte; else where and by how much.
+testing::AssertionResult within1(const std::vector<std::uint8_t>& got, const HostImage& want) {
+  if (got.size() != want.pixels().size())
+    return testing::AssertionFailure() << "size " << got.size() << ", want " << want.pixels().size();
+  int bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::abs(int(got[i]) - int(want.pixels()[i])) <= 1) continue;
+    if (bad++ == 0) {
+      const std::size_t px = i / 4;
+      first = "(" + std::to_string(px % std::size_t(want.width())) + "," +
+              std::to_string(px / std::size_t(want.width())) + ") channel " + std::to_string(i % 4) + ": got " +
+              std::to_string(got[i]) + ", want " + std::to_string(want.pixels()[i]);
+    }
+  }
+  if (!bad) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << bad << " bytes differ by more than 1, first at " << first;
+}
+
+// appsrc ! convlivefilter ! appsink, the output pool the test's (see the top of the file).
+class Harness {
+ public:
+  explicit Harness(const Props& props, bool testPool = true) {
+    GError* err = nullptr;
+    pipeline_ = gst_parse_launch(
+        "appsrc name=src format=time emit-signals=false ! convlivefilter name=f ! appsink name=sink sync=false", &err);
+    if (err) {
+      error_ = err->message;
+      g_error_free(err);
+    }
+    if (!pipeline_) return;
+    src_ = gst_bin_get_by_name(GST_BIN(pipeline_), "src");
+    filter_ = gst_bin_get_by_name(GST_BIN(pipeline_), "f");
+    sink_ = gst_bin_get_by_name(GST_BIN(pipeline_), "sink");
+    bus_ = gst_element_get_bus(pipeline_);
+    for (const auto& [k, v] : props) set(k, v);
+    if (testPool) {
+      GstPad* pad = gst_element_get_static_pad(sink_, "sink");
+      gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, answerAllocation, nullptr, nullptr);
+      gst_object_unref(pad);
+    }
+  }
+  ~Harness() {
+    if (!pipeline_) return;
+    gst_element_set_state(pipeline_, GST_STATE_NULL);
+    for (GstObject* o :
+         {GST_OBJECT(src_), GST_OBJECT(filter_), GST_OBJECT(sink_), GST_OBJECT(bus_), GST_OBJECT(pipeline_)})
+      gst_object_unref(o);
+  }
+  Harness(const Harness&) = delete;
+  Harness& operator=(const Harness&) = delete;
+
+  bool ok() const { return pipeline_ && filter_; }
+  GstElement* filter() const { return filter_; }
+
+  // As gst-launch sets properties: from text.
+  void set(const std::string& name, const std::string& value) {
+    gst_util_set_object_arg(G_OBJECT(filter_), name.c_str(), value.c_str());
+  }
+  // The property as text: strings as they are, enums by their nick, others as GStreamer writes them.
+  std::string get(const std::string& name) const {
+    GParamSpec* ps = g_object_class_find_property(G_OBJECT_GET_CLASS(filter_), name.c_str());
+    if (!ps) return "<no property " + name + ">";
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, ps->value_type);
+    g_object_get_property(G_OBJECT(filter_), name.c_str(), &v);
+    std::string text;
+    if (G_VALUE_HOLDS_STRING(&v)) {
+      text = g_value_get_string(&v) ? g_value_get_string(&v) : "";
+    } else if (G_VALUE_HOLDS_ENUM(&v)) {
+      GEnumValue* e = g_enum_get_value(G_PARAM_SPEC_ENUM(ps)->enum_class, g_value_get_enum(&v));
+      text = e ? e->value_nick : "?";
+    } else {
+      gchar* s = gst_value_serialize(&v);
+      text = s ? s : "";
+      g_free(s);
+    }
+    g_value_unset(&v);
+    return text;
+  }
+
+  void play(const std::string& format, int w, int h) {
+    GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format.c_str(), "width", G_TYPE_INT, w,
+                                        "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+    g_object_set(src_, "caps", caps, nullptr);
+    gst_caps_unref(caps);
+    gst_element_set_state(pipeline_, GST_STATE_PLAYING);
+    format_ = format;
+  }
+
+  // Pushes a copy of `in` (with a video meta when its stride is not the default one); returns the
+  // filtered frame, or nullopt when none came (the bus then says why: errors()).
+  std::optional<Output> filter(const Frame& in, GstBuffer** sent = nullptr) {
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, in.bytes.size(), nullptr);
+    gst_buffer_fill(buf, 0, in.bytes.data(), in.bytes.size());
+    if (in.stride != std::size_t(in.width) * 4) {
+      gsize offset[GST_VIDEO_MAX_PLANES] = {0};
+      gint stride[GST_VIDEO_MAX_PLANES] = {gint(in.stride)};
+      gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE, gst_video_format_from_string(format_.c_str()),
+                                     guint(in.width), guint(in.height), 1, offset, stride);
+    }
+    GST_BUFFER_PTS(buf) = pts_;
+    GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
+    pts_ += GST_SECOND / 30;
+    if (sent) *sent = gst_buffer_ref(buf);
+    if (gst_app_src_push_buffer(GST_APP_SRC(src_), buf) != GST_FLOW_OK) return std::nullopt;
+    GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink_), 10 * GST_SECOND);
+    if (!sample) return std::nullopt;
+    Output out = read(sample);
+    gst_sample_unref(sample);
+    return out;
+  }
+
+  // The bus's error and warning texts so far (with their debug details), oldest first.
+  std::vector<std::string> messages(GstMessageType type) {
+    std::vector<std::string> texts;
+    std::vector<GstMessage*> others;
+    while (GstMessage* m = gst_bus_pop(bus_)) {
+      if (GST_MESSAGE_TYPE(m) == type) {
+        GError* e = nullptr;
+        gchar* debug = nullptr;
+        if (type == GST_MESSAGE_ERROR)
+          gst_message_parse_error(m, &e, &debug);
+        else
+          gst_message_parse_warning(m, &e, &debug);
+        texts.push_back(std::string(e ? e->message : "") + (debug ? std::string(" | ") + debug : ""));
+        if (e) g_error_free(e);
+        g_free(debug);
+      }
+      gst_message_unref(m);
+    }
+    return texts;
+  }
+  std::vector<std::string> errors() { return messages(GST_MESSAGE_ERROR); }
+  std::vector<std::string> warnings() { return messages(GST_MESSAGE_WARNING); }
+  const std::string& launchError() const { return error_; }
+
+ private:
+  // The sink pad's allocation query, answered with a poisoning pool whose rows are padded.
+  static GstPadProbeReturn answerAllocation(GstPad*, GstPadProbeInfo* info, gpointer) {
+    GstQuery* q = GST_PAD_PROBE_INFO_QUERY(info);
+    if (GST_QUERY_TYPE(q) != GST_QUERY_ALLOCATION) return GST_PAD_PROBE_OK;
+    GstCaps* caps = nullptr;
+    gst_query_parse_allocation(q, &caps, nullptr);
+    GstVideoInfo vi;
+    if (!caps || !gst_video_info_from_caps(&vi, caps)) return GST_PAD_PROBE_OK;
+    GstBufferPool* pool = GST_BUFFER_POOL(g_object_new(poison_pool_get_type(), nullptr));
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, guint(vi.size), 2, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+    GstVideoAlignment align;
+    gst_video_alignment_reset(&align);
+    align.padding_right = kPadRight;
+    gst_buffer_pool_config_set_video_alignment(config, &align);
+    gst_buffer_pool_set_config(pool, config);
+    config = gst_buffer_pool_get_config(pool);
+    guint size = 0;
+    gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
+    gst_structure_free(config);
+    gst_query_add_allocation_pool(q, pool, size, 2, 0);
+    gst_query_add_allocation_meta(q, GST_VIDEO_META_API_TYPE, nullptr);
+    gst_object_unref(pool);
+    return GST_PAD_PROBE_HANDLED;
+  }
+
+  static Output read(GstSample* sample) {
+    Output out;
+    GstBuffer* buf = gst_sample_get_buffer(sample);
+    GstVideoInfo vi;
+    gst_video_info_from_caps(&vi, gst_sample_get_caps(sample));
+    out.format = GST_VIDEO_INFO_NAME(&vi);
+    out.buffer = buf;
+    out.memory = gst_buffer_n_memory(buf) ? static_cast<const void*>(gst_buffer_peek_memory(buf, 0)) : nullptr;
+    if (gpointer p = gst_mini_object_get_qdata(GST_MINI_OBJECT(buf), poisonQuark()))
+      out.poison = int(GPOINTER_TO_UINT(p) - 1u);
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, &vi, buf, GST_MAP_READ)) return out;
+    out.width = GST_VIDEO_FRAME_WIDTH(&frame);
+    out.height = GST_VIDEO_FRAME_HEIGHT(&frame);
+    out.stride = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
+    const auto* data = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+    const std::size_t row = std::size_t(out.width) * 4;
+    out.pixels.resize(row * std::size_t(out.height));
+    for (int y = 0; y < out.height; ++y) {
+      const std::uint8_t* r = data + std::size_t(y) * out.stride;
+      std::memcpy(out.pixels.data() + row * std::size_t(y), r, row);
+      if (out.poison >= 0)
+        for (std::size_t x = row; x < out.stride && x < row + kPadRight * 4; ++x)
+          out.paddingUntouched = out.paddingUntouched && r[x] == out.poison;
+    }
+    gst_video_frame_unmap(&frame);
+    return out;
+  }
+
+  GstElement* pipeline_ = nullptr;
+  GstElement *src_ = nullptr, *filter_ = nullptr, *sink_ = nullptr;
+  GstBus* bus_ = nullptr;
+  std::string error_, format_;
+  GstClockTime pts_ = 0;
+};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "\n") + x;
+  return s;
+}
+
+bool anyContains(const std::vector<std::string>& texts, std::initializer_list<const char*> words) {
+  return std::any_of(texts.begin(), texts.end(), [&](const std::string& t) {
+    return std::all_of(words.begin(), words.end(), [&](const char* w) { return t.find(w) != std::string::npos; });
+  });
+}
+
+class GstElementTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(ensureGst()) << "gst_init failed";
+    if (kGpu && !deviceInfo().available)
+      GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << "): the GPU path of convlivefilter needs one";
+    GstElementFactory* f = gst_element_factory_find("convlivefilter");
+    ASSERT_NE(f, nullptr) << "convlivefilter not found: GST_PLUGIN_PATH (set by ctest to the build's app/gst) is '"
+                          << (g_getenv("GST_PLUGIN_PATH") ? g_getenv("GST_PLUGIN_PATH") : "") << "'";
+    gst_object_unref(f);
+  }
+  std::mt19937 rng{testcases::seedForRun()};
+
+  // Filters `in` twice (two poisons) and checks both against the reference.
+  void expectFiltered(Harness& h, const Props& props, const Frame& in, const std::string& format) {
+    const HostImage want = expected(props, in, format);
+    int poisons = 0;
+    for (int run = 0; run < 2; ++run) {
+      SCOPED_TRACE("run " + std::to_string(run));
+      const auto out = h.filter(in);
+      ASSERT_TRUE(out) << "no frame came out: " << joined(h.errors());
+      EXPECT_EQ(out->format, format);
+      ASSERT_EQ(out->width, in.width);
+      ASSERT_EQ(out->height, in.height);
+      ASSERT_GE(out->poison, 0) << "the output buffer is not from the test's poisoned pool";
+      EXPECT_EQ(out->stride, std::size_t(in.width + kPadRight) * 4) << "the pool's padded stride";
+      EXPECT_TRUE(out->paddingUntouched) << "the element wrote into the row padding";
+      EXPECT_TRUE(within1(out->pixels, want));
+      poisons |= 1 << (out->poison == 0xcd ? 0 : 1);
+    }
+    EXPECT_EQ(poisons, 3) << "both poisons were to be seen";
+  }
+};
+
+Props withVariant(Props p) {
+  p.insert(p.begin(), {"variant", kVariant});
+  return p;
+}
+
+// ---- Caps and output against the reference ---------------------------------------------------
+
+class GstElementFormats : public GstElementTest, public testing::WithParamInterface<std::string> {};
+
+TEST_P(GstElementFormats, NegotiatesAndMatchesTheReference) {
+  const std::string format = GetParam();
+  struct Case {
+    Props props;
+    int w, h;
+    int extraStride;  // bytes past 4 * width
+  };
+  const std::vector<Case> cases{
+      {{{"mask", "gaussian"}, {"radius", "2"}, {"border", "clamp"}}, 37, 23, 12},
+      {{{"mask", "box"}, {"radius", "3"}, {"border", "zero"}}, 37, 23, 6},  // a stride no multiple of 4
+      {{{"mask", "sobel"}, {"radius", "1"}, {"border", "mirror"}}, 37, 23, 0},
+      {{{"mask", "emboss"}, {"radius", "2"}, {"border", "wrap"}, {"filter-alpha", "true"}}, 29, 17, 20},
+      {{{"mask", "laplacian"}, {"radius", "2"}, {"border", "clamp"}}, 5, 3, 4},  // smaller than the mask
+      {{{"mask", "sharpen"}, {"radius", "3"}, {"sigma", "1.5"}, {"border", "mirror"}}, 1, 1, 0},
+      {{{"mask", "custom"}, {"weights", "1,-2,0.5;3,1,2;0,1,-1"}, {"normalize", "true"}, {"border", "zero"}},
+       31,
+       19,
+       3},
+      {{{"mask", "pitch"}, {"pitch", "2.5"}, {"direction", "vertical"}, {"border", "wrap"}}, 33, 21, 0},
+      {{{"mask", "gaussian"}, {"radius", "8"}, {"border", "wrap"}, {"filter-alpha", "true"}}, 37, 23, 8},
+  };
+  for (const Case& c : cases) {
+    const Props props = withVariant(c.props);
+    std::string what =
+        format + " " + std::to_string(c.w) + "x" + std::to_string(c.h) + " stride +" + std::to_string(c.extraStride);
+    for (const auto& [k, v] : props) what += " " + k + "=" + v;
+    SCOPED_TRACE(what);
+    Harness h(props);
+    ASSERT_TRUE(h.ok()) << h.launchError();
+    h.play(format, c.w, c.h);
+    const Frame in = randomFrame(c.w, c.h, std::size_t(c.w) * 4 + std::size_t(c.extraStride), rng);
+    expectFiltered(h, props, in, format);
+    EXPECT_EQ(h.get("active-variant"), kVariant);
+    EXPECT_TRUE(h.errors().empty());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GstElementFormats, testing::Values("RGBA", "BGRA", "RGBx", "BGRx"));
+
+TEST_F(GstElementTest, RefusesFormatsItDoesNotTake) {
+  for (const char* format : {"I420", "ARGB", "RGB"}) {
+    SCOPED_TRACE(format);
+    Harness h(withVariant({}));
+    ASSERT_TRUE(h.ok());
+    h.play(format, 16, 8);
+    Frame in = randomFrame(16, 8, 16 * 4, rng);
+    EXPECT_FALSE(h.filter(in)) << "a frame came out of caps convlivefilter does not take";
+    EXPECT_TRUE(anyContains(h.errors(), {"not-negotiated"})) << "expected a not-negotiated error";
+  }
+}
+
+TEST_F(GstElementTest, TheFrameSizeMayChangeMidStream) {
+  const Props props = withVariant({{"mask", "gaussian"}, {"radius", "3"}});
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("RGBA", 37, 23);
+  expectFiltered(h, props, randomFrame(37, 23, 37 * 4, rng), "RGBA");
+  h.play("RGBA", 13, 41);
+  expectFiltered(h, props, randomFrame(13, 41, 13 * 4 + 8, rng), "RGBA");
+}
+
+// ---- Properties while playing -----------------------------------------------------------------
+
+TEST_F(GstElementTest, APropertyChangeTakesEffectAtTheNextFrame) {
+  Props props = withVariant({{"mask", "gaussian"}, {"radius", "1"}});
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("BGRA", 37, 23);
+  const Frame in = randomFrame(37, 23, 37 * 4 + 4, rng);
+  expectFiltered(h, props, in, "BGRA");
+  for (const Props& change : {Props{{"radius", "4"}}, Props{{"mask", "sobel"}, {"radius", "2"}, {"border", "zero"}},
+                              Props{{"mask", "custom"}, {"weights", "0,1,0;1,-4,1;0,1,0"}},
+                              Props{{"filter-alpha", "true"}, {"mask", "box"}}}) {
+    for (const auto& [k, v] : change) {
+      h.set(k, v);
+      props.emplace_back(k, v);
+    }
+    std::string what;
+    for (const auto& [k, v] : change) what += k + "=" + v + " ";
+    SCOPED_TRACE("after " + what);
+    expectFiltered(h, props, in, "BGRA");
+  }
+  EXPECT_TRUE(h.errors().empty());
+}
+
+TEST_F(GstElementTest, BadValuesAreRefusedAndTheOldValueKept) {
+  const Props props = withVariant({{"mask", "custom"}, {"weights", "1,2,1"}, {"normalize", "true"}, {"radius", "2"}});
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("RGBA", 37, 23);
+  const Frame in = randomFrame(37, 23, 37 * 4, rng);
+  expectFiltered(h, props, in, "RGBA");
+  struct Bad {
+    const char* name;
+    const char* value;
+    const char* words;  // in the warning besides the name
+  };
+  for (const Bad& b : {Bad{"weights", "1,,2", "1,,2"}, Bad{"weights", "", "empty"}, Bad{"tile", "32by8", "WxH"},
+                       Bad{"sigma", "0.05", "out of range"}, Bad{"row-weights", "1,2", "odd"}}) {
+    SCOPED_TRACE(std::string(b.name) + "=" + b.value);
+    const std::string before = h.get(b.name);
+    h.set(b.name, b.value);
+    EXPECT_EQ(h.get(b.name), before) << "the refused value replaced the old one";
+    const auto warnings = h.warnings();
+    EXPECT_TRUE(anyContains(warnings, {b.name, b.words})) << "warnings:\n" << joined(warnings);
+  }
+  // GObject's own range check (radius 1..64, from the setting) refuses this one before the element sees it.
+  const std::string radius = h.get("radius");
+  g_object_set(h.filter(), "radius", 999, nullptr);
+  EXPECT_EQ(h.get("radius"), radius);
+  // The stream goes on with the settings it had.
+  expectFiltered(h, props, in, "RGBA");
+  EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+}
+
+// ---- Passthrough -------------------------------------------------------------------------------
+
+TEST_F(GstElementTest, TheIdentityPassesFramesThrough) {
+  Props props = withVariant({{"mask", "custom"}, {"weights", "0,0,0;0,1,0;0,0,0"}, {"border", "zero"}});
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("RGBx", 37, 23);
+  const Frame in = randomFrame(37, 23, 37 * 4, rng);
+  GstBuffer* sent = nullptr;
+  auto out = h.filter(in, &sent);
+  ASSERT_TRUE(out) << joined(h.errors());
+  EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(h.filter())));
+  EXPECT_EQ(out->memory, static_cast<const void*>(gst_buffer_peek_memory(sent, 0)))
+      << "the identity filter copied the frame instead of passing it through";
+  EXPECT_EQ(out->pixels, packed(in).pixels());
+  gst_buffer_unref(sent);
+
+  // A real mask: filtering again, into the poisoned pool.
+  h.set("weights", "1,2,1;2,4,2;1,2,1");
+  h.set("normalize", "true");
+  props.emplace_back("weights", "1,2,1;2,4,2;1,2,1");
+  props.emplace_back("normalize", "true");
+  expectFiltered(h, props, in, "RGBx");
+  EXPECT_FALSE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(h.filter())));
+
+  // A 1x1 identity again.
+  h.set("weights", "1");
+  out = h.filter(in, &sent);
+  ASSERT_TRUE(out) << joined(h.errors());
+  EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(h.filter())));
+  EXPECT_EQ(out->memory, static_cast<const void*>(gst_buffer_peek_memory(sent, 0)));
+  gst_buffer_unref(sent);
+}
+
+// ---- Errors ----------------------------------------------------------------------------------------
+
+TEST_F(GstElementTest, AVariantThatCannotRunTheMaskIsAnElementError) {
+  Harness h({{"mask", "emboss"}, {"variant", "separable"}});
+  ASSERT_TRUE(h.ok());
+  h.play("RGBA", 37, 23);
+  EXPECT_FALSE(h.filter(randomFrame(37, 23, 37 * 4, rng)));
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(errors, {"property 'variant'", "not separable", "set variant=tiled-coop"})) << "errors:\n"
+                                                                                                      << joined(errors);
+  EXPECT_EQ(h.get("active-variant"), "");
+}
+
+TEST_F(GstElementTest, SettingsThatDoNotGoTogetherAreAnElementError) {
+  Harness h({{"mask", "gaussian"}, {"variant", "auto"}, {"tile", "32x8"}});
+  ASSERT_TRUE(h.ok());
+  h.play("RGBA", 37, 23);
+  EXPECT_FALSE(h.filter(randomFrame(37, 23, 37 * 4, rng)));
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(errors, {"property 'tile'", "auto"})) << "errors:\n" << joined(errors);
+}
+
+TEST_F(GstElementTest, AChangeThatCannotRunWhilePlayingKeepsTheRunningFilter) {
+  const Props props = withVariant({{"mask", "emboss"}, {"radius", "1"}});
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("RGBA", 37, 23);
+  const Frame in = randomFrame(37, 23, 37 * 4, rng);
+  expectFiltered(h, props, in, "RGBA");
+  h.set("variant", "separable");  // a value on its own, but separable cannot take emboss
+  expectFiltered(h, props, in, "RGBA");
+  const auto warnings = h.warnings();
+  EXPECT_TRUE(anyContains(
+      warnings, {"cannot run", "not separable", std::string("still filtering with ").append(kVariant).c_str()}))
+      << "warnings:\n"
+      << joined(warnings);
+  EXPECT_TRUE(h.errors().empty());
+  h.set("mask", "gaussian");  // now separable can run it (here without a device: on the CPU)
+  Props now = props;
+  now.emplace_back("mask", "gaussian");
+  expectFiltered(h, now, in, "RGBA");
+}
+
+// ---- Without a CUDA device ---------------------------------------------------------------------
+
+#ifndef CONVLIVE_GST_GPU
+TEST_F(GstElementTest, WithoutADeviceAGpuVariantRunsOnTheCpu) {
+  if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here: the fallback is not used";
+  for (const char* variant : {"naive", "auto", "tensorstream"}) {
+    SCOPED_TRACE(variant);
+    const Props props{{"variant", variant}, {"mask", "gaussian"}, {"radius", "2"}};
+    Harness h(props);
+    ASSERT_TRUE(h.ok());
+    h.play("RGBA", 37, 23);
+    expectFiltered(h, props, randomFrame(37, 23, 37 * 4, rng), "RGBA");
+    EXPECT_EQ(h.get("active-variant"), "cpu-simd");
+    EXPECT_TRUE(h.errors().empty());
+  }
+}
+#endif
+
+// ---- GPU: every GPU variant through the element ------------------------------------------------
+
+#ifdef CONVLIVE_GST_GPU
+TEST_F(GstElementTest, EveryGpuVariantThatCanRunMatchesTheReference) {
+  for (const Variant& v : variants()) {
+    if (!v.onGpu) continue;
+    for (const Props& filter : {Props{{"mask", "gaussian"}, {"radius", "3"}, {"border", "mirror"}},
+                                Props{{"mask", "sobel"}, {"radius", "1"}, {"border", "clamp"}},
+                                Props{{"mask", "emboss"}, {"radius", "2"}, {"border", "zero"}}}) {
+      FilterSpec spec;
+      for (const auto& [k, val] : filter) spec.set(k, val);
+      const FilterParams p = spec.params();
+      if (v.whyNot(p, 37, 23)) continue;  // refusals are the variant tests' business
+      Props props = filter;
+      props.insert(props.begin(), {"variant", v.name});
+      SCOPED_TRACE(v.name + " " + spec.describe());
+      Harness h(props);
+      ASSERT_TRUE(h.ok());
+      h.play("RGBA", 37, 23);
+      expectFiltered(h, props, randomFrame(37, 23, 37 * 4 + 12, rng), "RGBA");
+      EXPECT_EQ(h.get("active-variant"), v.name);
+    }
+  }
+}
+#endif
+
+// ---- What gst-inspect shows ---------------------------------------------------------------------
+
+TEST_F(GstElementTest, EverySettingIsAPropertyWithABlurbARangeAndADefault) {
+  GstElement* e = gst_element_factory_make("convlivefilter", nullptr);
+  ASSERT_NE(e, nullptr);
+  GObjectClass* klass = G_OBJECT_GET_CLASS(e);
+  for (const Setting& s : specSettings()) {
+    SCOPED_TRACE(s.name);
+    GParamSpec* ps = g_object_class_find_property(klass, s.name.c_str());
+    ASSERT_NE(ps, nullptr) << "no property " << s.name;
+    const std::string blurb = g_param_spec_get_blurb(ps) ? g_param_spec_get_blurb(ps) : "";
+    EXPECT_EQ(blurb.rfind(s.help, 0), 0u) << "the blurb is the setting's help";
+    EXPECT_TRUE(ps->flags & G_PARAM_READWRITE);
+    EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_PLAYING);
+    // The default, read back as the setting's text.
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, ps->value_type);
+    g_object_get_property(G_OBJECT(e), s.name.c_str(), &v);
+    EXPECT_TRUE(g_param_value_defaults(ps, &v)) << "the property's value is not its declared default";
+    const std::string def = s.defaultText();
+    switch (s.type) {
+      case Setting::Type::Int: {
+        auto* pi = G_PARAM_SPEC_INT(ps);
+        EXPECT_EQ(pi->minimum, int(s.min));
+        EXPECT_EQ(pi->maximum, int(s.max));
+        EXPECT_EQ(std::to_string(pi->default_value), def);
+        break;
+      }
+      case Setting::Type::Float: {
+        auto* pd = G_PARAM_SPEC_DOUBLE(ps);
+        EXPECT_EQ(pd->maximum, s.max);
+        EXPECT_EQ(pd->minimum, s.name == "sigma" ? 0.0 : s.min) << "sigma's 0 stands for auto";
+        if (def == "auto")
+          EXPECT_EQ(pd->default_value, 0.0);
+        else
+          EXPECT_DOUBLE_EQ(pd->default_value, std::stod(def));
+        break;
+      }
+      case Setting::Type::Flag:
+        EXPECT_EQ(G_PARAM_SPEC_BOOLEAN(ps)->default_value ? "true" : "false", def);
+        break;
+      case Setting::Type::Choice: {
+        ASSERT_TRUE(G_IS_PARAM_SPEC_ENUM(ps));
+        GEnumClass* ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
+        std::vector<std::string> nicks;
+        for (guint i = 0; i < ec->n_values; ++i) nicks.emplace_back(ec->values[i].value_nick);
+        EXPECT_EQ(nicks, s.choices) << "gst-inspect lists the setting's choices";
+        EXPECT_EQ(g_enum_get_value(ec, G_PARAM_SPEC_ENUM(ps)->default_value)->value_nick, def);
+        break;
+      }
+      case Setting::Type::Text:
+        EXPECT_EQ(std::string(G_PARAM_SPEC_STRING(ps)->default_value), def);
+        break;
+    }
+    g_value_unset(&v);
+  }
+  // The variant enum: auto and every table entry.
+  GParamSpec* variant = g_object_class_find_property(klass, "variant");
+  ASSERT_NE(variant, nullptr);
+  GEnumClass* ec = G_PARAM_SPEC_ENUM(variant)->enum_class;
+  EXPECT_EQ(ec->n_values, variants().size() + 1);
+  // Every property, those of the base classes too, has a blurb.
+  guint n = 0;
+  GParamSpec** all = g_object_class_list_properties(klass, &n);
+  for (guint i = 0; i < n; ++i) {
+    const char* blurb = g_param_spec_get_blurb(all[i]);
+    EXPECT_TRUE(blurb && *blurb) << g_param_spec_get_name(all[i]) << " has no blurb";
+  }
+  g_free(all);
+  gst_object_unref(e);
+}
+
+TEST_F(GstElementTest, ThePluginIsFoundOnThePluginPath) {
+  GstPlugin* plugin = gst_registry_find_plugin(gst_registry_get(), "convlive");
+  ASSERT_NE(plugin, nullptr);
+  const std::string file = gst_plugin_get_filename(plugin) ? gst_plugin_get_filename(plugin) : "";
+  EXPECT_NE(file.find("libgstconvlive.so"), std::string::npos) << file;
+  gst_object_unref(plugin);
+  GstElementFactory* f = gst_element_factory_find("convlivefilter");
+  ASSERT_NE(f, nullptr);
+  EXPECT_STREQ(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS), "Filter/Effect/Video");
+  gst_object_unref(f);
+}
+
+}  // namespace
