@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <cuda_runtime_api.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "convlive/resources.hpp"
 #include "convlive/spec.hpp"
 #include "guarded.hpp"
 #include "still.hpp"
@@ -109,6 +111,18 @@ void addLimits(CLI::App* c, Values& v, bool report) {
   if (report) c->add_option("--report", v.video.report, "write the run's figures to this JSON file")->group(g);
 }
 
+// `convlive --version`: what was built, and what it runs on here.
+std::string versionText() {
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  const DeviceInfo& d = deviceInfo();
+  return std::string("convlive ") + kConvliveVersion + " (CUDA runtime " + std::to_string(runtime / 1000) + "." +
+         std::to_string(runtime % 1000 / 10) + "; " +
+         (d.available ? "GPU: " + d.name + ", compute " + std::to_string(d.major) + "." + std::to_string(d.minor)
+                      : d.reason + ": the CPU variants run") +
+         ")";
+}
+
 // The command that takes each option, for "--screenshot belongs to convlive view".
 std::vector<std::string> commandsTaking(CLI::App& app, const std::string& option) {
   std::vector<std::string> found;
@@ -134,7 +148,24 @@ std::string explainParseError(CLI::App& app, const std::string& command, const s
              (others.size() == 1 ? "s" : "") + " it";
     return name + " is not an option of convlive " + command + " (see convlive " + command + " --help)";
   }
-  return std::string(e.what()) + " (see convlive " + command + " --help)";
+  // CLI11's own words for a value it cannot read or a choice it does not know, said plainly.
+  const std::string what = e.what();
+  if (const auto at = what.find("Could not convert: "); at != std::string::npos) {
+    const std::string rest = what.substr(at + 19);  // "--fps = nan"
+    const auto eq = rest.find(" = ");
+    if (eq != std::string::npos)
+      return rest.substr(0, eq) + ": '" + rest.substr(eq + 3) + "' is not a number (see convlive " + command +
+             " --help)";
+  }
+  if (const auto at = what.find(" not in {"); at != std::string::npos && what.find(": ") < at) {
+    const std::string value = what.substr(what.find(": ") + 2, at - what.find(": ") - 2);
+    std::string choices = what.substr(at + 9);
+    choices = choices.substr(0, choices.find('}'));
+    for (auto& ch : choices)
+      if (ch == ',') ch = '|';
+    return "'" + value + "' is not one of " + choices + " (see convlive " + command + " --help)";
+  }
+  return what + " (see convlive " + command + " --help)";
 }
 
 bool samePath(const std::string& a, const std::string& b) {
@@ -155,6 +186,11 @@ FilterSpec specFrom(CLI::App* c, Values& v) {
     const std::string text = s.type == Setting::Type::Flag ? (v.flags[s.name] ? "true" : "false") : v.settings[s.name];
     if (const Problem why = spec.set(s.name, text)) throw ProblemError(why);
   }
+  // A setting given for a mask that does not use it would be ignored without a word.
+  for (const Setting& s : specSettings())
+    if (c->count("--" + s.name) && !s.appliesTo(spec.mask))
+      throw std::invalid_argument("--" + s.name + " does not apply to the " + spec.mask + " mask: it is a setting of " +
+                                  joinNames(s.masks, ", ") + " (--mask " + s.masks.front() + ")");
   if (const Problem why = spec.validate()) throw ProblemError(why);
   return spec;
 }
@@ -236,7 +272,7 @@ LegacyTranslation translateLegacy(const std::vector<std::string>& args) {
     return t;
   }
   const std::string& first = args[1];
-  if (isCommand(first) || first == "-h" || first == "--help" || first[0] != '-') {
+  if (isCommand(first) || first == "-h" || first == "--help" || first == "--version" || first[0] != '-') {
     t.args = args;
     return t;
   }
@@ -321,6 +357,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   Values v;
   CLI::App app{"convlive: real-time video filtering with CUDA convolution kernels", "convlive"};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", versionText, "print the version, the CUDA runtime and the GPU, then exit");
   const std::string footer(
       "Commands (convlive COMMAND --help for each one's options):\n"
       "  convlive                                              the viewer on the moving test pattern\n"

@@ -20,6 +20,10 @@
 
 namespace convlive {
 
+// The release `convlive --version` names (the README's "Commands" says what the old flag forms do
+// in the next one).
+inline constexpr const char* kConvliveVersion = "0.9.0";
+
 // Runs the command the arguments name (args[0] is the program); returns the exit code.
 int runCommandLine(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

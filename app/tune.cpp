@@ -32,7 +32,7 @@ Filter filterFor(const Case& c) {
 
 int runTune(std::ostream& out, std::ostream& err) {
   if (!deviceInfo().available) {
-    err << "convlive: --tune times the GPU variants, and " << deviceInfo().reason
+    err << "convlive: tune times the GPU variants, and " << deviceInfo().reason
         << ": without a GPU, auto is the cpu-simd variant\n";
     return 1;
   }

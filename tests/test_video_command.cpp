@@ -198,6 +198,15 @@ TEST(VideoCommand, CommandsCheckTheirOptionsAndSecondsIsStreamTime) {
   EXPECT_EQ(j["filter"]["tile"], "default");
   EXPECT_FALSE(j["filter"].contains("pitch"));
   expectFails("frobnicate", {"'frobnicate' is not a command"});
+  // A setting the mask does not use is an error, not ignored; CLI11's own wording is said plainly.
+  expectFails("run --frames 2 --mask box --sigma 2", {"--sigma does not apply to the box mask", "--mask gaussian"});
+  expectFails("run --frames 2 --weights 1,2,1 --pitch 3", {"--pitch does not apply to the custom mask"});
+  expectFails("run --frames 2 --normalize", {"--normalize does not apply to the gaussian mask", "--mask custom"});
+  expectFails("run --fps nan", {"--fps: 'nan' is not a number"});
+  expectFails("list frobs", {"'frobs' is not one of variants|patterns|cameras"});
+  r = run("--version");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("convlive 0.9.0 (CUDA runtime "), std::string::npos) << r.output;
 
   const fs::path demo = scratch() / "new" / "demo";
   r = run("demo " + q(demo));
