@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -599,16 +600,52 @@ TEST_F(GstElementTest, AChangeThatCannotRunWhilePlayingKeepsTheRunningFilter) {
 // ---- Without a CUDA device ---------------------------------------------------------------------
 
 #ifndef CONVLIVE_GST_GPU
-TEST_F(GstElementTest, WithoutADeviceAGpuVariantRunsOnTheCpu) {
+// The element's log lines at WARNING and above, while it lives.
+class WarningLog {
+ public:
+  WarningLog() {
+    gst_debug_set_threshold_for_name("convlivefilter", GST_LEVEL_WARNING);
+    gst_debug_add_log_function(record, this, nullptr);
+  }
+  ~WarningLog() { gst_debug_remove_log_function_by_data(this); }
+  WarningLog(const WarningLog&) = delete;
+  WarningLog& operator=(const WarningLog&) = delete;
+  int count(const std::string& words) {
+    std::lock_guard lock(mutex_);
+    return int(std::count_if(lines_.begin(), lines_.end(),
+                             [&](const std::string& l) { return l.find(words) != std::string::npos; }));
+  }
+
+ private:
+  static void record(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint, GObject*,
+                     GstDebugMessage* message, gpointer self) {
+    if (level > GST_LEVEL_WARNING || std::string(gst_debug_category_get_name(category)) != "convlivefilter") return;
+    auto* log = static_cast<WarningLog*>(self);
+    std::lock_guard lock(log->mutex_);
+    log->lines_.emplace_back(gst_debug_message_get(message));
+  }
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+TEST_F(GstElementTest, WithoutADeviceAGpuVariantRunsOnTheCpuAndSaysSoOnce) {
   if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here: the fallback is not used";
   for (const char* variant : {"naive", "auto", "tensorstream"}) {
     SCOPED_TRACE(variant);
+    WarningLog log;
     const Props props{{"variant", variant}, {"mask", "gaussian"}, {"radius", "2"}};
     Harness h(props);
     ASSERT_TRUE(h.ok());
     h.play("RGBA", 37, 23);
-    expectFiltered(h, props, randomFrame(37, 23, 37 * 4, rng), "RGBA");
+    const Frame in = randomFrame(37, 23, 37 * 4, rng);
+    expectFiltered(h, props, in, "RGBA");
+    h.set("radius", "3");  // a new plan, the same news: not said again
+    Props now = props;
+    now.emplace_back("radius", "3");
+    expectFiltered(h, now, in, "RGBA");
     EXPECT_EQ(h.get("active-variant"), "cpu-simd");
+    EXPECT_EQ(log.count("no CUDA device"), 1) << "the fallback is to be said once per element";
+    EXPECT_EQ(log.count(std::string("runs on the CPU") + (std::string(variant) == "auto" ? "" : " instead of ")), 1);
     EXPECT_TRUE(h.errors().empty());
   }
 }
