@@ -18,6 +18,7 @@
 #include "guarded.hpp"
 #include "still.hpp"
 #include "tune.hpp"
+#include "variant_details.hpp"
 #include "video.hpp"
 #include "viewer/command.hpp"
 #include "words.hpp"
@@ -49,6 +50,8 @@ struct Values {
   std::map<std::string, std::string> settings;  // --radius 4 ... (text, set into the spec after parsing)
   std::map<std::string, bool> flags;            // --normalize, --filter-alpha
   std::string listWhat = "variants";
+  VariantDetailsOptions details;  // list variants --details
+  bool listDetails = false;
   std::string demoDir;
   std::vector<std::string> benchArgs;
 };
@@ -212,9 +215,32 @@ void checkVideo(CLI::App* c, Values& v) {
     throw std::invalid_argument("--report '" + o.report + "' is the input video: name another file");
 }
 
+// The options of `list` that only --details takes, when one was given ("" when none).
+std::string detailsOptionGiven(CLI::App* c) {
+  for (const std::string& name : {std::string("--size"), std::string("--report")})
+    if (c->count(name)) return name;
+  for (const Setting& s : specSettings())
+    if (c->count("--" + s.name)) return "--" + s.name;
+  return "";
+}
+
+int listDetails(CLI::App* c, Values& v, std::ostream& out, std::ostream& err) {
+  return guarded(err, [&]() -> int {
+    if (!v.listDetails)
+      throw std::invalid_argument(
+          detailsOptionGiven(c) +
+          " goes with --details: convlive list variants --details [filter options] [--size WxH]");
+    if (v.listWhat != "variants")
+      throw std::invalid_argument("--details lists variants: convlive list variants --details");
+    v.details.spec = specFrom(c, v);
+    return listVariantDetails(v.details, out, err);
+  });
+}
+
 int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream& out, std::ostream& err) {
   CLI::App* c = app.get_subcommand(command);
   if (command == "list") {
+    if (v.listDetails || !detailsOptionGiven(c).empty()) return listDetails(c, v, out, err);
     if (v.listWhat == "variants") return listVariants(out), kOk;
     if (v.listWhat == "patterns") return listPatternsCommand(out, err);
     return listCamerasCommand(out, err);
@@ -367,6 +393,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
       "  convlive export --input clip.mp4 --output out.webm --radius 8   filter a video into a file\n"
       "  convlive image in.png out.png --mask sharpen          one picture\n"
       "  convlive list variants | patterns | cameras           what there is\n"
+      "  convlive list variants --details --radius 4          each variant's launch, work per pixel and time\n"
       "  convlive bench --sizes 3840x2160                      the kernel benchmark (convlive-bench)\n"
       "  convlive tune                                         measure which variant auto picks here\n"
       "  convlive demo DIR                                     a test picture and filtered versions of it");
@@ -435,6 +462,17 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   list->add_option("what", v.listWhat, "variants, patterns or cameras")
       ->check(CLI::IsMember({"variants", "patterns", "cameras"}))
       ->capture_default_str();
+  {
+    const char* g = "Details (list variants --details)";
+    list->add_flag("--details", v.listDetails,
+                   "per variant: launch geometry, occupancy (with a GPU), work per output pixel and a measured time")
+        ->group(g);
+    list->add_option("--size", v.details.size, "the frame size WxH the figures are for")
+        ->capture_default_str()
+        ->group(g);
+    list->add_option("--report", v.details.report, "write the figures to this JSON file")->group(g);
+    addFilterOptions(list, v);
+  }
 
   CLI::App* bench = app.add_subcommand("bench", "the kernel benchmark: its options follow (convlive bench --help)");
   bench->prefix_command();

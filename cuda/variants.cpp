@@ -10,6 +10,7 @@
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
+#include "cpu_model.hpp"
 #include "kernels/launch.hpp"
 
 namespace convlive {
@@ -204,6 +205,22 @@ Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
   return tensorSeparableWhyNot(self("tensorstream"), p, w, h);
 }
 
+// The kernels' launch parameters for p on a width x height frame, without images (what the
+// inspector's figures read).
+kernels::Launch launchFor(const Variant& v, const FilterParams& p, int width, int height) {
+  const Tile t = v.tileFor(p);
+  kernels::Launch l{};
+  l.inPitch = l.outPitch = std::size_t(width) * 4;
+  l.width = width;
+  l.height = height;
+  l.border = p.border;
+  l.combine = p.filter.combine;
+  l.filterAlpha = p.filterAlpha;
+  l.tileW = t.w;
+  l.tileH = t.h;
+  return l;
+}
+
 // Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
 kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
   if (in.width != out.width || in.height != out.height)
@@ -211,19 +228,13 @@ kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView 
   if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
     throw std::invalid_argument(v.name + ": row pitch must be a multiple of 4 bytes and hold a whole row");
   if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
-  const Tile t = v.tileFor(p);
-  return {reinterpret_cast<const uchar4*>(in.data),
-          in.pitch,
-          reinterpret_cast<uchar4*>(out.data),
-          out.pitch,
-          in.width,
-          in.height,
-          p.border,
-          p.filter.combine,
-          p.filterAlpha,
-          t.w,
-          t.h,
-          s};
+  kernels::Launch l = launchFor(v, p, in.width, in.height);
+  l.in = reinterpret_cast<const uchar4*>(in.data);
+  l.inPitch = in.pitch;
+  l.out = reinterpret_cast<uchar4*>(out.data);
+  l.outPitch = out.pitch;
+  l.stream = s;
+  return l;
 }
 
 // Big (17 KiB): built on the heap by the caller, passed by value to the kernel.
@@ -350,13 +361,96 @@ void runTensorSep(const Variant& v, const FilterParams& p, ConstImageView in, Im
   kernels::tensorSep(l, m);
 }
 
+// The inspector's figures: each variant's own functions beside its kernel (kernels/launch.hpp,
+// cpu_model.hpp), given the launch parameters and the flags its run function passes.
+int radiusOf(const FilterParams& p) { return p.filter.mask.radius(); }
+bool tensor2dSplit(const FilterParams& p) { return planHalfWeights(p.filter.mask, p.filter.combine).split(); }
+bool tensorStreamSplit(const FilterParams& p) {
+  return !planHalfSeparable(p.filter.mask, p.filter.combine).halfIntermediate;
+}
+bool tensorStreamSumsInRange(const FilterParams& p) {
+  return p.filter.combine == Combine::Identity && planHalfSeparable(p.filter.mask, p.filter.combine).sumsInByteRange;
+}
+
+LaunchDescription naiveLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeNaive(launchFor(self("naive"), p, w, h));
+}
+WorkModel naiveModel(const FilterParams& p, int w, int h) {
+  return kernels::modelDirect(launchFor(self("naive"), p, w, h), radiusOf(p), kernels::DirectVariant::Naive);
+}
+LaunchDescription constantLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeConstant(launchFor(self("constant"), p, w, h));
+}
+WorkModel constantModel(const FilterParams& p, int w, int h) {
+  return kernels::modelDirect(launchFor(self("constant"), p, w, h), radiusOf(p), kernels::DirectVariant::Constant);
+}
+LaunchDescription textureLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeTexture(launchFor(self("texture"), p, w, h));
+}
+WorkModel textureModel(const FilterParams& p, int w, int h) {
+  return kernels::modelDirect(launchFor(self("texture"), p, w, h), radiusOf(p), kernels::DirectVariant::Texture);
+}
+LaunchDescription tiledLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeTiled(launchFor(self("tiled"), p, w, h), radiusOf(p));
+}
+WorkModel tiledModel(const FilterParams& p, int w, int h) {
+  return kernels::modelTiled(launchFor(self("tiled"), p, w, h), radiusOf(p));
+}
+LaunchDescription tiledCoopLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeTiledCoop(launchFor(self("tiled-coop"), p, w, h), radiusOf(p));
+}
+WorkModel tiledCoopModel(const FilterParams& p, int w, int h) {
+  return kernels::modelTiledCoop(launchFor(self("tiled-coop"), p, w, h), radiusOf(p));
+}
+LaunchDescription separableLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeSeparable(launchFor(self("separable"), p, w, h), radiusOf(p));
+}
+WorkModel separableModel(const FilterParams& p, int w, int h) {
+  return kernels::modelSeparable(launchFor(self("separable"), p, w, h), radiusOf(p));
+}
+LaunchDescription fusedLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeFused(launchFor(self("fused"), p, w, h), radiusOf(p));
+}
+WorkModel fusedModel(const FilterParams& p, int w, int h) {
+  return kernels::modelFused(launchFor(self("fused"), p, w, h), radiusOf(p));
+}
+LaunchDescription streamLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeStream(launchFor(self("stream"), p, w, h), radiusOf(p));
+}
+WorkModel streamModel(const FilterParams& p, int w, int h) {
+  return kernels::modelStream(launchFor(self("stream"), p, w, h), radiusOf(p));
+}
+LaunchDescription tensor2dLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeTensor2D(launchFor(self("tensor2d"), p, w, h), radiusOf(p), tensor2dSplit(p));
+}
+WorkModel tensor2dModel(const FilterParams& p, int w, int h) {
+  return kernels::modelTensor2D(launchFor(self("tensor2d"), p, w, h), radiusOf(p), tensor2dSplit(p));
+}
+LaunchDescription tensorSepLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeTensorSep(launchFor(self("tensorsep"), p, w, h), radiusOf(p));
+}
+WorkModel tensorSepModel(const FilterParams& p, int w, int h) {
+  return kernels::modelTensorSep(launchFor(self("tensorsep"), p, w, h), radiusOf(p));
+}
+LaunchDescription tensorStreamLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeTensorStream(launchFor(self("tensorstream"), p, w, h), radiusOf(p), tensorStreamSplit(p),
+                                       tensorStreamSumsInRange(p));
+}
+WorkModel tensorStreamModel(const FilterParams& p, int w, int h) {
+  return kernels::modelTensorStream(launchFor(self("tensorstream"), p, w, h), radiusOf(p), tensorStreamSplit(p));
+}
+LaunchDescription cpuLaunch(const FilterParams&, int, int) { return {{}, "runs on the CPU: no kernel launch"}; }
+WorkModel cpuModel(const FilterParams& p, int, int) { return cpuReferenceModel(p.filter); }
+WorkModel cpuSimdWorkModel(const FilterParams& p, int, int) { return cpuSimdModel(p.filter); }
+
 std::vector<Variant> makeTable() {
   const std::vector<Tile> blocks{{16, 16}, {32, 8}, {8, 8}, {32, 32}};
   return {
       {"naive", "one thread per pixel; image and mask read from global memory", true, kMax2DRadius, blocks,
-       "thread block", naiveWhyNot, runNaive},
+       "thread block", naiveWhyNot, runNaive, naiveLaunch, naiveModel},
       {"constant", "one thread per pixel; mask in the launch's constant bank, image from global memory", true,
-       kMax2DRadius, blocks, "thread block", constantWhyNot, runWithMask2D<kernels::constant>},
+       kMax2DRadius, blocks, "thread block", constantWhyNot, runWithMask2D<kernels::constant>, constantLaunch,
+       constantModel},
       {"tiled",
        "input tile + apron in shared memory; block = input tile, apron threads idle while computing",
        true,
@@ -364,7 +458,9 @@ std::vector<Variant> makeTable() {
        {{32, 8}, {16, 16}, {32, 32}},
        "thread block = input tile (coarsened for large radii)",
        tiledWhyNot,
-       runWithMask2D<kernels::tiled>},
+       runWithMask2D<kernels::tiled>,
+       tiledLaunch,
+       tiledModel},
       {"tiled-coop",
        "block = output tile; threads load tile + apron cooperatively in batches, all compute",
        true,
@@ -372,7 +468,9 @@ std::vector<Variant> makeTable() {
        {{16, 16}, {32, 8}, {32, 32}, {64, 4}},
        "output tile = thread block",
        tiledCoopWhyNot,
-       runWithMask2D<kernels::tiledCoop>},
+       runWithMask2D<kernels::tiledCoop>,
+       tiledCoopLaunch,
+       tiledCoopModel},
       {"separable",
        "row pass then column pass through shared memory, 4 outputs per thread, float intermediate",
        true,
@@ -380,7 +478,9 @@ std::vector<Variant> makeTable() {
        {{32, 4}, {16, 8}, {32, 8}},
        "thread block of both passes",
        separableVariantWhyNot,
-       runSeparable},
+       runSeparable,
+       separableLaunch,
+       separableModel},
       {"fused",
        "single-pass separable: tile + apron in shared memory, column then row factor, no intermediate",
        true,
@@ -388,7 +488,9 @@ std::vector<Variant> makeTable() {
        {{64, 32}, {128, 32}, {64, 16}},
        "output tile (256 threads, 4 pixels each per step)",
        fusedWhyNot,
-       runFused},
+       runFused,
+       fusedLaunch,
+       fusedModel},
       {"stream",
        "separable, r <= 4: each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp "
        "shuffles, the column window in registers; no block barrier",
@@ -397,7 +499,9 @@ std::vector<Variant> makeTable() {
        {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
        "warp (32 lanes) x output rows it walks",
        streamWhyNot,
-       runStream},
+       runStream,
+       streamLaunch,
+       streamModel},
       {"tensor2d",
        "any 2D mask on the tensor cores: per mask row a Toeplitz product (mma.sync, fp16 in, fp32 sums), weights "
        "as fp16 or fp16 high + low parts within a 1 LSB error bound",
@@ -406,7 +510,9 @@ std::vector<Variant> makeTable() {
        {{64, 16}, {128, 16}, {64, 32}, {128, 32}},
        "output tile (4 rows per warp)",
        tensor2dWhyNot,
-       runTensor2D},
+       runTensor2D,
+       tensor2dLaunch,
+       tensor2dModel},
       {"tensorsep",
        "separable on the tensor cores: a row then a column Toeplitz product per tile (mma.sync, fp16 factors, the "
        "intermediate as fp16 high + low parts), within a 1 LSB error bound",
@@ -415,7 +521,9 @@ std::vector<Variant> makeTable() {
        {{32, 32}, {64, 32}, {64, 16}, {128, 16}},
        "output tile (256 threads)",
        tensorSepWhyNot,
-       runTensorSep},
+       runTensorSep,
+       tensorSepLaunch,
+       tensorSepModel},
       {"tensorstream",
        "separable, r <= 16, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
        "rows a step; the row product's result is the column product's operand in registers (fp16 factors, the "
@@ -425,9 +533,11 @@ std::vector<Variant> makeTable() {
        {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}},
        "block width (16 pixels a warp) x rows each warp walks",
        tensorStreamWhyNot,
-       runTensorStream},
+       runTensorStream,
+       tensorStreamLaunch,
+       tensorStreamModel},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
-       kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture},
+       kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture, textureLaunch, textureModel},
       {"cpu",
        "the CPU reference: double accumulation, multithreaded (separable masks in two passes)",
        false,
@@ -435,7 +545,9 @@ std::vector<Variant> makeTable() {
        {},
        "",
        cpuWhyNot,
-       runCpu},
+       runCpu,
+       cpuLaunch,
+       cpuModel},
       {"cpu-simd",
        "all CPU cores with SIMD (Highway: AVX-512, AVX2 or SSE4, chosen at run time): separable masks as a column "
        "then a row pass, others in 2D, float sums (double where float's error bound passes 1 LSB)",
@@ -444,7 +556,9 @@ std::vector<Variant> makeTable() {
        {},
        "",
        cpuSimdWhyNot,
-       runCpuSimd},
+       runCpuSimd,
+       cpuLaunch,
+       cpuSimdWorkModel},
   };
 }
 

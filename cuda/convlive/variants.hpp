@@ -14,6 +14,7 @@
 #include "convlive/mask.hpp"
 #include "convlive/problem.hpp"
 #include "convlive/tile.hpp"
+#include "convlive/work_model.hpp"
 
 namespace convlive {
 
@@ -56,6 +57,14 @@ struct Variant {
   // when it cannot run, CudaError when CUDA fails.
   void (*runImpl)(const Variant&, const FilterParams&, ConstImageView in, ImageView out, Workspace&,
                   cudaStream_t stream) = nullptr;
+  // The inspector's figures for p on a width x height frame (convlive/inspect.hpp reads them),
+  // each computed beside the variant's kernel from the shapes its launch uses: its launches (none
+  // for the CPU variants; `none` says so) and its work per output pixel. Arithmetic, no device
+  // needed (stream's persistent grid is sized to the device where there is one). For parameters
+  // whyNot accepts, or refuses only for want of a device; otherwise they may throw
+  // std::invalid_argument (a tile or radius with no compiled instance).
+  LaunchDescription (*describeLaunch)(const FilterParams&, int width, int height) = nullptr;
+  WorkModel (*workModel)(const FilterParams&, int width, int height) = nullptr;
 
   void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
     runImpl(*this, p, in, out, ws, stream);

@@ -57,26 +57,64 @@ __global__ void textureKernel(const __grid_constant__ Launch l, cudaTextureObjec
                tex2D<uchar4>(tex, normalized ? (x + 0.5f) * sx : x + 0.5f, normalized ? (y + 0.5f) * sy : y + 0.5f).w));
 }
 
+dim3 directBlock(const Launch& l) { return dim3(l.tileW, l.tileH); }
 dim3 gridFor(const Launch& l, dim3 block) { return dim3(ceilDiv(l.width, block.x), ceilDiv(l.height, block.y)); }
+
+LaunchDescription describeDirect(const Launch& l, const char* kernel, const void* function) {
+  const dim3 block = directBlock(l), grid = gridFor(l, block);
+  PassLaunch p;
+  p.kernel = kernel;
+  p.grid = dimsOf(grid.x, grid.y);
+  p.block = dimsOf(block.x, block.y);
+  p.threadsPerBlock = static_cast<int>(block.x * block.y);
+  p.outputsPerThread = 1;
+  p.kernelFunction = function;
+  return {{p}, ""};
+}
 
 }  // namespace
 
 void naive(const Launch& l, const float* deviceWeights, int radius) {
-  const dim3 block(l.tileW, l.tileH);
+  const dim3 block = directBlock(l);
   naiveKernel<<<gridFor(l, block), block, 0, l.stream>>>(l, deviceWeights, radius);
   CL_CUDA_LAUNCHED("naiveKernel<<<>>>");
 }
 
 void constant(const Launch& l, const Mask2D& m) {
-  const dim3 block(l.tileW, l.tileH);
+  const dim3 block = directBlock(l);
   constantKernel<<<gridFor(l, block), block, 0, l.stream>>>(l, m);
   CL_CUDA_LAUNCHED("constantKernel<<<>>>");
 }
 
 void texture(const Launch& l, cudaTextureObject_t tex, bool normalized, const Mask2D& m) {
-  const dim3 block(l.tileW, l.tileH);
+  const dim3 block = directBlock(l);
   textureKernel<<<gridFor(l, block), block, 0, l.stream>>>(l, tex, normalized, m);
   CL_CUDA_LAUNCHED("textureKernel<<<>>>");
+}
+
+LaunchDescription describeNaive(const Launch& l) {
+  return describeDirect(l, "naiveKernel", reinterpret_cast<const void*>(&naiveKernel));
+}
+LaunchDescription describeConstant(const Launch& l) {
+  return describeDirect(l, "constantKernel", reinterpret_cast<const void*>(&constantKernel));
+}
+LaunchDescription describeTexture(const Launch& l) {
+  return describeDirect(l, "textureKernel", reinterpret_cast<const void*>(&textureKernel));
+}
+
+// directPixel: every tap one read of the input, one FMA per channel (all four), per mask.
+WorkModel modelDirect(const Launch& l, int radius, DirectVariant which) {
+  const double taps = double(2 * radius + 1) * (2 * radius + 1), masks = l.combine == Combine::Magnitude ? 2 : 1;
+  WorkModel m;
+  m.globalReads = taps + 1;  // the taps, and the centre pixel again for its alpha
+  m.globalBytes = 4 * m.globalReads + (which == DirectVariant::Naive ? 4 * taps * masks : 0);
+  m.apron = taps;
+  m.flops = 2 * 4 * taps * masks;
+  m.dramBytes = 8;
+  m.notes.push_back("every tap is a load; the caches serve all but the first read of each pixel");
+  if (which == DirectVariant::Naive) m.notes.push_back("the weights are global loads too (the same for every thread)");
+  if (which == DirectVariant::Texture) m.notes.push_back("reads go through the texture unit");
+  return m;
 }
 
 }  // namespace convlive::kernels

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "convlive/border.hpp"
+#include "convlive/work_model.hpp"
 
 namespace convlive::kernels {
 
@@ -77,5 +78,45 @@ std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
+
+// The inspector's figures (convlive/work_model.hpp), next to each kernel: what the entry point above
+// would launch for `l` (its pointers and stream are not read) and the work it does per output
+// pixel, from the shapes its launch uses. `radius` and the flags are the launch's. Like the launch,
+// they throw std::invalid_argument for a tile or radius no instance was compiled for.
+LaunchDescription describeNaive(const Launch& l);
+LaunchDescription describeConstant(const Launch& l);
+LaunchDescription describeTexture(const Launch& l);
+// The direct variants differ in where they read: naive's weights are global loads too; texture
+// reads the image through the texture unit.
+enum class DirectVariant { Naive, Constant, Texture };
+WorkModel modelDirect(const Launch& l, int radius, DirectVariant which);
+LaunchDescription describeTiled(const Launch& l, int radius);
+WorkModel modelTiled(const Launch& l, int radius);
+LaunchDescription describeTiledCoop(const Launch& l, int radius);
+WorkModel modelTiledCoop(const Launch& l, int radius);
+LaunchDescription describeSeparable(const Launch& l, int radius);
+WorkModel modelSeparable(const Launch& l, int radius);
+LaunchDescription describeFused(const Launch& l, int radius);
+WorkModel modelFused(const Launch& l, int radius);
+// stream's grid is what the device holds at once: without a device, one segment of the tile's
+// height per warp (the note says so).
+LaunchDescription describeStream(const Launch& l, int radius);
+WorkModel modelStream(const Launch& l, int radius);
+LaunchDescription describeTensor2D(const Launch& l, int radius, bool split);
+WorkModel modelTensor2D(const Launch& l, int radius, bool split);
+LaunchDescription describeTensorSep(const Launch& l, int radius);
+WorkModel modelTensorSep(const Launch& l, int radius);
+LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange);
+WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate);
+
+// A compiled tile shape, for the dispatchers that pick an instance for both the launch and its
+// description.
+template <int W, int H>
+struct TileShape {
+  static constexpr int w = W, h = H;
+};
+inline Dims dimsOf(unsigned x, unsigned y = 1, unsigned z = 1) {
+  return {static_cast<int>(x), static_cast<int>(y), static_cast<int>(z)};
+}
 
 }  // namespace convlive::kernels

@@ -6,6 +6,8 @@
 //              loads, several in flight per thread), runs the column factor over it into a float
 //              tile (4x4 outputs per thread, sliding in registers), then the row factor from there
 //              to the output (4 pixels per thread, one 16-byte store). No intermediate plane.
+#include <cmath>
+
 #include "common.cuh"
 
 namespace convlive::kernels {
@@ -190,19 +192,29 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// Both passes of `separable` for a BX x BY block: grids, and shared memory (the column pass's
+// for every plane).
+struct SeparableShape {
+  dim3 rowGrid, colGrid;
+  std::size_t rowShared, colShared;
+};
+SeparableShape separableShape(const Launch& l, int bx, int by, int r) {
+  return {dim3(ceilDiv(l.width, kSteps * bx), ceilDiv(l.height, by)),
+          dim3(ceilDiv(l.width, bx), ceilDiv(l.height, kSteps * by)),
+          std::size_t(by) * (kSteps + 2 * halo(r, bx)) * bx * sizeof(float4),
+          separableSharedBytes(bx, by, r) * (l.combine == Combine::Magnitude ? 2 : 1)};
+}
+dim3 fusedGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw), ceilDiv(l.height, th)); }
+constexpr int kFusedThreads = 256;
+
 template <int BX, int BY>
 void launchSeparable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1) {
-  const std::size_t rowShared = std::size_t(BY) * (kSteps + 2 * halo(m.radius, BX)) * BX * sizeof(float4);
-  allowSharedBytes(rowPassKernel<BX, BY>, rowShared);
-  rowPassKernel<BX, BY>
-      <<<dim3(ceilDiv(l.width, kSteps * BX), ceilDiv(l.height, BY)), dim3(BX, BY), rowShared, l.stream>>>(l, m, tmp0,
-                                                                                                          tmp1);
+  const SeparableShape s = separableShape(l, BX, BY, m.radius);
+  allowSharedBytes(rowPassKernel<BX, BY>, s.rowShared);
+  rowPassKernel<BX, BY><<<s.rowGrid, dim3(BX, BY), s.rowShared, l.stream>>>(l, m, tmp0, tmp1);
   CL_CUDA_LAUNCHED("rowPassKernel<<<>>>");
-  const std::size_t colShared = separableSharedBytes(BX, BY, m.radius) * (l.combine == Combine::Magnitude ? 2 : 1);
-  allowSharedBytes(colPassKernel<BX, BY>, colShared);
-  colPassKernel<BX, BY>
-      <<<dim3(ceilDiv(l.width, BX), ceilDiv(l.height, kSteps * BY)), dim3(BX, BY), colShared, l.stream>>>(l, m, tmp0,
-                                                                                                          tmp1);
+  allowSharedBytes(colPassKernel<BX, BY>, s.colShared);
+  colPassKernel<BX, BY><<<s.colGrid, dim3(BX, BY), s.colShared, l.stream>>>(l, m, tmp0, tmp1);
   CL_CUDA_LAUNCHED("colPassKernel<<<>>>");
 }
 
@@ -211,8 +223,51 @@ void launchFused(const Launch& l, const MaskSep& m) {
   const std::size_t shared = fusedSharedBytes(TW, TH, m.radius);
   allowSharedBytes(fusedKernel<TW, TH>, shared);
   const bool aligned16 = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
-  fusedKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 256, shared, l.stream>>>(l, m, aligned16);
+  fusedKernel<TW, TH><<<fusedGrid(l, TW, TH), kFusedThreads, shared, l.stream>>>(l, m, aligned16);
   CL_CUDA_LAUNCHED("fusedKernel<<<>>>");
+}
+
+// The tiles offered here must match the variant table's (tests run every offered tile). `f` gets
+// the compiled shape (TileShape) for l's tile.
+template <class F>
+decltype(auto) separableInstance(const Launch& l, F&& f) {
+  if (l.tileW == 32 && l.tileH == 4) return f(TileShape<32, 4>{});
+  if (l.tileW == 16 && l.tileH == 8) return f(TileShape<16, 8>{});
+  if (l.tileW == 32 && l.tileH == 8) return f(TileShape<32, 8>{});
+  badTile("separable", l);
+}
+template <class F>
+decltype(auto) fusedInstance(const Launch& l, F&& f) {
+  if (l.tileW == 64 && l.tileH == 32) return f(TileShape<64, 32>{});
+  if (l.tileW == 128 && l.tileH == 32) return f(TileShape<128, 32>{});
+  if (l.tileW == 64 && l.tileH == 16) return f(TileShape<64, 16>{});
+  badTile("fused", l);
+}
+
+std::string instanceName(const char* kernel, int a, int b) {
+  return std::string(kernel) + "<" + std::to_string(a) + ", " + std::to_string(b) + ">";
+}
+
+PassLaunch separablePass(const char* pass, const std::string& kernel, dim3 grid, dim3 block, std::size_t shared,
+                         const void* function) {
+  PassLaunch p;
+  p.pass = pass;
+  p.kernel = kernel;
+  p.grid = dimsOf(grid.x, grid.y);
+  p.block = dimsOf(block.x, block.y);
+  p.threadsPerBlock = static_cast<int>(block.x * block.y);
+  p.outputsPerThread = kSteps;
+  p.dynamicShared = shared;
+  p.kernelFunction = function;
+  return p;
+}
+
+// fused's idle threads: of the 256, those with no item in the last round of each stage, the
+// stages weighted by their FLOPs per item.
+double fusedIdle(double columnItems, double columnCost, double rowItems, double rowCost) {
+  const auto slots = [](double items) { return std::ceil(items / kFusedThreads) * kFusedThreads; };
+  const double busy = columnItems * columnCost + rowItems * rowCost;
+  return 1 - busy / (slots(columnItems) * columnCost + slots(rowItems) * rowCost);
 }
 }  // namespace
 
@@ -227,19 +282,84 @@ std::size_t fusedSharedBytes(int tileW, int tileH, int radius) {
   return chunks * sizeof(uint4) + std::size_t(tileH) * (tileW + 2 * r4 + 1) * sizeof(float4);
 }
 
-// The tiles offered here must match the variant table's (tests run every offered tile).
 void separable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1) {
-  if (l.tileW == 32 && l.tileH == 4) return launchSeparable<32, 4>(l, m, tmp0, tmp1);
-  if (l.tileW == 16 && l.tileH == 8) return launchSeparable<16, 8>(l, m, tmp0, tmp1);
-  if (l.tileW == 32 && l.tileH == 8) return launchSeparable<32, 8>(l, m, tmp0, tmp1);
-  badTile("separable", l);
+  separableInstance(l, [&](auto t) { launchSeparable<decltype(t)::w, decltype(t)::h>(l, m, tmp0, tmp1); });
 }
 
 void fused(const Launch& l, const MaskSep& m) {
-  if (l.tileW == 64 && l.tileH == 32) return launchFused<64, 32>(l, m);
-  if (l.tileW == 128 && l.tileH == 32) return launchFused<128, 32>(l, m);
-  if (l.tileW == 64 && l.tileH == 16) return launchFused<64, 16>(l, m);
-  badTile("fused", l);
+  fusedInstance(l, [&](auto t) { launchFused<decltype(t)::w, decltype(t)::h>(l, m); });
+}
+
+LaunchDescription describeSeparable(const Launch& l, int radius) {
+  return separableInstance(l, [&](auto t) {
+    constexpr int BX = decltype(t)::w, BY = decltype(t)::h;
+    const SeparableShape s = separableShape(l, BX, BY, radius);
+    LaunchDescription d;
+    d.passes.push_back(separablePass("row pass", instanceName("rowPassKernel", BX, BY), s.rowGrid, dim3(BX, BY),
+                                     s.rowShared, reinterpret_cast<const void*>(&rowPassKernel<BX, BY>)));
+    d.passes.push_back(separablePass("column pass", instanceName("colPassKernel", BX, BY), s.colGrid, dim3(BX, BY),
+                                     s.colShared, reinterpret_cast<const void*>(&colPassKernel<BX, BY>)));
+    return d;
+  });
+}
+
+// Row pass: a thread stages kSteps + 2 halo blocks of its row, makes kSteps float4 sums per plane.
+// Column pass: the same down the columns of each plane, then the output bytes.
+WorkModel modelSeparable(const Launch& l, int radius) {
+  const Dims b = separableInstance(l, [](auto t) { return dimsOf(decltype(t)::w, decltype(t)::h); });
+  const double taps = 2 * radius + 1, planes = l.combine == Combine::Magnitude ? 2 : 1;
+  const double rowLoads = double(kSteps + 2 * halo(radius, b.x)) / kSteps;  // pixels per value
+  const double colLoads = double(kSteps + 2 * halo(radius, b.y)) / kSteps;  // float4 values per value, per plane
+  WorkModel m;
+  m.globalReads = rowLoads + planes * colLoads + 1;  // + the input again for alpha
+  m.globalBytes = 4 * rowLoads + 16 * planes * colLoads + 4;
+  m.sharedBytes = 16 * taps + 16 * taps * planes;  // the row pass's planes share its staged pixels
+  m.apron = (rowLoads + colLoads) / 2;
+  m.flops = 2 * 4 * taps * planes * 2;
+  m.dramBytes = 8 + 32 * planes;
+  m.notes.push_back("intermediate: " + std::string(planes > 1 ? "two float4 planes" : "a float4 plane") +
+                    " (16 bytes a pixel) written by the row pass and read back by the column pass through DRAM");
+  m.notes.push_back("the column pass reads the input's alpha again (a global read; L2 serves it at best)");
+  return m;
+}
+
+LaunchDescription describeFused(const Launch& l, int radius) {
+  return fusedInstance(l, [&](auto t) {
+    constexpr int TW = decltype(t)::w, TH = decltype(t)::h;
+    const dim3 grid = fusedGrid(l, TW, TH);
+    PassLaunch p;
+    p.kernel = instanceName("fusedKernel", TW, TH);
+    p.grid = dimsOf(grid.x, grid.y);
+    p.block = dimsOf(kFusedThreads);
+    p.threadsPerBlock = kFusedThreads;
+    p.outputsPerThread = double(TW) * TH / kFusedThreads;
+    p.dynamicShared = fusedSharedBytes(TW, TH, radius);
+    p.kernelFunction = reinterpret_cast<const void*>(&fusedKernel<TW, TH>);
+    return LaunchDescription{{p}, ""};
+  });
+}
+
+// fusedKernel's three stages: 16-byte chunks of the tile + apron (the apron's width rounded up to 4
+// pixels) into shared memory; the column factor over every chunk column, kFusedV rows an item, into
+// a float tile; the row factor, 4 outputs a thread.
+WorkModel modelFused(const Launch& l, int radius) {
+  const Dims t = fusedInstance(l, [](auto t) { return dimsOf(decltype(t)::w, decltype(t)::h); });
+  const double taps = 2 * radius + 1, tw = t.x, th = t.y, out = tw * th;
+  const int r4 = (radius + 3) & ~3;
+  const double cw = tw / 4 + r4 / 2, chunks = (th + 2 * radius) * cw;
+  const double columnItems = cw * th / kFusedV, rowItems = out / 4;
+  WorkModel m;
+  m.globalReads = 4 * chunks / out;
+  m.globalBytes = 16 * chunks / out;
+  m.apron = m.globalReads;
+  m.sharedBytes = (columnItems * (kFusedV + 2 * radius) * 16 + rowItems * (2 * radius + 4 + 1) * 16) / out;
+  const double columnCost = 2 * 4 * 4 * kFusedV * taps, rowCost = 2 * 4 * 4 * taps;  // FLOPs per item
+  m.flops = (columnItems * columnCost + rowItems * rowCost) / out;
+  m.idleThreads = fusedIdle(columnItems, columnCost, rowItems, rowCost);
+  m.dramBytes = 8;
+  m.notes.push_back("the column factor runs over the apron's columns too (" + std::to_string(int(tw) + 2 * r4) +
+                    " of them for " + std::to_string(int(tw)) + " outputs)");
+  return m;
 }
 
 }  // namespace convlive::kernels

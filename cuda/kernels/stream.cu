@@ -12,6 +12,7 @@
 //     every output row whose window covers it, the oldest finished and stored per step.
 // A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
 #include "common.cuh"
+#include "convlive/resources.hpp"
 
 namespace convlive::kernels {
 namespace {
@@ -248,12 +249,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   }
 }
 
-// One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
-// of about the same height (at least the tile's), and none waits on a partial last wave.
+// Warps of this instance the GPU holds at once; asked once per instance (the answer does not change).
 template <int R, bool Absolute, bool FilterAlpha>
-void launchStream(const Launch& l, const MaskSep& m) {
-  using S = StreamShape<R>;
-  static const int residentWarps = [] {  // asked once per instance: the answer does not change
+int streamResidentWarps() {
+  static const int residentWarps = [] {
     int perSm = 0, device = 0, sms = 0;
     CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, streamKernel<R, Absolute, FilterAlpha>,
                                                           32 * kStreamWarps, 0));
@@ -261,47 +260,136 @@ void launchStream(const Launch& l, const MaskSep& m) {
     CL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     return std::max(1, perSm * sms) * kStreamWarps;
   }();
+  return residentWarps;
+}
+
+// The work units of a launch: strips of outW output pixels, segments of sh rows. residentWarps 0:
+// unknown (no device), one segment of the tile's height per warp.
+struct StreamGeometry {
+  int strips, sh, units, blocks;
+};
+StreamGeometry streamGeometry(const Launch& l, int outW, int residentWarps) {
+  const int strips = static_cast<int>(ceilDiv(l.width, outW));
+  const int perStrip = std::max(1, residentWarps / strips);
+  const int sh = residentWarps > 0 ? std::max(l.tileH, static_cast<int>(ceilDiv(l.height, perStrip))) : l.tileH;
+  const int units = strips * static_cast<int>(ceilDiv(l.height, sh));
+  return {strips, sh, units, (units + kStreamWarps - 1) / kStreamWarps};
+}
+
+// One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
+// of about the same height (at least the tile's), and none waits on a partial last wave.
+template <int R, bool Absolute, bool FilterAlpha>
+void launchStream(const Launch& l, const MaskSep& m) {
+  using S = StreamShape<R>;
+  const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha>();
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  const int strips = static_cast<int>(ceilDiv(l.width, S::OutW));
-  const int perStrip = std::max(1, residentWarps / strips);
-  const int sh = std::max(l.tileH, static_cast<int>(ceilDiv(l.height, perStrip)));
-  const int units = strips * static_cast<int>(ceilDiv(l.height, sh));
-  const int blocks = (units + kStreamWarps - 1) / kStreamWarps;
+  const StreamGeometry g = streamGeometry(l, S::OutW, residentWarps);
   MaskSep scaled = m;  // the column factor over 255: each output's last FMA clamps it to [0, 1] (FFMA.SAT)
   for (int t = 0; t < S::T; ++t) scaled.col[t] = m.col[t] / 255.f;
   streamKernel<R, Absolute, FilterAlpha>
-      <<<blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, strips, units, sh);
+      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.strips, g.units, g.sh);
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
-template <int R, bool Absolute>
-void streamAlpha(const Launch& l, const MaskSep& m) {
-  if (l.filterAlpha) return launchStream<R, Absolute, true>(l, m);
-  launchStream<R, Absolute, false>(l, m);
+// The compiled instance for a radius, combine rule and alpha mode, handed to `f`.
+template <int R_, bool Absolute_, bool FilterAlpha_>
+struct StreamInstance {
+  static constexpr int R = R_;
+  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_;
+};
+template <int R, bool Absolute, class F>
+decltype(auto) streamAlphaInstance(const Launch& l, F&& f) {
+  if (l.filterAlpha) return f(StreamInstance<R, Absolute, true>{});
+  return f(StreamInstance<R, Absolute, false>{});
 }
-template <int R>
-void streamRadius(const Launch& l, const MaskSep& m) {
-  if (l.combine == Combine::Abs) return streamAlpha<R, true>(l, m);
-  streamAlpha<R, false>(l, m);
+template <int R, class F>
+decltype(auto) streamRadiusInstance(const Launch& l, F&& f) {
+  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true>(l, f);
+  return streamAlphaInstance<R, false>(l, f);
 }
+template <class F>
+decltype(auto) streamInstance(const Launch& l, int radius, F&& f) {
+  switch (radius) {
+    case 0:
+      return streamRadiusInstance<0>(l, f);
+    case 1:
+      return streamRadiusInstance<1>(l, f);
+    case 2:
+      return streamRadiusInstance<2>(l, f);
+    case 3:
+      return streamRadiusInstance<3>(l, f);
+    case 4:
+      return streamRadiusInstance<4>(l, f);
+  }
+  throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no instance (0.." +
+                              std::to_string(kStreamMaxRadius) + ")");
+}
+
+// What a launch of instance K makes: its geometry on this device (without one: see streamGeometry).
+template <class K>
+StreamGeometry streamGeometryOn(const Launch& l) {
+  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
+  const int resident = deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha>() : 0;
+  return streamGeometry(l, StreamShape<K::R>::OutW, resident);
+}
+
 }  // namespace
 
 void stream(const Launch& l, const MaskSep& m) {
-  switch (m.radius) {
-    case 0:
-      return streamRadius<0>(l, m);
-    case 1:
-      return streamRadius<1>(l, m);
-    case 2:
-      return streamRadius<2>(l, m);
-    case 3:
-      return streamRadius<3>(l, m);
-    case 4:
-      return streamRadius<4>(l, m);
-  }
-  throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no instance (0.." +
-                              std::to_string(kStreamMaxRadius) + ")");
+  streamInstance(l, m.radius, [&](auto k) {
+    using K = decltype(k);
+    launchStream<K::R, K::absolute, K::filterAlpha>(l, m);
+  });
+}
+
+LaunchDescription describeStream(const Launch& l, int radius) {
+  return streamInstance(l, radius, [&](auto k) {
+    using K = decltype(k);
+    using S = StreamShape<K::R>;
+    const StreamGeometry g = streamGeometryOn<K>(l);
+    PassLaunch p;
+    p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
+               (K::filterAlpha ? "alpha" : "no alpha") + ">";
+    p.grid = dimsOf(g.blocks);
+    p.block = dimsOf(32 * kStreamWarps);
+    p.threadsPerBlock = 32 * kStreamWarps;
+    p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
+    p.staticShared = sizeof(unsigned) * kStreamWarps * kRing * 32 * S::N;
+    p.kernelFunction = reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha>);
+    p.note = "persistent: " + std::to_string(g.units) + " units (" + std::to_string(g.strips) + " strip" +
+             (g.strips == 1 ? "" : "s") + " of " + std::to_string(S::OutW) + " pixels x " + std::to_string(g.sh) +
+             " rows), one a warp" +
+             (deviceInfo().available ? ", as many warps as the device holds at once"
+                                     : "; on a device, as many as it holds at once, walking taller segments");
+    return LaunchDescription{{p}, ""};
+  });
+}
+
+// A warp walks down a segment of sh rows: each input row (sh + 2R of them) comes in once through
+// the ring (32 N pixels, the N L on each side apron), is read back by the lane that copied it, and
+// every lane sums the row taps for its N pixels (neighbours' pixels by shuffles) and adds them to
+// the T pending output rows. The 2 L apron lanes compute but store nothing.
+WorkModel modelStream(const Launch& l, int radius) {
+  return streamInstance(l, radius, [&](auto k) {
+    using K = decltype(k);
+    using S = StreamShape<K::R>;
+    const StreamGeometry g = streamGeometryOn<K>(l);
+    const double inputs = 32.0 * S::N * (g.sh + 2 * K::R), outputs = double(S::OutW) * g.sh;
+    const double channels = K::filterAlpha ? 4 : 3;
+    WorkModel m;
+    m.globalReads = inputs / outputs;
+    m.globalBytes = 4 * m.globalReads;
+    m.sharedBytes = 4 * m.globalReads;
+    m.apron = m.globalReads;
+    m.idleThreads = 2.0 * S::L / 32;
+    m.flops = inputs / outputs * channels * 2 * 2 * S::T;
+    m.dramBytes = 8;
+    m.notes.push_back("a segment of " + std::to_string(g.sh) + " rows a warp; " + std::to_string(S::N) +
+                      " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
+    if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
+    return m;
+  });
 }
 
 }  // namespace convlive::kernels

@@ -281,21 +281,73 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
+constexpr int kTensorSepThreads = 256;  // tensorSepKernel's block
+dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw), ceilDiv(l.height, th)); }
+
+// tensor2d's TW x TH output tile: NCH 8-pixel output chunks wide, WARPS warps of 4 rows each.
 template <int NCH, int WARPS>
 void launchTensor2D(const Launch& l, const Mask2D& m, bool split) {
   constexpr int TW = 8 * NCH, TH = 4 * WARPS;
   const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius);
   allowSharedBytes(tensor2dKernel<NCH, WARPS>, shared);
-  tensor2dKernel<NCH, WARPS>
-      <<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 32 * WARPS, shared, l.stream>>>(l, m, split);
+  tensor2dKernel<NCH, WARPS><<<tileGrid(l, TW, TH), 32 * WARPS, shared, l.stream>>>(l, m, split);
   CL_CUDA_LAUNCHED("tensor2dKernel<<<>>>");
 }
 template <int TW, int TH>
 void launchTensorSep(const Launch& l, const MaskSep& m) {
   const std::size_t shared = tensorSepSharedBytes(TW, TH, m.radius);
   allowSharedBytes(tensorSepKernel<TW, TH>, shared);
-  tensorSepKernel<TW, TH><<<dim3(ceilDiv(l.width, TW), ceilDiv(l.height, TH)), 256, shared, l.stream>>>(l, m);
+  tensorSepKernel<TW, TH><<<tileGrid(l, TW, TH), kTensorSepThreads, shared, l.stream>>>(l, m);
   CL_CUDA_LAUNCHED("tensorSepKernel<<<>>>");
+}
+
+// The tiles offered here must match the variant table's (tests run every offered tile). `f` gets
+// the compiled shape (TileShape) for l's tile.
+template <class F>
+decltype(auto) tensor2dInstance(const Launch& l, F&& f) {
+  if (l.tileW == 64 && l.tileH == 16) return f(TileShape<64, 16>{});
+  if (l.tileW == 128 && l.tileH == 16) return f(TileShape<128, 16>{});
+  if (l.tileW == 64 && l.tileH == 32) return f(TileShape<64, 32>{});
+  if (l.tileW == 128 && l.tileH == 32) return f(TileShape<128, 32>{});
+  badTile("tensor2d", l);
+}
+template <class F>
+decltype(auto) tensorSepInstance(const Launch& l, F&& f) {
+  if (l.tileW == 32 && l.tileH == 32) return f(TileShape<32, 32>{});
+  if (l.tileW == 64 && l.tileH == 32) return f(TileShape<64, 32>{});
+  if (l.tileW == 64 && l.tileH == 16) return f(TileShape<64, 16>{});
+  if (l.tileW == 128 && l.tileH == 16) return f(TileShape<128, 16>{});
+  badTile("tensorsep", l);
+}
+
+std::string instanceName(const char* kernel, int a, int b) {
+  return std::string(kernel) + "<" + std::to_string(a) + ", " + std::to_string(b) + ">";
+}
+
+PassLaunch tilePass(const Launch& l, std::string kernel, int tw, int th, int threads, std::size_t shared,
+                    const void* function) {
+  const dim3 grid = tileGrid(l, tw, th);
+  PassLaunch p;
+  p.kernel = std::move(kernel);
+  p.grid = dimsOf(grid.x, grid.y);
+  p.block = dimsOf(threads);
+  p.threadsPerBlock = threads;
+  p.outputsPerThread = double(tw) * th / threads;
+  p.dynamicShared = shared;
+  p.kernelFunction = function;
+  return p;
+}
+
+constexpr double kMmaFlops = 2.0 * 16 * 8 * 16;  // one mma.sync m16n8k16
+
+// Both load the input tile with apron once (4-byte reads) and, unless alpha is filtered, read the
+// input's alpha again when they store.
+void tileLoads(WorkModel& m, const Launch& l, int tw, int th, int r) {
+  const double in = double(tw + 2 * r) * (th + 2 * r), out = double(tw) * th;
+  m.apron = in / out;
+  m.globalReads = in / out + (l.filterAlpha ? 0 : 1);
+  m.globalBytes = 4 * m.globalReads;
+  m.dramBytes = 8;
 }
 }  // namespace
 
@@ -307,11 +359,7 @@ std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius) {
 }
 
 void tensorSep(const Launch& l, const MaskSep& m) {
-  if (l.tileW == 32 && l.tileH == 32) return launchTensorSep<32, 32>(l, m);
-  if (l.tileW == 64 && l.tileH == 32) return launchTensorSep<64, 32>(l, m);
-  if (l.tileW == 64 && l.tileH == 16) return launchTensorSep<64, 16>(l, m);
-  if (l.tileW == 128 && l.tileH == 16) return launchTensorSep<128, 16>(l, m);
-  badTile("tensorsep", l);
+  tensorSepInstance(l, [&](auto t) { launchTensorSep<decltype(t)::w, decltype(t)::h>(l, m); });
 }
 
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius) {
@@ -320,13 +368,68 @@ std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius) {
          std::size_t(tileW) * tileH * 4;
 }
 
-// The tiles offered here must match the variant table's (tests run every offered tile).
 void tensor2d(const Launch& l, const Mask2D& m, bool split) {
-  if (l.tileW == 64 && l.tileH == 16) return launchTensor2D<8, 4>(l, m, split);
-  if (l.tileW == 128 && l.tileH == 16) return launchTensor2D<16, 4>(l, m, split);
-  if (l.tileW == 64 && l.tileH == 32) return launchTensor2D<8, 8>(l, m, split);
-  if (l.tileW == 128 && l.tileH == 32) return launchTensor2D<16, 8>(l, m, split);
-  badTile("tensor2d", l);
+  tensor2dInstance(l, [&](auto t) { launchTensor2D<decltype(t)::w / 8, decltype(t)::h / 4>(l, m, split); });
+}
+
+LaunchDescription describeTensor2D(const Launch& l, int radius, bool) {
+  return tensor2dInstance(l, [&](auto t) {
+    constexpr int TW = decltype(t)::w, TH = decltype(t)::h, NCH = TW / 8, WARPS = TH / 4;
+    return LaunchDescription{
+        {tilePass(l, instanceName("tensor2dKernel", NCH, WARPS), TW, TH, 32 * WARPS,
+                  tensor2dSharedBytes(TW, TH, radius), reinterpret_cast<const void*>(&tensor2dKernel<NCH, WARPS>))},
+        ""};
+  });
+}
+
+// Per mask row and warp: kChunks(r) Toeplitz slices of B, an A fragment (ldmatrix.x4) per 8-pixel
+// column of the tile, one product (two when split) per output chunk and slice; the result staged
+// in shared memory and stored 16 bytes a thread.
+WorkModel modelTensor2D(const Launch& l, int radius, bool split) {
+  const Dims t = tensor2dInstance(l, [](auto t) { return dimsOf(decltype(t)::w, decltype(t)::h); });
+  const int nch = t.x / 8, warps = t.y / 4, taps = 2 * radius + 1, kc = kChunks(radius), parts = split ? 2 : 1;
+  const double out = double(t.x) * t.y;
+  WorkModel m;
+  tileLoads(m, l, t.x, t.y, radius);
+  const double aBytes = (nch + 2 * (kc - 1)) * 512.0, bBytes = 32.0 * kc * 2 * 4 * parts;
+  m.sharedBytes = (double(warps) * taps * (aBytes + bBytes) + out * 4) / out;
+  m.matrixFlops = double(warps) * taps * nch * kc * parts * kMmaFlops / out;
+  m.matrixUseful = 2.0 * 4 * taps * taps * parts;
+  m.notes.push_back("a mask row is a product with a Toeplitz band " + std::to_string(16 * kc) +
+                    " inputs deep: " + std::to_string(taps) + " of them weighted");
+  if (split) m.notes.push_back("weights as fp16 high + low parts: two products each");
+  return m;
+}
+
+LaunchDescription describeTensorSep(const Launch& l, int radius) {
+  return tensorSepInstance(l, [&](auto t) {
+    constexpr int TW = decltype(t)::w, TH = decltype(t)::h;
+    return LaunchDescription{
+        {tilePass(l, instanceName("tensorSepKernel", TW, TH), TW, TH, kTensorSepThreads,
+                  tensorSepSharedBytes(TW, TH, radius), reinterpret_cast<const void*>(&tensorSepKernel<TW, TH>))},
+        ""};
+  });
+}
+
+// Horizontal: every 4 rows of the tile (apron rows too, rounded up to 4) x 8 pixels, kChunks(r)
+// products from ldmatrix.x4 fragments. Vertical: every 16 rows x 16 (pixel, channel) values, per
+// 16-row K chunk two ldmatrix.trans (high and low parts) and four products. Then staged bytes out.
+WorkModel modelTensorSep(const Launch& l, int radius) {
+  const Dims t = tensorSepInstance(l, [](auto t) { return dimsOf(decltype(t)::w, decltype(t)::h); });
+  const int taps = 2 * radius + 1, kch = kChunks(radius), kcv = (16 + 2 * radius + 15) / 16;
+  const int rows4 = (t.y + 2 * radius + 3) & ~3, nch = t.x / 8;
+  const double out = double(t.x) * t.y;
+  const double unitsH = double(rows4 / 4) * nch, unitsV = double(t.y / 16) * (t.x / 4);
+  WorkModel m;
+  tileLoads(m, l, t.x, t.y, radius);
+  m.sharedBytes =
+      (unitsH * kch * 512 + kTensorSepThreads * kch * 2 * 4.0 + unitsV * kcv * (384 + 1024) + out * 4) / out;
+  m.matrixFlops = (unitsH * kch + unitsV * kcv * 4) * kMmaFlops / out;
+  m.matrixUseful = 2.0 * 4 * taps * rows4 / t.y + 2.0 * 4 * taps * 2;
+  m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * kch) + " and " +
+                    std::to_string(16 * kcv) + " deep, " + std::to_string(taps) + " weighted");
+  m.notes.push_back("the intermediate as fp16 high + low parts in shared memory: two column products each");
+  return m;
 }
 
 }  // namespace convlive::kernels

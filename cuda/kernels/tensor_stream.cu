@@ -240,32 +240,94 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
-template <int NCH, int Out, bool SplitH>
+dim3 tensorStreamGrid(const Launch& l) { return dim3(ceilDiv(l.width, l.tileW), ceilDiv(l.height, l.tileH)); }
+int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
+
+template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
-  const int warps = l.tileW / 16;
-  const dim3 grid(ceilDiv(l.width, l.tileW), ceilDiv(l.height, l.tileH));
-  if (m.radius <= 8)
-    tensorStreamKernel<1, NCH, Out, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
-  else
-    tensorStreamKernel<2, NCH, Out, SplitH><<<grid, 32 * warps, 0, l.stream>>>(l, m, l.tileH);
+  tensorStreamKernel<B0, NCH, Out, SplitH><<<tensorStreamGrid(l), tensorStreamThreads(l), 0, l.stream>>>(l, m, l.tileH);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
-template <int NCH, int Out>
-void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH) {
-  return splitH ? launchTensorStream<NCH, Out, true>(l, m) : launchTensorStream<NCH, Out, false>(l, m);
+
+// The compiled instance for a launch, handed to `f`: B0 from the radius, NCH from the alpha mode,
+// Out from the combine rule and the byte-range bound, SplitH from the error plan.
+template <int B0_, int NCH_, int Out_, bool SplitH_>
+struct TensorStreamInstance {
+  static constexpr int B0 = B0_, NCH = NCH_, Out = Out_;
+  static constexpr bool splitH = SplitH_;
+};
+template <int NCH, int Out, bool SplitH, class F>
+decltype(auto) tensorStreamB0(int radius, F&& f) {
+  if (radius <= 8) return f(TensorStreamInstance<1, NCH, Out, SplitH>{});
+  return f(TensorStreamInstance<2, NCH, Out, SplitH>{});
 }
-template <int NCH>
-void launchTensorStream(const Launch& l, const MaskSep& m, bool splitH, bool sumsInRange) {
-  if (l.combine == Combine::Abs) return launchTensorStream<NCH, kAbs>(l, m, splitH);
-  return sumsInRange ? launchTensorStream<NCH, kFree>(l, m, splitH) : launchTensorStream<NCH, kClamp>(l, m, splitH);
+template <int NCH, int Out, class F>
+decltype(auto) tensorStreamSplit(int radius, bool splitH, F&& f) {
+  if (splitH) return tensorStreamB0<NCH, Out, true>(radius, f);
+  return tensorStreamB0<NCH, Out, false>(radius, f);
 }
+template <int NCH, class F>
+decltype(auto) tensorStreamOut(const Launch& l, int radius, bool splitH, bool sumsInRange, F&& f) {
+  if (l.combine == Combine::Abs) return tensorStreamSplit<NCH, kAbs>(radius, splitH, f);
+  if (sumsInRange) return tensorStreamSplit<NCH, kFree>(radius, splitH, f);
+  return tensorStreamSplit<NCH, kClamp>(radius, splitH, f);
+}
+template <class F>
+decltype(auto) tensorStreamInstance(const Launch& l, int radius, bool splitH, bool sumsInRange, F&& f) {
+  if (l.tileW % 16 || l.tileW < 16 || l.tileW > 128 || l.tileH % 16 || l.tileH < 16) badTile("tensorstream", l);
+  if (l.filterAlpha) return tensorStreamOut<4>(l, radius, splitH, sumsInRange, f);
+  return tensorStreamOut<3>(l, radius, splitH, sumsInRange, f);
+}
+
+const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free" : "clamp"; }
 
 }  // namespace
 
 void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange) {
-  if (l.tileW % 16 || l.tileW < 16 || l.tileW > 128 || l.tileH % 16 || l.tileH < 16) badTile("tensorstream", l);
-  if (l.filterAlpha) return launchTensorStream<4>(l, m, splitIntermediate, sumsInByteRange);
-  return launchTensorStream<3>(l, m, splitIntermediate, sumsInByteRange);
+  tensorStreamInstance(l, m.radius, splitIntermediate, sumsInByteRange, [&](auto k) {
+    using K = decltype(k);
+    launchTensorStream<K::B0, K::NCH, K::Out, K::splitH>(l, m);
+  });
+}
+
+LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange) {
+  return tensorStreamInstance(l, radius, splitIntermediate, sumsInByteRange, [&](auto k) {
+    using K = decltype(k);
+    const dim3 grid = tensorStreamGrid(l);
+    PassLaunch p;
+    p.kernel = "tensorStreamKernel<" + std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) +
+               ", " + (K::splitH ? "fp16 high + low" : "fp16") + ">";
+    p.grid = dimsOf(grid.x, grid.y);
+    p.block = dimsOf(tensorStreamThreads(l));
+    p.threadsPerBlock = tensorStreamThreads(l);
+    p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;
+    p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
+    return LaunchDescription{{p}, ""};
+  });
+}
+
+// A warp walks down its 16-pixel strip of the tile's rows, 16 rows a step, B0 extra steps to fill
+// the column window. A step loads 16 rows x 16 (B0 + 1) pixels (16-byte loads), and per channel
+// makes 2 (B0 + 1) row products and 2 + 2 B0 column products (twice that when the intermediate is
+// split), no shared memory.
+WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate) {
+  return tensorStreamInstance(l, radius, splitIntermediate, false, [&](auto k) {
+    using K = decltype(k);
+    constexpr int KC = K::B0 + 1, NB = 2 + 2 * K::B0, parts = K::splitH ? 2 : 1;
+    const double steps = l.tileH / 16, perOutput = (steps + K::B0) / steps;  // steps made per step stored
+    const double taps = 2 * radius + 1;
+    WorkModel m;
+    m.apron = KC * perOutput;
+    m.globalReads = m.apron + (K::NCH == 3 ? 1 : 0);  // and the input's alpha, unless filtered
+    m.globalBytes = 4 * m.globalReads;
+    m.matrixFlops = perOutput * K::NCH * (2 * KC + NB * parts) * 2.0 * 16 * 8 * 16 / 256;
+    m.matrixUseful = perOutput * 2 * K::NCH * taps + 2 * K::NCH * taps * parts;
+    m.dramBytes = 8;
+    m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * KC) + " deep, " +
+                      std::to_string(int(taps)) + " weighted; " + std::to_string(K::NCH) + " channels");
+    if (K::splitH) m.notes.push_back("the intermediate as fp16 high + low parts: two column products each");
+    return m;
+  });
 }
 
 }  // namespace convlive::kernels

@@ -1,0 +1,450 @@
+// The inspector's figures (convlive/inspect.hpp) against hand counts: every variant's work model
+// for small tiles and radii, the launch geometry for a few frame sizes, the occupancy arithmetic,
+// and `convlive list variants --details`. Runs anywhere (label cpu): the figures are arithmetic.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "convlive/inspect.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+#include "run_program.hpp"
+
+namespace convlive {
+namespace {
+
+FilterParams paramsFor(const std::string& kind, int radius, Tile tile = {}, bool filterAlpha = false) {
+  FilterOptions o;
+  o.radius = radius;
+  FilterParams p;
+  p.filter = makeFilter(kind, o);
+  p.tile = tile;
+  p.filterAlpha = filterAlpha;
+  return p;
+}
+
+const Variant& variant(const char* name) {
+  const Variant* v = findVariant(name);
+  if (!v) throw std::invalid_argument(std::string("no variant ") + name);
+  return *v;
+}
+
+WorkModel modelOf(const char* name, const FilterParams& p, int w = 64, int h = 48) {
+  return variant(name).workModel(p, w, h);
+}
+LaunchDescription launchOf(const char* name, const FilterParams& p, int w = 64, int h = 48) {
+  return variant(name).describeLaunch(p, w, h);
+}
+
+TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
+  const FilterParams p = paramsFor("gaussian", 2);
+  for (const Variant& v : variants()) {
+    SCOPED_TRACE(v.name);
+    ASSERT_NE(v.describeLaunch, nullptr);
+    ASSERT_NE(v.workModel, nullptr);
+    const VariantInspection in = inspectVariant(v, p, 64, 48);
+    ASSERT_TRUE(in.hasFigures()) << in.why.text();
+    if (v.onGpu) {
+      ASSERT_FALSE(in.launch.passes.empty());
+      for (const PassLaunch& pass : in.launch.passes) {
+        EXPECT_NE(pass.kernelFunction, nullptr);
+        EXPECT_FALSE(pass.kernel.empty());
+        EXPECT_GT(pass.grid.count(), 0);
+        EXPECT_EQ(pass.threadsPerBlock, pass.block.count());
+        EXPECT_GT(pass.outputsPerThread, 0);
+      }
+      EXPECT_EQ(in.resources.size(), in.launch.passes.size());
+    } else {
+      EXPECT_TRUE(in.launch.passes.empty());
+      EXPECT_NE(in.launch.none.find("CPU"), std::string::npos);
+    }
+    const WorkModel& m = in.model;
+    EXPECT_GE(m.globalReads, 1);
+    EXPECT_GE(m.apron, 1);
+    EXPECT_GE(m.idleThreads, 0);
+    EXPECT_LT(m.idleThreads, 1);
+    EXPECT_GT(m.totalFlops(), 0);
+    EXPECT_GE(m.dramBytes, 8);
+    EXPECT_LE(m.matrixUseful, m.matrixFlops);
+    EXPECT_GT(m.intensity(), 0);
+  }
+}
+
+TEST(Inspect, WithoutADeviceTheRuntimeFiguresSaySo) {
+  if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is here (tests/test_inspect_gpu.cpp checks its figures)";
+  const VariantInspection in = inspectVariant(variant("tiled"), paramsFor("gaussian", 2), 64, 48);
+  EXPECT_EQ(in.why.code, Problem::Code::NoDevice);
+  ASSERT_EQ(in.resources.size(), 1u);
+  EXPECT_FALSE(in.resources[0].available);
+  EXPECT_NE(in.resources[0].why.find("needs a CUDA device"), std::string::npos) << in.resources[0].why;
+}
+
+TEST(Inspect, AVariantThatCannotRunHasNoFigures) {
+  const VariantInspection in = inspectVariant(variant("separable"), paramsFor("sharpen", 2), 64, 48);
+  EXPECT_EQ(in.why.code, Problem::Code::CannotRun);
+  EXPECT_FALSE(in.hasFigures());
+  EXPECT_TRUE(in.launch.passes.empty());
+}
+
+// naive: (2r+1)^2 taps, each a global load, and the centre again for alpha; its weights are global
+// loads too. 4 channels, one FMA each per tap.
+TEST(InspectWork, NaiveConstantAndTexture) {
+  const WorkModel n = modelOf("naive", paramsFor("gaussian", 2));
+  EXPECT_DOUBLE_EQ(n.globalReads, 25 + 1);
+  EXPECT_DOUBLE_EQ(n.globalBytes, 4 * 26 + 4 * 25);
+  EXPECT_DOUBLE_EQ(n.apron, 25);
+  EXPECT_DOUBLE_EQ(n.sharedBytes, 0);
+  EXPECT_DOUBLE_EQ(n.idleThreads, 0);
+  EXPECT_DOUBLE_EQ(n.flops, 2 * 4 * 25);
+  EXPECT_DOUBLE_EQ(n.dramBytes, 8);
+  EXPECT_DOUBLE_EQ(n.intensity(), 200.0 / 8);
+  const WorkModel c = modelOf("constant", paramsFor("gaussian", 2));
+  EXPECT_DOUBLE_EQ(c.globalBytes, 4 * 26);
+  EXPECT_DOUBLE_EQ(c.flops, 200);
+  EXPECT_DOUBLE_EQ(modelOf("texture", paramsFor("gaussian", 1)).globalReads, 9 + 1);
+  // A gradient magnitude: two masks over the same reads.
+  const WorkModel s = modelOf("naive", paramsFor("sobel", 1));
+  EXPECT_DOUBLE_EQ(s.globalReads, 10);
+  EXPECT_DOUBLE_EQ(s.globalBytes, 4 * 10 + 4 * 9 * 2);
+  EXPECT_DOUBLE_EQ(s.flops, 2 * 4 * 9 * 2);
+}
+
+// tiled: block = input tile T x T; (T - 2r)^2 of its threads compute, (T^2 - (T - 2r)^2) / T^2 idle.
+TEST(InspectWork, TiledIdleThreadsAndApron) {
+  const WorkModel m = modelOf("tiled", paramsFor("gaussian", 2, {16, 16}));
+  EXPECT_DOUBLE_EQ(m.idleThreads, (256.0 - 144) / 256);
+  EXPECT_DOUBLE_EQ(m.apron, 256.0 / 144);
+  EXPECT_DOUBLE_EQ(m.globalReads, 256.0 / 144);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 4 * (25 + 1));
+  EXPECT_DOUBLE_EQ(m.flops, 200);
+  // 32x8 at r=2: 28x4 outputs of 256 threads.
+  EXPECT_DOUBLE_EQ(modelOf("tiled", paramsFor("gaussian", 2, {32, 8})).idleThreads, (256.0 - 28 * 4) / 256);
+  // r=5 coarsens 32x8 to an input tile 32x24 (3 pixels a thread down): 22x14 outputs.
+  const WorkModel big = modelOf("tiled", paramsFor("gaussian", 5, {32, 8}));
+  EXPECT_DOUBLE_EQ(big.idleThreads, 1 - 22.0 * 14 / (32 * 24));
+  EXPECT_DOUBLE_EQ(big.apron, 32.0 * 24 / (22 * 14));
+}
+
+TEST(InspectWork, TiledCoop) {
+  const WorkModel m = modelOf("tiled-coop", paramsFor("gaussian", 2, {16, 16}));
+  EXPECT_DOUBLE_EQ(m.apron, 20.0 * 20 / 256);
+  EXPECT_DOUBLE_EQ(m.globalReads, 400.0 / 256);
+  EXPECT_DOUBLE_EQ(m.idleThreads, 0);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 4 * 26);
+  EXPECT_DOUBLE_EQ(m.flops, 200);
+}
+
+// separable: each pass stages 4 + 2 halo blocks for 4 outputs a thread (halo = ceil(r / block
+// side)); the column pass reads float4 values (16 bytes) of the intermediate plane, which goes
+// through DRAM: written (16) and read back (16) per plane.
+TEST(InspectWork, SeparableRowColumnAndIntermediate) {
+  const WorkModel m = modelOf("separable", paramsFor("gaussian", 2, {32, 4}));
+  EXPECT_DOUBLE_EQ(m.globalReads, 1.5 + 1.5 + 1);
+  EXPECT_DOUBLE_EQ(m.globalBytes, 4 * 1.5 + 16 * 1.5 + 4);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 16 * 5 + 16 * 5);
+  EXPECT_DOUBLE_EQ(m.apron, 1.5);
+  EXPECT_DOUBLE_EQ(m.flops, 2 * 4 * 5 * 2);
+  EXPECT_DOUBLE_EQ(m.dramBytes, 8 + 32);
+  EXPECT_DOUBLE_EQ(m.intensity(), 80.0 / 40);
+  // r=9 with 16x8 blocks: the row halo is one block (16 >= 9), the column halo two (8 < 9).
+  const WorkModel r9 = modelOf("separable", paramsFor("gaussian", 9, {16, 8}));
+  EXPECT_DOUBLE_EQ(r9.globalReads, 6.0 / 4 + 8.0 / 4 + 1);
+  EXPECT_DOUBLE_EQ(r9.apron, (1.5 + 2) / 2);
+  // sobel: two planes.
+  const WorkModel s = modelOf("separable", paramsFor("sobel", 1, {32, 4}));
+  EXPECT_DOUBLE_EQ(s.globalReads, 1.5 + 2 * 1.5 + 1);
+  EXPECT_DOUBLE_EQ(s.dramBytes, 8 + 64);
+  EXPECT_DOUBLE_EQ(s.flops, 2 * 4 * 3 * 2 * 2);
+}
+
+// fused 64x32 at r=2: 36 rows of 18 chunks (the apron rounded to 4 pixels); the column factor over
+// 144 items (18 chunk columns x 8 groups of 4 rows), the row factor over 512 (4 outputs each), on
+// 256 threads.
+TEST(InspectWork, Fused) {
+  const WorkModel m = modelOf("fused", paramsFor("gaussian", 2, {64, 32}));
+  const double chunks = 36 * 18, out = 64 * 32;
+  EXPECT_DOUBLE_EQ(m.globalReads, 4 * chunks / out);
+  EXPECT_DOUBLE_EQ(m.globalBytes, 16 * chunks / out);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, (144 * 8 * 16 + 512 * 9 * 16) / out);
+  EXPECT_DOUBLE_EQ(m.flops, 40 * (1 + 72.0 / 64));
+  const double column = 144 * 640, row = 512 * 160;
+  EXPECT_DOUBLE_EQ(m.idleThreads, 1 - (column + row) / (256 * 640 + 512 * 160));
+  EXPECT_DOUBLE_EQ(m.dramBytes, 8);
+}
+
+// stream at r=2: 4 pixels a lane, 1 apron lane a side, 120 outputs a warp row; a warp reads
+// sh + 4 rows for sh outputs. Without a device each warp walks one segment of the tile's height.
+TEST(InspectWork, Stream) {
+  if (deviceInfo().available) GTEST_SKIP() << "here the segments are sized to the device (test_inspect_gpu)";
+  const WorkModel m = modelOf("stream", paramsFor("gaussian", 2, {32, 16}));
+  EXPECT_DOUBLE_EQ(m.globalReads, 128.0 * 20 / (120 * 16));
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 4 * m.globalReads);
+  EXPECT_DOUBLE_EQ(m.idleThreads, 2.0 / 32);
+  EXPECT_DOUBLE_EQ(m.flops, m.globalReads * 3 * 2 * 2 * 5);  // alpha kept: three channels
+  const WorkModel alpha = modelOf("stream", paramsFor("gaussian", 2, {32, 16}, true));
+  EXPECT_DOUBLE_EQ(alpha.flops, m.globalReads * 4 * 2 * 2 * 5);
+  // r=3: 2 pixels a lane, 2 apron lanes a side.
+  const WorkModel r3 = modelOf("stream", paramsFor("gaussian", 3, {32, 8}));
+  EXPECT_DOUBLE_EQ(r3.globalReads, 64.0 * 14 / (56 * 8));
+  EXPECT_DOUBLE_EQ(r3.idleThreads, 4.0 / 32);
+}
+
+// tensor2d 64x16 at r=2: 8 output chunks x 4 warps; a Toeplitz band 16 deep (one K chunk) per mask
+// row: 5 mask rows x 8 chunks x 1 product a warp, 4096 FLOPs each, for 4 rows x 64 pixels.
+TEST(InspectWork, Tensor2D) {
+  const WorkModel m = modelOf("tensor2d", paramsFor("gaussian", 2, {64, 16}));
+  EXPECT_DOUBLE_EQ(m.apron, 68.0 * 20 / 1024);
+  EXPECT_DOUBLE_EQ(m.globalReads, 68.0 * 20 / 1024 + 1);
+  EXPECT_DOUBLE_EQ(m.matrixFlops, 4.0 * 5 * 8 * 4096 / 1024);
+  EXPECT_DOUBLE_EQ(m.matrixUseful, 2 * 4 * 25);
+  EXPECT_DOUBLE_EQ(m.matrixWaste(), 1 - 200.0 / 640);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, (4 * 5 * (8 * 512 + 32 * 2 * 4) + 1024 * 4) / 1024.0);
+  EXPECT_DOUBLE_EQ(m.flops, 0);
+  EXPECT_DOUBLE_EQ(m.intensity(), 640.0 / 8);
+  // r=3 emboss needs fp16 high + low weights: two products each.
+  const WorkModel split = modelOf("tensor2d", paramsFor("emboss", 3, {64, 16}));
+  EXPECT_DOUBLE_EQ(split.matrixFlops, 2 * 7 * 1 * 4096 / 32.0);
+  EXPECT_DOUBLE_EQ(split.matrixUseful, 2 * 2 * 4 * 49);
+}
+
+// tensorsep 32x32 at r=2: horizontal over 36 rows (9 groups of 4) x 4 chunks, one K chunk; vertical
+// 2 x 8 units, 2 K chunks of 16 rows, 4 products each (high and low parts, two n halves).
+TEST(InspectWork, TensorSep) {
+  const WorkModel m = modelOf("tensorsep", paramsFor("gaussian", 2, {32, 32}));
+  EXPECT_DOUBLE_EQ(m.matrixFlops, (36 * 1 + 16 * 2 * 4) * 4096 / 1024.0);
+  EXPECT_DOUBLE_EQ(m.matrixUseful, 8 * 5 * 36 / 32.0 + 8 * 5 * 2);
+  EXPECT_DOUBLE_EQ(m.apron, 36.0 * 36 / 1024);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, (36 * 512 + 256 * 8 + 16 * 2 * (384 + 1024) + 4096) / 1024.0);
+}
+
+// tensorstream 64x64 at r=2: a warp's 64 rows in 4 steps of 16 and one more to fill the window;
+// a step loads 16 rows x 32 pixels and makes, per channel (3: alpha kept), 2 x 2 row products and
+// 4 column products, for 16 rows x 16 pixels.
+TEST(InspectWork, TensorStream) {
+  const WorkModel m = modelOf("tensorstream", paramsFor("gaussian", 2, {64, 64}));
+  EXPECT_DOUBLE_EQ(m.apron, 2 * 5.0 / 4);
+  EXPECT_DOUBLE_EQ(m.globalReads, 2.5 + 1);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 0);
+  EXPECT_DOUBLE_EQ(m.matrixFlops, 5.0 / 4 * 3 * (4 + 4) * 4096 / 256);
+  EXPECT_DOUBLE_EQ(m.matrixUseful, 5.0 / 4 * 2 * 3 * 5 + 2 * 3 * 5);
+  // r=9: three K chunks, six output blocks, two fill steps.
+  const WorkModel r9 = modelOf("tensorstream", paramsFor("gaussian", 9, {64, 64}));
+  EXPECT_DOUBLE_EQ(r9.apron, 3 * 6.0 / 4);
+  EXPECT_DOUBLE_EQ(r9.matrixFlops, 6.0 / 4 * 3 * (6 + 6) * 4096 / 256);
+}
+
+TEST(InspectWork, CpuVariants) {
+  const WorkModel ref = modelOf("cpu", paramsFor("gaussian", 2));
+  EXPECT_DOUBLE_EQ(ref.globalReads, 5 + 5 + 1);
+  EXPECT_DOUBLE_EQ(ref.flops, 2 * 4 * 5 * 2);
+  EXPECT_DOUBLE_EQ(ref.dramBytes, 8 + 64);  // a plane of doubles written and read back
+  const WorkModel ref2d = modelOf("cpu", paramsFor("sharpen", 1));
+  EXPECT_DOUBLE_EQ(ref2d.globalReads, 9 + 1);
+  EXPECT_DOUBLE_EQ(ref2d.flops, 2 * 4 * 9);
+  EXPECT_DOUBLE_EQ(ref2d.dramBytes, 8);
+  const WorkModel simd = modelOf("cpu-simd", paramsFor("gaussian", 2));
+  EXPECT_DOUBLE_EQ(simd.globalReads, 2 * 5);
+  EXPECT_DOUBLE_EQ(simd.flops, 80);
+  EXPECT_DOUBLE_EQ(simd.dramBytes, 8);
+  EXPECT_DOUBLE_EQ(modelOf("cpu-simd", paramsFor("sharpen", 1)).flops, 2 * 4 * 9);
+  EXPECT_TRUE(launchOf("cpu-simd", paramsFor("gaussian", 2)).passes.empty());
+}
+
+// Grids are ceil(frame / tile) (the tile of outputs each block makes).
+TEST(InspectLaunch, DirectGridsCoverTheFrame) {
+  for (const char* name : {"naive", "constant", "texture"}) {
+    SCOPED_TRACE(name);
+    const PassLaunch a = launchOf(name, paramsFor("gaussian", 1, {16, 16}), 1920, 1080).passes.at(0);
+    EXPECT_EQ(a.grid, (Dims{120, 68, 1}));
+    EXPECT_EQ(a.block, (Dims{16, 16, 1}));
+    EXPECT_EQ(a.threadsPerBlock, 256);
+    EXPECT_EQ(a.dynamicShared, 0u);
+    EXPECT_EQ(launchOf(name, paramsFor("gaussian", 1, {32, 8}), 17, 33).passes.at(0).grid, (Dims{1, 5, 1}));
+    EXPECT_EQ(launchOf(name, paramsFor("gaussian", 1, {8, 8}), 1, 1).passes.at(0).grid, (Dims{1, 1, 1}));
+  }
+}
+
+TEST(InspectLaunch, TiledGridsStepByTheOutputTile) {
+  const PassLaunch t = launchOf("tiled", paramsFor("gaussian", 2, {16, 16})).passes.at(0);
+  EXPECT_EQ(t.grid, (Dims{6, 4, 1}));  // 12x12 outputs a block: ceil(64/12), ceil(48/12)
+  EXPECT_EQ(t.block, (Dims{16, 16, 1}));
+  EXPECT_EQ(t.dynamicShared, 16u * 16 * 4);
+  EXPECT_DOUBLE_EQ(t.outputsPerThread, 144.0 / 256);
+  EXPECT_EQ(t.kernel, "tiledKernel<16, 16>");
+  const PassLaunch big = launchOf("tiled", paramsFor("gaussian", 5, {32, 8})).passes.at(0);
+  EXPECT_EQ(big.grid, (Dims{3, 4, 1}));  // 22x14 outputs
+  EXPECT_EQ(big.dynamicShared, 32u * 24 * 4);
+  const PassLaunch c = launchOf("tiled-coop", paramsFor("gaussian", 2, {16, 16})).passes.at(0);
+  EXPECT_EQ(c.grid, (Dims{4, 3, 1}));
+  EXPECT_EQ(c.dynamicShared, 20u * 20 * 4);
+  EXPECT_EQ(launchOf("tiled-coop", paramsFor("gaussian", 2, {64, 4}), 100, 9).passes.at(0).grid, (Dims{2, 3, 1}));
+}
+
+TEST(InspectLaunch, SeparableHasARowAndAColumnPass) {
+  const LaunchDescription d = launchOf("separable", paramsFor("gaussian", 2, {32, 4}));
+  ASSERT_EQ(d.passes.size(), 2u);
+  EXPECT_EQ(d.passes[0].pass, "row pass");
+  EXPECT_EQ(d.passes[0].grid, (Dims{1, 12, 1}));  // 4 x 32 pixels a block row: ceil(64/128), ceil(48/4)
+  EXPECT_EQ(d.passes[0].dynamicShared, 4u * 6 * 32 * 16);
+  EXPECT_DOUBLE_EQ(d.passes[0].outputsPerThread, 4);
+  EXPECT_EQ(d.passes[1].pass, "column pass");
+  EXPECT_EQ(d.passes[1].grid, (Dims{2, 3, 1}));  // ceil(64/32), ceil(48/16)
+  EXPECT_EQ(d.passes[1].dynamicShared, 32u * 6 * 4 * 16);
+  EXPECT_EQ(launchOf("separable", paramsFor("sobel", 1, {32, 4})).passes[1].dynamicShared, 2u * 32 * 6 * 4 * 16);
+}
+
+TEST(InspectLaunch, FusedAndTensorTiles) {
+  const PassLaunch f = launchOf("fused", paramsFor("gaussian", 2, {64, 32})).passes.at(0);
+  EXPECT_EQ(f.grid, (Dims{1, 2, 1}));
+  EXPECT_EQ(f.block, (Dims{256, 1, 1}));
+  EXPECT_DOUBLE_EQ(f.outputsPerThread, 8);
+  EXPECT_EQ(f.dynamicShared, 36u * 18 * 16 + 32u * 73 * 16);
+  const PassLaunch t = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000).passes.at(0);
+  EXPECT_EQ(t.grid, (Dims{8, 32, 1}));
+  EXPECT_EQ(t.block, (Dims{256, 1, 1}));  // 8 warps of 4 rows
+  EXPECT_EQ(t.kernel, "tensor2dKernel<16, 8>");
+  const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
+  EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
+  const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);
+  EXPECT_EQ(ts.grid, (Dims{15, 17, 1}));
+  EXPECT_EQ(ts.block, (Dims{256, 1, 1}));  // a warp per 16-pixel strip
+  EXPECT_DOUBLE_EQ(ts.outputsPerThread, 32);
+  EXPECT_EQ(ts.dynamicShared, 0u);
+}
+
+TEST(InspectLaunch, StreamWithoutADeviceWalksOneTileHeightAWarp) {
+  if (deviceInfo().available) GTEST_SKIP() << "here the grid is sized to the device (test_inspect_gpu)";
+  const PassLaunch s = launchOf("stream", paramsFor("gaussian", 2, {32, 16}), 1920, 1080).passes.at(0);
+  // 16 strips of 120 pixels x 68 segments of 16 rows, 4 warps a block.
+  EXPECT_EQ(s.grid, (Dims{16 * 68 / 4, 1, 1}));
+  EXPECT_EQ(s.block, (Dims{128, 1, 1}));
+  EXPECT_EQ(s.staticShared, 4u * 4 * 8 * 32 * 4);
+  EXPECT_NE(s.note.find("persistent"), std::string::npos);
+}
+
+TEST(InspectLaunch, ATileWithNoInstanceIsRefused) {
+  EXPECT_THROW(launchOf("tiled", paramsFor("gaussian", 2, {8, 8})), std::invalid_argument);
+  EXPECT_THROW(modelOf("fused", paramsFor("gaussian", 2, {32, 32})), std::invalid_argument);
+}
+
+// An H100-like SM: 2048 threads, 32 blocks, 64K registers in 4 partitions, 228 KiB of shared memory
+// (227 a block), 1 KiB reserved a block.
+SmResources h100() {
+  SmResources sm;
+  sm.maxThreadsPerSm = 2048;
+  sm.maxBlocksPerSm = 32;
+  sm.registersPerSm = sm.registersPerBlock = 65536;
+  sm.sharedPerSm = 233472;
+  sm.sharedPerBlockOptin = 232448;
+  sm.reservedSharedPerBlock = 1024;
+  return sm;
+}
+
+TEST(InspectOccupancy, EachResourceLimit) {
+  const OccupancyLimits a = occupancyLimits(h100(), 256, 32, 0);
+  EXPECT_EQ(a.registers, 8);  // 1024 registers a warp: 64 warps
+  EXPECT_EQ(a.threads, 8);
+  EXPECT_EQ(a.shared, 228);  // the reserve alone
+  EXPECT_EQ(a.blocks, 32);
+  EXPECT_EQ(a.min(), 8);
+  EXPECT_EQ(a.limiter(), "registers and threads");
+  const OccupancyLimits b = occupancyLimits(h100(), 256, 40, 47744);
+  EXPECT_EQ(b.registers, 6);  // 1280 a warp: 12 warps a partition, 48 a SM
+  EXPECT_EQ(b.shared, 4);     // 48768 bytes a block
+  EXPECT_EQ(b.limiter(), "shared memory");
+  EXPECT_EQ(occupancyLimits(h100(), 256, 72, 0).registers, 3);  // 2304 a warp: 7 a partition
+  EXPECT_EQ(occupancyLimits(h100(), 128, 128, 0).registers, 4);
+  EXPECT_EQ(occupancyLimits(h100(), 32, 16, 0).limiter(), "blocks per SM");
+  EXPECT_EQ(occupancyLimits(h100(), 64, 16, 0).limiter(), "threads and blocks per SM");
+  EXPECT_EQ(occupancyLimits(h100(), 256, 32, 240000).shared, 0);  // past what a block may have
+}
+
+TEST(InspectAchieved, FromTheModelAndATime) {
+  WorkModel m;
+  m.flops = 100;
+  m.dramBytes = 8;
+  const Achieved a = achieved(m, 1000, 1000, 1.0);
+  EXPECT_DOUBLE_EQ(a.mpixPerS, 1000);
+  EXPECT_DOUBLE_EQ(a.gbPerS, 8);
+  EXPECT_DOUBLE_EQ(a.gflopPerS, 100);
+}
+
+TEST(InspectTiming, CpuVariantsAreTimedAndOthersSayWhyNot) {
+  TimingFrame frame(64, 48);
+  const Timing t = timeVariant(variant("cpu-simd"), paramsFor("gaussian", 2), frame, 5);
+  EXPECT_TRUE(t.measured);
+  EXPECT_GT(t.ms, 0);
+  EXPECT_GE(t.runs, 3);
+  const Timing no = timeVariant(variant("separable"), paramsFor("sharpen", 2), frame);
+  EXPECT_FALSE(no.measured);
+  EXPECT_EQ(no.why.code, Problem::Code::CannotRun);
+}
+
+// The table: a row per variant, each with its figures (or why it cannot run).
+TEST(InspectCommand, DetailsTableHasARowPerVariant) {
+  const auto r = testing::runConvliveWith("list variants --details --size 64x48 --radius 2");
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const Variant& v : variants()) {
+    const auto at = r.output.find("\n" + v.name + " ");
+    ASSERT_NE(at, std::string::npos) << v.name << "\n" << r.output;
+    const std::string row = r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+    std::istringstream cells(row);
+    std::string name, tile, grid;
+    cells >> name >> tile >> grid;
+    EXPECT_EQ(name, v.name);
+    EXPECT_NE(row.find_first_of("0123456789", name.size()), std::string::npos) << row;
+    EXPECT_EQ(row.find("cannot run"), std::string::npos) << row;
+  }
+  EXPECT_NE(r.output.find("column pass"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("on 64x48"), std::string::npos) << r.output;
+}
+
+TEST(InspectCommand, VariantsThatCannotRunSayWhy) {
+  const auto r = testing::runConvliveWith("list variants --details --size 64x48 --mask sharpen --radius 2");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto at = r.output.find("\nseparable ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string row = r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  EXPECT_NE(row.find("cannot run: "), std::string::npos) << row;
+  EXPECT_NE(row.find("--variant tiled-coop"), std::string::npos) << row;  // worded for the command line
+}
+
+TEST(InspectCommand, OneVariantAndItsTile) {
+  const auto r =
+      testing::runConvliveWith("list variants --details --size 64x48 --radius 2 --variant tiled --tile 16x16");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\ntiled         16x16  6x4"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("\nnaive "), std::string::npos) << r.output;
+}
+
+TEST(InspectCommand, ReportWritesTheFiguresAsJson) {
+  const std::string path = ::testing::TempDir() + "convlive-details.json";
+  std::remove(path.c_str());
+  const auto r = testing::runConvliveWith("list variants --details --size 64x48 --radius 1 --report " + path);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc.at("width"), 64);
+  ASSERT_EQ(doc.at("variants").size(), variants().size());
+  const auto& tiled = doc.at("variants").at(2);
+  EXPECT_EQ(tiled.at("variant"), "tiled");
+  EXPECT_EQ(tiled.at("passes").at(0).at("grid"), nlohmann::json({3, 8, 1}));  // 30x6 outputs a 32x8 block
+  EXPECT_DOUBLE_EQ(tiled.at("model").at("idle_threads").get<double>(), 1 - 30.0 * 6 / 256);
+  std::remove(path.c_str());
+}
+
+TEST(InspectCommand, DetailOptionsNeedDetails) {
+  const auto r = testing::runConvliveWith("list variants --radius 2");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--radius goes with --details"), std::string::npos) << r.output;
+  const auto legacy = testing::runConvliveWith("--list-variants --details --size 32x32");
+  EXPECT_EQ(legacy.code, 0) << legacy.output;
+  EXPECT_NE(legacy.output.find("\ntensorstream "), std::string::npos) << legacy.output;
+}
+
+}  // namespace
+}  // namespace convlive

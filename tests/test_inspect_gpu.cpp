@@ -1,0 +1,173 @@
+// The inspector's launch figures on a GPU (label gpu; each test skips with the reason without a
+// CUDA device): the runtime figures against the CUDA runtime's own answers (cudaFuncGetAttributes,
+// the occupancy API), the occupancy arithmetic against the occupancy API, and every described
+// launch against the launch the variant really makes (captured into a CUDA graph).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "convlive/check.hpp"
+#include "convlive/inspect.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+
+namespace convlive {
+namespace {
+
+#define CL_SKIP_WITHOUT_DEVICE() \
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")"
+
+FilterParams paramsFor(const std::string& kind, int radius, Tile tile, bool filterAlpha = false) {
+  FilterOptions o;
+  o.radius = radius;
+  FilterParams p;
+  p.filter = makeFilter(kind, o);
+  p.tile = tile;
+  p.filterAlpha = filterAlpha;
+  return p;
+}
+
+struct Case {
+  const Variant* variant;
+  FilterParams params;
+  int width, height;
+  std::string str() const {
+    return variant->name + " " + variant->tileFor(params).str() + " r=" + std::to_string(params.filter.mask.radius()) +
+           " " + (params.filter.combine == Combine::Magnitude ? "magnitude " : "") + std::to_string(width) + "x" +
+           std::to_string(height) + (params.filterAlpha ? " alpha" : "");
+  }
+};
+
+// Every GPU variant and tile, for a few filters and frames, where it can run.
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (const Variant& v : variants()) {
+    if (!v.onGpu) continue;
+    for (const Tile& t : v.tiles)
+      for (const auto& [kind, r] : {std::pair<const char*, int>{"gaussian", 2}, {"gaussian", 9}, {"sobel", 1}})
+        for (const auto& [w, h] : {std::pair{1920, 1080}, std::pair{333, 77}})
+          for (bool alpha : {false, true}) {
+            Case c{&v, paramsFor(kind, r, t, alpha), w, h};
+            if (!v.whyNot(c.params, w, h)) all.push_back(c);
+          }
+  }
+  return all;
+}
+
+TEST(InspectGpu, RuntimeFiguresAreTheRuntimesAnswers) {
+  CL_SKIP_WITHOUT_DEVICE();
+  int checked = 0;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.str());
+    const VariantInspection in = inspectVariant(*c.variant, c.params, c.width, c.height);
+    ASSERT_FALSE(in.why) << in.why.text();
+    ASSERT_EQ(in.resources.size(), in.launch.passes.size());
+    for (std::size_t i = 0; i < in.launch.passes.size(); ++i) {
+      const PassLaunch& pass = in.launch.passes[i];
+      const PassResources& r = in.resources[i];
+      SCOPED_TRACE(pass.kernel);
+      ASSERT_TRUE(r.available) << r.why;
+      cudaFuncAttributes a{};
+      CL_CUDA(cudaFuncGetAttributes(&a, pass.kernelFunction));
+      EXPECT_EQ(r.registers, a.numRegs);
+      EXPECT_EQ(r.staticShared, a.sharedSizeBytes);
+      EXPECT_EQ(pass.staticShared, a.sharedSizeBytes) << "the source's figure for the kernel's __shared__ arrays";
+      EXPECT_LE(pass.threadsPerBlock, a.maxThreadsPerBlock);
+      int blocks = 0;
+      CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pass.kernelFunction, pass.threadsPerBlock,
+                                                            pass.dynamicShared));
+      EXPECT_EQ(r.blocksPerSm, blocks);
+      EXPECT_GT(blocks, 0) << "the launch would not fit an SM";
+      EXPECT_EQ(r.limits.min(), blocks) << "registers " << r.limits.registers << ", shared " << r.limits.shared
+                                        << ", threads " << r.limits.threads << ", blocks " << r.limits.blocks;
+      EXPECT_FALSE(r.limiter.empty());
+      EXPECT_GT(r.occupancy, 0);
+      EXPECT_LE(r.occupancy, 1);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
+// The kernel launches one run makes, captured into a graph.
+struct CapturedLaunch {
+  const void* function;
+  Dims grid, block;
+  std::size_t dynamicShared;
+};
+
+std::vector<CapturedLaunch> captureRun(const Case& c, const DeviceImage& in, DeviceImage& out, Workspace& ws,
+                                       const Stream& s) {
+  c.variant->run(c.params, in.view(), out.view(), ws, s.get());  // allocations and attributes first
+  s.synchronize();
+  cudaGraph_t graph = nullptr;
+  CL_CUDA(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeRelaxed));
+  c.variant->run(c.params, in.view(), out.view(), ws, s.get());
+  CL_CUDA(cudaStreamEndCapture(s.get(), &graph));
+  std::size_t count = 0;
+  CL_CUDA(cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  CL_CUDA(cudaGraphGetNodes(graph, nodes.data(), &count));
+  std::vector<CapturedLaunch> launches;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    CL_CUDA(cudaGraphNodeGetType(node, &type));
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeParams k{};
+    CL_CUDA(cudaGraphKernelNodeGetParams(node, &k));
+    launches.push_back({k.func,
+                        {int(k.gridDim.x), int(k.gridDim.y), int(k.gridDim.z)},
+                        {int(k.blockDim.x), int(k.blockDim.y), int(k.blockDim.z)},
+                        k.sharedMemBytes});
+  }
+  CL_CUDA(cudaGraphDestroy(graph));
+  return launches;
+}
+
+TEST(InspectGpu, DescribedLaunchesAreTheLaunchesMade) {
+  CL_SKIP_WITHOUT_DEVICE();
+  const Stream s;
+  int checked = 0;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.str());
+    DeviceImage in(c.width, c.height), out(c.width, c.height);
+    Workspace ws;
+    const std::vector<CapturedLaunch> made = captureRun(c, in, out, ws, s);
+    const LaunchDescription d = c.variant->describeLaunch(c.params, c.width, c.height);
+    ASSERT_EQ(made.size(), d.passes.size());
+    for (std::size_t i = 0; i < made.size(); ++i) {
+      const PassLaunch& pass = d.passes[i];
+      SCOPED_TRACE(pass.kernel);
+      EXPECT_EQ(made[i].function, pass.kernelFunction);
+      EXPECT_EQ(made[i].grid, pass.grid) << made[i].grid.str() << " launched, " << pass.grid.str() << " described";
+      EXPECT_EQ(made[i].block, pass.block) << made[i].block.str() << " launched, " << pass.block.str() << " described";
+      EXPECT_EQ(made[i].dynamicShared, pass.dynamicShared);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
+TEST(InspectGpu, GpuVariantsAreTimed) {
+  CL_SKIP_WITHOUT_DEVICE();
+  TimingFrame frame(1280, 720);
+  for (const Variant& v : variants()) {
+    if (!v.onGpu) continue;
+    SCOPED_TRACE(v.name);
+    const FilterParams p = paramsFor("gaussian", 2, {});
+    const Timing t = timeVariant(v, p, frame, 10);
+    if (v.whyNot(p, 1280, 720)) {
+      EXPECT_FALSE(t.measured);
+      continue;
+    }
+    EXPECT_TRUE(t.measured);
+    EXPECT_EQ(t.runs, 10);
+    EXPECT_GT(t.ms, 0);
+    EXPECT_LT(t.ms, 100);
+  }
+}
+
+}  // namespace
+}  // namespace convlive
