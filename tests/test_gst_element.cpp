@@ -170,10 +170,12 @@ testing::AssertionResult within1(const std::vector<std::uint8_t>& got, const Hos
 // appsrc ! convlivefilter ! appsink, the output pool the test's (see the top of the file).
 class Harness {
  public:
-  explicit Harness(const Props& props, bool testPool = true) {
+  // `middle`: what goes between appsrc and appsink, with the element named f.
+  explicit Harness(const Props& props, bool testPool = true, const std::string& middle = "convlivefilter name=f") {
     GError* err = nullptr;
-    pipeline_ = gst_parse_launch(
-        "appsrc name=src format=time emit-signals=false ! convlivefilter name=f ! appsink name=sink sync=false", &err);
+    const std::string launch =
+        "appsrc name=src format=time emit-signals=false ! " + middle + " ! appsink name=sink sync=false";
+    pipeline_ = gst_parse_launch(launch.c_str(), &err);
     if (err) {
       error_ = err->message;
       g_error_free(err);
@@ -229,9 +231,10 @@ class Harness {
     return text;
   }
 
-  void play(const std::string& format, int w, int h) {
+  void play(const std::string& format, int w, int h, const char* feature = nullptr) {
     GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format.c_str(), "width", G_TYPE_INT, w,
                                         "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+    if (feature) gst_caps_set_features(caps, 0, gst_caps_features_new(feature, nullptr));
     g_object_set(src_, "caps", caps, nullptr);
     gst_caps_unref(caps);
     gst_element_set_state(pipeline_, GST_STATE_PLAYING);
@@ -599,17 +602,16 @@ TEST_F(GstElementTest, AChangeThatCannotRunWhilePlayingKeepsTheRunningFilter) {
 
 // ---- Without a CUDA device ---------------------------------------------------------------------
 
-#ifndef CONVLIVE_GST_GPU
-// The element's log lines at WARNING and above, while it lives.
-class WarningLog {
+// The element's log lines at `level` and above, while it lives.
+class ElementLog {
  public:
-  WarningLog() {
-    gst_debug_set_threshold_for_name("convlivefilter", GST_LEVEL_WARNING);
+  explicit ElementLog(GstDebugLevel level = GST_LEVEL_WARNING) : level_(level) {
+    gst_debug_set_threshold_for_name("convlivefilter", level);
     gst_debug_add_log_function(record, this, nullptr);
   }
-  ~WarningLog() { gst_debug_remove_log_function_by_data(this); }
-  WarningLog(const WarningLog&) = delete;
-  WarningLog& operator=(const WarningLog&) = delete;
+  ~ElementLog() { gst_debug_remove_log_function_by_data(this); }
+  ElementLog(const ElementLog&) = delete;
+  ElementLog& operator=(const ElementLog&) = delete;
   int count(const std::string& words) {
     std::lock_guard lock(mutex_);
     return int(std::count_if(lines_.begin(), lines_.end(),
@@ -619,20 +621,89 @@ class WarningLog {
  private:
   static void record(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint, GObject*,
                      GstDebugMessage* message, gpointer self) {
-    if (level > GST_LEVEL_WARNING || std::string(gst_debug_category_get_name(category)) != "convlivefilter") return;
-    auto* log = static_cast<WarningLog*>(self);
+    auto* log = static_cast<ElementLog*>(self);
+    if (level > log->level_ || std::string(gst_debug_category_get_name(category)) != "convlivefilter") return;
     std::lock_guard lock(log->mutex_);
     log->lines_.emplace_back(gst_debug_message_get(message));
   }
+  GstDebugLevel level_;
   std::mutex mutex_;
   std::vector<std::string> lines_;
 };
 
+// ---- CUDA memory -------------------------------------------------------------------------------
+
+TEST_F(GstElementTest, BothPadsTakeCudaMemoryAndSystemMemory) {
+  GstElementFactory* f = gst_element_factory_find("convlivefilter");
+  ASSERT_NE(f, nullptr);
+  for (const GList* l = gst_element_factory_get_static_pad_templates(f); l; l = l->next) {
+    auto* t = static_cast<GstStaticPadTemplate*>(l->data);
+    SCOPED_TRACE(t->name_template);
+    GstCaps* caps = gst_static_pad_template_get_caps(t);
+    ASSERT_EQ(gst_caps_get_size(caps), 2u);
+    EXPECT_TRUE(gst_caps_features_contains(gst_caps_get_features(caps, 0), "memory:CUDAMemory"));
+    EXPECT_TRUE(gst_caps_features_is_equal(gst_caps_get_features(caps, 1), GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY));
+    for (guint i = 0; i < 2; ++i) {
+      GstCaps* rgba =
+          gst_caps_from_string(i == 0 ? "video/x-raw(memory:CUDAMemory), format=BGRx" : "video/x-raw, format=BGRx");
+      EXPECT_TRUE(gst_caps_can_intersect(caps, rgba));
+      gst_caps_unref(rgba);
+    }
+    gst_caps_unref(caps);
+  }
+  gst_object_unref(f);
+}
+
+#ifndef CONVLIVE_GST_GPU
+TEST_F(GstElementTest, CudaMemoryWithoutADeviceIsAnElementError) {
+  if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here";
+  Harness h(withVariant({}), false);
+  ASSERT_TRUE(h.ok());
+  h.play("RGBA", 16, 8, "memory:CUDAMemory");
+  EXPECT_FALSE(h.filter(randomFrame(16, 8, 16 * 4, rng)));
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(errors, {"cannot take CUDA memory", "system-memory caps"})) << "errors:\n" << joined(errors);
+}
+#endif
+
+#ifdef CONVLIVE_GST_GPU
+// cudaupload ! convlivefilter ! cudadownload: the frames stay in CUDA memory through the element.
+TEST_F(GstElementTest, CudaMemoryIsFilteredOnTheDevice) {
+  for (const char* needed : {"cudaupload", "cudadownload"})
+    if (GstElementFactory* f = gst_element_factory_find(needed))
+      gst_object_unref(f);
+    else
+      GTEST_SKIP() << needed << " is missing (gstreamer1.0-plugins-bad's nvcodec, which needs the NVIDIA driver)";
+  for (const char* variant : {"tiled-coop", "auto"}) {
+    for (const char* format : {"RGBA", "BGRx"}) {
+      SCOPED_TRACE(std::string(variant) + " " + format);
+      ElementLog log(GST_LEVEL_INFO);
+      const Props props{{"variant", variant}, {"mask", "gaussian"}, {"radius", "3"}, {"border", "mirror"}};
+      Harness h(props, false,
+                "cudaupload ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f ! cudadownload ! video/x-raw");
+      ASSERT_TRUE(h.ok()) << h.launchError();
+      h.play(format, 37, 23);
+      const Frame in = randomFrame(37, 23, 37 * 4 + 12, rng);
+      const HostImage want = expected(props, in, format);
+      for (int run = 0; run < 2; ++run) {
+        const auto out = h.filter(in);
+        ASSERT_TRUE(out) << joined(h.errors());
+        EXPECT_TRUE(within1(out->pixels, want));
+      }
+      EXPECT_GE(log.count("on the device"), 1) << "the frames went through system memory";
+      EXPECT_EQ(log.count("through system memory"), 0);
+      EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+    }
+  }
+}
+#endif
+
+#ifndef CONVLIVE_GST_GPU
 TEST_F(GstElementTest, WithoutADeviceAGpuVariantRunsOnTheCpuAndSaysSoOnce) {
   if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here: the fallback is not used";
   for (const char* variant : {"naive", "auto", "tensorstream"}) {
     SCOPED_TRACE(variant);
-    WarningLog log;
+    ElementLog log;
     const Props props{{"variant", variant}, {"mask", "gaussian"}, {"radius", "2"}};
     Harness h(props);
     ASSERT_TRUE(h.ok());

@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include "cuda_memory.hpp"
 #include "filter_plan.hpp"
 #include "frame_runner.hpp"
 #include "spec_properties.hpp"
@@ -17,6 +18,8 @@ namespace convlive::gstelement {
 
 // The element's C++ side, owned by the GObject instance.
 struct ElementState {
+  explicit ElementState(GstElement* element) : cuda(element) {}
+
   // Under the object lock: what the user set (any thread), and which variant runs (for reads).
   FilterSpec spec;
   std::uint64_t generation = 1;  // bumped by every accepted property change
@@ -27,8 +30,11 @@ struct ElementState {
   bool capsChanged = true;
   int width = 0, height = 0;
   bool hasAlpha = true;
+  bool cudaCaps = false;  // the frames are CUDA memory (video/x-raw(memory:CUDAMemory))
+  int cudaPathSaid = 0;   // CUDA memory: which way the frames went was logged (1: device, 2: host) for this plan
   FilterPlan plan;
-  FrameRunner runner;
+  FrameRunner runner;   // frames in system memory
+  CudaMemoryPath cuda;  // frames in CUDA memory
   bool saidNoDevice = false;
 };
 
@@ -48,7 +54,14 @@ using namespace convlive::gstelement;
 
 // Formats whose pixels are four bytes with alpha or padding last: the library's RGBA8 layout up to
 // the order of the colour channels, which a per-channel filter does not care about.
+// In CUDA memory first (no host copy where the neighbours can), then in system memory.
 #define CONVLIVE_FILTER_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx }")
+
+GstCaps* templateCaps() {
+  GstCaps* caps = gst_caps_from_string(cudaMemoryCaps());
+  gst_caps_append(caps, gst_caps_from_string(CONVLIVE_FILTER_CAPS));
+  return caps;
+}
 
 // Property ids: 1 + the setting's index in specSettings(), then the read-only ones.
 guint activeVariantId() { return guint(specSettings().size()) + 1; }
@@ -121,6 +134,15 @@ void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
   storeText(s, text, *value);
 }
 
+// What a variant needs on the frames that come: device work in the pipeline's CUDA context for CUDA
+// memory, else the host runner's buffers.
+void prepareFor(ElementState& st, const Variant& v) {
+  if (st.cudaCaps && v.onGpu)
+    st.cuda.prepare();
+  else
+    st.runner.prepare(v, st.width, st.height);
+}
+
 // Streaming thread: turns a property or caps change into a plan, once per change. A change that
 // cannot run while an earlier filter runs on frames of the same size is not taken (a warning says
 // why, the earlier filter goes on); with nothing running yet, the next frame posts the error.
@@ -144,7 +166,7 @@ void refreshPlan(GstConvliveFilter* self) {
   }
   if (next.runs()) {
     try {
-      st.runner.prepare(*next.variant, st.width, st.height);
+      prepareFor(st, *next.variant);
     } catch (const std::exception& e) {
       next.problem = "preparing " + next.variant->name + " for " + std::to_string(st.width) + "x" +
                      std::to_string(st.height) + " frames failed: " + e.what();
@@ -158,7 +180,7 @@ void refreshPlan(GstConvliveFilter* self) {
     GST_WARNING_OBJECT(self, "%s", message.c_str());
     GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("%s", message.c_str()), (nullptr));
     try {
-      st.runner.prepare(*st.plan.variant, st.width, st.height);  // a failed prepare may have cleared it
+      prepareFor(st, *st.plan.variant);  // a failed prepare may have cleared it
     } catch (const std::exception& e) {
       st.plan = FilterPlan{};
       st.plan.problem = std::string("preparing the previous filter again failed: ") + e.what();
@@ -171,6 +193,7 @@ void refreshPlan(GstConvliveFilter* self) {
   }
   st.applied = generation;
   st.capsChanged = false;
+  st.cudaPathSaid = 0;
   GST_OBJECT_LOCK(self);
   st.active = st.plan.runs() ? st.plan.variant->name : "";
   GST_OBJECT_UNLOCK(self);
@@ -190,13 +213,20 @@ void beforeTransform(GstBaseTransform* trans, GstBuffer* buffer) {
   refreshPlan(GST_CONVLIVE_FILTER(trans));
 }
 
-gboolean setInfo(GstVideoFilter* filter, GstCaps*, GstVideoInfo* in, GstCaps*, GstVideoInfo*) {
+gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in, GstCaps*, GstVideoInfo*) {
   ElementState& st = stateOf(filter);
+  st.cudaCaps = hasCudaMemoryFeature(incaps);
+  std::string why;
+  if (st.cudaCaps && !st.cuda.ensureContext(why)) {
+    GST_ELEMENT_ERROR(filter, RESOURCE, NOT_FOUND, ("cannot take CUDA memory: %s", why.c_str()), (nullptr));
+    return FALSE;
+  }
   st.width = GST_VIDEO_INFO_WIDTH(in);
   st.height = GST_VIDEO_INFO_HEIGHT(in);
   st.hasAlpha = GST_VIDEO_INFO_HAS_ALPHA(in);
   st.capsChanged = true;
-  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d", GST_VIDEO_INFO_NAME(in), st.width, st.height);
+  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d in %s memory", GST_VIDEO_INFO_NAME(in), st.width, st.height,
+                   st.cudaCaps ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -221,10 +251,67 @@ GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideo
   return GST_FLOW_OK;
 }
 
+// CUDA memory with a GPU variant: filtered on the device. Everything else through GstVideoFilter,
+// which maps the frames into system memory (CUDA memory too, by a copy) and calls transformFrame.
+GstFlowReturn transform(GstBaseTransform* trans, GstBuffer* in, GstBuffer* out) {
+  ElementState& st = stateOf(trans);
+  auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
+  if (!st.cudaCaps || !st.plan.runs()) return parent->transform(trans, in, out);
+  if (!st.plan.variant->onGpu || !st.cuda.canRun(in, out)) {
+    if (st.cudaPathSaid != 2)
+      GST_INFO_OBJECT(trans, "CUDA memory frames filtered through system memory (%s)",
+                      st.plan.variant->onGpu ? "not in this element's CUDA context" : "a CPU variant");
+    st.cudaPathSaid = 2;
+    return parent->transform(trans, in, out);
+  }
+  if (st.cudaPathSaid != 1)
+    GST_INFO_OBJECT(trans, "CUDA memory frames filtered on the device with %s", st.plan.variant->name.c_str());
+  st.cudaPathSaid = 1;
+  GstVideoFilter* filter = GST_VIDEO_FILTER(trans);
+  try {
+    st.cuda.run(*st.plan.variant, st.plan.params, in, filter->in_info, out, filter->out_info);
+  } catch (const std::exception& e) {
+    GST_ELEMENT_ERROR(trans, RESOURCE, FAILED,
+                      ("%s failed on a CUDA memory frame: %s", st.plan.variant->name.c_str(), e.what()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+gboolean proposeAllocation(GstBaseTransform* trans, GstQuery* decide, GstQuery* query) {
+  auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
+  GstCaps* caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  if (gst_base_transform_is_passthrough(trans) || !hasCudaMemoryFeature(caps))
+    return parent->propose_allocation(trans, decide, query);
+  ElementState& st = stateOf(trans);
+  std::string why;
+  return st.cuda.ensureContext(why) && st.cuda.proposeAllocation(query);
+}
+
+gboolean decideAllocation(GstBaseTransform* trans, GstQuery* query) {
+  auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
+  GstCaps* caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  if (hasCudaMemoryFeature(caps) && !stateOf(trans).cuda.decideAllocation(query)) return FALSE;
+  return parent->decide_allocation(trans, query);
+}
+
+gboolean query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* q) {
+  if (GST_QUERY_TYPE(q) == GST_QUERY_CONTEXT && stateOf(trans).cuda.answerContextQuery(q)) return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class)->query(trans, direction, q);
+}
+
+void setContext(GstElement* element, GstContext* context) {
+  stateOf(element).cuda.setContext(context);
+  GST_ELEMENT_CLASS(gst_convlive_filter_parent_class)->set_context(element, context);
+}
+
 // Going to READY: the CUDA resources go; the next start plans again.
 gboolean stop(GstBaseTransform* trans) {
   ElementState& st = stateOf(trans);
   st.runner = FrameRunner();
+  st.cuda.reset();
   st.plan = FilterPlan{};
   st.applied = 0;
   st.capsChanged = true;
@@ -266,19 +353,24 @@ static void gst_convlive_filter_class_init(GstConvliveFilterClass* klass) {
       "2D convolution on video: box, gaussian and sharpen, emboss, laplacian, sobel and scharr edges, pitch "
       "inspection and custom masks, with convlive's CUDA kernel variants or its CPU variants",
       "convlive");
-  GstCaps* caps = gst_caps_from_string(CONVLIVE_FILTER_CAPS);
+  GstCaps* caps = templateCaps();
   gst_element_class_add_pad_template(element, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template(element, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref(caps);
 
+  element->set_context = setContext;
   trans->before_transform = beforeTransform;
+  trans->transform = transform;
+  trans->propose_allocation = proposeAllocation;
+  trans->decide_allocation = decideAllocation;
+  trans->query = query;
   trans->stop = stop;
   video->set_info = setInfo;
   video->transform_frame = transformFrame;
 }
 
 static void gst_convlive_filter_init(GstConvliveFilter* self) {
-  self->state = new convlive::gstelement::ElementState();
+  self->state = new convlive::gstelement::ElementState(GST_ELEMENT(self));
 }
 
 gboolean gst_convlive_filter_register(GstPlugin* plugin) {

@@ -1,0 +1,200 @@
+#define GST_USE_UNSTABLE_API  // GstCuda in 1.22 is "unstable API"; its headers warn without this
+#include "cuda_memory.hpp"
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "convlive/resources.hpp"
+
+namespace convlive::gstelement {
+namespace {
+
+GstCudaContext* cudaContext(gpointer p) { return static_cast<GstCudaContext*>(p); }
+
+// The context current on this thread while it lives, so that the runtime API's calls (the variant's
+// launches, stream and workspace allocations) go to the pipeline's context.
+class ContextCurrent {
+ public:
+  explicit ContextCurrent(GstCudaContext* c) : pushed_(c && gst_cuda_context_push(c)) {
+    if (!pushed_) throw std::runtime_error("could not make the pipeline's CUDA context current");
+  }
+  ~ContextCurrent() {
+    if (pushed_) gst_cuda_context_pop(nullptr);
+  }
+  ContextCurrent(const ContextCurrent&) = delete;
+  ContextCurrent& operator=(const ContextCurrent&) = delete;
+
+ private:
+  bool pushed_;
+};
+
+// A mapped video frame (GST_MAP_CUDA: device pointers), unmapped when it goes.
+class MappedFrame {
+ public:
+  MappedFrame(const GstVideoInfo& info, GstBuffer* buffer, GstMapFlags flags) {
+    GstVideoInfo copy = info;
+    mapped_ = gst_video_frame_map(&frame_, &copy, buffer, GstMapFlags(flags | GST_MAP_CUDA));
+    if (!mapped_) throw std::runtime_error("could not map a CUDA memory frame on the device");
+  }
+  ~MappedFrame() {
+    if (mapped_) gst_video_frame_unmap(&frame_);
+  }
+  MappedFrame(const MappedFrame&) = delete;
+  MappedFrame& operator=(const MappedFrame&) = delete;
+  ImageView view() {
+    return {static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame_, 0)), GST_VIDEO_FRAME_WIDTH(&frame_),
+            GST_VIDEO_FRAME_HEIGHT(&frame_), std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame_, 0))};
+  }
+
+ private:
+  GstVideoFrame frame_{};
+  bool mapped_ = false;
+};
+
+bool isCudaMemoryOf(GstBuffer* buffer, GstCudaContext* context) {
+  if (!buffer || gst_buffer_n_memory(buffer) != 1) return false;
+  GstMemory* mem = gst_buffer_peek_memory(buffer, 0);
+  return gst_is_cuda_memory(mem) && GST_CUDA_MEMORY_CAST(mem)->context == context;
+}
+
+}  // namespace
+
+struct CudaMemoryPath::Device {
+  Stream stream;
+  Workspace ws;
+};
+
+const char* cudaMemoryCaps() {
+  return GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "{ RGBA, BGRA, RGBx, BGRx }");
+}
+
+bool hasCudaMemoryFeature(GstCaps* caps) {
+  if (!caps || gst_caps_is_empty(caps)) return false;
+  GstCapsFeatures* f = gst_caps_get_features(caps, 0);
+  return f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+CudaMemoryPath::CudaMemoryPath(GstElement* element) : element_(element) {}
+CudaMemoryPath::~CudaMemoryPath() { reset(); }
+
+void CudaMemoryPath::setContext(GstContext* context) {
+  auto* ctx = cudaContext(context_);
+  gst_cuda_handle_set_context(element_, context, -1, &ctx);
+  context_ = ctx;
+}
+
+bool CudaMemoryPath::answerContextQuery(GstQuery* query) {
+  return context_ && gst_cuda_handle_context_query(element_, query, cudaContext(context_));
+}
+
+bool CudaMemoryPath::ensureContext(std::string& why) {
+  if (context_) return true;
+  if (!gst_cuda_load_library()) {
+    why =
+        "CUDA memory needs the CUDA driver (libcuda), which could not be loaded: "
+        "this machine has no NVIDIA driver; use system-memory caps (cudadownload before convlivefilter)";
+    return false;
+  }
+  auto* ctx = cudaContext(context_);
+  if (!gst_cuda_ensure_element_context(element_, -1, &ctx) || !ctx) {
+    why = "no CUDA context for CUDA memory: no neighbour shares one and none could be made on a device";
+    return false;
+  }
+  context_ = ctx;
+  return true;
+}
+
+bool CudaMemoryPath::proposeAllocation(GstQuery* query) {
+  GstCaps* caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !context_ || !gst_video_info_from_caps(&info, caps)) return false;
+  if (gst_query_get_n_allocation_pools(query) == 0) {
+    GstBufferPool* pool = gst_cuda_buffer_pool_new(cudaContext(context_));
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params(config, caps, guint(info.size), 0, 0);
+    if (!gst_buffer_pool_set_config(pool, config)) {
+      gst_object_unref(pool);
+      return false;
+    }
+    // The pool may have made the size larger (pitched rows): say what it holds.
+    config = gst_buffer_pool_get_config(pool);
+    guint size = 0;
+    gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
+    gst_structure_free(config);
+    gst_query_add_allocation_pool(query, pool, size, 0, 0);
+    gst_object_unref(pool);
+  }
+  gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+  return true;
+}
+
+bool CudaMemoryPath::decideAllocation(GstQuery* query) {
+  GstCaps* caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !context_ || !gst_video_info_from_caps(&info, caps)) return false;
+  GstBufferPool* pool = nullptr;
+  guint size = guint(info.size), min = 0, max = 0;
+  const bool had = gst_query_get_n_allocation_pools(query) > 0;
+  if (had) gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+  if (pool && !(GST_IS_CUDA_BUFFER_POOL(pool) && GST_CUDA_BUFFER_POOL(pool)->context == cudaContext(context_))) {
+    gst_object_unref(pool);  // another kind of memory, or another context's: ours instead
+    pool = nullptr;
+  }
+  if (!pool) pool = gst_cuda_buffer_pool_new(cudaContext(context_));
+  GstStructure* config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params(config, caps, size, min, max);
+  gst_buffer_pool_set_config(pool, config);
+  config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
+  gst_structure_free(config);
+  if (had)
+    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool(query, pool, size, min, max);
+  gst_object_unref(pool);
+  return true;
+}
+
+bool CudaMemoryPath::canRun(GstBuffer* in, GstBuffer* out) const {
+  return context_ && isCudaMemoryOf(in, cudaContext(context_)) && isCudaMemoryOf(out, cudaContext(context_));
+}
+
+void CudaMemoryPath::prepare() {
+  ContextCurrent current(cudaContext(context_));
+  device_.reset();  // the old stream goes in this context, before the new one is made
+  device_ = std::make_unique<Device>();
+}
+
+void CudaMemoryPath::run(const Variant& v, const FilterParams& p, GstBuffer* in, const GstVideoInfo& inInfo,
+                         GstBuffer* out, const GstVideoInfo& outInfo) {
+  ContextCurrent current(cudaContext(context_));
+  if (!device_) device_ = std::make_unique<Device>();
+  MappedFrame from(inInfo, in, GST_MAP_READ);
+  MappedFrame to(outInfo, out, GST_MAP_WRITE);
+  v.run(p, from.view(), to.view(), device_->ws, device_->stream.get());
+  device_->stream.synchronize();  // 1.22's CUDA memory has no stream to hand the work on with
+}
+
+void CudaMemoryPath::reset() {
+  if (device_) {
+    try {
+      ContextCurrent current(cudaContext(context_));
+      device_.reset();
+    } catch (const std::exception&) {
+      device_.reset();  // the context cannot be made current: the release fails, quietly (RAII)
+    }
+  }
+  if (context_) gst_object_unref(std::exchange(context_, nullptr));
+}
+
+}  // namespace convlive::gstelement

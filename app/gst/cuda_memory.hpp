@@ -1,0 +1,66 @@
+// The element's path for video/x-raw(memory:CUDAMemory) (gst-plugins-bad's GstCuda library, 1.22):
+// frames that are already in GPU memory (nvh264dec ! cudaconvert, cudaupload) are filtered where
+// they are, with no host copy. The CUDA context is the pipeline's: taken from the neighbours
+// through the context query or the one set on the element (gst_cuda_ensure_element_context), made
+// current around every CUDA call here; the element's stream and the variant's workspace live in it.
+// GstCuda 1.22 memory carries no stream, so each frame is waited for before it goes downstream (as
+// nvcodec's elements do). Frames whose memory belongs to another context go the host way instead.
+//
+// Untested on a GPU so far (this was written on a machine without one): the tests here check the
+// caps, and that without a device such caps end in an element error, not a crash.
+//
+// Used by the streaming thread (prepare, run, allocation queries) and by the element's context
+// handling (set_context during state changes, context queries), as GStreamer's CUDA elements do.
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include <memory>
+#include <string>
+
+#include "convlive/variants.hpp"
+
+namespace convlive::gstelement {
+
+// "video/x-raw(memory:CUDAMemory), format={RGBA,...}": the caps this path takes.
+const char* cudaMemoryCaps();
+bool hasCudaMemoryFeature(GstCaps* caps);
+
+class CudaMemoryPath {
+ public:
+  explicit CudaMemoryPath(GstElement* element);
+  ~CudaMemoryPath();
+  CudaMemoryPath(const CudaMemoryPath&) = delete;
+  CudaMemoryPath& operator=(const CudaMemoryPath&) = delete;
+
+  // GstElement::set_context and the context query, for the neighbours to share one context.
+  void setContext(GstContext* context);
+  bool answerContextQuery(GstQuery* query);
+  // Finds or makes the context. False, with the reason in `why`, where CUDA cannot be loaded or
+  // there is no device.
+  bool ensureContext(std::string& why);
+
+  // Allocation queries for CUDA caps: upstream gets a CUDA pool of the context; downstream's pool
+  // is kept when it is one of this context, else replaced.
+  bool proposeAllocation(GstQuery* query);
+  bool decideAllocation(GstQuery* query);
+
+  // True when both buffers are CUDA memory of this path's context (else the host way is taken).
+  bool canRun(GstBuffer* in, GstBuffer* out) const;
+  // The stream and a fresh workspace, made in the context. Throws CudaError, std::runtime_error.
+  void prepare();
+  // out = v(p, in) on the device, waited for. Throws CudaError, ProblemError, std::runtime_error.
+  void run(const Variant& v, const FilterParams& p, GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out,
+           const GstVideoInfo& outInfo);
+  // Frees the stream and workspace (in the context) and lets go of the context.
+  void reset();
+
+ private:
+  struct Device;
+  GstElement* element_;
+  gpointer context_ = nullptr;  // GstCudaContext*, a reference
+  std::unique_ptr<Device> device_;
+};
+
+}  // namespace convlive::gstelement
