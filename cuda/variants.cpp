@@ -525,12 +525,12 @@ std::vector<Variant> makeTable() {
        tensorSepLaunch,
        tensorSepModel},
       {"tensorstream",
-       "separable, r <= 16, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
+       "separable, r <= 32, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
        "rows a step; the row product's result is the column product's operand in registers (fp16 factors, the "
        "intermediate as fp16, or fp16 high + low parts where the error bound needs them), within 1 LSB",
        true,
        kernels::kTensorStreamMaxRadius,
-       {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}},
+       {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}, {64, 256}},
        "block width (16 pixels a warp) x rows each warp walks",
        tensorStreamWhyNot,
        runTensorStream,
@@ -606,8 +606,9 @@ const Variant& cpuChoice(const FilterParams& p, int width, int height) {
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
-  // r <= 2 (0.037 ms at 4K r=1), tensorstream from r=3 to 16 (docs/perf/2026-11-21-h200-tensorstream:
-  // 0.048 ms at 4K r=4 against stream's 0.088, 0.051 at r=8 against fused's 0.18), fused past it,
+  // r <= 2 (0.037 ms at 4K r=1), tensorstream from r=3 to 32 (docs/perf/2026-11-21-h200-tensorstream:
+  // 0.048 ms at 4K r=4 against stream's 0.088, 0.051 at r=8 against fused's 0.18; 2026-11-21-h200-
+  // tensorstream-r32: 0.160 ms at r=32 against fused's 0.576), fused past it,
   // tensor2d for 2D masks (4.6-12x NPP at r=8..32, docs/perf/2026-11-21-h200-kernels).
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;

@@ -233,8 +233,8 @@ TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
 
 // tensorstream's warps walk 16-pixel strips in segments of the tile's height, 16 rows a step, and
 // load 4 pixels a lane (16 bytes where the row allows): frames whose width is not a multiple of 16
-// or 4, heights that end a segment mid-step, several segments per strip, every radius 0..16 (its
-// apron rounds r up to 4; two kernels, r <= 8 and r <= 16), every border, both alpha modes, every
+// or 4, heights that end a segment mid-step, several segments per strip, every radius 0..32 (its
+// apron rounds r up to 4; four kernels, r <= 8, 16, 24 and 32), every border, both alpha modes, every
 // tile; a row pitch that is not a multiple of 16 bytes runs the 4-byte loads. Masks: gaussian and
 // box (sums in the byte range: no clamp), pitch (Abs), a separable sharpen (sums below 0 and past
 // 255) and a box summing to 1.5 (non-negative, past 255).
@@ -395,7 +395,7 @@ TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
 }
 
 // Without timing, auto falls back to the order measured on the H200: stream for separable r <= 2,
-// tensorstream to r = 16, fused past it, tensor2d for 2D masks.
+// tensorstream to r = 32, fused past it, tensor2d for 2D masks.
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -405,12 +405,13 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   };
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "stream");
   EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
-  EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 24})), "fused");
   EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
   if (deviceInfo().major >= 8) {                                     // the tensor cores' mma.sync m16n8k16
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 3})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 16})), "tensorstream");
+    EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 32})), "tensorstream");
+    EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 40})), "fused");
     EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
   } else {
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 4})), "stream");

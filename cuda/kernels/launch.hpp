@@ -16,7 +16,7 @@ namespace convlive::kernels {
 constexpr int kMax2DRadius = 32;            // 65x65 masks for the 2D variants
 constexpr int kMaxSepRadius = 64;           // 129-tap factors for the separable ones
 constexpr int kStreamMaxRadius = 4;         // stream: the column window lives in registers
-constexpr int kTensorStreamMaxRadius = 16;  // tensorstream: a 16-pixel strip's window is two or three 16-wide K chunks
+constexpr int kTensorStreamMaxRadius = 32;  // tensorstream: a 16-pixel strip's window is 2..5 16-wide K chunks
 constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
 
 // A 2D mask passed by value as a kernel parameter (__grid_constant__): it lives in the constant

@@ -1,4 +1,4 @@
-// tensorstream: separable masks up to r = 8 on the tensor cores, with no shared memory at all.
+// tensorstream: separable masks up to r = 32 on the tensor cores, with no shared memory at all.
 //
 // Each warp walks down a segment of a 16-pixel-wide column strip, 16 input rows a step. Both
 // passes are Toeplitz products on mma.sync m16n8k16 (fp16 operands, fp32 sums), arranged so that
@@ -15,7 +15,8 @@
 //     Out^T[16 x 8] += H^T[16 x 16] * C_d[16 x 8], C_d the column factor's Toeplitz slice for an
 //     8-row output block d rows below the chunk's first row. For r <= 8 a chunk touches exactly
 //     the four output blocks starting 8 above, at, 8 and 16 below its first row; after a chunk the
-//     first two are complete and are stored, the other two carry on.
+//     first two are complete and are stored, the other two carry on (in general 2 + 2 B0 blocks,
+//     B0 = ceil(r / 8), of which 2 B0 carry on).
 // Numerics equal tensorsep's (fp16 factors, fp32 sums, fp16 high + low intermediate), so the same
 // error plan (convlive/precision.hpp planHalfSeparable) decides which masks it takes.
 #include <cuda_fp16.h>
@@ -75,7 +76,10 @@ __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][4], int 
   return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, c3, 0x0040), 0x5410);
 }
 
-// B0 = 1 for r <= 8 (two K chunks, four live output blocks), 2 for r <= 16 (three, six).
+// B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
+// six, r <= 24 four and eight (215 registers a thread with three channels, no spills), r <= 32
+// five and ten (255 registers; with four channels or a split intermediate ptxas spills 136-324
+// bytes a thread to the stack: it measured 0.160 ms at 4K r=32, see docs/perf/NOTES.md).
 template <int B0, int NCH, int Out, bool SplitH>
 __global__ void __launch_bounds__(256)
     tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, int segmentRows) {
@@ -259,7 +263,9 @@ struct TensorStreamInstance {
 template <int NCH, int Out, bool SplitH, class F>
 decltype(auto) tensorStreamB0(int radius, F&& f) {
   if (radius <= 8) return f(TensorStreamInstance<1, NCH, Out, SplitH>{});
-  return f(TensorStreamInstance<2, NCH, Out, SplitH>{});
+  if (radius <= 16) return f(TensorStreamInstance<2, NCH, Out, SplitH>{});
+  if (radius <= 24) return f(TensorStreamInstance<3, NCH, Out, SplitH>{});
+  return f(TensorStreamInstance<4, NCH, Out, SplitH>{});
 }
 template <int NCH, int Out, class F>
 decltype(auto) tensorStreamSplit(int radius, bool splitH, F&& f) {
