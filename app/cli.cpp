@@ -66,6 +66,15 @@ void addSourceOptions(CLI::App* c, Values& v) {
   c->add_option("--fps", v.video.fps, "test pattern rate")->capture_default_str()->group(g);
 }
 
+void addInputFormat(CLI::App* c, Values& v, const char* group) {
+  c->add_option("--input-format", v.video.inputFormat,
+                "auto: NV12/I420 frames as decoded, converted to RGBA on the GPU (RGBA without a device); rgba: "
+                "converted to RGBA by GStreamer on the CPU (the old path); yuv: NV12/I420 everywhere")
+      ->check(CLI::IsMember({"auto", "rgba", "yuv"}))
+      ->capture_default_str()
+      ->group(group);
+}
+
 std::string describeSetting(const Setting& s) {
   std::vector<std::string> notes;
   if (s.type == Setting::Type::Int || s.type == Setting::Type::Float) {
@@ -438,6 +447,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
     run->add_flag("--realtime", v.video.realtime, "pace frames to the source's clock")->group(g);
     run->add_flag("--loop", v.video.loop, "start again at the end of the source")->group(g);
     run->add_flag("--decode-only", v.video.decodeOnly, "only take frames from the source (its own rate)")->group(g);
+    addInputFormat(run, v, g);
   }
 
   CLI::App* exp = app.add_subcommand("export", "filter a video into a file (.webm VP8, .mkv, .mp4 H.264, .avi MJPEG)");
@@ -448,6 +458,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
       ->group("Export");
   exp->add_flag("--loop", v.video.loop, "start again at the end of the source (with --frames or --seconds)")
       ->group("Export");
+  addInputFormat(exp, v, "Export");
 
   CLI::App* image = app.add_subcommand("image", "filter one picture (PNG or JPEG in; PNG or JPEG out)");
   image->add_option("--input,input", v.input, "the picture to filter: PNG (8 or 16 bits, any colour type) or JPEG");

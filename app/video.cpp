@@ -103,6 +103,9 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   c.overlap = !v.noOverlap;
   c.sync = v.realtime;
   c.loop = v.loop;
+  c.inputFormat = v.inputFormat == "rgba"  ? InputFormat::Rgba
+                  : v.inputFormat == "yuv" ? InputFormat::Yuv
+                                           : InputFormat::Auto;
   return c;
 }
 
@@ -129,7 +132,8 @@ std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
     << " variant=" << p.variantName() << (v && !v->tiles.empty() ? " tile=" + v->tileFor(fp).str() : "")
     << (p.autoChoice().empty() ? "" : " (auto, " + p.autoChoice() + ")") << " | memory: " << p.memoryMode() << ", "
     << (deviceInfo().available ? c.slots : 1) << " slot(s), overlap "
-    << (c.overlap && deviceInfo().available ? "on" : "off");
+    << (c.overlap && deviceInfo().available ? "on" : "off") << " | frames arrive as " << p.sourceInfo().frameFormat
+    << " (--input-format " << inputFormatName(c.inputFormat) << ")";
   return s.str();
 }
 
@@ -213,6 +217,7 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
             {"source",
              {{"description", si.description},
               {"native_format", si.nativeFormat},
+              {"frame_format", si.frameFormat},
               {"native_width", si.nativeWidth},
               {"native_height", si.nativeHeight},
               {"fps", si.fps},
@@ -239,7 +244,8 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
               {"register_source_memory", c.registerSourceMemory},
               {"sink", sinkName},
               {"direct_uploads", t.directUploads},
-              {"loop", c.loop}}},
+              {"loop", c.loop},
+              {"input_format", inputFormatName(c.inputFormat)}}},
             {"frames", t.frames},
             {"width", t.width},
             {"height", t.height},
@@ -262,6 +268,8 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
   SourceOptions so;
   so.maxQueued = c.slots;
   so.sync = c.sync;  // --realtime: the paced rate a player would get
+  // The frames the pipeline would take: NV12/I420 as decoded where it converts them itself.
+  so.acceptYuv = c.inputFormat == InputFormat::Yuv || (c.inputFormat == InputFormat::Auto && deviceInfo().available);
   InterruptGuard interrupt;
   Source src(c.source, so);
   const long limit = v.frames > 0 ? v.frames : (v.seconds > 0 ? -1 : 300);
@@ -380,6 +388,10 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
       std::optional<FileExporter>* to;
       explicit Forward(std::optional<FileExporter>* t) : to(t) {}
       bool wantsHostFrames() const override { return true; }
+      bool acceptsYuvFrames() const override { return true; }
+      ColourSpec yuvFramesColour(ColourSpec source, int w, int h) const override {
+        return (*to)->yuvFramesColour(source, w, h);
+      }
       void deliver(const OutputFrame& frame) override { (*to)->deliver(frame); }
     } forward(&file);
     Pipeline p(c, forward);

@@ -28,6 +28,7 @@ struct VideoOptions {
                               // copy each frame into a pinned slot instead of registering GStreamer's memory  // only
                               // pull frames from the source (the rate the pipeline is measured against)
   std::string output;         // export: the video file to write
+  std::string inputFormat = "auto";  // auto, rgba or yuv (PipelineConfig::inputFormat)
 };
 
 // Exit code 130: interrupted (Ctrl-C), as shells report SIGINT.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "colorimetry.hpp"
 #include "host_registry.hpp"
 #include "source_messages.hpp"
 
@@ -119,8 +120,9 @@ void AppsinkReader::open() {
   GstElement* pipeline = graph_.pipeline();
   GstElement* appsink = graph_.appsink();
   const SourceSpec& spec = graph_.spec();
-  gst::CapsPtr rgba(gst_caps_from_string("video/x-raw,format=RGBA"));
-  g_object_set(appsink, "caps", rgba.get(), "sync", gboolean(options_.sync), "max-buffers",
+  gst::CapsPtr accepted(
+      gst_caps_from_string(options_.acceptYuv ? "video/x-raw,format={NV12,I420,RGBA}" : "video/x-raw,format=RGBA"));
+  g_object_set(appsink, "caps", accepted.get(), "sync", gboolean(options_.sync), "max-buffers",
                guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, nullptr);
   gst::PadPtr sinkPad(gst_element_get_static_pad(appsink, "sink"));
   if (!sinkPad) throw SourceError(spec.describe() + ": its appsink has no input");
@@ -166,6 +168,7 @@ void AppsinkReader::fillInfo() {
   gst::CapsPtr native = nativeCaps(graph_.appsink());
   GstCaps* caps = native ? native.get() : converted;
   info_.nativeFormat = formatOf(caps);
+  info_.frameFormat = formatOf(converted);
   if (caps && gst_caps_get_size(caps) > 0) {
     const GstStructure* s = gst_caps_get_structure(caps, 0);
     gst_structure_get_int(s, "width", &info_.nativeWidth);
@@ -186,6 +189,29 @@ void AppsinkReader::fillInfo() {
   gst_query_unref(q);
 }
 
+namespace {
+
+// A mapped NV12/I420 frame's planes, colours and the memory block they lie in (none, when they
+// span more than the buffer's size: planes in separate memories).
+void describeYuv(const GstVideoFrame& mapped, std::size_t bufferSize, SourceFrame& frame) {
+  frame.yuv = yuvViewOf(mapped);
+  frame.colour = colourSpecOf(mapped.info);
+  frame.pixels = ConstImageView(nullptr, frame.yuv.width, frame.yuv.height, 0);
+  const std::uint8_t* lo = frame.yuv.planes[0];
+  const std::uint8_t* hi = lo;
+  for (int p = 0; p < yuvPlaneCount(frame.yuv.format); ++p) {
+    const std::uint8_t* start = frame.yuv.planes[p];
+    const std::size_t rows = std::size_t(yuvPlaneRows(frame.yuv.height, p));
+    lo = std::min(lo, start);
+    hi = std::max(hi, start + frame.yuv.pitches[p] * (rows - 1) + yuvRowBytes(frame.yuv.format, frame.yuv.width, p));
+  }
+  const bool oneBlock = std::size_t(hi - lo) <= bufferSize;
+  frame.bytes = oneBlock ? lo : nullptr;
+  frame.byteCount = oneBlock ? std::size_t(hi - lo) : 0;
+}
+
+}  // namespace
+
 bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
   GstCaps* caps = gst_sample_get_caps(sample.get());
   GstBuffer* buffer = gst_sample_get_buffer(sample.get());
@@ -200,15 +226,22 @@ bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
     }
   };
   auto m = std::make_unique<Mapped>();
-  if (!gst_video_info_from_caps(&m->vinfo, caps) || GST_VIDEO_INFO_FORMAT(&m->vinfo) != GST_VIDEO_FORMAT_RGBA)
-    throw SourceError(graph_.spec().describe() +
-                      " delivered a frame that is not RGBA8: end a launch line with '! videoconvert ! appsink'");
+  const bool parsed = gst_video_info_from_caps(&m->vinfo, caps);
+  const GstVideoFormat format = parsed ? GST_VIDEO_INFO_FORMAT(&m->vinfo) : GST_VIDEO_FORMAT_UNKNOWN;
+  const bool yuv = options_.acceptYuv && yuvFormatOf(format);
+  if (format != GST_VIDEO_FORMAT_RGBA && !yuv)
+    throw SourceError(graph_.spec().describe() + " delivered a frame that is not RGBA8" +
+                      (options_.acceptYuv ? ", NV12 or I420" : "") +
+                      ": end a launch line with '! videoconvert ! appsink'");
   m->mapped = gst_video_frame_map(&m->frame, &m->vinfo, buffer, GST_MAP_READ);
   if (!m->mapped) throw SourceError(graph_.spec().describe() + ": a frame could not be mapped for reading");
   m->sample = std::move(sample);
-  frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
-                                GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
-                                std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));
+  if (yuv)
+    describeYuv(m->frame, gst_buffer_get_size(buffer), frame);
+  else
+    frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
+                                  GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
+                                  std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));
   frame.pinned = options_.registerWithCuda && gst_buffer_n_memory(buffer) == 1 &&
                  registerHostMemory(gst_buffer_peek_memory(buffer, 0));
   const GstClockTime pts = GST_BUFFER_PTS(buffer);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "colorimetry.hpp"
 #include "gst_ptr.hpp"
 
 namespace convlive {
@@ -81,6 +82,8 @@ struct FileExporter::Impl {
   gst::BusPtr bus;
   int width = 0, height = 0;  // of the file (the first frame's; later frames are scaled to it)
   int capsW = 0, capsH = 0;   // of the frames now going into appsrc
+  bool capsYuv = false;       // they are I420 (else RGBA) ...
+  ColourSpec capsColour;      // ... with these colours
   std::uint64_t frames = 0;
   bool done = false;
 
@@ -115,7 +118,7 @@ struct FileExporter::Impl {
     GstElement* file = gst_bin_get_by_name(GST_BIN(el), "file");
     g_object_set(file, "location", temp.c_str(), nullptr);
     gst_object_unref(file);
-    g_object_set(appsrc, "max-bytes", guint64(std::size_t(w) * h * 4 * 4), nullptr);
+    g_object_set(appsrc, "max-bytes", guint64(std::size_t(w) * h * 4 * 4), nullptr);  // 4 RGBA frames (more I420)
     bus.reset(gst_element_get_bus(el));
     if (gst_element_set_state(el, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
       checkBus();
@@ -128,14 +131,63 @@ struct FileExporter::Impl {
       throw ExportError("encoding " + output + " failed: " + busError(msg.get()));
   }
 
-  void setCaps(int w, int h) {
-    const int fpsN = int(std::lround(fps * 1000)), fpsD = 1000;
-    GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT, w,
-                                        "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, fpsN, fpsD, nullptr);
+  // The frames' description: RGBA, or I420 with the source's colours (GStreamer's default layout).
+  GstVideoInfo infoFor(int w, int h, bool yuv, ColourSpec colour) const {
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, yuv ? GST_VIDEO_FORMAT_I420 : GST_VIDEO_FORMAT_RGBA, guint(w), guint(h));
+    if (yuv) info.colorimetry = colorimetryOf(colour);
+    info.fps_n = int(std::lround(fps * 1000));
+    info.fps_d = 1000;
+    return info;
+  }
+
+  // RGBA caps name no colorimetry (as before I420 frames came: with sRGB named, videoconvert hands
+  // the encoders other colours); I420 caps carry the frames' colorimetry.
+  void setCaps(int w, int h, bool yuv, ColourSpec colour) {
+    const GstVideoInfo info = infoFor(w, h, yuv, colour);
+    GstCaps* caps =
+        yuv ? gst_video_info_to_caps(&info)
+            : gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT, w, "height",
+                                  G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, info.fps_n, info.fps_d, nullptr);
     gst_app_src_set_caps(GST_APP_SRC(appsrc), caps);
     gst_caps_unref(caps);
     capsW = w;
     capsH = h;
+    capsYuv = yuv;
+    capsColour = colour;
+  }
+
+  // A buffer holding the frame in appsrc's caps layout.
+  GstBuffer* bufferOf(const OutputFrame& frame) const {
+    const bool yuv = frame.filteredYuv.planes[0] != nullptr;
+    const int w = yuv ? frame.filteredYuv.width : frame.filtered.width;
+    const int h = yuv ? frame.filteredYuv.height : frame.filtered.height;
+    const GstVideoInfo info = infoFor(w, h, yuv, frame.filteredColour);
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    GstMapInfo map;
+    gst_buffer_map(buf, &map, GST_MAP_WRITE);
+    if (yuv) {
+      const YuvLayout l{
+          YuvFormat::I420,
+          w,
+          h,
+          {GST_VIDEO_INFO_PLANE_OFFSET(&info, 0), GST_VIDEO_INFO_PLANE_OFFSET(&info, 1),
+           GST_VIDEO_INFO_PLANE_OFFSET(&info, 2)},
+          {std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&info, 0)), std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&info, 1)),
+           std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&info, 2))},
+          GST_VIDEO_INFO_SIZE(&info)};
+      const YuvView to = yuvViewAt(l, map.data);
+      const ConstYuvView& from = frame.filteredYuv;
+      for (int p = 0; p < 3; ++p)
+        for (int y = 0; y < yuvPlaneRows(h, p); ++y)
+          std::memcpy(to.planes[p] + y * to.pitches[p], from.planes[p] + y * from.pitches[p],
+                      yuvRowBytes(YuvFormat::I420, w, p));
+    } else {
+      const std::size_t stride = std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&info, 0)), rowBytes = std::size_t(w) * 4;
+      for (int y = 0; y < h; ++y) std::memcpy(map.data + y * stride, frame.filtered.row(y), rowBytes);
+    }
+    gst_buffer_unmap(buf, &map);
+    return buf;
   }
 
   void removeTemp() noexcept {
@@ -157,18 +209,25 @@ FileExporter::FileExporter(const std::string& output, double fps) : impl_(std::m
 
 FileExporter::~FileExporter() { abort(); }
 
+ColourSpec FileExporter::yuvFramesColour(ColourSpec source, int /*width*/, int height) const {
+  // MJPEG is read back as JPEG (full-range BT.601) and VP8 by GStreamer's default for the size,
+  // whatever the caps said when it was written; H.264 carries the colours in the stream.
+  if (impl_->format.encoder == "jpegenc") return {ColourMatrix::Bt601, ColourRange::Full};
+  if (impl_->format.encoder == "vp8enc")
+    return {height > 576 ? ColourMatrix::Bt709 : ColourMatrix::Bt601, ColourRange::Limited};
+  return source;
+}
+
 void FileExporter::deliver(const OutputFrame& frame) {
   Impl& s = *impl_;
   if (s.done) throw ExportError("the export of " + s.output + " has already ended");
-  const ConstImageView& img = frame.filtered;
-  if (!s.pipeline) s.start(img.width, img.height);
-  if (img.width != s.capsW || img.height != s.capsH) s.setCaps(img.width, img.height);
-  const std::size_t rowBytes = std::size_t(img.width) * 4, bytes = rowBytes * img.height;
-  GstBuffer* buf = gst_buffer_new_allocate(nullptr, bytes, nullptr);
-  GstMapInfo map;
-  gst_buffer_map(buf, &map, GST_MAP_WRITE);
-  for (int y = 0; y < img.height; ++y) std::memcpy(map.data + y * rowBytes, img.row(y), rowBytes);
-  gst_buffer_unmap(buf, &map);
+  const bool yuv = frame.filteredYuv.planes[0] != nullptr;
+  const int w = yuv ? frame.filteredYuv.width : frame.filtered.width;
+  const int h = yuv ? frame.filteredYuv.height : frame.filtered.height;
+  if (!s.pipeline) s.start(w, h);
+  if (w != s.capsW || h != s.capsH || yuv != s.capsYuv || (yuv && !(frame.filteredColour == s.capsColour)))
+    s.setCaps(w, h, yuv, frame.filteredColour);
+  GstBuffer* buf = s.bufferOf(frame);
   // The file is timed at a steady rate: a looped or seeked source still makes a playable file.
   GST_BUFFER_PTS(buf) = gst_util_uint64_scale(s.frames, GST_SECOND * 1000, guint64(std::lround(s.fps * 1000)));
   GST_BUFFER_DURATION(buf) = gst_util_uint64_scale(1, GST_SECOND * 1000, guint64(std::lround(s.fps * 1000)));

@@ -36,21 +36,49 @@ void copyRows(ConstImageView from, ImageView to) {
 // The CUDA side of a slot: its stream, events, device frames and pinned staging buffers.
 struct GpuSlot {
   Stream stream;
-  Event start, uploaded, filtered, done;
+  // converted: after the NV12/I420 -> RGBA conversion (right after the upload for RGBA frames);
+  // outConverted: after the conversion back to I420 (right after the filter when there is none).
+  Event start, uploaded, converted, filtered, outConverted, done;
   Event handed;  // on the pipeline's marker stream when the sink's present() returned
   DeviceImage in, out;
+  DeviceBuffer yuvIn;            // YUV frames as uploaded (the source's layout)
+  DeviceYuvFrame yuvOut;         // the filtered frame as I420, for sinks that take it (made when first needed)
   PinnedBuffer hostIn, hostOut;  // pinned mode only
 };
 
+// Where the planes of a frame lie in the block [base, base + bytes) it came in.
+YuvLayout layoutWithin(const ConstYuvView& v, const std::uint8_t* base, std::size_t bytes) {
+  YuvLayout l;
+  l.format = v.format, l.width = v.width, l.height = v.height, l.bytes = bytes;
+  for (int p = 0; p < yuvPlaneCount(v.format); ++p) {
+    l.offsets[p] = std::size_t(v.planes[p] - base);
+    l.pitches[p] = v.pitches[p];
+  }
+  return l;
+}
+
+void copyPlanes(const ConstYuvView& from, const YuvView& to) {
+  for (int p = 0; p < yuvPlaneCount(from.format); ++p)
+    for (int y = 0; y < yuvPlaneRows(from.height, p); ++y)
+      std::memcpy(to.planes[p] + std::size_t(y) * to.pitches[p], from.planes[p] + std::size_t(y) * from.pitches[p],
+                  yuvRowBytes(from.format, from.width, p));
+}
+
 // One frame's place in the ring. While `busy`, its frame is in flight and nothing in it may change.
 struct Slot {
-  std::unique_ptr<GpuSlot> gpu;       // null without a device
-  std::vector<std::uint8_t> hostOut;  // pageable mode and the cpu variant: the filtered frame
+  std::unique_ptr<GpuSlot> gpu;           // null without a device
+  std::vector<std::uint8_t> hostOut;      // pageable mode and the cpu variant: the filtered frame
+  std::vector<std::uint8_t> hostRgba;     // YUV frames on the CPU: the frame converted to RGBA
+  std::vector<std::uint8_t> hostStaging;  // YUV frames in pageable mode whose planes lie apart: packed here
+  YuvLayout yuvLayout;                    // YUV frames: the planes in the uploaded block
+  bool yuvOut = false;                    // the frame goes to the sink as I420 (filteredYuv) ...
+  ColourSpec yuvOutColour;                // ... with these colours
   Workspace ws;
   int width = 0, height = 0;
   bool busy = false;
   SourceFrame frame;                              // kept until done: pageable uploads and sourceHost read it
   double waitMs = 0, hostCopyMs = 0, sinkMs = 0;  // sinkMs: host time in the sink's present/deliver
+  double cpuConvertMs = 0;                        // YUV frames on the CPU: the conversion to RGBA
   ConstImageView uploadedFrom;  // the host frame the upload read: the pinned copy or the sample itself
   bool direct = false;          // uploaded straight from registered source memory
   Clock::time_point enqueued;   // host time just before the upload was enqueued
@@ -64,6 +92,10 @@ OutputFrame outputOf(const Slot& slot, ConstImageView filtered, ConstImageView s
   f.filtered = filtered;
   f.source = source;
   f.sourceHost = sourceHost;
+  if (slot.frame.isYuv()) {
+    f.sourceYuv = slot.frame.yuv;
+    f.colour = slot.frame.colour;
+  }
   return f;
 }
 
@@ -156,6 +188,7 @@ struct Pipeline::Impl {
     o.newestOnly = config.newestFrameOnly;
     o.openTimeout = config.openTimeout;
     o.registerWithCuda = gpu && config.pinned && config.registerSourceMemory;
+    o.acceptYuv = config.inputFormat == InputFormat::Yuv || (config.inputFormat == InputFormat::Auto && gpu);
     return o;
   }
 
@@ -260,6 +293,7 @@ struct Pipeline::Impl {
       slot.gpu->out = DeviceImage(w, h);
       slot.gpu->hostIn = PinnedBuffer();  // allocated when a frame needs copying into it
       slot.gpu->hostOut = config.pinned ? PinnedBuffer(bytes) : PinnedBuffer();
+      slot.gpu->yuvOut = DeviceYuvFrame();  // made at the new size when a sink first takes I420
     }
     slot.hostOut.assign(bytes, 0);  // the cpu variant's output, and downloads in pageable mode
     slot.width = w;
@@ -347,36 +381,107 @@ struct Pipeline::Impl {
     return StepResult::Frame;
   }
 
-  void enqueueGpu(Slot& slot, const Variant& v, const FilterParams& p) {
+  // RGBA frames: the host frame the upload reads (the sample itself, or its copy in the slot's
+  // pinned buffer).
+  ConstImageView stageRgba(Slot& slot) {
     GpuSlot& g = *slot.gpu;
     const ConstImageView src = slot.frame.pixels;
     const int w = src.width, h = src.height;
     const std::size_t rowBytes = std::size_t(w) * 4;
-    ConstImageView upFrom = src;
-    slot.hostCopyMs = 0;
     slot.direct = config.pinned && slot.frame.pinned;
-    if (config.pinned && !slot.frame.pinned) {
-      if (g.hostIn.bytes() < rowBytes * h) g.hostIn = PinnedBuffer(rowBytes * h);
-      const auto t0 = Clock::now();
-      const ImageView staged{static_cast<std::uint8_t*>(g.hostIn.get()), w, h, rowBytes};
-      copyRows(src, staged);
-      slot.hostCopyMs = msBetween(t0, Clock::now());
-      upFrom = staged;
+    if (!config.pinned || slot.frame.pinned) return src;
+    if (g.hostIn.bytes() < rowBytes * h) g.hostIn = PinnedBuffer(rowBytes * h);
+    const auto t0 = Clock::now();
+    const ImageView staged{static_cast<std::uint8_t*>(g.hostIn.get()), w, h, rowBytes};
+    copyRows(src, staged);
+    slot.hostCopyMs = msBetween(t0, Clock::now());
+    return staged;
+  }
+
+  // YUV frames: the block the upload copies in one piece (the sample's memory, or a copy in the
+  // slot's pinned buffer; planes lying apart are packed first), with slot.yuvLayout saying where its
+  // planes are.
+  const std::uint8_t* stageYuv(Slot& slot) {
+    GpuSlot& g = *slot.gpu;
+    const SourceFrame& f = slot.frame;
+    slot.yuvLayout =
+        f.bytes ? layoutWithin(f.yuv, f.bytes, f.byteCount) : packedYuvLayout(f.yuv.format, f.yuv.width, f.yuv.height);
+    g.yuvIn.reserve(slot.yuvLayout.bytes);
+    slot.direct = config.pinned && f.pinned && f.bytes;
+    if (f.bytes && (!config.pinned || f.pinned)) return f.bytes;
+    std::uint8_t* to;
+    if (config.pinned) {
+      if (g.hostIn.bytes() < slot.yuvLayout.bytes) g.hostIn = PinnedBuffer(slot.yuvLayout.bytes);
+      to = static_cast<std::uint8_t*>(g.hostIn.get());
+    } else {
+      slot.hostStaging.resize(slot.yuvLayout.bytes);
+      to = slot.hostStaging.data();
     }
+    const auto t0 = Clock::now();
+    if (f.bytes)
+      std::memcpy(to, f.bytes, f.byteCount);
+    else
+      copyPlanes(f.yuv, yuvViewAt(slot.yuvLayout, to));
+    slot.hostCopyMs = msBetween(t0, Clock::now());
+    return to;
+  }
+
+  // Upload into g.in as RGBA: a copy, or the YUV block and its conversion. Records start, uploaded
+  // and converted on the slot's stream.
+  void enqueueUpload(Slot& slot, cudaStream_t s) {
+    GpuSlot& g = *slot.gpu;
+    slot.hostCopyMs = 0;
+    if (slot.frame.isYuv()) {
+      const std::uint8_t* from = stageYuv(slot);
+      slot.uploadedFrom = {};
+      slot.enqueued = Clock::now();
+      g.start.record(s);
+      CL_CUDA(cudaMemcpyAsync(g.yuvIn.get(), from, slot.yuvLayout.bytes, cudaMemcpyHostToDevice, s));
+      g.uploaded.record(s);
+      yuvToRgba(yuvViewAt(slot.yuvLayout, g.yuvIn.as<const std::uint8_t>()), g.in.view(), slot.frame.colour, s);
+      g.converted.record(s);
+      return;
+    }
+    const ConstImageView upFrom = stageRgba(slot);
     slot.uploadedFrom = upFrom;
-    const cudaStream_t s = g.stream.get();
     slot.enqueued = Clock::now();
     g.start.record(s);
-    CL_CUDA(cudaMemcpy2DAsync(g.in.view().data, g.in.pitch(), upFrom.data, upFrom.pitch, rowBytes, h,
-                              cudaMemcpyHostToDevice, s));
+    CL_CUDA(cudaMemcpy2DAsync(g.in.view().data, g.in.pitch(), upFrom.data, upFrom.pitch, std::size_t(upFrom.width) * 4,
+                              upFrom.height, cudaMemcpyHostToDevice, s));
     g.uploaded.record(s);
-    v.run(p, g.in.view(), g.out.view(), slot.ws, s);
-    g.filtered.record(s);
-    if (sink.wantsHostFrames()) {
-      void* to = config.pinned ? g.hostOut.get() : slot.hostOut.data();
+    g.converted.record(s);
+  }
+
+  // For host-frame sinks: the filtered frame back into host memory, as I420 when the sink takes it
+  // and the source was YUV (converted on the GPU first), else as RGBA. Records outConverted.
+  void enqueueDownload(Slot& slot, cudaStream_t s) {
+    GpuSlot& g = *slot.gpu;
+    const int w = slot.width, h = slot.height;
+    slot.yuvOut = sink.wantsHostFrames() && slot.frame.isYuv() && sink.acceptsYuvFrames();
+    if (slot.yuvOut) {
+      if (g.yuvOut.empty()) g.yuvOut = DeviceYuvFrame(packedYuvLayout(YuvFormat::I420, w, h));
+      slot.yuvOutColour = sink.yuvFramesColour(slot.frame.colour, w, h);
+      rgbaToYuv(g.out.view(), g.yuvOut.view(), slot.yuvOutColour, s);
+    }
+    g.outConverted.record(s);
+    if (!sink.wantsHostFrames()) return;
+    void* to = config.pinned ? g.hostOut.get() : slot.hostOut.data();
+    const std::size_t rowBytes = std::size_t(w) * 4;
+    if (slot.yuvOut)
+      CL_CUDA(cudaMemcpyAsync(to, g.yuvOut.view().planes[0], g.yuvOut.layout().bytes, cudaMemcpyDeviceToHost, s));
+    else
       CL_CUDA(
           cudaMemcpy2DAsync(to, rowBytes, g.out.view().data, g.out.pitch(), rowBytes, h, cudaMemcpyDeviceToHost, s));
-    }
+  }
+
+  void enqueueGpu(Slot& slot, const Variant& v, const FilterParams& p) {
+    GpuSlot& g = *slot.gpu;
+    const cudaStream_t s = g.stream.get();
+    enqueueUpload(slot, s);
+    v.run(p, g.in.view(), g.out.view(), slot.ws, s);
+    g.filtered.record(s);
+    enqueueDownload(slot, s);
+    const ConstImageView upFrom = slot.uploadedFrom;
     // The frame's GPU work is enqueued: whatever the sink does, the slot joins the ring so that
     // it completes in order, and a sink's exception comes out of step() only after that.
     std::exception_ptr sinkFailure;
@@ -407,8 +512,21 @@ struct Pipeline::Impl {
     if (!config.overlap) completeThrough(slot);
   }
 
+  // YUV frames on the CPU: converted to RGBA by the colour reference (into slot.hostRgba).
+  ConstImageView rgbaOnHost(Slot& slot) {
+    slot.cpuConvertMs = 0;
+    if (!slot.frame.isYuv()) return slot.frame.pixels;
+    const int w = slot.frame.yuv.width, h = slot.frame.yuv.height;
+    slot.hostRgba.resize(std::size_t(w) * h * 4);
+    const ImageView rgba{slot.hostRgba.data(), w, h, std::size_t(w) * 4};
+    const auto t0 = Clock::now();
+    referenceYuvToRgba(slot.frame.yuv, rgba, slot.frame.colour);
+    slot.cpuConvertMs = msBetween(t0, Clock::now());
+    return rgba;
+  }
+
   void runCpu(Slot& slot, const Variant& v, const FilterParams& p) {
-    const ConstImageView src = slot.frame.pixels;
+    const ConstImageView src = rgbaOnHost(slot);
     const ImageView out{slot.hostOut.data(), src.width, src.height, std::size_t(src.width) * 4};
     const auto t0 = Clock::now();
     v.run(p, src, out, slot.ws, nullptr);
@@ -426,7 +544,7 @@ struct Pipeline::Impl {
     const auto t2 = Clock::now();
     // No GPU output work: the sink's time is the handover.
     slot.sinkMs = msBetween(t1, t2);
-    record(slot, 0, msBetween(t0, t1), 0, msBetween(slot.frame.arrival, t2));
+    record(slot, 0, slot.cpuConvertMs, msBetween(t0, t1), 0, msBetween(slot.frame.arrival, t2));
     slot.frame = SourceFrame{};
     if (sinkFailure) std::rethrow_exception(sinkFailure);
   }
@@ -456,9 +574,10 @@ struct Pipeline::Impl {
     g.done.synchronize();
     inFlight.pop_front();
     const double upload = g.uploaded.elapsedSince(g.start);
-    const double filter = g.filtered.elapsedSince(g.uploaded);
-    const double handedAfterFilter = slot.presented ? std::max(0.f, g.handed.elapsedSince(g.filtered)) : 0.0;
-    const double output = std::max(0.0, g.done.elapsedSince(g.filtered) - handedAfterFilter);
+    const double convert = g.converted.elapsedSince(g.uploaded) + g.outConverted.elapsedSince(g.filtered);
+    const double filter = g.filtered.elapsedSince(g.converted);
+    const double handedAfterFilter = slot.presented ? std::max(0.f, g.handed.elapsedSince(g.outConverted)) : 0.0;
+    const double output = std::max(0.0, g.done.elapsedSince(g.outConverted) - handedAfterFilter);
     const ConstImageView staged = slot.uploadedFrom;
     // The slot is retired whatever the sink does; its exception comes out afterwards.
     std::exception_ptr sinkFailure;
@@ -467,8 +586,14 @@ struct Pipeline::Impl {
           config.pinned ? static_cast<const std::uint8_t*>(g.hostOut.get()) : slot.hostOut.data();
       const auto t0 = Clock::now();
       try {
-        sink.deliver(outputOf(slot, ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4),
-                              staged, staged));
+        OutputFrame f = outputOf(slot, ConstImageView(outData, slot.width, slot.height, std::size_t(slot.width) * 4),
+                                 staged, staged);
+        if (slot.yuvOut) {
+          f.filtered = {};
+          f.filteredYuv = yuvViewAt(g.yuvOut.layout(), outData);
+          f.filteredColour = slot.yuvOutColour;
+        }
+        sink.deliver(f);
       } catch (...) {
         sinkFailure = std::current_exception();
       }
@@ -477,22 +602,23 @@ struct Pipeline::Impl {
     // Latency: host time from arrival to the upload's start, then the GPU's time to the end (the
     // slot's stream is idle when a frame is enqueued, so its start event runs at once).
     const double latency = msBetween(slot.frame.arrival, slot.enqueued) + g.done.elapsedSince(g.start);
-    record(slot, upload, filter, output, latency);
+    record(slot, upload, convert, filter, output, latency);
     slot.busy = false;
     slot.frame = SourceFrame{};
     if (sinkFailure) std::rethrow_exception(sinkFailure);
   }
 
-  void record(const Slot& slot, double upload, double filter, double output, double latency) {
+  void record(const Slot& slot, double upload, double convert, double filter, double output, double latency) {
     std::lock_guard lock(statsMutex);
     auto& st = stats.stages;
     st[int(Stage::Wait)].add(slot.waitMs);
     st[int(Stage::HostCopy)].add(slot.hostCopyMs);
     st[int(Stage::Upload)].add(upload);
+    st[int(Stage::Convert)].add(convert);
     st[int(Stage::Filter)].add(filter);
     st[int(Stage::Output)].add(output);
     st[int(Stage::SinkWait)].add(slot.sinkMs);
-    st[int(Stage::Total)].add(slot.hostCopyMs + upload + filter + output);
+    st[int(Stage::Total)].add(slot.hostCopyMs + upload + convert + filter + output);
     st[int(Stage::Latency)].add(latency);
     ++stats.frames;
     stats.directUploads += slot.direct;
@@ -507,6 +633,18 @@ struct Pipeline::Impl {
     stats.filterGBs = filter > 0 ? 2.0 * slot.width * slot.height * 4 / (filter * 1e6) : 0;
   }
 };
+
+const char* inputFormatName(InputFormat f) {
+  switch (f) {
+    case InputFormat::Auto:
+      return "auto";
+    case InputFormat::Rgba:
+      return "rgba";
+    case InputFormat::Yuv:
+      return "yuv";
+  }
+  return "?";
+}
 
 Pipeline::Pipeline(const PipelineConfig& config, FrameSink& sink) : impl_(std::make_unique<Impl>(config, sink)) {}
 Pipeline::~Pipeline() = default;

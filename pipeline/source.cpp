@@ -74,7 +74,7 @@ struct Source::Impl {
   AppsinkReader reader;
   bool truncationReported = false;
 
-  Impl(const SourceSpec& spec, const SourceOptions& options) : graph(spec), reader(graph, options) {}
+  Impl(const SourceSpec& spec, const SourceOptions& options) : graph(spec, options.acceptYuv), reader(graph, options) {}
 
   // A file that ends well before what its container declares was cut short: said once.
   void checkComplete() {

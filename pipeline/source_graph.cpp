@@ -14,8 +14,10 @@ namespace convlive {
 
 namespace {
 
-// Everything reaches the appsink as RGBA8.
+// Everything reaches the appsink as RGBA8; or, accepting YUV, as NV12, I420 or RGBA: videoconvert
+// then passes a decoder's NV12/I420 through untouched and converts only other formats.
 const char* const kRgbaTail = "videoconvert ! video/x-raw,format=RGBA ! appsink name=clsink";
+const char* const kYuvTail = "videoconvert ! video/x-raw,format={NV12,I420,RGBA} ! appsink name=clsink";
 
 std::string mediaKind(const GstCaps* caps) {
   if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return "";
@@ -113,7 +115,7 @@ void onNoMorePads(GstElement*, gpointer data) { static_cast<DecoderLink*>(data)-
 
 }  // namespace
 
-SourceGraph::SourceGraph(const SourceSpec& spec) : spec_(spec) {
+SourceGraph::SourceGraph(const SourceSpec& spec, bool acceptYuv) : spec_(spec), acceptYuv_(acceptYuv) {
   switch (spec_.kind) {
     case SourceSpec::Kind::Pattern:
       buildPattern();
@@ -129,7 +131,7 @@ SourceGraph::SourceGraph(const SourceSpec& spec) : spec_(spec) {
     case SourceSpec::Kind::Camera: {
       spec_.location = resolveCameraDevice(spec_.location);
       gst::CharPtr device(g_strescape(spec_.location.c_str(), nullptr));
-      parse("v4l2src device=\"" + gst::str(device.get()) + "\" ! decodebin ! " + kRgbaTail);
+      parse("v4l2src device=\"" + gst::str(device.get()) + "\" ! decodebin ! " + (acceptYuv_ ? kYuvTail : kRgbaTail));
       break;
     }
     case SourceSpec::Kind::Launch:
@@ -174,6 +176,8 @@ void SourceGraph::buildPattern() {
   // (SIGFPE). A 1xN frame is a fair test of a filter, so every pattern is drawn 2 wide then and
   // cropped to 1.
   const bool narrow = w == 1;
+  // videotestsrc draws I420 natively; a cropped 1-wide frame stays RGBA.
+  const char* format = acceptYuv_ && !narrow ? "I420" : "RGBA";
   if (narrow && !hasElement("videocrop"))
     throw SourceError("test pattern size " + std::to_string(w) + "x" + std::to_string(h) +
                       " needs GStreamer's videocrop (gstreamer1.0-plugins-good): install it, or use a width of 2 or "
@@ -183,8 +187,8 @@ void SourceGraph::buildPattern() {
       spec_.pattern == "moving" ? "pattern=zone-plate kx2=24 ky2=24 kt=2" : "pattern=" + spec_.pattern;
   std::ostringstream line;
   line << "videotestsrc " << pattern << (spec_.frames >= 0 ? " num-buffers=" + std::to_string(spec_.frames) : "")
-       << " ! video/x-raw,format=RGBA,width=" << (narrow ? 2 : w) << ",height=" << h << ",framerate=" << spec_.fps
-       << "/1 ! " << (narrow ? "videocrop right=1 ! " : "") << "appsink name=clsink";
+       << " ! video/x-raw,format=" << format << ",width=" << (narrow ? 2 : w) << ",height=" << h
+       << ",framerate=" << spec_.fps << "/1 ! " << (narrow ? "videocrop right=1 ! " : "") << "appsink name=clsink";
   parse(line.str());
 }
 
@@ -197,7 +201,7 @@ void SourceGraph::buildDecoder(const std::string& uri) {
   }
   g_object_set(decode, "uri", uri.c_str(), nullptr);
   GError* raw = nullptr;
-  GstElement* tail = gst_parse_bin_from_description(kRgbaTail, TRUE, &raw);
+  GstElement* tail = gst_parse_bin_from_description(acceptYuv_ ? kYuvTail : kRgbaTail, TRUE, &raw);
   gst::ErrorPtr err(raw);
   if (!tail) {
     gst_object_unref(gst_object_ref_sink(decode));

@@ -23,7 +23,9 @@ class SourceGraph {
  public:
   // Validates the spec (file present, URI readable, camera present, pattern known, launch line
   // parses and has an appsink) and builds the pipeline. Throws SourceError saying what is wrong.
-  explicit SourceGraph(const SourceSpec& spec);
+  // acceptYuv: the graph ends in NV12, I420 or RGBA (the decoder's own format where it is one of
+  // them) instead of RGBA alone.
+  explicit SourceGraph(const SourceSpec& spec, bool acceptYuv = false);
   // Stops the pipeline (state NULL): no GStreamer thread touches it afterwards.
   ~SourceGraph();
   SourceGraph(const SourceGraph&) = delete;
@@ -46,6 +48,7 @@ class SourceGraph {
   void parse(const std::string& line);
 
   SourceSpec spec_;
+  bool acceptYuv_ = false;
   gst::ElementPtr pipeline_;
   GstElement* appsink_ = nullptr;
   std::optional<FileCheck> file_;

@@ -42,6 +42,8 @@ const char* stageName(Stage s) {
       return "host copy";
     case Stage::Upload:
       return "upload";
+    case Stage::Convert:
+      return "convert";
     case Stage::Filter:
       return "filter";
     case Stage::Output:

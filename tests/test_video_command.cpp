@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "convlive/resources.hpp"
 #include "pipeline_fixture.hpp"
 #include "run_program.hpp"
 
@@ -52,8 +53,8 @@ TEST(VideoCommand, HeadlessRunPrintsEveryStageAndWritesTheReport) {
   const Result r =
       run("--headless --frames 25 --size 160x90 --mask box --radius 3 --border mirror --report " + q(report));
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* w : {"wait for source", "host copy", "upload", "filter", "output", "sink wait", "total", "latency",
-                        "frames: 25 of 160x90", "border=mirror"})
+  for (const char* w : {"wait for source", "host copy", "upload", "convert", "filter", "output", "sink wait", "total",
+                        "latency", "frames: 25 of 160x90", "border=mirror"})
     EXPECT_NE(r.output.find(w), std::string::npos) << w << " missing:\n" << r.output;
   std::ifstream in(report);
   const auto j = nlohmann::json::parse(in);
@@ -67,11 +68,13 @@ TEST(VideoCommand, HeadlessRunPrintsEveryStageAndWritesTheReport) {
   EXPECT_FALSE(j["filter"].contains("sigma")) << "sigma is not a setting of the box mask";
   EXPECT_EQ(j["mask"]["size"], "7x7");
   EXPECT_EQ(j["mask"]["separable"], true);
-  EXPECT_EQ(j["source"]["native_format"], "RGBA");
-  EXPECT_EQ(j["stages"].size(), 8u);
-  EXPECT_EQ(j["stages"][3]["name"], "filter");
-  EXPECT_EQ(j["stages"][3]["frames"], 25);
-  EXPECT_GT(j["stages"][3]["average_ms"].get<double>(), 0);
+  // The pattern is drawn as I420 where the GPU converts (--input-format auto), else as RGBA.
+  EXPECT_EQ(j["source"]["native_format"], deviceInfo().available ? "I420" : "RGBA");
+  EXPECT_EQ(j["settings"]["input_format"], "auto");
+  EXPECT_EQ(j["stages"].size(), 9u);
+  EXPECT_EQ(j["stages"][4]["name"], "filter");
+  EXPECT_EQ(j["stages"][4]["frames"], 25);
+  EXPECT_GT(j["stages"][4]["average_ms"].get<double>(), 0);
   EXPECT_TRUE(j.contains("device") && j.contains("variant") && j.contains("settings"));
 }
 

@@ -41,7 +41,10 @@ class FileExporter : public FrameSink {
   FileExporter& operator=(const FileExporter&) = delete;
 
   bool wantsHostFrames() const override { return true; }
-  // Copies the frame into the encoder's queue (blocks while the encoder is behind). Throws
+  // I420 frames (OutputFrame::filteredYuv) go to the encoder as they are, with their colorimetry.
+  bool acceptsYuvFrames() const override { return true; }
+  ColourSpec yuvFramesColour(ColourSpec source, int width, int height) const override;
+  // Copies the frame (RGBA, or I420) into the encoder's queue (blocks while the encoder is behind). Throws
   // ExportError when encoding failed.
   void deliver(const OutputFrame& frame) override;
 

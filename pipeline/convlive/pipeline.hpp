@@ -22,13 +22,23 @@ namespace convlive {
 
 // One filtered frame handed to a sink.
 struct OutputFrame {
-  std::uint64_t index = 0;        // frame counter since the source opened
-  std::int64_t ptsNs = -1;        // presentation time in the stream (-1: none)
-  bool onDevice = false;          // the views below are device memory (else host memory)
-  ConstImageView filtered;        // the filtered frame
-  ConstImageView source;          // the unfiltered frame, in the same kind of memory
-  ConstImageView sourceHost;      // the unfiltered frame in host memory (pinned slot or the decoded sample)
+  std::uint64_t index = 0;  // frame counter since the source opened
+  std::int64_t ptsNs = -1;  // presentation time in the stream (-1: none)
+  bool onDevice = false;    // the views below are device memory (else host memory)
+  ConstImageView filtered;  // the filtered frame
+  ConstImageView source;    // the unfiltered frame, in the same kind of memory
+  // The unfiltered frame in host memory (pinned slot or the decoded sample). Empty for NV12/I420
+  // sources on the GPU (they are converted to RGBA on the device only): read `source`, or sourceYuv.
+  ConstImageView sourceHost;
   cudaStream_t stream = nullptr;  // the slot's stream (onDevice only)
+  // NV12/I420 sources: the frame as it came (host memory, as long as sourceHost) and its colours.
+  ConstYuvView sourceYuv;
+  ColourSpec colour;
+  // Host-frame sinks that acceptYuvFrames(), fed by an NV12/I420 source on the GPU: the filtered
+  // frame converted back to I420 on the GPU and downloaded (1.5 bytes a pixel); `filtered` is then
+  // empty. Its colours are filteredColour (what the sink's yuvFramesColour asked for).
+  ConstYuvView filteredYuv;
+  ColourSpec filteredColour;
 };
 
 // Where filtered frames go: a display, an encoder, nowhere. Called on the pipeline thread. A sink
@@ -42,6 +52,12 @@ class FrameSink {
   virtual bool wantsHostFrames() const = 0;
   // Host-frame sinks: the frame is in host memory; the views are valid during the call only.
   virtual void deliver(const OutputFrame&) {}
+  // Host-frame sinks that take I420 (OutputFrame::filteredYuv) when the source is NV12/I420 and the
+  // frame ran on the GPU, so that it comes back at 1.5 bytes a pixel. Asked once per frame.
+  virtual bool acceptsYuvFrames() const { return false; }
+  // The colours those I420 frames are to be written with, given the source's: the source's own by
+  // default; an encoder whose format fixes them (MJPEG: full-range BT.601) says so.
+  virtual ColourSpec yuvFramesColour(ColourSpec source, int /*width*/, int /*height*/) const { return source; }
   // Other sinks, right after the filter was enqueued. onDevice: enqueue the output work on
   // frame.stream without synchronising; the views stay valid until that work has run. Without a
   // device, the views are host memory and valid during the call only.
@@ -54,8 +70,18 @@ class NullSink : public FrameSink {
   bool wantsHostFrames() const override { return false; }
 };
 
+// How frames come from the source. Auto: NV12/I420 as the decoder gives them where there is a CUDA
+// device (uploaded at 1.5 bytes a pixel, converted to RGBA on the GPU), RGBA8 (converted by
+// GStreamer on the CPU) without one. Rgba: always RGBA8 (the old path, for comparison). Yuv:
+// NV12/I420 everywhere (without a device they are converted on the CPU by the colour reference).
+enum class InputFormat { Auto, Rgba, Yuv };
+const char* inputFormatName(InputFormat f);  // "auto", "rgba", "yuv"
+
 struct PipelineConfig {
   SourceSpec source;
+  // Rgba by default: sinks written for RGBA sources (the viewer's tests read sourceHost) keep
+  // working; the run and export commands ask for Auto.
+  InputFormat inputFormat = InputFormat::Rgba;
   std::string variant = "auto";  // a name from the variant table, or auto
   FilterParams params;
   int slots = 3;       // pinned slots in the ring (1..16): frames in flight at once

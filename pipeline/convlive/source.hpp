@@ -1,4 +1,5 @@
-// Frame sources: a GStreamer pipeline ending in an appsink that hands out RGBA8 frames.
+// Frame sources: a GStreamer pipeline ending in an appsink that hands out RGBA8 frames (or, when
+// asked for, the decoder's own NV12/I420 frames, with no CPU colour conversion).
 // No GStreamer header leaks out of here: callers see specs, frames and plain information.
 //
 // Inside pipeline/ the work is split by job: source_spec.cpp (the kinds), source_graph.* (building
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "convlive/colour.hpp"
 #include "convlive/image.hpp"
 
 namespace convlive {
@@ -52,6 +54,7 @@ struct SourceSpec {
 struct SourceInfo {
   std::string description;   // SourceSpec::describe()
   std::string nativeFormat;  // the source's own format before conversion ("I420", "RGBA", "image/jpeg", ...)
+  std::string frameFormat;   // what its frames arrive as: "RGBA", "NV12" or "I420"
   int nativeWidth = 0, nativeHeight = 0;
   double fps = 0;               // 0: unknown or variable
   double durationSeconds = -1;  // -1: unknown or endless
@@ -59,15 +62,25 @@ struct SourceInfo {
   bool seekable = false;
 };
 
-// A decoded RGBA8 frame, mapped in host memory. It keeps the GStreamer sample alive: `pixels`
-// stays valid until the frame is destroyed. Move-only.
+// A decoded frame, mapped in host memory: RGBA8 (`pixels`), or NV12/I420 (`yuv`) when the source
+// was opened with SourceOptions::acceptYuv. It keeps the GStreamer sample alive: the views stay
+// valid until the frame is destroyed. Move-only.
 class SourceFrame {
  public:
+  // RGBA frames: the pixels. YUV frames: the frame's width and height, and no data (null).
   ConstImageView pixels;
+  // YUV frames: the planes, how to read their colours, and the one block of memory they lie in (what
+  // an upload copies: [bytes, bytes + byteCount); null when the planes lie in separate memories).
+  // RGBA frames: yuv.planes[0] is null.
+  ConstYuvView yuv;
+  ColourSpec colour;
+  const std::uint8_t* bytes = nullptr;
+  std::size_t byteCount = 0;
+  bool isYuv() const { return yuv.planes[0] != nullptr; }
   std::int64_t ptsNs = -1;                        // presentation time in the stream (-1: none)
   std::uint64_t index = 0;                        // counts frames since the source opened (or since the last seek)
   std::chrono::steady_clock::time_point arrival;  // when it reached the appsink
-  bool pinned = false;         // `pixels` is page-locked (registered with CUDA): uploads can read it directly
+  bool pinned = false;         // its memory is page-locked (registered with CUDA): uploads can read it directly
   std::shared_ptr<void> keep;  // the mapped sample
 };
 
@@ -81,6 +94,9 @@ struct SourceOptions {
   // Page-lock GStreamer's frame memory with cudaHostRegister the first time each pooled buffer is
   // seen (unregistered when GStreamer frees it), so uploads need no copy into a pinned slot.
   bool registerWithCuda = false;
+  // Let NV12 and I420 frames through as they are (the appsink takes NV12, I420 or RGBA; a source
+  // in another format is converted to one of them). False: every frame is converted to RGBA8.
+  bool acceptYuv = false;
   // Set to true (from any thread) to abandon an open still in progress: the constructor then
   // throws SourceError within about 50 ms. Null: the open runs to its first frame or its timeout.
   std::shared_ptr<const std::atomic<bool>> cancel;

@@ -30,11 +30,14 @@ class StageStats {
   double last_ = 0;
 };
 
-// The stages of one frame, in order. Output is the GPU's output work alone (the download, or the
+// The stages of one frame, in order. Convert is the colour conversion of NV12/I420 frames (to RGBA
+// after the upload, and back to I420 before an export's download; 0 for RGBA frames). Output is
+// the GPU's output work alone (the download, or the
 // copy into the display texture); SinkWait is the host time the pipeline thread spent handing the
 // frame to its sink (an export's encoder, or the viewer's wait for its render thread to take the
-// frame): it delays the next frame but is not GPU time. Total is host copy + upload + filter + output.
-enum class Stage { Wait, HostCopy, Upload, Filter, Output, SinkWait, Total, Latency, Count };
+// frame): it delays the next frame but is not GPU time. Total is host copy + upload + convert +
+// filter + output.
+enum class Stage { Wait, HostCopy, Upload, Convert, Filter, Output, SinkWait, Total, Latency, Count };
 const char* stageName(Stage s);
 
 // A copy of the pipeline's figures at one moment.
