@@ -8,7 +8,8 @@
 // 0xcd or 0x32 by turns and padded on the right (an odd stride), so an unwritten pixel cannot pass
 // and the element must honour strides; each frame is filtered twice (both poisons). Input frames
 // are random (CONVLIVE_TEST_SEED replays a run), of odd sizes, with padded and odd input strides.
-// The expected output is the library's reference filter of the input frame, within 1 LSB.
+// The expected output is the library's reference filter of the input frame, within 1 LSB; for NV12
+// and I420 frames, the reference chain YUV -> RGBA -> filter -> YUV (tolerances at those tests).
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasetransform.h>
@@ -32,6 +33,7 @@
 #include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
 #include "filter_cases.hpp"
+#include "test_colour_common.hpp"
 
 // ---- A buffer pool that poisons every buffer it hands out ---------------------------------------
 
@@ -231,9 +233,12 @@ class Harness {
     return text;
   }
 
-  void play(const std::string& format, int w, int h, const char* feature = nullptr) {
+  // colorimetry: the caps field as text ("bt709", "1:3:5:1"); none by default (GStreamer then fills
+  // in its default for the frame size).
+  void play(const std::string& format, int w, int h, const char* feature = nullptr, const char* colorimetry = nullptr) {
     GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format.c_str(), "width", G_TYPE_INT, w,
                                         "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+    if (colorimetry) gst_caps_set_simple(caps, "colorimetry", G_TYPE_STRING, colorimetry, nullptr);
     if (feature) gst_caps_set_features(caps, 0, gst_caps_features_new(feature, nullptr));
     g_object_set(src_, "caps", caps, nullptr);
     gst_caps_unref(caps);
@@ -252,16 +257,22 @@ class Harness {
       gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE, gst_video_format_from_string(format_.c_str()),
                                      guint(in.width), guint(in.height), 1, offset, stride);
     }
-    GST_BUFFER_PTS(buf) = pts_;
-    GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
-    pts_ += GST_SECOND / 30;
-    if (sent) *sent = gst_buffer_ref(buf);
-    if (gst_app_src_push_buffer(GST_APP_SRC(src_), buf) != GST_FLOW_OK) return std::nullopt;
-    GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink_), 10 * GST_SECOND);
+    GstSample* sample = pushAndPull(buf, sent);
     if (!sample) return std::nullopt;
     Output out = read(sample);
     gst_sample_unref(sample);
     return out;
+  }
+
+  // Pushes `buf` (taken) with the next timestamp; returns the sample that came out (the caller
+  // unrefs it), or null when none came. sent: a reference to the buffer pushed.
+  GstSample* pushAndPull(GstBuffer* buf, GstBuffer** sent = nullptr) {
+    GST_BUFFER_PTS(buf) = pts_;
+    GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
+    pts_ += GST_SECOND / 30;
+    if (sent) *sent = gst_buffer_ref(buf);
+    if (gst_app_src_push_buffer(GST_APP_SRC(src_), buf) != GST_FLOW_OK) return nullptr;
+    return gst_app_sink_try_pull_sample(GST_APP_SINK(sink_), 10 * GST_SECOND);
   }
 
   // The bus's error and warning texts so far (with their debug details), oldest first.
@@ -448,7 +459,7 @@ TEST_P(GstElementFormats, NegotiatesAndMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Formats, GstElementFormats, testing::Values("RGBA", "BGRA", "RGBx", "BGRx"));
 
 TEST_F(GstElementTest, RefusesFormatsItDoesNotTake) {
-  for (const char* format : {"I420", "ARGB", "RGB"}) {
+  for (const char* format : {"YUY2", "ARGB", "RGB"}) {
     SCOPED_TRACE(format);
     Harness h(withVariant({}));
     ASSERT_TRUE(h.ok());
@@ -830,6 +841,261 @@ TEST_F(GstElementTest, ThePluginIsFoundOnThePluginPath) {
   ASSERT_NE(f, nullptr);
   EXPECT_STREQ(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS), "Filter/Effect/Video");
   gst_object_unref(f);
+}
+
+// ---- NV12 and I420 ------------------------------------------------------------------------------
+//
+// The expected output is the chain the element stands for, all of it on the CPU reference:
+// referenceYuvToRgba -> referenceFilter -> referenceRgbaToYuv, with the matrix and range the caps
+// say. Tolerance per plane (Y, and U/V or UV): 1 level for the CPU variant, 2 for GPU variants.
+// Why: the variant is within 1 LSB of the reference in RGBA; the way back to YUV does not grow
+// that (Y' weights sum to 1 and the scales are at most 255/255; |delta (B' - Y')| <= 2 (1 - Kb)
+// |delta| for Cb, likewise Cr; the chroma means do not add), so 1 level after rounding. The CPU
+// variant converts with the reference itself; the GPU converts in float and may round a value
+// near a half the other way (1 level, tests/test_colour_gpu.cpp), once on each side of the filter:
+// 2 levels. That holds for masks whose weights are positive and sum to 1 (gaussian, box); masks
+// that amplify (sobel, sharpen) run on the CPU variant only, where the conversion is exact.
+
+namespace ct = convlive::colourtest;
+
+constexpr int kYuvTolerance = kGpu ? 2 : 1;
+
+// A random YUV frame with each plane's rows `extra` bytes longer than their samples (the padding
+// random too).
+ct::YuvBuffer randomYuv(YuvFormat format, int w, int h, std::size_t extra, std::mt19937& rng) {
+  ct::YuvBuffer f(format, w, h, ct::Padding{extra, 0, 1, "padded"});
+  ct::fillRandom(f.bytes, rng);
+  return f;
+}
+
+// A GstBuffer holding a copy of `in`, with a video meta giving its plane offsets and strides.
+GstBuffer* bufferOf(const ct::YuvBuffer& in) {
+  const YuvLayout& l = in.layout;
+  GstBuffer* buf = gst_buffer_new_allocate(nullptr, in.bytes.size(), nullptr);
+  gst_buffer_fill(buf, 0, in.bytes.data(), in.bytes.size());
+  gsize offset[GST_VIDEO_MAX_PLANES] = {0};
+  gint stride[GST_VIDEO_MAX_PLANES] = {0};
+  const int planes = yuvPlaneCount(l.format);
+  for (int p = 0; p < planes; ++p) {
+    offset[p] = l.offsets[p];
+    stride[p] = gint(l.pitches[p]);
+  }
+  gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE,
+                                 l.format == YuvFormat::NV12 ? GST_VIDEO_FORMAT_NV12 : GST_VIDEO_FORMAT_I420,
+                                 guint(l.width), guint(l.height), guint(planes), offset, stride);
+  return buf;
+}
+
+// The chain reference (see above) of `in` for the element's properties.
+ct::YuvBuffer expectedYuv(const Props& props, const ct::YuvBuffer& in, ColourSpec colour) {
+  FilterSpec spec;
+  for (const auto& [k, v] : props)
+    if (k != "variant" && k != "tile")
+      if (Problem p = spec.set(k, v)) throw ProblemError(p);
+  const FilterParams p = spec.params();
+  const YuvLayout& l = in.layout;
+  HostImage rgba(l.width, l.height), filtered(l.width, l.height);
+  referenceYuvToRgba(in.view(), rgba.view(), colour);
+  referenceFilter(p.filter, p.border, false, rgba.view(), filtered.view());
+  ct::YuvBuffer want(l.format, l.width, l.height);
+  referenceRgbaToYuv(filtered.view(), want.view(), colour);
+  return want;
+}
+
+struct YuvOutput {
+  std::string format;
+  ct::YuvBuffer frame;         // the planes, packed
+  int poison = -1;             // the pool's poison in this buffer; -1: not from the test's pool
+  std::string paddingWritten;  // where the element wrote into a plane's row padding; empty: nowhere
+  const void* memory = nullptr;
+};
+
+std::optional<YuvOutput> readYuv(GstSample* sample) {
+  GstBuffer* buf = gst_sample_get_buffer(sample);
+  GstVideoInfo vi;
+  if (!gst_video_info_from_caps(&vi, gst_sample_get_caps(sample))) return std::nullopt;
+  const auto format = parseYuvFormat(GST_VIDEO_INFO_NAME(&vi));
+  if (!format) return std::nullopt;
+  YuvOutput out{GST_VIDEO_INFO_NAME(&vi),
+                ct::YuvBuffer(*format, GST_VIDEO_INFO_WIDTH(&vi), GST_VIDEO_INFO_HEIGHT(&vi))};
+  out.memory = gst_buffer_n_memory(buf) ? static_cast<const void*>(gst_buffer_peek_memory(buf, 0)) : nullptr;
+  if (gpointer p = gst_mini_object_get_qdata(GST_MINI_OBJECT(buf), poisonQuark()))
+    out.poison = int(GPOINTER_TO_UINT(p) - 1u);
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, &vi, buf, GST_MAP_READ)) return std::nullopt;
+  const YuvView to = out.frame.view();
+  for (int p = 0; p < yuvPlaneCount(*format); ++p) {
+    const auto* data = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+    const auto stride = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p));
+    const std::size_t row = yuvRowBytes(*format, to.width, p);
+    for (int y = 0; y < yuvPlaneRows(to.height, p); ++y) {
+      const std::uint8_t* r = data + std::size_t(y) * stride;
+      std::memcpy(to.planes[p] + std::size_t(y) * to.pitches[p], r, row);
+      for (std::size_t x = row; out.poison >= 0 && x < stride && out.paddingWritten.empty(); ++x)
+        if (r[x] != out.poison)
+          out.paddingWritten =
+              "plane " + std::to_string(p) + " row " + std::to_string(y) + " byte " + std::to_string(x);
+    }
+  }
+  gst_video_frame_unmap(&frame);
+  return out;
+}
+
+std::string describeProps(const Props& props) {
+  std::string s;
+  for (const auto& [k, v] : props) s += " " + k + "=" + v;
+  return s;
+}
+
+// Filters `in` twice (two poisons) and checks both against the chain reference with `colour`.
+// Returns the last output.
+std::optional<YuvOutput> expectYuvFiltered(Harness& h, const Props& props, const ct::YuvBuffer& in, ColourSpec colour) {
+  const ct::YuvBuffer want = expectedYuv(props, in, colour);
+  const std::string format(yuvFormatName(in.layout.format));
+  int poisons = 0;
+  std::optional<YuvOutput> out;
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    GstSample* sample = h.pushAndPull(bufferOf(in));
+    EXPECT_NE(sample, nullptr) << "no frame came out: " << joined(h.errors());
+    if (!sample) return std::nullopt;
+    out = readYuv(sample);
+    gst_sample_unref(sample);
+    EXPECT_TRUE(out) << "the output is not an NV12/I420 frame";
+    if (!out) return std::nullopt;
+    EXPECT_EQ(out->format, format);
+    EXPECT_GE(out->poison, 0) << "the output buffer is not from the test's poisoned pool";
+    EXPECT_EQ(out->paddingWritten, "") << "the element wrote into the row padding";
+    EXPECT_TRUE(ct::within(ct::compareYuv(out->frame.view(), want.view(), kYuvTolerance), kYuvTolerance));
+    poisons |= 1 << (out->poison == 0xcd ? 0 : 1);
+  }
+  EXPECT_EQ(poisons, 3) << "both poisons were to be seen";
+  return out;
+}
+
+TEST_F(GstElementTest, BothPadsTakeNv12AndI420) {
+  GstElementFactory* f = gst_element_factory_find("convlivefilter");
+  ASSERT_NE(f, nullptr);
+  for (const GList* l = gst_element_factory_get_static_pad_templates(f); l; l = l->next) {
+    auto* t = static_cast<GstStaticPadTemplate*>(l->data);
+    GstCaps* caps = gst_static_pad_template_get_caps(t);
+    for (const char* want : {"video/x-raw, format=NV12", "video/x-raw, format=I420"}) {
+      SCOPED_TRACE(std::string(t->name_template) + ": " + want);
+      GstCaps* yuv = gst_caps_from_string(want);
+      EXPECT_TRUE(gst_caps_can_intersect(caps, yuv));
+      gst_caps_unref(yuv);
+    }
+    gst_caps_unref(caps);
+  }
+  gst_object_unref(f);
+}
+
+TEST_F(GstElementTest, Nv12AndI420MatchTheChainReference) {
+  struct Case {
+    Props props;
+    int w, h;
+    std::size_t extraStride;  // bytes past each plane's row
+    bool gpuToo;              // a mask within the GPU's tolerance (see above)
+  };
+  const std::vector<Case> cases{
+      {{{"mask", "gaussian"}, {"radius", "2"}, {"border", "clamp"}}, 37, 23, 5, true},
+      {{{"mask", "box"}, {"radius", "3"}, {"border", "zero"}, {"filter-alpha", "true"}}, 29, 17, 0, true},
+      {{{"mask", "gaussian"}, {"radius", "8"}, {"border", "wrap"}}, 5, 3, 1, true},  // smaller than the mask
+      {{{"mask", "box"}, {"radius", "1"}, {"border", "mirror"}}, 1, 1, 2, true},
+      {{{"mask", "sobel"}, {"radius", "1"}, {"border", "mirror"}}, 37, 23, 3, false},
+      {{{"mask", "sharpen"}, {"radius", "2"}, {"border", "clamp"}}, 31, 19, 8, false},
+  };
+  for (YuvFormat format : {YuvFormat::NV12, YuvFormat::I420}) {
+    for (const Case& c : cases) {
+      if (kGpu && !c.gpuToo) continue;
+      const Props props = withVariant(c.props);
+      SCOPED_TRACE(std::string(yuvFormatName(format)) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                   " stride +" + std::to_string(c.extraStride) + describeProps(props));
+      Harness h(props);
+      ASSERT_TRUE(h.ok()) << h.launchError();
+      h.play(std::string(yuvFormatName(format)), c.w, c.h);
+      // No colorimetry in the caps: GStreamer's default for SD sizes, BT.601 limited range.
+      expectYuvFiltered(h, props, randomYuv(format, c.w, c.h, c.extraStride, rng),
+                        {ColourMatrix::Bt601, ColourRange::Limited});
+      EXPECT_EQ(h.get("active-variant"), kVariant);
+      EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+    }
+  }
+}
+
+TEST_F(GstElementTest, YuvIsConvertedWithTheCapsColorimetry) {
+  struct Case {
+    GstVideoColorimetry caps;
+    ColourSpec spec;
+  };
+  const std::vector<Case> cases{
+      {{GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_MATRIX_BT709, GST_VIDEO_TRANSFER_BT709,
+        GST_VIDEO_COLOR_PRIMARIES_BT709},
+       {ColourMatrix::Bt709, ColourRange::Full}},
+      {{GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020, GST_VIDEO_TRANSFER_BT2020_10,
+        GST_VIDEO_COLOR_PRIMARIES_BT2020},
+       {ColourMatrix::Bt2020, ColourRange::Limited}},
+      {{GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_MATRIX_BT601, GST_VIDEO_TRANSFER_BT709,
+        GST_VIDEO_COLOR_PRIMARIES_SMPTE170M},
+       {ColourMatrix::Bt601, ColourRange::Full}},
+  };
+  const Props props = withVariant({{"mask", "gaussian"}, {"radius", "3"}, {"border", "mirror"}});
+  for (YuvFormat format : {YuvFormat::NV12, YuvFormat::I420}) {
+    for (const Case& c : cases) {
+      gchar* text = gst_video_colorimetry_to_string(&c.caps);
+      ASSERT_NE(text, nullptr);
+      const std::string colorimetry = text;
+      g_free(text);
+      SCOPED_TRACE(std::string(yuvFormatName(format)) + " colorimetry=" + colorimetry + " (" + describe(c.spec) + ")");
+      Harness h(props);
+      ASSERT_TRUE(h.ok());
+      h.play(std::string(yuvFormatName(format)), 37, 23, nullptr, colorimetry.c_str());
+      const ct::YuvBuffer in = randomYuv(format, 37, 23, 7, rng);
+      const auto out = expectYuvFiltered(h, props, in, c.spec);
+      ASSERT_TRUE(out);
+      // The default (BT.601 limited) would have given another frame: the caps' colorimetry was used.
+      const ct::YuvBuffer byDefault = expectedYuv(props, in, {ColourMatrix::Bt601, ColourRange::Limited});
+      EXPECT_GT(ct::compareYuv(out->frame.view(), byDefault.view(), kYuvTolerance).beyond, 0);
+      EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+    }
+  }
+}
+
+TEST_F(GstElementTest, TheIdentityPassesYuvFramesThrough) {
+  for (YuvFormat format : {YuvFormat::NV12, YuvFormat::I420}) {
+    SCOPED_TRACE(std::string(yuvFormatName(format)));
+    Harness h(withVariant({{"mask", "custom"}, {"weights", "1"}}));
+    ASSERT_TRUE(h.ok());
+    h.play(std::string(yuvFormatName(format)), 37, 23);
+    const ct::YuvBuffer in = randomYuv(format, 37, 23, 4, rng);
+    GstBuffer* sent = nullptr;
+    GstSample* sample = h.pushAndPull(bufferOf(in), &sent);
+    ASSERT_NE(sample, nullptr) << joined(h.errors());
+    const auto out = readYuv(sample);
+    gst_sample_unref(sample);
+    ASSERT_TRUE(out);
+    EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(h.filter())));
+    EXPECT_EQ(out->memory, static_cast<const void*>(gst_buffer_peek_memory(sent, 0)))
+        << "the identity filter copied the frame instead of passing it through";
+    EXPECT_TRUE(ct::within(ct::compareYuv(out->frame.view(), in.view(), 0), 0));
+    gst_buffer_unref(sent);
+  }
+}
+
+TEST_F(GstElementTest, TheFormatMayChangeBetweenYuvAndRgbaMidStream) {
+  const Props props = withVariant({{"mask", "gaussian"}, {"radius", "2"}});
+  const ColourSpec sd{ColourMatrix::Bt601, ColourRange::Limited};
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("NV12", 37, 23);
+  expectYuvFiltered(h, props, randomYuv(YuvFormat::NV12, 37, 23, 0, rng), sd);
+  h.play("I420", 37, 23);  // the same size, another format
+  expectYuvFiltered(h, props, randomYuv(YuvFormat::I420, 37, 23, 3, rng), sd);
+  h.play("RGBA", 13, 9);
+  expectFiltered(h, props, randomFrame(13, 9, 13 * 4, rng), "RGBA");
+  h.play("NV12", 13, 9);
+  expectYuvFiltered(h, props, randomYuv(YuvFormat::NV12, 13, 9, 1, rng), sd);
+  EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
 }
 
 }  // namespace

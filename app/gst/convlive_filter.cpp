@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "cuda_memory.hpp"
 #include "filter_plan.hpp"
 #include "frame_runner.hpp"
 #include "spec_properties.hpp"
+#include "yuv_frames.hpp"
 
 GST_DEBUG_CATEGORY_STATIC(convlive_filter_debug);
 #define GST_CAT_DEFAULT convlive_filter_debug
@@ -30,8 +32,10 @@ struct ElementState {
   bool capsChanged = true;
   int width = 0, height = 0;
   bool hasAlpha = true;
-  bool cudaCaps = false;  // the frames are CUDA memory (video/x-raw(memory:CUDAMemory))
-  int cudaPathSaid = 0;   // CUDA memory: which way the frames went was logged (1: device, 2: host) for this plan
+  std::optional<YuvFormat> yuv;  // NV12/I420 frames (converted to RGBA8 and back around the filter)
+  ColourSpec colour;             // their matrix and range, from the caps' colorimetry
+  bool cudaCaps = false;         // the frames are CUDA memory (video/x-raw(memory:CUDAMemory))
+  int cudaPathSaid = 0;          // CUDA memory: which way the frames went was logged (1: device, 2: host) for this plan
   FilterPlan plan;
   FrameRunner runner;   // frames in system memory
   CudaMemoryPath cuda;  // frames in CUDA memory
@@ -53,9 +57,10 @@ using namespace convlive;
 using namespace convlive::gstelement;
 
 // Formats whose pixels are four bytes with alpha or padding last: the library's RGBA8 layout up to
-// the order of the colour channels, which a per-channel filter does not care about.
+// the order of the colour channels, which a per-channel filter does not care about. NV12 and I420
+// are converted to RGBA8 (alpha 255) before the filter and back after it.
 // In CUDA memory first (no host copy where the neighbours can), then in system memory.
-#define CONVLIVE_FILTER_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx }")
+#define CONVLIVE_FILTER_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }")
 
 GstCaps* templateCaps() {
   GstCaps* caps = gst_caps_from_string(cudaMemoryCaps());
@@ -140,7 +145,7 @@ void prepareFor(ElementState& st, const Variant& v) {
   if (st.cudaCaps && v.onGpu)
     st.cuda.prepare();
   else
-    st.runner.prepare(v, st.width, st.height);
+    st.runner.prepare(v, st.width, st.height, st.yuv);
 }
 
 // Streaming thread: turns a property or caps change into a plan, once per change. A change that
@@ -223,10 +228,13 @@ gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in, GstC
   }
   st.width = GST_VIDEO_INFO_WIDTH(in);
   st.height = GST_VIDEO_INFO_HEIGHT(in);
-  st.hasAlpha = GST_VIDEO_INFO_HAS_ALPHA(in);
+  st.hasAlpha = GST_VIDEO_INFO_HAS_ALPHA(in);  // false for NV12/I420: filter-alpha does not apply
+  st.yuv = yuvFormatOf(GST_VIDEO_INFO_FORMAT(in));
+  st.colour = colourSpecOf(in->colorimetry, st.height);
   st.capsChanged = true;
-  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d in %s memory", GST_VIDEO_INFO_NAME(in), st.width, st.height,
-                   st.cudaCaps ? "CUDA" : "system");
+  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d in %s memory%s%s", GST_VIDEO_INFO_NAME(in), st.width, st.height,
+                   st.cudaCaps ? "CUDA" : "system", st.yuv ? ", converted with " : "",
+                   st.yuv ? describe(st.colour).c_str() : "");
   return TRUE;
 }
 
@@ -242,7 +250,10 @@ GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideo
     return GST_FLOW_ERROR;
   }
   try {
-    st.runner.run(*st.plan.variant, st.plan.params, viewOf(in), viewOf(out));
+    if (st.yuv)
+      st.runner.runYuv(*st.plan.variant, st.plan.params, st.colour, yuvViewOf(*in), yuvViewOf(*out));
+    else
+      st.runner.run(*st.plan.variant, st.plan.params, viewOf(in), viewOf(out));
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(filter, RESOURCE, FAILED, ("%s failed on a frame: %s", st.plan.variant->name.c_str(), e.what()),
                       (nullptr));

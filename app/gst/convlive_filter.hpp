@@ -1,8 +1,10 @@
 // convlivefilter: a GstVideoFilter that runs convlive's filters on RGBA8-family video frames (RGBA,
 // BGRA, RGBx, BGRx: the filter is per channel, so the byte order of the colour channels does not
-// matter; the 4th byte is alpha, filtered when filter-alpha is set, or padding, copied through), in
-// system memory (frame_runner.hpp: through pinned memory to the GPU, or the CPU variant) or in CUDA
-// memory (cuda_memory.hpp: on the device, untested on a GPU so far). Its properties are the filter
+// matter; the 4th byte is alpha, filtered when filter-alpha is set, or padding, copied through) and
+// on NV12/I420 frames (converted to RGBA8 and back around the filter with the matrix and range of
+// the caps' colorimetry, yuv_frames.hpp; filter-alpha does not apply to them), in system memory
+// (frame_runner.hpp: through pinned memory to the GPU, or the CPU variant) or in CUDA memory
+// (cuda_memory.hpp: on the device, untested on a GPU so far). Its properties are the filter
 // model's settings (spec_properties.hpp).
 //
 // Threading: properties may be set from any thread, also while playing (GST_PARAM_MUTABLE_PLAYING);

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "convlive/check.hpp"
+
 namespace convlive::gstelement {
 
 void copyPixels(ConstImageView from, ImageView to) {
@@ -15,17 +17,32 @@ void copyPixels(ConstImageView from, ImageView to) {
   for (int y = 0; y < from.height; ++y) std::memcpy(to.row(y), from.row(y), rowBytes);
 }
 
-void FrameRunner::prepare(const Variant& v, int width, int height) {
+void copyPlanes(const ConstYuvView& from, const YuvView& to) {
+  for (int p = 0; p < yuvPlaneCount(from.format); ++p) {
+    const std::size_t rowBytes = yuvRowBytes(from.format, from.width, p);
+    for (int y = 0; y < yuvPlaneRows(from.height, p); ++y)
+      std::memcpy(to.planes[p] + std::size_t(y) * to.pitches[p], from.planes[p] + std::size_t(y) * from.pitches[p],
+                  rowBytes);
+  }
+}
+
+void FrameRunner::prepare(const Variant& v, int width, int height, std::optional<YuvFormat> yuv) {
   ws_ = Workspace();  // a workspace's planes and textures belong to the old filter and size
   if (v.onGpu) {
-    if (!gpu_ || width != width_ || height != height_) {
+    if (!gpu_ || width != width_ || height != height_ || yuv != yuv_) {
       gpu_.reset();  // the old frames go before the new ones are made
       auto g = std::make_unique<Gpu>();
-      const std::size_t bytes = std::size_t(width) * 4 * std::size_t(height);
       g->in = DeviceImage(width, height);
       g->out = DeviceImage(width, height);
-      g->hostIn = PinnedBuffer(bytes);
-      g->hostOut = PinnedBuffer(bytes);
+      if (yuv) {
+        const YuvLayout layout = packedYuvLayout(*yuv, width, height);
+        g->yuv = DeviceYuvFrame(layout);
+        g->hostYuv = PinnedBuffer(layout.bytes);
+      } else {
+        const std::size_t bytes = std::size_t(width) * 4 * std::size_t(height);
+        g->hostIn = PinnedBuffer(bytes);
+        g->hostOut = PinnedBuffer(bytes);
+      }
       gpu_ = std::move(g);
     }
   } else {
@@ -33,13 +50,20 @@ void FrameRunner::prepare(const Variant& v, int width, int height) {
   }
   width_ = width;
   height_ = height;
+  yuv_ = yuv;
+}
+
+void FrameRunner::checkSize(int width, int height) const {
+  if (width != width_ || height != height_)
+    throw std::invalid_argument("frame " + std::to_string(width) + "x" + std::to_string(height) +
+                                " does not match the prepared " + std::to_string(width_) + "x" +
+                                std::to_string(height_));
 }
 
 void FrameRunner::run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
-  if (in.width != width_ || in.height != height_ || out.width != width_ || out.height != height_)
-    throw std::invalid_argument("frame " + std::to_string(in.width) + "x" + std::to_string(in.height) +
-                                " does not match the prepared " + std::to_string(width_) + "x" +
-                                std::to_string(height_));
+  checkSize(in.width, in.height);
+  checkSize(out.width, out.height);
+  if (yuv_) throw std::logic_error("FrameRunner: prepared for YUV frames, given RGBA8 ones");
   if (v.onGpu)
     runOnGpu(v, p, in, out);
   else
@@ -82,6 +106,49 @@ void FrameRunner::runOnHost(const Variant& v, const FilterParams& p, ConstImageV
   }
   v.run(p, from, to, ws_, nullptr);
   if (packOut) copyPixels(to, out);
+}
+
+void FrameRunner::runYuv(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
+                         const YuvView& out) {
+  checkSize(in.width, in.height);
+  checkSize(out.width, out.height);
+  if (!yuv_ || in.format != *yuv_ || out.format != *yuv_)
+    throw std::logic_error("FrameRunner: the YUV frames are not of the prepared format");
+  if (v.onGpu)
+    runYuvOnGpu(v, p, colour, in, out);
+  else
+    runYuvOnHost(v, p, colour, in, out);
+}
+
+void FrameRunner::runYuvOnGpu(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
+                              const YuvView& out) {
+  if (!gpu_) throw std::logic_error("FrameRunner: " + v.name + " runs on the GPU but was prepared for the CPU");
+  Gpu& g = *gpu_;
+  const YuvLayout& layout = g.yuv.layout();
+  const YuvView host = yuvViewAt(layout, static_cast<std::uint8_t*>(g.hostYuv.get()));
+  const YuvView device = g.yuv.view();
+  std::uint8_t* const deviceBase = device.planes[0];  // a packed layout starts with plane 0
+  const cudaStream_t s = g.stream.get();
+  copyPlanes(in, host);
+  CL_CUDA(cudaMemcpyAsync(deviceBase, g.hostYuv.get(), layout.bytes, cudaMemcpyHostToDevice, s));
+  yuvToRgba(device, g.in.view(), colour, s);
+  v.run(p, g.in.view(), g.out.view(), ws_, s);
+  rgbaToYuv(g.out.view(), device, colour, s);  // the upload was read by yuvToRgba before, in stream order
+  CL_CUDA(cudaMemcpyAsync(g.hostYuv.get(), deviceBase, layout.bytes, cudaMemcpyDeviceToHost, s));
+  g.stream.synchronize();
+  copyPlanes(host, out);
+}
+
+void FrameRunner::runYuvOnHost(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
+                               const YuvView& out) {
+  const std::size_t packed = std::size_t(width_) * 4;
+  packedIn_.resize(packed * std::size_t(height_));
+  packedOut_.resize(packed * std::size_t(height_));
+  const ImageView rgbaIn{packedIn_.data(), width_, height_, packed};
+  const ImageView rgbaOut{packedOut_.data(), width_, height_, packed};
+  referenceYuvToRgba(in, rgbaIn, colour);
+  v.run(p, rgbaIn, rgbaOut, ws_, nullptr);
+  referenceRgbaToYuv(rgbaOut, out, colour);
 }
 
 }  // namespace convlive::gstelement
