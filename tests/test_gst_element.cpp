@@ -979,7 +979,9 @@ TEST_F(GstElementTest, BothPadsTakeNv12AndI420) {
   for (const GList* l = gst_element_factory_get_static_pad_templates(f); l; l = l->next) {
     auto* t = static_cast<GstStaticPadTemplate*>(l->data);
     GstCaps* caps = gst_static_pad_template_get_caps(t);
-    for (const char* want : {"video/x-raw, format=NV12", "video/x-raw, format=I420"}) {
+    for (const char* want :
+         {"video/x-raw, format=NV12", "video/x-raw, format=I420", "video/x-raw(memory:CUDAMemory), format=NV12",
+          "video/x-raw(memory:CUDAMemory), format=I420"}) {
       SCOPED_TRACE(std::string(t->name_template) + ": " + want);
       GstCaps* yuv = gst_caps_from_string(want);
       EXPECT_TRUE(gst_caps_can_intersect(caps, yuv));
@@ -1097,5 +1099,51 @@ TEST_F(GstElementTest, TheFormatMayChangeBetweenYuvAndRgbaMidStream) {
   expectYuvFiltered(h, props, randomYuv(YuvFormat::NV12, 13, 9, 1, rng), sd);
   EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
 }
+
+#ifdef CONVLIVE_GST_GPU
+// cudaupload ! convlivefilter ! cudadownload with NV12/I420: converted, filtered and converted back
+// on the device, in CUDA memory.
+TEST_F(GstElementTest, YuvInCudaMemoryIsFilteredOnTheDevice) {
+  for (const char* needed : {"cudaupload", "cudadownload"})
+    if (GstElementFactory* f = gst_element_factory_find(needed))
+      gst_object_unref(f);
+    else
+      GTEST_SKIP() << needed << " is missing (gstreamer1.0-plugins-bad's nvcodec, which needs the NVIDIA driver)";
+  const Props props{{"variant", "tiled-coop"}, {"mask", "gaussian"}, {"radius", "3"}, {"border", "mirror"}};
+  for (YuvFormat format : {YuvFormat::NV12, YuvFormat::I420}) {
+    SCOPED_TRACE(std::string(yuvFormatName(format)));
+    ElementLog log(GST_LEVEL_INFO);
+    Harness h(props, false,
+              "cudaupload ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f ! cudadownload ! video/x-raw");
+    ASSERT_TRUE(h.ok()) << h.launchError();
+    h.play(std::string(yuvFormatName(format)), 37, 23, nullptr, "bt709");
+    const ct::YuvBuffer in = randomYuv(format, 37, 23, 5, rng);
+    const ct::YuvBuffer want = expectedYuv(props, in, {ColourMatrix::Bt709, ColourRange::Limited});
+    for (int run = 0; run < 2; ++run) {
+      GstSample* sample = h.pushAndPull(bufferOf(in));
+      ASSERT_NE(sample, nullptr) << joined(h.errors());
+      const auto out = readYuv(sample);
+      gst_sample_unref(sample);
+      ASSERT_TRUE(out);
+      EXPECT_TRUE(ct::within(ct::compareYuv(out->frame.view(), want.view(), kYuvTolerance), kYuvTolerance));
+    }
+    EXPECT_GE(log.count("on the device"), 1) << "the frames went through system memory";
+    EXPECT_EQ(log.count("through system memory"), 0);
+    EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+  }
+}
+#endif
+
+#ifndef CONVLIVE_GST_GPU
+TEST_F(GstElementTest, YuvInCudaMemoryWithoutADeviceIsAnElementError) {
+  if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here";
+  Harness h(withVariant({}), false);
+  ASSERT_TRUE(h.ok());
+  h.play("NV12", 16, 8, "memory:CUDAMemory");
+  EXPECT_EQ(h.pushAndPull(bufferOf(randomYuv(YuvFormat::NV12, 16, 8, 0, rng))), nullptr);
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(errors, {"cannot take CUDA memory", "system-memory caps"})) << "errors:\n" << joined(errors);
+}
+#endif
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "convlive/colour.hpp"
 #include "convlive/resources.hpp"
+#include "yuv_frames.hpp"
 
 namespace convlive::gstelement {
 namespace {
@@ -51,6 +53,7 @@ class MappedFrame {
     return {static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame_, 0)), GST_VIDEO_FRAME_WIDTH(&frame_),
             GST_VIDEO_FRAME_HEIGHT(&frame_), std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame_, 0))};
   }
+  YuvView yuvView() { return yuvViewOf(frame_); }
 
  private:
   GstVideoFrame frame_{};
@@ -68,10 +71,19 @@ bool isCudaMemoryOf(GstBuffer* buffer, GstCudaContext* context) {
 struct CudaMemoryPath::Device {
   Stream stream;
   Workspace ws;
+  DeviceImage rgbaIn, rgbaOut;  // NV12/I420 frames as RGBA8 around the filter (made at the first such frame)
+  int width = 0, height = 0;    // their size
+  void ensureRgba(int w, int h) {
+    if (w == width && h == height) return;
+    rgbaIn = DeviceImage(w, h);
+    rgbaOut = DeviceImage(w, h);
+    width = w, height = h;
+  }
 };
 
 const char* cudaMemoryCaps() {
-  return GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "{ RGBA, BGRA, RGBx, BGRx }");
+  return GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
+                                           "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }");
 }
 
 bool hasCudaMemoryFeature(GstCaps* caps) {
@@ -181,8 +193,18 @@ void CudaMemoryPath::run(const Variant& v, const FilterParams& p, GstBuffer* in,
   if (!device_) device_ = std::make_unique<Device>();
   MappedFrame from(inInfo, in, GST_MAP_READ);
   MappedFrame to(outInfo, out, GST_MAP_WRITE);
-  v.run(p, from.view(), to.view(), device_->ws, device_->stream.get());
-  device_->stream.synchronize();  // 1.22's CUDA memory has no stream to hand the work on with
+  Device& d = *device_;
+  const cudaStream_t s = d.stream.get();
+  if (yuvFormatOf(GST_VIDEO_INFO_FORMAT(&inInfo))) {
+    const ColourSpec colour = colourSpecOf(inInfo.colorimetry, GST_VIDEO_INFO_HEIGHT(&inInfo));
+    d.ensureRgba(GST_VIDEO_INFO_WIDTH(&inInfo), GST_VIDEO_INFO_HEIGHT(&inInfo));
+    yuvToRgba(from.yuvView(), d.rgbaIn.view(), colour, s);
+    v.run(p, d.rgbaIn.view(), d.rgbaOut.view(), d.ws, s);
+    rgbaToYuv(d.rgbaOut.view(), to.yuvView(), colour, s);
+  } else {
+    v.run(p, from.view(), to.view(), d.ws, s);
+  }
+  d.stream.synchronize();  // 1.22's CUDA memory has no stream to hand the work on with
 }
 
 void CudaMemoryPath::reset() {

@@ -5,6 +5,8 @@
 // current around every CUDA call here; the element's stream and the variant's workspace live in it.
 // GstCuda 1.22 memory carries no stream, so each frame is waited for before it goes downstream (as
 // nvcodec's elements do). Frames whose memory belongs to another context go the host way instead.
+// NV12/I420 frames are converted to RGBA8 on the device (convlive/colour.hpp, in device frames of
+// the path's own) around the filter and written back into the output's planes.
 //
 // Untested on a GPU so far (this was written on a machine without one): the tests here check the
 // caps, and that without a device such caps end in an element error, not a crash.
@@ -23,7 +25,7 @@
 
 namespace convlive::gstelement {
 
-// "video/x-raw(memory:CUDAMemory), format={RGBA,...}": the caps this path takes.
+// "video/x-raw(memory:CUDAMemory), format={RGBA,...,NV12,I420}": the caps this path takes.
 const char* cudaMemoryCaps();
 bool hasCudaMemoryFeature(GstCaps* caps);
 
@@ -50,7 +52,8 @@ class CudaMemoryPath {
   bool canRun(GstBuffer* in, GstBuffer* out) const;
   // The stream and a fresh workspace, made in the context. Throws CudaError, std::runtime_error.
   void prepare();
-  // out = v(p, in) on the device, waited for. Throws CudaError, ProblemError, std::runtime_error.
+  // out = v(p, in) on the device, waited for (YUV: converted with the matrix and range of inInfo's
+  // colorimetry). Throws CudaError, ProblemError, std::runtime_error.
   void run(const Variant& v, const FilterParams& p, GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out,
            const GstVideoInfo& outInfo);
   // Frees the stream and workspace (in the context) and lets go of the context.
