@@ -71,7 +71,7 @@ void addInputFormat(CLI::App* c, Values& v, const char* group) {
                 "auto: NV12/I420 frames as decoded, converted to RGBA on the GPU (RGBA without a device); rgba: "
                 "converted to RGBA by GStreamer on the CPU (the old path); yuv: NV12/I420 everywhere")
       ->check(CLI::IsMember({"auto", "rgba", "yuv"}))
-      ->capture_default_str()
+      ->default_str("auto")
       ->group(group);
 }
 

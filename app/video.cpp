@@ -89,6 +89,19 @@ bool StreamLimit::reached() const {
   return elapsed() + frame >= seconds_ - 1e-6;
 }
 
+namespace {
+
+// --input-format's value; `whenEmpty` when it was not given (run and export: auto; the viewer: rgba).
+InputFormat inputFormatOf(const std::string& name, InputFormat whenEmpty) {
+  if (name.empty()) return whenEmpty;
+  if (name == "auto") return InputFormat::Auto;
+  if (name == "rgba") return InputFormat::Rgba;
+  if (name == "yuv") return InputFormat::Yuv;
+  throw std::invalid_argument("--input-format '" + name + "': use auto, rgba or yuv");
+}
+
+}  // namespace
+
 PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   if (v.frames == 0 || v.frames < -1) throw std::invalid_argument("--frames must be 1 or more");
   if (!(v.seconds == -1 || (std::isfinite(v.seconds) && v.seconds > 0)))
@@ -103,9 +116,7 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   c.overlap = !v.noOverlap;
   c.sync = v.realtime;
   c.loop = v.loop;
-  c.inputFormat = v.inputFormat == "rgba"  ? InputFormat::Rgba
-                  : v.inputFormat == "yuv" ? InputFormat::Yuv
-                                           : InputFormat::Auto;
+  c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Rgba);
   return c;
 }
 
@@ -313,7 +324,8 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
 
 int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
   return guarded(err, [&]() -> int {
-    const PipelineConfig c = configFrom(v, f);
+    PipelineConfig c = configFrom(v, f);
+    c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Auto);
     checkReportPath(v.report);
     if (v.decodeOnly) return decodeOnly(v, c, log, err);
     // The download sink costs what an export's readback costs, without the encoder.
@@ -377,6 +389,7 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
   return guarded(err, [&]() -> int {
     const ExportFormat format = checkExportPath(v.output);
     PipelineConfig c = configFrom(v, f);
+    c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Auto);
     if (c.loop && v.frames < 0 && v.seconds < 0)
       throw std::invalid_argument("--loop would never end an export: give --frames or --seconds too");
     c.sync = false;  // an export runs as fast as it can, and drops nothing

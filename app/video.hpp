@@ -28,7 +28,9 @@ struct VideoOptions {
                               // copy each frame into a pinned slot instead of registering GStreamer's memory  // only
                               // pull frames from the source (the rate the pipeline is measured against)
   std::string output;         // export: the video file to write
-  std::string inputFormat = "auto";  // auto, rgba or yuv (PipelineConfig::inputFormat)
+  // auto, rgba or yuv (PipelineConfig::inputFormat); empty: auto for run and export, rgba for the
+  // viewer (whose split view and tests read the RGBA source frame on the host).
+  std::string inputFormat;
 };
 
 // Exit code 130: interrupted (Ctrl-C), as shells report SIGINT.

@@ -10,6 +10,11 @@
 #include "convlive/export.hpp"
 #include "convlive/resources.hpp"
 #include "pipeline_fixture.hpp"
+#ifdef CONVLIVE_EXE
+#include <nlohmann/json.hpp>
+
+#include "run_program.hpp"
+#endif
 
 using namespace convlive;
 using namespace convlive::testing;
@@ -415,5 +420,50 @@ TEST_F(PipelineYuv, ExportRoundTrip) {
   EXPECT_EQ(first.width(), 66);
   EXPECT_EQ(first.height(), 46);
 }
+
+// ---- The command line (the cpu program only: it knows where convlive is) -----------------------------
+
+#ifdef CONVLIVE_EXE
+std::string quoted(const fs::path& p) { return std::string("'").append(p.string()).append("'"); }
+
+TEST(InputFormatCommand, YuvRunsAndReports) {
+  const fs::path report = scratch() / "yuv-report.json";
+  const ProgramResult r = runConvliveWith(
+      "run --frames 8 --size 96x64 --mask box --radius 1 --input-format yuv --report " + quoted(report), "timeout 120");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("frames arrive as I420 (--input-format yuv)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("convert"), std::string::npos) << r.output;
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["source"]["frame_format"], "I420");
+  EXPECT_EQ(j["settings"]["input_format"], "yuv");
+  EXPECT_EQ(j["stages"][3]["name"], "convert");
+  EXPECT_GT(j["stages"][3]["average_ms"].get<double>(), 0);
+}
+
+TEST(InputFormatCommand, RgbaKeepsTheOldPath) {
+  const ProgramResult r = runConvliveWith("run --frames 3 --size 64x48 --input-format rgba", "timeout 120");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("frames arrive as RGBA (--input-format rgba)"), std::string::npos) << r.output;
+}
+
+TEST(InputFormatCommand, UnknownValueIsRefused) {
+  const ProgramResult r = runConvliveWith("run --frames 3 --input-format nv21", "timeout 120");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("auto|rgba|yuv"), std::string::npos) << r.output;
+}
+
+TEST(InputFormatCommand, YuvExportWritesEveryFrame) {
+  const fs::path out = scratch() / "yuv-command.webm";
+  const ProgramResult r = runConvliveWith(
+      "export --frames 6 --size 66x46 --mask gaussian --radius 2 --input-format yuv --output " + quoted(out),
+      "timeout 120");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("6 frames"), std::string::npos) << r.output;
+  const HostImage first = firstFrameOf(out.string());
+  EXPECT_EQ(first.width(), 66);
+  EXPECT_EQ(first.height(), 46);
+}
+#endif
 
 }  // namespace
