@@ -328,9 +328,11 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
     c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Auto);
     checkReportPath(v.report);
     if (v.decodeOnly) return decodeOnly(v, c, log, err);
-    // The download sink costs what an export's readback costs, without the encoder.
+    // The download sink costs what an export's readback costs, without the encoder: I420 from YUV
+    // sources, as an export takes it.
     struct DownloadSink : FrameSink {
       bool wantsHostFrames() const override { return true; }
+      bool acceptsYuvFrames() const override { return true; }
     } download;
     NullSink null;
     FrameSink& sink = v.sink == "download" ? static_cast<FrameSink&>(download) : null;
