@@ -128,8 +128,13 @@ void printVariant(std::ostream& out, const VariantInspection& in, const Timing& 
 
 std::vector<std::string> notesOf(const VariantInspection& in) {
   std::vector<std::string> notes;
-  for (const PassLaunch& p : in.launch.passes)
-    if (!p.note.empty()) notes.push_back((p.pass.empty() ? "" : p.pass + ": ") + p.note);
+  for (std::size_t i = 0; i < in.launch.passes.size(); ++i) {
+    const PassLaunch& p = in.launch.passes[i];
+    const std::string pass = p.pass.empty() ? "" : p.pass + ": ";
+    if (!p.note.empty()) notes.push_back(pass + p.note);
+    if (in.resources[i].localBytes > 0)
+      notes.push_back(pass + std::to_string(in.resources[i].localBytes) + " bytes a thread in local memory (spills)");
+  }
   notes.insert(notes.end(), in.model.notes.begin(), in.model.notes.end());
   return notes;
 }
@@ -155,6 +160,9 @@ json passJson(const PassLaunch& p, const PassResources& r) {
          {"block", {p.block.x, p.block.y, p.block.z}},
          {"threads_per_block", p.threadsPerBlock},
          {"outputs_per_thread", p.outputsPerThread},
+         {"output_tile", {p.outputTile.x, p.outputTile.y}},
+         {"input_tile", {p.inputTile.x, p.inputTile.y}},
+         {"input_offset", {p.inputOffsetX, p.inputOffsetY}},
          {"static_shared_bytes", r.available ? r.staticShared : p.staticShared},
          {"dynamic_shared_bytes", p.dynamicShared},
          {"note", p.note}};

@@ -373,19 +373,19 @@ bool tensorStreamSumsInRange(const FilterParams& p) {
 }
 
 LaunchDescription naiveLaunch(const FilterParams& p, int w, int h) {
-  return kernels::describeNaive(launchFor(self("naive"), p, w, h));
+  return kernels::describeNaive(launchFor(self("naive"), p, w, h), radiusOf(p));
 }
 WorkModel naiveModel(const FilterParams& p, int w, int h) {
   return kernels::modelDirect(launchFor(self("naive"), p, w, h), radiusOf(p), kernels::DirectVariant::Naive);
 }
 LaunchDescription constantLaunch(const FilterParams& p, int w, int h) {
-  return kernels::describeConstant(launchFor(self("constant"), p, w, h));
+  return kernels::describeConstant(launchFor(self("constant"), p, w, h), radiusOf(p));
 }
 WorkModel constantModel(const FilterParams& p, int w, int h) {
   return kernels::modelDirect(launchFor(self("constant"), p, w, h), radiusOf(p), kernels::DirectVariant::Constant);
 }
 LaunchDescription textureLaunch(const FilterParams& p, int w, int h) {
-  return kernels::describeTexture(launchFor(self("texture"), p, w, h));
+  return kernels::describeTexture(launchFor(self("texture"), p, w, h), radiusOf(p));
 }
 WorkModel textureModel(const FilterParams& p, int w, int h) {
   return kernels::modelDirect(launchFor(self("texture"), p, w, h), radiusOf(p), kernels::DirectVariant::Texture);

@@ -56,6 +56,14 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
         EXPECT_GT(pass.grid.count(), 0);
         EXPECT_EQ(pass.threadsPerBlock, pass.block.count());
         EXPECT_GT(pass.outputsPerThread, 0);
+        EXPECT_GE(pass.inputTile.x, pass.outputTile.x);
+        EXPECT_GE(pass.inputTile.y, pass.outputTile.y);
+        EXPECT_LE(pass.inputOffsetX, 0);
+        EXPECT_LE(pass.inputOffsetY, 0);
+        if (v.name != "stream") {  // persistent: its grid is what the device holds, not the tiles
+          EXPECT_EQ(pass.grid.x, (64 + pass.outputTile.x - 1) / pass.outputTile.x) << pass.pass;
+          EXPECT_EQ(pass.grid.y, (48 + pass.outputTile.y - 1) / pass.outputTile.y) << pass.pass;
+        }
       }
       EXPECT_EQ(in.resources.size(), in.launch.passes.size());
     } else {
@@ -235,6 +243,10 @@ TEST(InspectWork, TensorStream) {
   const WorkModel r9 = modelOf("tensorstream", paramsFor("gaussian", 9, {64, 64}));
   EXPECT_DOUBLE_EQ(r9.apron, 3 * 6.0 / 4);
   EXPECT_DOUBLE_EQ(r9.matrixFlops, 6.0 / 4 * 3 * (6 + 6) * 4096 / 256);
+  // r=20: four K chunks, eight output blocks, three fill steps.
+  const WorkModel r20 = modelOf("tensorstream", paramsFor("gaussian", 20, {64, 64}));
+  EXPECT_DOUBLE_EQ(r20.apron, 4 * 7.0 / 4);
+  EXPECT_DOUBLE_EQ(r20.matrixFlops, 7.0 / 4 * 3 * (8 + 8) * 4096 / 256);
 }
 
 TEST(InspectWork, CpuVariants) {
@@ -263,6 +275,7 @@ TEST(InspectLaunch, DirectGridsCoverTheFrame) {
     EXPECT_EQ(a.block, (Dims{16, 16, 1}));
     EXPECT_EQ(a.threadsPerBlock, 256);
     EXPECT_EQ(a.dynamicShared, 0u);
+    EXPECT_EQ(a.inputTile, (Dims{18, 18, 1}));
     EXPECT_EQ(launchOf(name, paramsFor("gaussian", 1, {32, 8}), 17, 33).passes.at(0).grid, (Dims{1, 5, 1}));
     EXPECT_EQ(launchOf(name, paramsFor("gaussian", 1, {8, 8}), 1, 1).passes.at(0).grid, (Dims{1, 1, 1}));
   }
@@ -275,6 +288,10 @@ TEST(InspectLaunch, TiledGridsStepByTheOutputTile) {
   EXPECT_EQ(t.dynamicShared, 16u * 16 * 4);
   EXPECT_DOUBLE_EQ(t.outputsPerThread, 144.0 / 256);
   EXPECT_EQ(t.kernel, "tiledKernel<16, 16>");
+  EXPECT_EQ(t.outputTile, (Dims{12, 12, 1}));  // what the overlay draws: output tiles and their apron
+  EXPECT_EQ(t.inputTile, (Dims{16, 16, 1}));
+  EXPECT_EQ(t.inputOffsetX, -2);
+  EXPECT_EQ(t.inputOffsetY, -2);
   const PassLaunch big = launchOf("tiled", paramsFor("gaussian", 5, {32, 8})).passes.at(0);
   EXPECT_EQ(big.grid, (Dims{3, 4, 1}));  // 22x14 outputs
   EXPECT_EQ(big.dynamicShared, 32u * 24 * 4);
@@ -294,6 +311,12 @@ TEST(InspectLaunch, SeparableHasARowAndAColumnPass) {
   EXPECT_EQ(d.passes[1].pass, "column pass");
   EXPECT_EQ(d.passes[1].grid, (Dims{2, 3, 1}));  // ceil(64/32), ceil(48/16)
   EXPECT_EQ(d.passes[1].dynamicShared, 32u * 6 * 4 * 16);
+  EXPECT_EQ(d.passes[0].outputTile, (Dims{128, 4, 1}));
+  EXPECT_EQ(d.passes[0].inputTile, (Dims{192, 4, 1}));  // a halo block of 32 on each side
+  EXPECT_EQ(d.passes[0].inputOffsetX, -32);
+  EXPECT_EQ(d.passes[1].outputTile, (Dims{32, 16, 1}));
+  EXPECT_EQ(d.passes[1].inputTile, (Dims{32, 24, 1}));
+  EXPECT_EQ(d.passes[1].inputOffsetY, -4);
   EXPECT_EQ(launchOf("separable", paramsFor("sobel", 1, {32, 4})).passes[1].dynamicShared, 2u * 32 * 6 * 4 * 16);
 }
 
@@ -303,6 +326,8 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   EXPECT_EQ(f.block, (Dims{256, 1, 1}));
   EXPECT_DOUBLE_EQ(f.outputsPerThread, 8);
   EXPECT_EQ(f.dynamicShared, 36u * 18 * 16 + 32u * 73 * 16);
+  EXPECT_EQ(f.inputTile, (Dims{72, 36, 1}));  // the apron's width rounded up to 4
+  EXPECT_EQ(f.inputOffsetX, -4);
   const PassLaunch t = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000).passes.at(0);
   EXPECT_EQ(t.grid, (Dims{8, 32, 1}));
   EXPECT_EQ(t.block, (Dims{256, 1, 1}));  // 8 warps of 4 rows
@@ -314,6 +339,10 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   EXPECT_EQ(ts.block, (Dims{256, 1, 1}));  // a warp per 16-pixel strip
   EXPECT_DOUBLE_EQ(ts.outputsPerThread, 32);
   EXPECT_EQ(ts.dynamicShared, 0u);
+  EXPECT_EQ(ts.outputTile, (Dims{128, 64, 1}));
+  EXPECT_EQ(ts.inputTile, (Dims{128 + 16, 64 + 16, 1}));  // two 16-pixel chunks a warp; 8 rows above and below
+  EXPECT_EQ(ts.inputOffsetX, -4);
+  EXPECT_EQ(ts.inputOffsetY, -8);
 }
 
 TEST(InspectLaunch, StreamWithoutADeviceWalksOneTileHeightAWarp) {
@@ -323,6 +352,9 @@ TEST(InspectLaunch, StreamWithoutADeviceWalksOneTileHeightAWarp) {
   EXPECT_EQ(s.grid, (Dims{16 * 68 / 4, 1, 1}));
   EXPECT_EQ(s.block, (Dims{128, 1, 1}));
   EXPECT_EQ(s.staticShared, 4u * 4 * 8 * 32 * 4);
+  EXPECT_EQ(s.outputTile, (Dims{120, 16, 1}));  // a warp's unit: one strip, one segment
+  EXPECT_EQ(s.inputTile, (Dims{128, 20, 1}));
+  EXPECT_EQ(s.inputOffsetX, -4);
   EXPECT_NE(s.note.find("persistent"), std::string::npos);
 }
 

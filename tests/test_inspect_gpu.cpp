@@ -46,7 +46,8 @@ std::vector<Case> cases() {
   for (const Variant& v : variants()) {
     if (!v.onGpu) continue;
     for (const Tile& t : v.tiles)
-      for (const auto& [kind, r] : {std::pair<const char*, int>{"gaussian", 2}, {"gaussian", 9}, {"sobel", 1}})
+      for (const auto& [kind, r] :
+           {std::pair<const char*, int>{"gaussian", 2}, {"gaussian", 9}, {"gaussian", 20}, {"sobel", 1}})
         for (const auto& [w, h] : {std::pair{1920, 1080}, std::pair{333, 77}})
           for (bool alpha : {false, true}) {
             Case c{&v, paramsFor(kind, r, t, alpha), w, h};
@@ -144,6 +145,10 @@ TEST(InspectGpu, DescribedLaunchesAreTheLaunchesMade) {
       EXPECT_EQ(made[i].grid, pass.grid) << made[i].grid.str() << " launched, " << pass.grid.str() << " described";
       EXPECT_EQ(made[i].block, pass.block) << made[i].block.str() << " launched, " << pass.block.str() << " described";
       EXPECT_EQ(made[i].dynamicShared, pass.dynamicShared);
+      if (c.variant->name != "stream") {  // the tiles the overlay draws cover the frame, a block each
+        EXPECT_EQ(made[i].grid.x, (c.width + pass.outputTile.x - 1) / pass.outputTile.x);
+        EXPECT_EQ(made[i].grid.y, (c.height + pass.outputTile.y - 1) / pass.outputTile.y);
+      }
       ++checked;
     }
   }

@@ -27,6 +27,12 @@ struct PassLaunch {
   // Output values a thread makes (pixels; the row pass: intermediate values), in an interior block
   // (persistent kernels: the frame's pixels over the threads launched).
   double outputsPerThread = 0;
+  // The frame area a block covers (stream: a warp's work unit, as its blocks are persistent): it
+  // makes an outputTile of pixels (row pass: of intermediate values); tiles step by outputTile
+  // from (0, 0). It reads the inputTile, whose top-left corner lies inputOffset from the output
+  // tile's (negative: the apron above and to the left).
+  Dims outputTile, inputTile;
+  int inputOffsetX = 0, inputOffsetY = 0;
   std::size_t staticShared = 0;   // bytes per block the kernel declares (__shared__ arrays)
   std::size_t dynamicShared = 0;  // bytes per block the launch asks for
   // The __global__ function (its host stub), for cudaFuncGetAttributes and the occupancy API.

@@ -60,7 +60,7 @@ __global__ void textureKernel(const __grid_constant__ Launch l, cudaTextureObjec
 dim3 directBlock(const Launch& l) { return dim3(l.tileW, l.tileH); }
 dim3 gridFor(const Launch& l, dim3 block) { return dim3(ceilDiv(l.width, block.x), ceilDiv(l.height, block.y)); }
 
-LaunchDescription describeDirect(const Launch& l, const char* kernel, const void* function) {
+LaunchDescription describeDirect(const Launch& l, int r, const char* kernel, const void* function) {
   const dim3 block = directBlock(l), grid = gridFor(l, block);
   PassLaunch p;
   p.kernel = kernel;
@@ -68,6 +68,7 @@ LaunchDescription describeDirect(const Launch& l, const char* kernel, const void
   p.block = dimsOf(block.x, block.y);
   p.threadsPerBlock = static_cast<int>(block.x * block.y);
   p.outputsPerThread = 1;
+  setFootprint(p, l.tileW, l.tileH, l.tileW + 2 * r, l.tileH + 2 * r, -r, -r);
   p.kernelFunction = function;
   return {{p}, ""};
 }
@@ -92,14 +93,14 @@ void texture(const Launch& l, cudaTextureObject_t tex, bool normalized, const Ma
   CL_CUDA_LAUNCHED("textureKernel<<<>>>");
 }
 
-LaunchDescription describeNaive(const Launch& l) {
-  return describeDirect(l, "naiveKernel", reinterpret_cast<const void*>(&naiveKernel));
+LaunchDescription describeNaive(const Launch& l, int radius) {
+  return describeDirect(l, radius, "naiveKernel", reinterpret_cast<const void*>(&naiveKernel));
 }
-LaunchDescription describeConstant(const Launch& l) {
-  return describeDirect(l, "constantKernel", reinterpret_cast<const void*>(&constantKernel));
+LaunchDescription describeConstant(const Launch& l, int radius) {
+  return describeDirect(l, radius, "constantKernel", reinterpret_cast<const void*>(&constantKernel));
 }
-LaunchDescription describeTexture(const Launch& l) {
-  return describeDirect(l, "textureKernel", reinterpret_cast<const void*>(&textureKernel));
+LaunchDescription describeTexture(const Launch& l, int radius) {
+  return describeDirect(l, radius, "textureKernel", reinterpret_cast<const void*>(&textureKernel));
 }
 
 // directPixel: every tap one read of the input, one FMA per channel (all four), per mask.

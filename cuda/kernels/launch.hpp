@@ -83,9 +83,9 @@ std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
 // would launch for `l` (its pointers and stream are not read) and the work it does per output
 // pixel, from the shapes its launch uses. `radius` and the flags are the launch's. Like the launch,
 // they throw std::invalid_argument for a tile or radius no instance was compiled for.
-LaunchDescription describeNaive(const Launch& l);
-LaunchDescription describeConstant(const Launch& l);
-LaunchDescription describeTexture(const Launch& l);
+LaunchDescription describeNaive(const Launch& l, int radius);
+LaunchDescription describeConstant(const Launch& l, int radius);
+LaunchDescription describeTexture(const Launch& l, int radius);
 // The direct variants differ in where they read: naive's weights are global loads too; texture
 // reads the image through the texture unit.
 enum class DirectVariant { Naive, Constant, Texture };
@@ -117,6 +117,14 @@ struct TileShape {
 };
 inline Dims dimsOf(unsigned x, unsigned y = 1, unsigned z = 1) {
   return {static_cast<int>(x), static_cast<int>(y), static_cast<int>(z)};
+}
+// A block's footprint (PassLaunch::outputTile and inputTile): outW x outH made from inW x inH read,
+// its corner offsetX, offsetY from the output's.
+inline void setFootprint(PassLaunch& p, int outW, int outH, int inW, int inH, int offsetX, int offsetY) {
+  p.outputTile = {outW, outH, 1};
+  p.inputTile = {inW, inH, 1};
+  p.inputOffsetX = offsetX;
+  p.inputOffsetY = offsetY;
 }
 
 }  // namespace convlive::kernels

@@ -297,8 +297,11 @@ LaunchDescription describeSeparable(const Launch& l, int radius) {
     LaunchDescription d;
     d.passes.push_back(separablePass("row pass", instanceName("rowPassKernel", BX, BY), s.rowGrid, dim3(BX, BY),
                                      s.rowShared, reinterpret_cast<const void*>(&rowPassKernel<BX, BY>)));
+    const int hx = halo(radius, BX), hy = halo(radius, BY);
+    setFootprint(d.passes.back(), kSteps * BX, BY, (kSteps + 2 * hx) * BX, BY, -hx * BX, 0);
     d.passes.push_back(separablePass("column pass", instanceName("colPassKernel", BX, BY), s.colGrid, dim3(BX, BY),
                                      s.colShared, reinterpret_cast<const void*>(&colPassKernel<BX, BY>)));
+    setFootprint(d.passes.back(), BX, kSteps * BY, BX, (kSteps + 2 * hy) * BY, 0, -hy * BY);
     return d;
   });
 }
@@ -333,6 +336,8 @@ LaunchDescription describeFused(const Launch& l, int radius) {
     p.block = dimsOf(kFusedThreads);
     p.threadsPerBlock = kFusedThreads;
     p.outputsPerThread = double(TW) * TH / kFusedThreads;
+    const int r4 = (radius + 3) & ~3;
+    setFootprint(p, TW, TH, TW + 2 * r4, TH + 2 * radius, -r4, -radius);
     p.dynamicShared = fusedSharedBytes(TW, TH, radius);
     p.kernelFunction = reinterpret_cast<const void*>(&fusedKernel<TW, TH>);
     return LaunchDescription{{p}, ""};

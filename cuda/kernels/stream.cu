@@ -355,6 +355,7 @@ LaunchDescription describeStream(const Launch& l, int radius) {
     p.block = dimsOf(32 * kStreamWarps);
     p.threadsPerBlock = 32 * kStreamWarps;
     p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
+    setFootprint(p, S::OutW, g.sh, 32 * S::N, g.sh + 2 * K::R, -S::N * S::L, -K::R);
     p.staticShared = sizeof(unsigned) * kStreamWarps * kRing * 32 * S::N;
     p.kernelFunction = reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha>);
     p.note = "persistent: " + std::to_string(g.units) + " units (" + std::to_string(g.strips) + " strip" +

@@ -324,7 +324,7 @@ std::string instanceName(const char* kernel, int a, int b) {
   return std::string(kernel) + "<" + std::to_string(a) + ", " + std::to_string(b) + ">";
 }
 
-PassLaunch tilePass(const Launch& l, std::string kernel, int tw, int th, int threads, std::size_t shared,
+PassLaunch tilePass(const Launch& l, std::string kernel, int tw, int th, int r, int threads, std::size_t shared,
                     const void* function) {
   const dim3 grid = tileGrid(l, tw, th);
   PassLaunch p;
@@ -333,6 +333,7 @@ PassLaunch tilePass(const Launch& l, std::string kernel, int tw, int th, int thr
   p.block = dimsOf(threads);
   p.threadsPerBlock = threads;
   p.outputsPerThread = double(tw) * th / threads;
+  setFootprint(p, tw, th, tw + 2 * r, th + 2 * r, -r, -r);
   p.dynamicShared = shared;
   p.kernelFunction = function;
   return p;
@@ -376,7 +377,7 @@ LaunchDescription describeTensor2D(const Launch& l, int radius, bool) {
   return tensor2dInstance(l, [&](auto t) {
     constexpr int TW = decltype(t)::w, TH = decltype(t)::h, NCH = TW / 8, WARPS = TH / 4;
     return LaunchDescription{
-        {tilePass(l, instanceName("tensor2dKernel", NCH, WARPS), TW, TH, 32 * WARPS,
+        {tilePass(l, instanceName("tensor2dKernel", NCH, WARPS), TW, TH, radius, 32 * WARPS,
                   tensor2dSharedBytes(TW, TH, radius), reinterpret_cast<const void*>(&tensor2dKernel<NCH, WARPS>))},
         ""};
   });
@@ -405,7 +406,7 @@ LaunchDescription describeTensorSep(const Launch& l, int radius) {
   return tensorSepInstance(l, [&](auto t) {
     constexpr int TW = decltype(t)::w, TH = decltype(t)::h;
     return LaunchDescription{
-        {tilePass(l, instanceName("tensorSepKernel", TW, TH), TW, TH, kTensorSepThreads,
+        {tilePass(l, instanceName("tensorSepKernel", TW, TH), TW, TH, radius, kTensorSepThreads,
                   tensorSepSharedBytes(TW, TH, radius), reinterpret_cast<const void*>(&tensorSepKernel<TW, TH>))},
         ""};
   });

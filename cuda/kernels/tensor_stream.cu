@@ -307,6 +307,10 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     p.block = dimsOf(tensorStreamThreads(l));
     p.threadsPerBlock = tensorStreamThreads(l);
     p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;
+    // Each warp reads (B0 + 1) 16-pixel chunks from r rounded up to 4 left of its strip, and 8 B0
+    // rows above and below its segment.
+    const int apron = (radius + 3) & ~3;
+    setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
     p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
     return LaunchDescription{{p}, ""};
   });

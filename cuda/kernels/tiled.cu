@@ -159,6 +159,7 @@ LaunchDescription describeTiled(const Launch& l, int radius) {
     p.block = dimsOf(BW, BH);
     p.threadsPerBlock = BW * BH;
     p.outputsPerThread = double(s.outW) * s.outH / (BW * BH);
+    setFootprint(p, s.outW, s.outH, s.inW, s.inH, -radius, -radius);
     p.dynamicShared = tiledSharedBytes(BW, BH, radius);
     p.kernelFunction = reinterpret_cast<const void*>(&tiledKernel<BW, BH>);
     if (s.kx * s.ky > 1)
@@ -191,6 +192,7 @@ LaunchDescription describeTiledCoop(const Launch& l, int radius) {
     p.block = dimsOf(TW, TH);
     p.threadsPerBlock = TW * TH;
     p.outputsPerThread = 1;
+    setFootprint(p, TW, TH, TW + 2 * radius, TH + 2 * radius, -radius, -radius);
     p.dynamicShared = tiledCoopSharedBytes(TW, TH, radius);
     p.kernelFunction = reinterpret_cast<const void*>(&tiledCoopKernel<TW, TH>);
     return LaunchDescription{{p}, ""};
