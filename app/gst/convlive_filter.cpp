@@ -140,12 +140,11 @@ void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
 }
 
 // What a variant needs on the frames that come: device work in the pipeline's CUDA context for CUDA
-// memory, else the host runner's buffers.
+// memory, and the host runner's buffers in any case: CUDA memory from another context is filtered
+// through system memory (on the H200 a frame from cudaupload failed on an unprepared runner).
 void prepareFor(ElementState& st, const Variant& v) {
-  if (st.cudaCaps && v.onGpu)
-    st.cuda.prepare();
-  else
-    st.runner.prepare(v, st.width, st.height, st.yuv);
+  if (st.cudaCaps && v.onGpu) st.cuda.prepare();
+  st.runner.prepare(v, st.width, st.height, st.yuv);
 }
 
 // Streaming thread: turns a property or caps change into a plan, once per change. A change that
@@ -268,10 +267,10 @@ GstFlowReturn transform(GstBaseTransform* trans, GstBuffer* in, GstBuffer* out) 
   ElementState& st = stateOf(trans);
   auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
   if (!st.cudaCaps || !st.plan.runs()) return parent->transform(trans, in, out);
-  if (!st.plan.variant->onGpu || !st.cuda.canRun(in, out)) {
+  const std::string why = st.plan.variant->onGpu ? st.cuda.whyNot(in, out) : "a CPU variant";
+  if (!why.empty()) {
     if (st.cudaPathSaid != 2)
-      GST_INFO_OBJECT(trans, "CUDA memory frames filtered through system memory (%s)",
-                      st.plan.variant->onGpu ? "not in this element's CUDA context" : "a CPU variant");
+      GST_INFO_OBJECT(trans, "CUDA memory frames filtered through system memory (%s)", why.c_str());
     st.cudaPathSaid = 2;
     return parent->transform(trans, in, out);
   }
@@ -316,6 +315,12 @@ gboolean query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* q) 
 void setContext(GstElement* element, GstContext* context) {
   stateOf(element).cuda.setContext(context);
   GST_ELEMENT_CLASS(gst_convlive_filter_parent_class)->set_context(element, context);
+}
+
+// Going to PAUSED: share a neighbour's CUDA context now, if one has it (see adoptNeighbourContext).
+gboolean start(GstBaseTransform* trans) {
+  stateOf(trans).cuda.adoptNeighbourContext();
+  return TRUE;
 }
 
 // Going to READY: the CUDA resources go; the next start plans again.
@@ -375,6 +380,7 @@ static void gst_convlive_filter_class_init(GstConvliveFilterClass* klass) {
   trans->propose_allocation = proposeAllocation;
   trans->decide_allocation = decideAllocation;
   trans->query = query;
+  trans->start = start;
   trans->stop = stop;
   video->set_info = setInfo;
   video->transform_frame = transformFrame;

@@ -60,12 +60,6 @@ class MappedFrame {
   bool mapped_ = false;
 };
 
-bool isCudaMemoryOf(GstBuffer* buffer, GstCudaContext* context) {
-  if (!buffer || gst_buffer_n_memory(buffer) != 1) return false;
-  GstMemory* mem = gst_buffer_peek_memory(buffer, 0);
-  return gst_is_cuda_memory(mem) && GST_CUDA_MEMORY_CAST(mem)->context == context;
-}
-
 }  // namespace
 
 struct CudaMemoryPath::Device {
@@ -99,6 +93,22 @@ void CudaMemoryPath::setContext(GstContext* context) {
   auto* ctx = cudaContext(context_);
   gst_cuda_handle_set_context(element_, context, -1, &ctx);
   context_ = ctx;
+}
+
+void CudaMemoryPath::adoptNeighbourContext() {
+  if (context_ || !gst_cuda_load_library()) return;
+  for (const char* pad : {"src", "sink"}) {
+    GstPad* self = gst_element_get_static_pad(element_, pad);
+    GstQuery* query = gst_query_new_context(GST_CUDA_CONTEXT_TYPE);
+    if (self && gst_pad_peer_query(self, query)) {
+      GstContext* found = nullptr;
+      gst_query_parse_context(query, &found);
+      if (found) setContext(found);
+    }
+    gst_query_unref(query);
+    if (self) gst_object_unref(self);
+    if (context_) return;
+  }
 }
 
 bool CudaMemoryPath::answerContextQuery(GstQuery* query) {
@@ -177,8 +187,17 @@ bool CudaMemoryPath::decideAllocation(GstQuery* query) {
   return true;
 }
 
-bool CudaMemoryPath::canRun(GstBuffer* in, GstBuffer* out) const {
-  return context_ && isCudaMemoryOf(in, cudaContext(context_)) && isCudaMemoryOf(out, cudaContext(context_));
+std::string CudaMemoryPath::whyNot(GstBuffer* in, GstBuffer* out) const {
+  if (!context_) return "no CUDA context";
+  for (auto [buffer, side] : {std::pair{in, "input"}, std::pair{out, "output"}}) {
+    if (!buffer || gst_buffer_n_memory(buffer) != 1)
+      return std::string("the ") + side + " frame is not one block of memory";
+    GstMemory* mem = gst_buffer_peek_memory(buffer, 0);
+    if (!gst_is_cuda_memory(mem)) return std::string("the ") + side + " frame is not CUDA memory";
+    if (GST_CUDA_MEMORY_CAST(mem)->context != cudaContext(context_))
+      return std::string("the ") + side + " frame is in another CUDA context than this element's";
+  }
+  return "";
 }
 
 void CudaMemoryPath::prepare() {

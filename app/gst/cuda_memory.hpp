@@ -42,6 +42,11 @@ class CudaMemoryPath {
   // Finds or makes the context. False, with the reason in `why`, where CUDA cannot be loaded or
   // there is no device.
   bool ensureContext(std::string& why);
+  // At start (READY to PAUSED, on the application's thread): adopts a neighbour's context if one
+  // has it already, making none. Elements start from the sink up, so cudadownload's context is
+  // there to take; left to caps time (the streaming thread) this element made a second context on
+  // the H200, and cudaupload's frames could not be filtered in it.
+  void adoptNeighbourContext();
 
   // Allocation queries for CUDA caps: upstream gets a CUDA pool of the context; downstream's pool
   // is kept when it is one of this context, else replaced.
@@ -49,7 +54,9 @@ class CudaMemoryPath {
   bool decideAllocation(GstQuery* query);
 
   // True when both buffers are CUDA memory of this path's context (else the host way is taken).
-  bool canRun(GstBuffer* in, GstBuffer* out) const;
+  bool canRun(GstBuffer* in, GstBuffer* out) const { return whyNot(in, out).empty(); }
+  // Why the frames cannot be filtered in this element's context ("" when they can).
+  std::string whyNot(GstBuffer* in, GstBuffer* out) const;
   // The stream and a fresh workspace, made in the context. Throws CudaError, std::runtime_error.
   void prepare();
   // out = v(p, in) on the device, waited for (YUV: converted with the matrix and range of inInfo's
