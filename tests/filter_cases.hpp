@@ -11,12 +11,24 @@
 #include <vector>
 
 #include "convlive/mask.hpp"
+#include "convlive/variants.hpp"
 
 namespace convlive::testcases {
 
 inline const Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
 inline const std::vector<std::string> kKinds{"box",   "gaussian", "sharpen", "emboss",  "laplacian",
                                              "sobel", "scharr",   "pitch-h", "pitch-v", "custom"};
+
+// The params of a named filter kind (makeFilter's) at a radius, with a tile and the alpha mode.
+inline FilterParams paramsFor(const std::string& kind, int radius, Tile tile = {}, bool filterAlpha = false) {
+  FilterOptions o;
+  o.radius = radius;
+  FilterParams p;
+  p.filter = makeFilter(kind, o);
+  p.tile = tile;
+  p.filterAlpha = filterAlpha;
+  return p;
+}
 
 inline unsigned seedForRun() {
   static const unsigned seed = [] {

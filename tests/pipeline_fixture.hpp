@@ -17,7 +17,15 @@
 #include "convlive/reference.hpp"
 #include "image_compare.hpp"
 
+#ifndef CONVLIVE_PIPELINE_GPU
+#define CONVLIVE_PIPELINE_GPU 0
+#endif
+
 namespace convlive::testing {
+
+// Built twice: with the GPU variants (CONVLIVE_PIPELINE_GPU=1, label gpu) and with the cpu variant.
+inline constexpr bool kGpu = CONVLIVE_PIPELINE_GPU;
+inline const char* const kVariant = kGpu ? "auto" : "cpu";
 
 namespace fs = std::filesystem;
 

@@ -12,20 +12,13 @@
 #include "convlive/inspect.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
+#include "filter_cases.hpp"
 #include "run_program.hpp"
 
 namespace convlive {
 namespace {
 
-FilterParams paramsFor(const std::string& kind, int radius, Tile tile = {}, bool filterAlpha = false) {
-  FilterOptions o;
-  o.radius = radius;
-  FilterParams p;
-  p.filter = makeFilter(kind, o);
-  p.tile = tile;
-  p.filterAlpha = filterAlpha;
-  return p;
-}
+using testcases::paramsFor;
 
 const Variant& variant(const char* name) {
   const Variant* v = findVariant(name);

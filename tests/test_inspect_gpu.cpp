@@ -12,22 +12,15 @@
 #include "convlive/inspect.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
+#include "filter_cases.hpp"
 
 namespace convlive {
 namespace {
 
+using testcases::paramsFor;
+
 #define CL_SKIP_WITHOUT_DEVICE() \
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")"
-
-FilterParams paramsFor(const std::string& kind, int radius, Tile tile, bool filterAlpha = false) {
-  FilterOptions o;
-  o.radius = radius;
-  FilterParams p;
-  p.filter = makeFilter(kind, o);
-  p.tile = tile;
-  p.filterAlpha = filterAlpha;
-  return p;
-}
 
 struct Case {
   const Variant* variant;

@@ -16,12 +16,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-#ifndef CONVLIVE_PIPELINE_GPU
-#define CONVLIVE_PIPELINE_GPU 0
-#endif
-constexpr bool kGpu = CONVLIVE_PIPELINE_GPU;
-const char* const kVariant = kGpu ? "auto" : "cpu";
-
 FilterParams gaussian(int r, Border b = Border::Clamp) {
   FilterParams p;
   p.filter = makeFilter("gaussian", {.radius = r});

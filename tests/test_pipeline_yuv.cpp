@@ -22,12 +22,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-#ifndef CONVLIVE_PIPELINE_GPU
-#define CONVLIVE_PIPELINE_GPU 0
-#endif
-constexpr bool kGpu = CONVLIVE_PIPELINE_GPU;
-const char* const kVariant = kGpu ? "auto" : "cpu";
-
 FilterParams gaussian(int r) {
   FilterParams p;
   p.filter = makeFilter("gaussian", {.radius = r});
