@@ -70,19 +70,16 @@ OccupancyLimits occupancyLimits(const SmResources& sm, int threads, int register
 const SmResources& deviceSmResources() {
   static const SmResources sm = [] {
     SmResources r;
-    if (!deviceInfo().available) return r;
-    int device = 0;
-    cudaDeviceProp p{};
-    CL_CUDA(cudaGetDevice(&device));
-    CL_CUDA(cudaGetDeviceProperties(&p, device));
-    r.maxThreadsPerSm = p.maxThreadsPerMultiProcessor;
-    r.maxBlocksPerSm = p.maxBlocksPerMultiProcessor;
-    r.registersPerSm = p.regsPerMultiprocessor;
-    r.registersPerBlock = p.regsPerBlock;
-    r.sharedPerSm = p.sharedMemPerMultiprocessor;
-    r.sharedPerBlockOptin = p.sharedMemPerBlockOptin;
-    r.reservedSharedPerBlock = p.reservedSharedMemPerBlock;
-    r.sharedAllocationUnit = p.major >= 8 ? 128 : 256;
+    const DeviceInfo& d = deviceInfo();
+    if (!d.available) return r;
+    r.maxThreadsPerSm = d.maxThreadsPerSm;
+    r.maxBlocksPerSm = d.maxBlocksPerSm;
+    r.registersPerSm = d.registersPerSm;
+    r.registersPerBlock = d.registersPerBlock;
+    r.sharedPerSm = d.sharedPerSm;
+    r.sharedPerBlockOptin = d.sharedPerBlockOptin;
+    r.reservedSharedPerBlock = d.reservedSharedPerBlock;
+    r.sharedAllocationUnit = d.major >= 8 ? 128 : 256;
     return r;
   }();
   return sm;

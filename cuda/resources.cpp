@@ -165,6 +165,12 @@ DeviceInfo queryDevice() {
   info.multiprocessors = p.multiProcessorCount;
   info.sharedPerBlockOptin = p.sharedMemPerBlockOptin;
   info.globalMemory = p.totalGlobalMem;
+  info.maxThreadsPerSm = p.maxThreadsPerMultiProcessor;
+  info.maxBlocksPerSm = p.maxBlocksPerMultiProcessor;
+  info.registersPerSm = p.regsPerMultiprocessor;
+  info.registersPerBlock = p.regsPerBlock;
+  info.sharedPerSm = p.sharedMemPerMultiprocessor;
+  info.reservedSharedPerBlock = p.reservedSharedMemPerBlock;
   CL_CUDA(cudaDeviceGetAttribute(&info.clockKHz, cudaDevAttrClockRate, dev));
   CL_CUDA(cudaDeviceGetAttribute(&info.memoryClockKHz, cudaDevAttrMemoryClockRate, dev));
   CL_CUDA(cudaDeviceGetAttribute(&info.busWidthBits, cudaDevAttrGlobalMemoryBusWidth, dev));

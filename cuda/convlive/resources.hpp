@@ -134,6 +134,9 @@ struct DeviceInfo {
   std::size_t sharedPerBlockOptin = 0;  // bytes a block may opt into
   std::size_t globalMemory = 0;
   int clockKHz = 0, memoryClockKHz = 0, busWidthBits = 0;
+  // An SM's limits (the occupancy arithmetic of convlive/inspect.hpp reads them).
+  int maxThreadsPerSm = 0, maxBlocksPerSm = 0, registersPerSm = 0, registersPerBlock = 0;
+  std::size_t sharedPerSm = 0, reservedSharedPerBlock = 0;
 };
 const DeviceInfo& deviceInfo();
 
