@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "convlive/resources.hpp"
+#include "inspector_panel.hpp"
 #include "words.hpp"
 
 namespace convlive {
@@ -89,12 +91,31 @@ struct Panel::State {
   bool loop = false;
   bool started = false;
   float plotRect[4] = {};  // where the timing plot was drawn (x, y, w, h in ImGui units)
+  InspectorPanel inspector;
+  PanelRecord record;
+  std::vector<std::string> openAtStart = sectionsToOpen();
 };
 
 Panel::Panel() : s_(std::make_unique<State>()) { s_->grid[4] = 1.f; }
 Panel::~Panel() = default;
 
 PanelRect Panel::plotRect() const { return {s_->plotRect[0], s_->plotRect[1], s_->plotRect[2], s_->plotRect[3]}; }
+const PanelRecord& Panel::record() const { return s_->record; }
+
+namespace {
+thread_local PanelRecord lastRecord;
+}  // namespace
+
+const PanelRecord& lastPanelRecord() { return lastRecord; }
+
+std::vector<std::string> sectionsToOpen() {
+  std::vector<std::string> names;
+  const char* env = std::getenv("CONVLIVE_PANEL_OPEN");
+  std::istringstream in(env ? env : "");
+  for (std::string name; std::getline(in, name, ',');)
+    if (!name.empty()) names.push_back(name);
+  return names;
+}
 
 namespace {
 
@@ -461,10 +482,22 @@ void timingsSection(PanelModel& m, auto& s) {
 void Panel::draw(PanelModel& m, float width) {
   State& s = *s_;
   const PanelFacts& f = m.facts();
-  if (!s.started) {
+  const bool first = !s.started;
+  if (first) {
     s.started = true;
     s.loop = f.loop;
   }
+  s.record = PanelRecord{};
+  s.inspector.update(m);  // sections open or not: the live times go into its book
+  // A collapsing header; at the first draw, when CONVLIVE_PANEL_OPEN is set, open if it names it
+  // and closed if not.
+  const auto header = [&](const char* name, ImGuiTreeNodeFlags flags = 0) {
+    if (first && !s.openAtStart.empty())
+      ImGui::SetNextItemOpen(std::find(s.openAtStart.begin(), s.openAtStart.end(), name) != s.openAtStart.end());
+    const bool open = ImGui::CollapsingHeader(name, flags);
+    if (open) s.record.sectionsOpen.push_back(name);
+    return open;
+  };
   const ImGuiIO& io = ImGui::GetIO();
   if (f.panelShown) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width, 0));
@@ -479,11 +512,14 @@ void Panel::draw(PanelModel& m, float width) {
       std::snprintf(line, sizeof line, " (%.1f s)", f.opening.secondsWaiting);
       wrappedColoured(ImVec4(0.6f, 0.8f, 1, 1), "opening " + f.opening.what + line);
     }
-    if (ImGui::CollapsingHeader("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(m, s);
-    if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(m, s);
-    if (ImGui::CollapsingHeader("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(m);
-    if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) timingsSection(m, s);
-    if (ImGui::CollapsingHeader("View and keys")) {
+    if (header("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(m, s);
+    if (header("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(m, s);
+    if (header("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(m);
+    if (header("Timings", ImGuiTreeNodeFlags_DefaultOpen)) timingsSection(m, s);
+    if (header("Inspector")) s.inspector.inspectorSection(s.record);
+    if (header("Roofline")) s.inspector.rooflineSection(s.record);
+    if (header("Compare")) s.inspector.compareSection(s.record);
+    if (header("View and keys")) {
       int mode = int(f.fitMode);
       const char* modes[] = {"fit", "fill", "1:1"};
       if (ImGui::Combo("view", &mode, modes, 3)) m.setView(FitMode(mode), f.split);
@@ -501,6 +537,7 @@ void Panel::draw(PanelModel& m, float width) {
     ImGui::End();
     if (!open) m.setHelpShown(false);
   }
+  lastRecord = s.record;
 }
 
 }  // namespace convlive
