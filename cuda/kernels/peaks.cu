@@ -39,9 +39,11 @@ __global__ void __launch_bounds__(kBlock) mmaLoop(int iterations, float seed, fl
   const unsigned a[4] = {kernels::halfPair(seed, seed + lane * 1e-4f), kernels::halfPair(seed * 0.5f, seed),
                          kernels::halfPair(seed, seed * 0.25f), kernels::halfPair(seed * 0.75f, seed)};
   const unsigned b0 = kernels::halfPair(seed, seed * 0.5f), b1 = kernels::halfPair(seed * 0.25f, seed);
+  // Each accumulator starts apart, so no two chains are the same computation (which a compiler
+  // could merge).
   float c[kMmaChains][4];
 #pragma unroll
-  for (int j = 0; j < kMmaChains; ++j) c[j][0] = c[j][1] = c[j][2] = c[j][3] = 0.f;
+  for (int j = 0; j < kMmaChains; ++j) c[j][0] = c[j][1] = c[j][2] = c[j][3] = seed * static_cast<float>(j);
   for (int i = 0; i < iterations; ++i) {
 #pragma unroll
     for (int j = 0; j < kMmaChains; ++j) kernels::mma16816(c[j], a, b0, b1);
