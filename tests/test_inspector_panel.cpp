@@ -220,6 +220,11 @@ TEST_F(InspectorCache, LiveTimesGoIntoTheBookAndOntoTheRoofline) {
   }
   EXPECT_EQ(inspector.rooflinePoints().size(), 2u);
   EXPECT_EQ(inspector.cpuTimed(), std::vector<std::string>{"cpu"});
+  points = inspector.rooflinePoints(true);  // where there are no GPU roofs
+  ASSERT_EQ(points.size(), 3u);
+  int onCpu = 0;
+  for (const RooflinePoint& p : points) onCpu += p.onCpu;
+  EXPECT_EQ(onCpu, 1);
   // Another radius: other points (none yet).
   inspector.update(inputs(gaussian(3), "cpu", {}, w, h));
   EXPECT_TRUE(inspector.rooflinePoints().empty());

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -96,6 +97,7 @@ void click(Viewer& v, float x, float y) {
   v.frame();
   io.MouseDown[0] = false;
   v.frame();
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // away: no tooltip in the screenshot
 }
 
 TEST_P(InspectorOn, TheSectionsDrawTheirFigures) {
@@ -133,6 +135,13 @@ TEST_P(InspectorOn, TheSectionsDrawTheirFigures) {
   const std::string path = std::string("/tmp/inspector-shots/inspector-") + kindName(GetParam()) + ".png";
   writePng(path, shot);
   RecordProperty("screenshot", path);
+  // The panel alone, down to the end of the compare section (the README's picture).
+  const int left = int(v.videoArea().w), bottom = std::min(shot.height(), int(rec.compare.y + rec.compare.h) + 8);
+  if (left < shot.width() && bottom > 0) {
+    HostImage panel(shot.width() - left, bottom);
+    for (int y = 0; y < bottom; ++y) std::copy_n(shot.view().row(y) + 4 * left, 4 * panel.width(), panel.view().row(y));
+    writePng(std::string("/tmp/inspector-shots/inspector-panel-") + kindName(GetParam()) + ".png", panel);
+  }
 
   for (const char* s : {"Inspector", "Roofline", "Compare"}) EXPECT_TRUE(has(rec.sectionsOpen, s)) << s;
   EXPECT_FALSE(has(rec.sectionsOpen, "Source")) << "CONVLIVE_PANEL_OPEN leaves the sections it does not name closed";
@@ -147,6 +156,9 @@ TEST_P(InspectorOn, TheSectionsDrawTheirFigures) {
     EXPECT_GE(rec.rooflinePoints, 1) << "the running variant is not on the roofline";
   } else {
     EXPECT_TRUE(anyContains(rec.notes, "launches no kernel")) << "a CPU variant does not say it launches no kernel";
+  }
+  if (!deviceInfo().available) {
+    EXPECT_GE(rec.rooflinePoints, 1) << "without roofs, the CPU variants are plotted";
   }
   if (!deviceInfo().available) {
     EXPECT_TRUE(anyContains(rec.notes, "no CUDA device: no measured roofs")) << "no word about the missing roofs";

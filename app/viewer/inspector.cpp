@@ -248,11 +248,11 @@ const WorkModel* Inspector::modelOf(const RunKey& key) const {
   return it->second ? &*it->second : nullptr;
 }
 
-std::vector<RooflinePoint> Inspector::rooflinePoints() const {
+std::vector<RooflinePoint> Inspector::rooflinePoints(bool withCpu) const {
   std::vector<RooflinePoint> points;
   for (const auto& [key, ms] : book_.at(filterKey_, width_, height_)) {
     const Variant* v = findVariant(key.variant);
-    if (!v || !v->onGpu) continue;
+    if (!v || (!v->onGpu && !withCpu)) continue;
     const WorkModel* m = modelOf(key);
     if (!m) continue;
     RooflinePoint p;
@@ -261,6 +261,7 @@ std::vector<RooflinePoint> Inspector::rooflinePoints() const {
     p.gflops = achieved(*m, width_, height_, ms).gflopPerS;
     p.roof = m->matrixFlops > 0 ? RoofKind::Matrix : RoofKind::Fp32;
     p.highlighted = key == runKey_;
+    p.onCpu = !v->onGpu;
     points.push_back(std::move(p));
   }
   return points;

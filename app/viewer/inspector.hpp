@@ -122,10 +122,11 @@ class Inspector {
   std::optional<double> bestMs() const { return book_.best(runKey_); }
   const TimingBook& book() const { return book_; }
 
-  // Every variant timed at this filter and frame size (the book), as roofline points: GPU
-  // variants only (the roofs are the GPU's); the running one highlighted.
-  std::vector<RooflinePoint> rooflinePoints() const;
-  // CPU variants in the book at this filter and size (left off the chart).
+  // Every variant timed at this filter and frame size (the book), as roofline points, the running
+  // one highlighted: the GPU variants, and the CPU ones `withCpu` (where there are no GPU roofs
+  // they would be measured against).
+  std::vector<RooflinePoint> rooflinePoints(bool withCpu = false) const;
+  // CPU variants in the book at this filter and size.
   std::vector<std::string> cpuTimed() const;
 
   // The compare table. requestCompare times every variant that can run the filter on a frame of

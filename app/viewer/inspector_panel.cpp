@@ -228,17 +228,25 @@ void InspectorPanel::inspectorSection(PanelRecord& rec) {
 
 void InspectorPanel::rooflineSection(PanelRecord& rec) {
   const float top = ImGui::GetCursorScreenPos().y;
-  const RooflineChart chart(roofs_, inspector_.rooflinePoints());
-  const std::string noRoofs = deviceInfo().available ? "roofs not measured" : "no CUDA device: no measured roofs";
+  // Without a device there are no GPU roofs to measure the CPU variants against wrongly: they are
+  // plotted, so the chart still compares what ran.
+  const bool withCpu = !deviceInfo().available;
+  const RooflineChart chart(roofs_, inspector_.rooflinePoints(withCpu));
+  const std::string noRoofs =
+      withCpu ? "no CUDA device: no measured roofs; the CPU variants' points" : "roofs not measured";
   const RooflineDrawn drawn = drawRoofline(chart, ImGui::GetTextLineHeight() * 16, noRoofs);
   rec.rooflinePoints = drawn.pointsDrawn;
   ImGui::TextColored(ImVec4(1, 0.67f, 0.24f, 1), "FP32 variants");
   ImGui::SameLine();
   ImGui::TextColored(ImVec4(0.78f, 0.47f, 1, 1), "tensor-core variants (mma.sync roof)");
+  if (withCpu) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(0.43f, 0.75f, 1, 1), "CPU");
+  }
   if (chart.points().empty())
     note(rec,
-         "no GPU variant timed at this filter and size yet: the running one appears after a few frames, "
-         "Compare times them all");
+         "no variant timed at this filter and size yet: the running one appears after a few frames, Compare "
+         "times them all");
   if (!chart.points().empty() &&
       ImGui::BeginTable("points", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("variant");
@@ -267,7 +275,7 @@ void InspectorPanel::rooflineSection(PanelRecord& rec) {
     }
     ImGui::EndTable();
   }
-  if (const auto cpu = inspector_.cpuTimed(); !cpu.empty()) {
+  if (const auto cpu = inspector_.cpuTimed(); !cpu.empty() && !withCpu) {
     std::string names;
     for (const std::string& n : cpu) names += (names.empty() ? "" : ", ") + n;
     note(rec, "not on the chart (CPU variants; the roofs are the GPU's): " + names);

@@ -52,6 +52,7 @@ RooflineChart::RooflineChart(Roofs roofs, std::vector<RooflinePoint> points)
     if (!plottable(p)) continue;
     xs.push_back(p.intensity);
     ys.push_back(p.gflops);
+    ys.push_back(p.gflops * 1.5);  // room above the point for its name
   }
   for (const RoofKind k : {RoofKind::Fp32, RoofKind::Matrix}) {
     if (const double kn = knee(k); kn > 0) {

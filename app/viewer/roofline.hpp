@@ -24,6 +24,7 @@ struct RooflinePoint {
   double gflops = 0;
   RoofKind roof = RoofKind::Fp32;  // the compute roof that applies (Matrix: tensor-core variants)
   bool highlighted = false;        // the running variant
+  bool onCpu = false;              // a CPU variant (plotted only where there are no GPU roofs)
 };
 
 // A span of the axis in powers of ten: [10^lo, 10^hi].

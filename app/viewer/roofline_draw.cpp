@@ -13,9 +13,11 @@ const ImU32 kGrid = IM_COL32(60, 64, 74, 255);
 const ImU32 kAxisText = IM_COL32(150, 155, 165, 255);
 const ImU32 kFp32 = IM_COL32(255, 170, 60, 255);     // the slope and the FP32 roof, FP32 points
 const ImU32 kMatrix = IM_COL32(200, 120, 255, 255);  // the matrix roof, tensor-core points
+const ImU32 kCpu = IM_COL32(110, 190, 255, 255);     // CPU variants' points (no GPU roofs)
 const ImU32 kRing = IM_COL32(255, 255, 255, 255);
 
 ImU32 colourOf(RoofKind k) { return k == RoofKind::Matrix ? kMatrix : kFp32; }
+ImU32 colourOf(const RooflinePoint& p) { return p.onCpu ? kCpu : colourOf(p.roof); }
 
 std::string scaled(double v, const char* const units[], int count) {
   int i = 0;
@@ -116,7 +118,7 @@ RooflineDrawn drawRoofline(const RooflineChart& chart, float height, const std::
   }
   if (roofs.bandwidthGBs <= 0 && roofs.fp32GFlops <= 0 && !noRoofs.empty()) {
     ImGui::PushClipRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), true);
-    dl->AddText(nullptr, 0.f, ImVec2(r.x + 0.5f * line, r.y + 1.4f * line), kAxisText, noRoofs.c_str(), nullptr,
+    dl->AddText(nullptr, 0.f, ImVec2(r.x + 0.5f * line, r.y + 1.6f * line), kAxisText, noRoofs.c_str(), nullptr,
                 r.w - line);
     ImGui::PopClipRect();
   }
@@ -131,7 +133,7 @@ RooflineDrawn drawRoofline(const RooflineChart& chart, float height, const std::
       if (!RooflineChart::plottable(p) || p.highlighted != (pass == 1)) continue;
       const ChartXY c = chart.toPixels(p.intensity, p.gflops, r);
       const float radius = p.highlighted ? 0.4f * line : 0.28f * line;
-      dl->AddCircleFilled(ImVec2(c.x, c.y), radius, colourOf(p.roof));
+      dl->AddCircleFilled(ImVec2(c.x, c.y), radius, colourOf(p));
       if (p.highlighted) {
         dl->AddCircle(ImVec2(c.x, c.y), radius + 2.f, kRing, 0, 1.5f);
         const ImVec2 size = ImGui::CalcTextSize(p.label.c_str());
