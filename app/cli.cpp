@@ -419,6 +419,10 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
         ->group(g);
     view->add_option("--window-size", v.viewer.windowSize, "window size WxH")->capture_default_str()->group(g);
     view->add_flag("--split", v.viewer.split, "start in split view (original | filtered)")->group(g);
+    view->add_flag("--overlay", v.viewer.overlay,
+                   "start with the block-grid overlay on (key o): the running variant's thread blocks, the apron "
+                   "and idle threads of the tile under the cursor")
+        ->group(g);
     view->add_option("--view", v.viewer.view, "fit, fill or 1:1")
         ->check(CLI::IsMember({"fit", "fill", "1:1"}))
         ->capture_default_str()

@@ -276,13 +276,34 @@ TEST_P(ViewerOn, SourceErrorsStayWhileStatusLinesExpire) {
 TEST_P(ViewerOn, EnterOpensTheTypedPath) {
   auto v = makeViewer(*context, gaussian(1, Border::Clamp));
   showFrames(*v, 1);
-  v->apply(Action::OpenPath);  // the `o` key: the File-or-URI box opens with the cursor in it
+  v->input().pressKey(GLFW_KEY_L);  // `l` (load): the File-or-URI box opens with the cursor in it
   for (int i = 0; i < 3; ++i) v->frame();
   v->input().typeText("/nonexistent/typed-path.webm");
   v->input().pressKey(GLFW_KEY_ENTER);
   for (int i = 0; i < 300 && v->pipeline().lastError().find("typed-path.webm") == std::string::npos; ++i) v->frame();
   EXPECT_NE(v->pipeline().lastError().find("typed-path.webm"), std::string::npos)
       << "Enter did not open the typed path: " << v->pipeline().lastError();
+}
+
+TEST(KeyBindings, OTogglesTheOverlayAndLLoads) {
+  auto find = [](int key) -> const KeyBinding* {
+    for (const KeyBinding& b : keyBindings())
+      if (b.key == key) return &b;
+    return nullptr;
+  };
+  const KeyBinding* o = find(GLFW_KEY_O);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->action, Action::ToggleOverlay);
+  EXPECT_EQ(o->shifted, Action::NextOverlayPass);
+  const KeyBinding* l = find(GLFW_KEY_L);
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->action, Action::OpenPath);
+  std::set<int> keys;
+  for (const KeyBinding& b : keyBindings()) EXPECT_TRUE(keys.insert(b.key).second) << "key " << b.key << " bound twice";
+  std::string help;
+  for (const KeyHelp& h : keyHelp()) help += std::string(h.keys) + ": " + h.what + "\n";
+  EXPECT_NE(help.find("o / shift+o: block-grid overlay"), std::string::npos) << help;
+  EXPECT_NE(help.find("l: load"), std::string::npos) << help;
 }
 
 TEST_P(ViewerOn, TheTimingPlotHasARealSizeAndShowsItsLine) {
@@ -433,6 +454,30 @@ TEST(ViewerCommand, OffscreenWritesTheScreenshotAndTheReport) {
   EXPECT_EQ(j["viewer"]["stages"].size(), std::size_t(ViewerStage::Count));
   EXPECT_EQ(j["filter"]["mask"], "sobel");
   EXPECT_EQ(j["mask"]["name"], "sobel");
+  fs::remove_all(dir);
+}
+
+TEST(ViewerCommand, OverlayFlagStartsWithTheOverlayOn) {
+  const fs::path dir = fs::temp_directory_path() / ("convlive-overlay-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path report = dir / "report.json";
+  auto r = runConvliveWith(
+      "--offscreen --frames 4 --window-size 640x480 --size 160x120 --overlay --report " + report.string(),
+      "timeout 120");
+  ASSERT_EQ(r.code, 0) << r.output;
+  {
+    std::ifstream in(report);
+    const auto j = nlohmann::json::parse(in)["viewer"]["overlay"];
+    EXPECT_EQ(j["on"], true) << j.dump();
+    EXPECT_FALSE(j["variant"].get<std::string>().empty()) << j.dump();
+    // A CPU variant (no device) says why it has no grid; a GPU one lists its passes.
+    EXPECT_TRUE(j.contains("no_grid") || !j["passes"].empty()) << j.dump();
+  }
+  r = runConvliveWith("--offscreen --frames 2 --window-size 640x480 --size 160x120 --report " + report.string(),
+                      "timeout 120");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(report);
+  EXPECT_EQ(nlohmann::json::parse(in)["viewer"]["overlay"]["on"], false);
   fs::remove_all(dir);
 }
 

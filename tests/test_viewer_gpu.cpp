@@ -1,6 +1,7 @@
 // The interop path on a GPU: headless EGL on the GPU's own EGL device, every GPU variant's frame
 // written into the display texture through CUDA-GL interop, read back, and compared with the
-// reference filter of the frame shown. Label gpu: skips, saying why, without a CUDA device.
+// reference filter of the frame shown; the block-grid overlay over tiled's frames, its lines on the
+// launch's tile edges. Label gpu: skips, saying why, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include "convlive/resources.hpp"
@@ -68,6 +69,64 @@ TEST_F(InteropOnGpu, EdgeFilterAndResolutionChangeReallocateTheTexture) {
   const HostImage got = v->readFilteredTexture();
   EXPECT_EQ(got.width(), 513);
   EXPECT_LE(maxError(reference(v->shownParams(), v->shownSource()), got), 1);
+}
+
+// The viewer runs tiled (16x16 blocks, r = 2: 12x12 output tiles) at 1:1; with the overlay on, its
+// lines lie on the first pixel column and row of each output tile, the hovered tile's apron is
+// shaded, and nothing else over the video changes.
+TEST_F(InteropOnGpu, OverlayLinesLandOnTheRunningTiledsTiles) {
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 2;
+  s.variant = "tiled";
+  s.tile = {16, 16};
+  auto v = makeViewer(*context, s, 301, 203);
+  showApplied(*v, "tiled");
+  v->pipeline().setPaused(true);
+  for (int i = 0; i < 100 && !v->pipeline().paused(); ++i) v->frame();
+  ASSERT_TRUE(v->pipeline().paused());
+  for (int i = 0; i < 5; ++i) v->frame();
+  ASSERT_EQ(v->shownVariant(), "tiled");
+  v->captureNextFrame();
+  v->frame();
+  const HostImage base = v->capture();
+
+  const Rect f = v->frameRect();
+  ASSERT_EQ(f.w, 301);
+  const int tile = 12;       // tiled's 16x16 block at r = 2 makes 12x12 outputs
+  const int hx = 5, hy = 3;  // hover tile (5, 3): output x 60..71, y 36..47, input x 58..73, y 34..49
+  v->pointAt(Point{f.x + hx * tile + 6.5, f.y + hy * tile + 6.5});
+  v->apply(Action::ToggleOverlay);
+  v->frame();
+  v->captureNextFrame();
+  v->frame();
+  const HostImage shot = v->capture();
+  ASSERT_EQ(v->overlay().variantName(), "tiled") << v->overlay().noGrid();
+  ASSERT_EQ(v->overlay().launch().passes.at(0).outputTile, (Dims{tile, tile, 1}));
+
+  const Rect caption = v->overlayCaptionRect(), area = v->videoArea();
+  const Rect hovered{f.x + hx * tile - 2, f.y + hy * tile - 2, tile + 4, tile + 4};
+  auto onV = [&](int x) { return x >= f.x && x < f.x + f.w && (x - int(f.x)) % tile == 0; };
+  auto onH = [&](int y) { return y >= f.y && y < f.y + f.h && (y - int(f.y)) % tile == 0; };
+  int lineOk = 0, lineBad = 0, offChanged = 0, apron = 0;
+  for (int y = 0; y < int(area.h); ++y)
+    for (int x = 0; x < int(area.w); ++x) {
+      if (caption.contains(x, y)) continue;
+      const std::uint8_t *got = px(shot, x, y), *under = px(base, x, y);
+      if (hovered.contains(x, y)) {
+        apron += !sameRgb(got, under);
+        continue;
+      }
+      const bool inFrame = f.contains(x, y), v1 = inFrame && onV(x), h1 = inFrame && onH(y);
+      if (v1 != h1)
+        (inkOver(got, under, OverlayInk::Pass0) ? lineOk : lineBad)++;
+      else if (!v1)
+        offChanged += !sameRgb(got, under);
+    }
+  EXPECT_EQ(lineBad, 0) << "grid pixels off the expected colour";
+  EXPECT_GT(lineOk, 20 * 203) << "too few grid pixels: the lines are not on tiled's tile edges";
+  EXPECT_EQ(offChanged, 0) << "pixels between the tile edges changed";
+  EXPECT_EQ(apron, 16 * 16) << "the hovered tile's input tile is not all shaded";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "convlive/reference.hpp"
 #include "gl/context.hpp"
 #include "image_compare.hpp"
+#include "viewer/overlay_painter.hpp"
 #include "viewer/viewer.hpp"
 
 namespace convlive::testing {
@@ -91,6 +93,21 @@ inline int maxRgbError(const HostImage& frame, const HostImage& shot, int x, int
   if (x < 0 || y < 0 || x + frame.width() > shot.width() || y + frame.height() > shot.height()) return -1;
   const ConstImageView block{shot.view().row(y) + 4 * x, frame.width(), frame.height(), shot.pitch()};
   return testcases::maxDifference(frame.view(), block, 3);
+}
+
+// The overlay's pixels. `px`: pixel (x, y) of an image; `sameRgb`: equal colours.
+inline const std::uint8_t* px(const HostImage& img, int x, int y) { return img.view().row(y) + 4 * x; }
+inline bool sameRgb(const std::uint8_t* a, const std::uint8_t* b) {
+  return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+// True when `got` is `ink` blended over `under` as GL blends ImGui's vertices (source alpha).
+inline bool inkOver(const std::uint8_t* got, const std::uint8_t* under, OverlayInk ink) {
+  const OverlayColour c = overlayColour(ink);
+  const double a = c.a / 255.0;
+  const double want[] = {a * c.r + (1 - a) * under[0], a * c.g + (1 - a) * under[1], a * c.b + (1 - a) * under[2]};
+  for (int i = 0; i < 3; ++i)
+    if (std::abs(got[i] - want[i]) > 2.5) return false;
+  return true;
 }
 
 }  // namespace convlive::testing

@@ -29,6 +29,7 @@ int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandO
     vo.seconds = v.seconds;
     vo.report = v.report;
     vo.screenshot = o.screenshot;
+    vo.overlay = o.overlay;
     const bool offscreen = o.offscreen || !displayAvailable();
     if (offscreen && !o.offscreen) {
       if (vo.seconds < 0 && vo.frames < 0) vo.seconds = 5;

@@ -16,6 +16,7 @@ struct ViewerCommandOptions {
   std::string screenshot;    // PNG of the composed view at the end
   bool split = false;        // start in split view (original | filtered)
   std::string view = "fit";  // fit, fill or 1:1
+  bool overlay = false;      // start with the block-grid overlay on (key o)
 };
 
 int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,

@@ -24,8 +24,10 @@ enum class Action {
   ToggleFullscreen,
   TogglePanel,
   ToggleHelp,
-  Screenshot,  // a PNG of the composed view into the screenshot folder
-  OpenPath,    // open the panel's File-or-URI box and put the cursor in it
+  Screenshot,       // a PNG of the composed view into the screenshot folder
+  OpenPath,         // open the panel's File-or-URI box and put the cursor in it
+  ToggleOverlay,    // the block-grid overlay: the running variant's thread blocks on the video
+  NextOverlayPass,  // the overlay shows every pass, then each pass of a two-pass launch alone
   Quit,
 };
 

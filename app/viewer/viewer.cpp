@@ -19,6 +19,7 @@
 #include "gl/frame_texture.hpp"
 #include "gl/present_stream.hpp"
 #include "gpu_timer.hpp"
+#include "overlay_painter.hpp"
 #include "panel.hpp"
 #include "renderer.hpp"
 #include "run_report.hpp"
@@ -125,6 +126,7 @@ Viewer::Viewer(GlContext& context, const PipelineConfig& config, const FilterSpe
   config_.variant = filter.variant;
   worker_ = std::make_unique<PipelineWorker>(config_, mailbox_, options_.keepSourceFrames);
   filter_ = std::make_unique<FilterController>(worker_->pipeline(), filter);
+  overlay_.setOn(options_.overlay);
   copyGBs_ = deviceCopyBandwidthGBs();
   started_ = lastSwap_ = Clock::now();
   worker_->start();
@@ -273,6 +275,13 @@ void Viewer::apply(Action a) {
       showPanel_ = true;
       focusPath_ = true;
       break;
+    case Action::ToggleOverlay:
+      overlay_.setOn(!overlay_.on());
+      break;
+    case Action::NextOverlayPass:
+      overlay_.setOn(true);
+      status_.set(overlay_.nextPass());
+      break;
     case Action::Quit:
       quit_ = true;
       break;
@@ -285,7 +294,9 @@ void Viewer::handleMouse() {
   const float sx = framebufferScale(io.DisplayFramebufferScale.x), sy = framebufferScale(io.DisplayFramebufferScale.y);
   const double mx = io.MousePos.x * sx, my = io.MousePos.y * sy;
   if (!io.MouseDown[0]) draggingDivider_ = false;
+  cursor_.reset();
   if (io.WantCaptureMouse || !ImGui::IsMousePosValid()) return;
+  if (area_.contains(mx, my)) cursor_ = Point{mx, my};
   const FrameTexture& t = gl_->filtered;
   if (io.MouseWheel != 0 && area_.contains(mx, my) && !t.empty())
     view_.zoomAt(area_, t.width(), t.height(), mx, my, std::pow(1.15, io.MouseWheel));
@@ -304,6 +315,20 @@ void Viewer::layout(int fbW, int fbH) {
   area_ = Rect{0, 0, std::max(1.0, fbW - panelPx), double(fbH)};
   const FrameTexture& t = gl_->filtered;
   frameRect_ = t.empty() ? Rect{} : view_.frameRect(area_, t.width(), t.height());
+}
+
+// The block grid of the frame shown, over the video and under the panel.
+void Viewer::drawOverlay() {
+  overlayCaption_ = {};
+  if (!overlay_.on()) return;
+  const FrameTexture& t = gl_->filtered;
+  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, t.width(), t.height());
+  const OverlayView view{t.width(), t.height(), frameRect_, area_, cursor_};
+  const OverlayGeometry g = overlay_.geometry(view);
+  const ImGuiIO& io = ImGui::GetIO();
+  overlayCaption_ =
+      paintOverlay(*ImGui::GetBackgroundDrawList(), g, overlay_.caption(g), area_,
+                   framebufferScale(io.DisplayFramebufferScale.x), framebufferScale(io.DisplayFramebufferScale.y));
 }
 
 void Viewer::gatherFacts() {
@@ -362,10 +387,16 @@ bool Viewer::frame() {
     io.DeltaTime = std::max(1e-4f, float(std::chrono::duration<double>(Clock::now() - lastSwap_).count()));
   }
   input_.feed();
+  if (pointer_) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(float(pointer_->x / framebufferScale(io.DisplayFramebufferScale.x)),
+                         float(pointer_->y / framebufferScale(io.DisplayFramebufferScale.y)));
+  }
   ImGui::NewFrame();
   dispatchKeys([this](Action a) { apply(a); });
   handleMouse();
   layout(fbW, fbH);
+  drawOverlay();
   gatherFacts();
   if (showPanel_ || showHelp_) gl_->panel.draw(*this, float(options_.panelWidth));
   ImGui::Render();
@@ -406,8 +437,21 @@ bool Viewer::frame() {
 
 std::string Viewer::viewerJson() const {
   using nlohmann::json;
+  json overlay{{"on", overlay_.on()}};
+  if (overlay_.on()) {  // what it showed last
+    overlay["variant"] = overlay_.variantName();
+    if (const std::string why = overlay_.noGrid(); !why.empty()) overlay["no_grid"] = why;
+    json passes = json::array();
+    for (const PassLaunch& p : overlay_.launch().passes)
+      passes.push_back({{"pass", p.pass},
+                        {"kernel", p.kernel},
+                        {"output_tile", p.outputTile.str()},
+                        {"input_tile", p.inputTile.str()}});
+    overlay["passes"] = passes;
+  }
   return json{{"context", context_.description()}, {"present_path", presentPath()}, {"frames_shown", framesShown_},
-              {"copy_bandwidth_gbs", copyGBs_},    {"split", view_.split()},        {"stages", stagesJson(stats_)}}
+              {"copy_bandwidth_gbs", copyGBs_},    {"split", view_.split()},        {"overlay", overlay},
+              {"stages", stagesJson(stats_)}}
       .dump();
 }
 

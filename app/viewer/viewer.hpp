@@ -10,13 +10,15 @@
 // The parts, each with one job: PipelineWorker + FrameMailbox (frames off the render thread),
 // PresentStream (device frames into the texture in order), GpuTimer (the draw's GPU time),
 // FrameCapture + ScreenshotWriter (composed-view captures), key_bindings (key -> Action),
-// StatusLine (messages that fade), Panel (reads the viewer through PanelModel only).
+// StatusLine (messages that fade), Panel (reads the viewer through PanelModel only),
+// BlockGridOverlay + paintOverlay (the running variant's block grid over the video).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "controller.hpp"
@@ -28,6 +30,7 @@
 #include "gl/context.hpp"
 #include "injected_input.hpp"
 #include "key_bindings.hpp"
+#include "overlay.hpp"
 #include "panel_model.hpp"
 #include "pipeline_worker.hpp"
 #include "status_line.hpp"
@@ -44,6 +47,7 @@ struct ViewerOptions {
   bool keepSourceFrames = false;    // keep a host copy of each shown frame's source (tests)
   bool quitAtEnd = false;           // quit at the end of the stream (else stay on the last frame)
   int panelWidth = 420;             // in ImGui (window) units
+  bool overlay = false;             // start with the block-grid overlay on (key o)
 };
 
 // The viewer's own stages, next to the pipeline's.
@@ -71,6 +75,14 @@ class Viewer : private PanelModel {
   void apply(Action a) override;
   // Keys and text as if typed (fed to ImGui one event a pass; tests).
   InjectedInput& input() { return input_; }
+  // The mouse at (x, y) in framebuffer pixels from the next pass on, as if moved there and kept
+  // still (tests and screenshots: EGL has no mouse); nullopt gives the mouse back.
+  void pointAt(std::optional<Point> p) { pointer_ = p; }
+
+  // The block-grid overlay (key o): its state and the launch of the frame shown.
+  const BlockGridOverlay& overlay() const { return overlay_; }
+  // Where its caption was drawn in the last pass, in framebuffer pixels (empty when it is off).
+  Rect overlayCaptionRect() const { return overlayCaption_; }
 
   // Controls and reads: see Pipeline's contract (any thread). Do not call step() or drain().
   Pipeline& pipeline() { return worker_->pipeline(); }
@@ -136,6 +148,7 @@ class Viewer : private PanelModel {
   void gatherFacts();
   void handleMouse();
   void layout(int fbW, int fbH);
+  void drawOverlay();
   std::string viewerJson() const;
 
   GlContext& context_;
@@ -151,6 +164,9 @@ class Viewer : private PanelModel {
   ScreenshotWriter screenshots_;
   StatusLine status_;
   InjectedInput input_;
+  std::optional<Point> pointer_, cursor_;  // pointAt's mouse; the mouse over the video (the overlay's)
+  BlockGridOverlay overlay_;
+  Rect overlayCaption_;
   PanelFacts facts_;
   Rect area_, frameRect_;
   std::uint64_t framesShown_ = 0;
