@@ -359,6 +359,20 @@ TEST_P(ViewerOverlay, KeyOTogglesItAndACpuVariantSaysItHasNoGrid) {
   EXPECT_EQ(differ, 0);
 }
 
+// shift+o: the pass shown, of what is on screen (one pass, or none for a CPU variant); it turns the
+// overlay on.
+TEST_P(ViewerOverlay, ShiftOStepsThePassShown) {
+  FilterSpec s = gaussian(2);
+  s.variant = "cpu-simd";
+  auto v = makeViewer(*context, s);
+  showFrames(*v, 1);
+  v->input().pressKey(GLFW_KEY_O, true);
+  v->frame();
+  EXPECT_TRUE(v->overlay().on());
+  EXPECT_EQ(v->overlay().passShown(), -1);
+  EXPECT_NE(v->status().find("cpu-simd launches no kernel"), std::string::npos) << v->status();
+}
+
 // The launch follows the frame shown: computed once, again when the radius changes (and reaches the
 // screen), not on every pass.
 TEST_P(ViewerOverlay, RecomputesTheLaunchOnlyWhenTheFilterChanges) {

@@ -187,7 +187,8 @@ std::string BlockGridOverlay::nextPass() {
   const int n = int(launch_.passes.size());
   if (n < 2) {
     passShown_ = -1;
-    return "the overlay: " + (variant_.empty() ? std::string("this variant") : variant_) + " launches one pass";
+    return "the overlay: " + (variant_.empty() ? std::string("this variant") : variant_) +
+           (n == 0 ? " launches no kernel: no pass to choose" : " launches one pass");
   }
   passShown_ = passShown_ + 1 >= n ? -1 : passShown_ + 1;
   if (passShown_ < 0) return "the overlay shows every pass";

@@ -280,6 +280,7 @@ void Viewer::apply(Action a) {
       break;
     case Action::NextOverlayPass:
       overlay_.setOn(true);
+      followShownFrame();  // the passes of what is on screen now, also when the overlay was off
       status_.set(overlay_.nextPass());
       break;
     case Action::Quit:
@@ -317,12 +318,17 @@ void Viewer::layout(int fbW, int fbH) {
   frameRect_ = t.empty() ? Rect{} : view_.frameRect(area_, t.width(), t.height());
 }
 
+void Viewer::followShownFrame() {
+  const FrameTexture& t = gl_->filtered;
+  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, t.width(), t.height());
+}
+
 // The block grid of the frame shown, over the video and under the panel.
 void Viewer::drawOverlay() {
   overlayCaption_ = {};
   if (!overlay_.on()) return;
+  followShownFrame();
   const FrameTexture& t = gl_->filtered;
-  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, t.width(), t.height());
   const OverlayView view{t.width(), t.height(), frameRect_, area_, cursor_};
   const OverlayGeometry g = overlay_.geometry(view);
   const ImGuiIO& io = ImGui::GetIO();

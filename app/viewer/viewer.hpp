@@ -148,6 +148,7 @@ class Viewer : private PanelModel {
   void gatherFacts();
   void handleMouse();
   void layout(int fbW, int fbH);
+  void followShownFrame();  // the overlay follows the frame in the display texture
   void drawOverlay();
   std::string viewerJson() const;
 
