@@ -299,6 +299,22 @@ TEST(OverlayCaption, SaysTheVariantTileApronIdleThreadsAndTheHoveredBlock) {
   EXPECT_NE(joined(o.caption(o.geometry(v))).find("point at the video"), std::string::npos);
 }
 
+TEST(OverlayCaption, EachPassWithItsApronAndTheHoveredTileOfEach) {
+  BlockGridOverlay o;
+  o.follow(&variant("separable"), paramsFor("gaussian", 3, {32, 4}), 1280, 720);
+  const std::string text =
+      joined(o.caption(o.geometry({1280, 720, {0, 0, 1280, 720}, {0, 0, 1280, 720}, Point{400.5, 300.5}})));
+  EXPECT_NE(text.find("row pass: rowPassKernel<32, 4>, grid 10x180"), std::string::npos) << text;
+  EXPECT_NE(text.find("output tile 128x4 px, input tile 192x4 px, apron 32 px left and right, 0 px above and below"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("column pass: colPassKernel<32, 4>, grid 40x45"), std::string::npos) << text;
+  EXPECT_NE(text.find("apron 0 px left and right, 4 px above and below"), std::string::npos) << text;
+  EXPECT_NE(text.find("under the cursor: row pass: block (3, 75)"), std::string::npos) << text;
+  EXPECT_NE(text.find("under the cursor: column pass: block (12, 18)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("idle threads"), std::string::npos) << text;
+}
+
 TEST(OverlayCaption, ACpuVariantHasNoGridAndSaysSo) {
   BlockGridOverlay o;
   o.follow(&variant("cpu-simd"), paramsFor("gaussian", 2), 640, 480);

@@ -397,6 +397,38 @@ TEST_P(ViewerOverlay, RecomputesTheLaunchOnlyWhenTheFilterChanges) {
 INSTANTIATE_TEST_SUITE_P(Contexts, ViewerOverlay, ::testing::Values(ContextKind::Window, ContextKind::Egl),
                          [](const auto& info) { return std::string(kindName(info.param)); });
 
+// Each kind of grid with its caption over a 1280x720 pattern at 2x, a tile hovered (saved to look
+// at): the first pass's first visible tile edge below the caption is in its colour, the caption is drawn.
+TEST(OverlayFigure, EachKindOfGridWithItsCaption) {
+  std::string skip;
+  auto context = makeContext(ContextKind::Egl, skip, 1280, 720);
+  const HostImage frame = gradientFrame(1280, 720);
+  Canvas canvas(*context);
+  const Rect area{0, 0, 1280, 720}, at{-320, -180, 2560, 1440};
+  const HostImage base = canvas.draw(frame, area, at, nullptr);
+  for (const char* name : {"tiled-coop", "separable", "fused", "stream", "tensor2d", "tensorstream", "naive"}) {
+    SCOPED_TRACE(name);
+    const FilterParams p = paramsFor("gaussian", 3);
+    BlockGridOverlay overlay;
+    overlay.follow(findVariant(name), p, 1280, 720);
+    ASSERT_EQ(overlay.noGrid(), "");
+    const OverlayGeometry g = overlay.geometry({1280, 720, at, area, Point{700.5, 420.5}});
+    const HostImage shot = canvas.draw(frame, area, at, &g, overlay.caption(g));
+    keepShot(shot, std::string("kinds-") + name);
+    EXPECT_GT(canvas.captionRect.w, 200);
+    const PassGrid& first = g.passes.at(0);
+    ASSERT_FALSE(first.vertical.at.empty());
+    const int x = int(std::floor(first.vertical.at.front())), y = 700;  // below the caption
+    bool onRow = false;
+    for (const PassGrid& pg : g.passes)
+      for (double h : pg.horizontal.at) onRow = onRow || int(std::floor(h)) == y;
+    if (!onRow) {
+      EXPECT_TRUE(inkOver(px(shot, x, y), px(base, x, y), OverlayInk::Pass0)) << "x " << x;
+    }
+    ASSERT_TRUE(first.hovered);
+  }
+}
+
 // The README's figure: the moving test pattern at 1280x720 (gaussian r = 4, as the viewer shows it),
 // tiled's 32x32 blocks over it at 3x zoom, a tile hovered. EGL only (one figure).
 TEST(OverlayFigure, TiledAt1280x720WithAHoveredTile) {

@@ -63,17 +63,22 @@ std::optional<HoveredTile> hoveredTile(const PassLaunch& p, IdleRegion idle, con
 
 std::string dims2(const Dims& d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
 
-// "apron 2 px each side", "apron 64 px left and right", "apron 4 px left, 12 right, 8 above and below".
+// "apron 2 px each side", "apron 32 px left and right, 0 px above and below", "apron 4 px left, 12 px right, 8 px
+// above and below".
 std::string apronText(const PassLaunch& p) {
   const int left = -p.inputOffsetX, right = p.inputTile.x - p.outputTile.x - left;
   const int top = -p.inputOffsetY, bottom = p.inputTile.y - p.outputTile.y - top;
-  if (left == 0 && right == 0 && top == 0 && bottom == 0) return "no apron";
   if (left == right && top == bottom && left == top) return "apron " + std::to_string(left) + " px each side";
-  auto pair = [](int a, int b, const char* first, const char* second) {
-    if (a == b) return std::to_string(a) + " " + first + " and " + second;
-    return std::to_string(a) + " " + first + ", " + std::to_string(b) + " " + second;
+  auto sides = [](int a, int b, const char* first, const char* second) {
+    if (a == b) return std::to_string(a) + " px " + first + " and " + second;
+    return std::to_string(a) + " px " + first + ", " + std::to_string(b) + " px " + second;
   };
-  return "apron " + pair(left, right, "left", "right") + " px, " + pair(top, bottom, "above", "below");
+  return "apron " + sides(left, right, "left", "right") + ", " + sides(top, bottom, "above", "below");
+}
+
+// "32x8 threads", "256 threads".
+std::string threadsText(const Dims& block) {
+  return (block.y == 1 && block.z == 1 ? std::to_string(block.x) : block.str()) + " threads";
 }
 
 std::string ordinal(int n) {
@@ -255,9 +260,9 @@ std::vector<CaptionLine> BlockGridOverlay::caption(const OverlayGeometry& g) con
   for (const PassGrid& pg : g.passes) {
     const PassLaunch& p = launch_.passes[pg.pass];
     apron = apron || p.inputTile.x > p.outputTile.x || p.inputTile.y > p.outputTile.y;
-    lines.push_back({passLabel(p) + p.kernel + ", grid " + p.grid.str() + " of " + p.block.str() +
-                         " threads: output tile " + dims2(p.outputTile) + " px, input tile " + dims2(p.inputTile) +
-                         " px, " + apronText(p),
+    lines.push_back({passLabel(p) + p.kernel + ", grid " + p.grid.str() + " of " + threadsText(p.block) +
+                         ": output tile " + dims2(p.outputTile) + " px, input tile " + dims2(p.inputTile) + " px, " +
+                         apronText(p),
                      passInk(pg.pass), true});
     if (pg.thinned())
       lines.push_back({"  thinned: lines on " + thinningText(pg) + " (tiles are " + fixed1(pg.tileW) + "x" +
