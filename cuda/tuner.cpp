@@ -88,8 +88,8 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
 }
 
 const std::vector<std::string>& Tuner::candidates() {
-  static const std::vector<std::string> names{"stream",   "tensorstream", "tensorsep", "fused",
-                                              "tensor2d", "separable",    "tiled-coop"};
+  static const std::vector<std::string> names{"stream",   "tensorstream", "tensorsep",  "fused",
+                                              "tensor2d", "separable",    "tiled-coop", "fft"};
   return names;
 }
 
@@ -244,7 +244,7 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
   for (const std::string& name : candidates()) {
     const Variant& v = *findVariant(name);
     Workspace ws;
-    for (const Tile& t : v.tiles) {
+    for (const Tile& t : v.tiles.empty() ? std::vector<Tile>{Tile{}} : v.tiles) {  // fft offers no tiles
       FilterParams q = p;
       q.tile = t;
       if (v.whyNot(q, width, height)) continue;

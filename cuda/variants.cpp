@@ -1,6 +1,8 @@
 #include "convlive/variants.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -11,6 +13,7 @@
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
 #include "cpu_model.hpp"
+#include "fft.hpp"
 #include "kernels/launch.hpp"
 
 namespace convlive {
@@ -27,6 +30,7 @@ struct Workspace::Impl {
     TextureObject tex;
   };
   std::vector<CachedTexture> textures;  // the few most recent inputs (benchmarks rotate frames)
+  std::unique_ptr<FftConvolver> fft;    // fft: its plans, planes and the mask's spectra
 };
 
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
@@ -172,6 +176,32 @@ Problem fusedWhyNot(const FilterParams& p, int w, int h) {
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
+}
+Problem fftWhyNot(const FilterParams& p, int w, int h) {
+  const Variant& v = self("fft");
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
+  const int r = p.filter.mask.radius();
+  const char* instead = r <= kMax2DRadius ? "tensor2d" : "cpu-simd";
+  if (const std::string& missing = cufftMissing(); !missing.empty())
+    return problem(Code::CannotRun, "variant", missing, "variant", instead);
+  const FftGeometry g = fftGeometry(w, h, r, p.filterAlpha, p.filter.combine);
+  if (double(g.padW) * g.padH * g.channels > 2147483647.0)
+    return problem(Code::CannotRun, "variant",
+                   "fft: a " + std::to_string(w) + "x" + std::to_string(h) + " frame padded to " +
+                       std::to_string(g.padW) + "x" + std::to_string(g.padH) +
+                       " is past what one cuFFT plan takes here (2^31 values)",
+                   "variant", instead);
+  if (const double e = fftErrorEstimate(p.filter.mask, g); e > kFftErrorBudget) {
+    double l1 = 0;
+    for (float x : p.filter.mask.weights()) l1 += std::fabs(double(x));
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "fft: the float transforms' error with these weights (sum of |w| %.3g) is estimated at %.2f "
+                  "levels, over the %.2f budget for 1 LSB",
+                  l1, e, kFftErrorBudget);
+    return problem(Code::CannotRun, "variant", text, "variant", r <= kMax2DRadius ? "tiled-coop" : "cpu-simd");
+  }
+  return {};
 }
 Problem streamWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("stream");
@@ -353,6 +383,13 @@ void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, Ima
   kernels::tensor2d(l, *m, planHalfWeights(p.filter.mask, p.filter.combine).split());
 }
 
+void runFft(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  const auto l = prepare(v, p, in, out, s);
+  auto& fft = ws.impl().fft;
+  if (!fft) fft = std::make_unique<FftConvolver>();
+  fft->run(l, p.filter.mask);
+}
+
 void runTensorSep(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
                   cudaStream_t s) {
   const auto l = prepare(v, p, in, out, s);
@@ -438,6 +475,16 @@ LaunchDescription tensorStreamLaunch(const FilterParams& p, int w, int h) {
 }
 WorkModel tensorStreamModel(const FilterParams& p, int w, int h) {
   return kernels::modelTensorStream(launchFor(self("tensorstream"), p, w, h), radiusOf(p), tensorStreamSplit(p));
+}
+kernels::FftPlanes fftPlanesFor(const FilterParams& p, int w, int h) {
+  const FftGeometry g = fftGeometry(w, h, radiusOf(p), p.filterAlpha, p.filter.combine);
+  return {nullptr, nullptr, nullptr, nullptr, nullptr, g.padW, g.padH, radiusOf(p), g.channels, g.magnitude};
+}
+LaunchDescription fftLaunch(const FilterParams& p, int w, int h) {
+  return kernels::describeFft(launchFor(self("fft"), p, w, h), fftPlanesFor(p, w, h));
+}
+WorkModel fftModel(const FilterParams& p, int w, int h) {
+  return kernels::modelFft(launchFor(self("fft"), p, w, h), fftPlanesFor(p, w, h));
 }
 LaunchDescription cpuLaunch(const FilterParams&, int, int) { return {{}, "runs on the CPU: no kernel launch"}; }
 WorkModel cpuModel(const FilterParams& p, int, int) { return cpuReferenceModel(p.filter); }
@@ -538,6 +585,18 @@ std::vector<Variant> makeTable() {
        tensorStreamModel},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
        kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture, textureLaunch, textureModel},
+      {"fft",
+       "any mask as a product of spectra (cuFFT, float): the frame extended by the border mode into float planes, "
+       "each channel's spectrum times the mask's (made once per mask), transformed back; the cost does not grow "
+       "with the radius (2D masks to r = 64)",
+       true,
+       Mask::kMaxRadius,
+       {},
+       "",
+       fftWhyNot,
+       runFft,
+       fftLaunch,
+       fftModel},
       {"cpu",
        "the CPU reference: double accumulation, multithreaded (separable masks in two passes)",
        false,
@@ -609,13 +668,14 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // r <= 2 (0.037 ms at 4K r=1), tensorstream from r=3 to 32 (docs/perf/2026-11-21-h200-tensorstream:
   // 0.048 ms at 4K r=4 against stream's 0.088, 0.051 at r=8 against fused's 0.18; 2026-11-21-h200-
   // tensorstream-r32: 0.160 ms at r=32 against fused's 0.576), fused past it,
-  // tensor2d for 2D masks (4.6-12x NPP at r=8..32, docs/perf/2026-11-21-h200-kernels).
+  // tensor2d for 2D masks (4.6-12x NPP at r=8..32, docs/perf/2026-11-21-h200-kernels), fft for the 2D
+  // masks past r = 32 that only it takes on the GPU.
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
   if (r <= 2) order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
-  for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant"}) order.push_back(n);
+  for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft"}) order.push_back(n);
   for (const char* n : order)
     if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
   return cpuChoice(p, width, height);

@@ -12,6 +12,7 @@
 #include "convlive/inspect.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
+#include "fft.hpp"
 #include "filter_cases.hpp"
 #include "run_program.hpp"
 
@@ -44,6 +45,12 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
     if (v.onGpu) {
       ASSERT_FALSE(in.launch.passes.empty());
       for (const PassLaunch& pass : in.launch.passes) {
+        if (!pass.kernelFunction) {  // fft's transforms: cuFFT's own kernels, named, not described
+          EXPECT_EQ(v.name, "fft");
+          EXPECT_NE(pass.kernel.find("cuFFT"), std::string::npos);
+          EXPECT_EQ(pass.outputTile, (Dims{0, 0, 0}));
+          continue;
+        }
         EXPECT_NE(pass.kernelFunction, nullptr);
         EXPECT_FALSE(pass.kernel.empty());
         EXPECT_GT(pass.grid.count(), 0);
@@ -53,7 +60,9 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
         EXPECT_GE(pass.inputTile.y, pass.outputTile.y);
         EXPECT_LE(pass.inputOffsetX, 0);
         EXPECT_LE(pass.inputOffsetY, 0);
-        if (v.name != "stream") {  // persistent: its grid is what the device holds, not the tiles
+        // stream is persistent: its grid is what the device holds, not the tiles; fft's pad covers the
+        // padded planes and its product the spectrum (Fft.* below checks them).
+        if (v.name != "stream" && v.name != "fft") {
           EXPECT_EQ(pass.grid.x, (64 + pass.outputTile.x - 1) / pass.outputTile.x) << pass.pass;
           EXPECT_EQ(pass.grid.y, (48 + pass.outputTile.y - 1) / pass.outputTile.y) << pass.pass;
         }
@@ -410,6 +419,71 @@ TEST(InspectTiming, CpuVariantsAreTimedAndOthersSayWhyNot) {
 }
 
 // The table: a row per variant, each with its figures (or why it cannot run).
+// fft's planes: the frame plus r on every side, rounded up to sizes with no prime factor past 7.
+TEST(Fft, GoodSizesHaveOnlyFactorsTwoToSeven) {
+  EXPECT_EQ(fftGoodSize(1), 1);
+  EXPECT_EQ(fftGoodSize(11), 12);
+  EXPECT_EQ(fftGoodSize(13), 14);
+  EXPECT_EQ(fftGoodSize(17), 18);
+  EXPECT_EQ(fftGoodSize(3904), 3920);  // 4K width + 2 x 32: 2^4 x 5 x 7^2
+  EXPECT_EQ(fftGoodSize(4096), 4096);
+  for (int n = 1; n < 3000; n += 37) {
+    const int m = fftGoodSize(n);
+    EXPECT_GE(m, n);
+    int k = m;
+    for (int p : {2, 3, 5, 7})
+      while (k % p == 0) k /= p;
+    EXPECT_EQ(k, 1) << n << " -> " << m;
+  }
+}
+
+TEST(Fft, GeometryPadsByTheRadius) {
+  const FftGeometry g = fftGeometry(3840, 2160, 32, false, Combine::Identity);
+  EXPECT_EQ(g.padW, 3920);
+  EXPECT_EQ(g.padH, 2240);  // 2224 -> 2^6 x 5 x 7
+  EXPECT_EQ(g.channels, 3);
+  EXPECT_FALSE(g.magnitude);
+  const FftGeometry m = fftGeometry(7, 5, 1, true, Combine::Magnitude);
+  EXPECT_EQ(m.padW, 9);
+  EXPECT_EQ(m.padH, 7);
+  EXPECT_EQ(m.channels, 4);
+  EXPECT_TRUE(m.magnitude);
+  // Two sets of planes and spectra, and the two masks' spectra.
+  EXPECT_EQ(m.deviceBytes(), 2 * 4 * (9 * 7 * 4 + 5 * 7 * 8) + 2 * 5 * 7 * 8);
+}
+
+// The error model scales with the weights' absolute sum: a blur is far inside the budget, a mask
+// of large weights is not.
+TEST(Fft, ErrorEstimateScalesWithTheWeights) {
+  const FftGeometry g = fftGeometry(3840, 2160, 64, true, Combine::Identity);
+  const double blur = fftErrorEstimate(gaussianMask(64), g);
+  EXPECT_GT(blur, 0);
+  EXPECT_LT(blur, 0.01);
+  std::vector<float> big(25, 40.f);
+  EXPECT_NEAR(fftErrorEstimate(Mask(2, big), g) / fftErrorEstimate(boxMask(2), g), 1000, 1);
+  EXPECT_GT(fftErrorEstimate(Mask(2, big), g), kFftErrorBudget);
+}
+
+TEST(Fft, LaunchHasTheTransformsBetweenItsKernels) {
+  const LaunchDescription d = launchOf("fft", paramsFor("gaussian", 8), 100, 50);
+  ASSERT_EQ(d.passes.size(), 5u);
+  EXPECT_EQ(d.passes[0].kernel, "fftPadKernel");
+  EXPECT_EQ(d.passes[0].grid, (Dims{4, 9, 1}));  // 100+16 -> 120 by 50+16 -> 70, in 32x8 blocks
+  EXPECT_EQ(d.passes[0].inputOffsetX, -8);
+  EXPECT_EQ(d.passes[1].kernel, "cuFFT R2C 120x70 x3");
+  EXPECT_EQ(d.passes[1].kernelFunction, nullptr);
+  EXPECT_EQ(d.passes[2].kernel, "fftMultiplyKernel");
+  EXPECT_EQ(d.passes[3].kernel, "cuFFT C2R 120x70 x3");
+  EXPECT_EQ(d.passes[4].kernel, "fftPackKernel");
+  EXPECT_EQ(d.passes[4].grid, (Dims{4, 7, 1}));  // the frame itself
+  EXPECT_EQ(d.passes[4].outputTile, (Dims{32, 8, 1}));
+  const WorkModel m = modelOf("fft", paramsFor("gaussian", 8), 100, 50);
+  EXPECT_DOUBLE_EQ(m.apron, 120.0 * 70 / (100 * 50));
+  // The cost does not depend on the radius once the padded size is the same.
+  EXPECT_NEAR(modelOf("fft", paramsFor("gaussian", 1), 118, 68).flops * 118 * 68,
+              modelOf("fft", paramsFor("gaussian", 2), 116, 66).flops * 116 * 66, 1e-3);
+}
+
 TEST(InspectCommand, DetailsTableHasARowPerVariant) {
   const auto r = testing::runConvliveWith("list variants --details --size 64x48 --radius 2");
   ASSERT_EQ(r.code, 0) << r.output;

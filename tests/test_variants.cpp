@@ -24,6 +24,14 @@ using namespace convlive::testcases;
 
 namespace {
 
+// Why fft cannot load cuFFT here ("" when it can), from its refusal of a plain blur.
+std::string cufftMissingForTests() {
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 1});
+  const std::string why = findVariant("fft")->whyNot(p, 16, 16).text();
+  return why.find("cuFFT") != std::string::npos ? why : "";
+}
+
 HostImage randomFrame(int w, int h, std::mt19937& rng) {
   HostImage img(w, h);
   for (auto& p : img.pixels()) p = static_cast<std::uint8_t>(rng() >> 24);
@@ -109,6 +117,12 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
       // A large tile may need more shared memory than a block gets at a large radius: the variant
       // refuses it with that reason (the tuner and the panel then offer the others).
       if (why.find("KiB of shared memory") != std::string::npos) continue;
+      // fft refuses weights whose float error estimate passes its budget (large embosses: the
+      // weights' absolute sum grows as r^3), with that reason; Fft.* checks where it does.
+      if (v.name == "fft" && why.find("estimated at") != std::string::npos) {
+        ++refusedForError_;
+        return;
+      }
       ASSERT_EQ(why, "");
       for (std::uint8_t poison : {std::uint8_t(0x5a), std::uint8_t(0xa5)}) {
         const HostImage got = v.onGpu ? runGpu(v, p, *din, *dout, ws_, poison) : runHost(v, p, in, ws_, poison);
@@ -121,7 +135,7 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
   }
 
   Workspace ws_;
-  int checked_ = 0;
+  int checked_ = 0, refusedForError_ = 0;
 };
 
 TEST_P(VariantVsReference, EqualsTheCpuReference) {
@@ -174,6 +188,7 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
       if (HasFatalFailure()) return;
     }
   RecordProperty("launches_checked", checked_);
+  RecordProperty("refused_for_the_error_estimate", refusedForError_);
   EXPECT_GT(checked_, 0);
 }
 
@@ -394,6 +409,66 @@ TEST(TensorCores, RefuseMasksBeyondTheirErrorBound) {
   EXPECT_EQ(v.whyNot(p, 64, 64).text(), "");
 }
 
+// fft refuses weights whose float transforms' error estimate passes the budget, and says why;
+// without cuFFT (CONVLIVE_CUFFT naming no library) it says how to get it.
+TEST(Fft, RefusesWeightsPastItsErrorEstimate) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  const Variant& v = *findVariant("fft");
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 64});
+  const std::string ok = v.whyNot(p, 3840, 2160).text();
+  if (ok.find("cuFFT") != std::string::npos) GTEST_SKIP() << ok;
+  EXPECT_EQ(ok, "");
+  p.filter.name = "custom";
+  p.filter.mask = Mask(8, std::vector<float>(17 * 17, 10.f));  // sum |w| = 2890
+  const std::string why = v.whyNot(p, 3840, 2160).text();
+  EXPECT_NE(why.find("estimated at"), std::string::npos) << why;
+  EXPECT_NE(why.find("2.89e+03"), std::string::npos) << why;
+  EXPECT_EQ(v.whyNot(p, 3840, 2160).fixValue, "tiled-coop");
+  // Every kind but emboss (weights summing to ~r^3 in absolute value) is taken to r = 64 at 4K.
+  std::mt19937 rng(seedForRun());
+  for (const std::string& kind : kKinds)
+    for (int r : {1, 2, 8, 16, 32, 64}) {
+      const auto f = filterFor(kind, r, rng);
+      if (!f || kind == "emboss" || kind == "custom") continue;
+      p.filter = *f;
+      EXPECT_EQ(v.whyNot(p, 3840, 2160).text(), "") << kind << " r=" << r;
+    }
+  p.filter = makeFilter("emboss", {.radius = 4});
+  EXPECT_EQ(v.whyNot(p, 3840, 2160).text(), "");
+}
+
+// 2D masks past r = 32: only fft and the CPU take them; fft equals the reference there.
+TEST(Fft, LargeTwoDimensionalMasks) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  const Variant& v = *findVariant("fft");
+  std::mt19937 rng(seedForRun() ^ 0xff7u);
+  for (int r : {33, 48, 64}) {
+    std::vector<float> w((2 * r + 1) * (2 * r + 1));
+    for (float& x : w) x = std::uniform_real_distribution<float>(-1.f, 2.f)(rng);
+    FilterParams p;
+    p.filter.name = "custom";
+    double sum = 0;
+    for (float x : w) sum += x;
+    for (float& x : w) x = float(x / sum);  // normalised: sums stay in range
+    p.filter.mask = Mask(r, w);
+    p.border = kBorders[rng() % 4];
+    p.filterAlpha = rng() % 2;
+    const std::string why = v.whyNot(p, 301, 157).text();
+    if (why.find("cuFFT") != std::string::npos) GTEST_SKIP() << why;
+    ASSERT_EQ(why, "") << "r=" << r;
+    const HostImage in = randomFrame(301, 157, rng);
+    HostImage want(301, 157);
+    referenceFilter(p.filter, p.border, p.filterAlpha, in.view(), want.view());
+    DeviceImage din(301, 157), dout(301, 157);
+    din.upload(in.view());
+    Workspace ws;
+    for (std::uint8_t poison : {std::uint8_t(0x5a), std::uint8_t(0xa5)})
+      EXPECT_TRUE(matches(runGpu(v, p, din, dout, ws, poison), want))
+          << "r=" << r << " border=" << borderName(p.border) << " poison " << int(poison);
+  }
+}
+
 // Without timing, auto falls back to the order measured on the H200: stream for separable r <= 2,
 // tensorstream to r = 32, fused past it, tensor2d for 2D masks.
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
@@ -413,6 +488,9 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 32})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 40})), "separable");  // fused and tensor2d stop at 32
     EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
+    if (cufftMissingForTests().empty()) {
+      EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 40})), "fft");  // past r = 32 only fft takes a 2D mask
+    }
   } else {
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 4})), "stream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "fused");

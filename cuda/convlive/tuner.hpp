@@ -46,7 +46,7 @@ struct AutoChoice {
 
 class Tuner {
  public:
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2;  // 2: fft joined the candidates
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.

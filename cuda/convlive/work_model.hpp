@@ -30,7 +30,8 @@ struct PassLaunch {
   // The frame area a block covers (stream: a warp's work unit, as its blocks are persistent): it
   // makes an outputTile of pixels (row pass: of intermediate values); tiles step by outputTile
   // from (0, 0). It reads the inputTile, whose top-left corner lies inputOffset from the output
-  // tile's (negative: the apron above and to the left).
+  // tile's (negative: the apron above and to the left). Zero-sized ({0, 0, 0}) for a pass that
+  // covers no frame area (fft's transforms and its product of spectra): nothing to draw.
   Dims outputTile, inputTile;
   int inputOffsetX = 0, inputOffsetY = 0;
   std::size_t staticShared = 0;   // bytes per block the kernel declares (__shared__ arrays)

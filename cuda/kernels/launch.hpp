@@ -71,6 +71,27 @@ void tensorSep(const Launch& l, const MaskSep& m);
 // lies in [-0.5, 255.5), so the outputs need rounding but no clamp.
 void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange);
 
+// The fft variant's buffers (cuda/fft.cpp owns them and runs cuFFT between these launches):
+// `channels` real planes of padW x padH floats, one after the other; their spectra, padH x
+// (padW / 2 + 1) complex values each; the mask's spectrum, and for a gradient magnitude the
+// transposed mask's right after it, with the second set of planes (real2, complex2) for gy.
+struct FftPlanes {
+  float* real;
+  float* real2;
+  float2* complex;
+  float2* complex2;
+  const float2* spectrum;
+  int padW, padH, radius, channels;
+  bool magnitude;
+  CL_HD std::size_t spectrumValues() const { return std::size_t(padW / 2 + 1) * std::size_t(padH); }
+};
+// The frame extended by r on every side (the border mode) into the real planes, zeros past it.
+void fftPad(const Launch& l, const FftPlanes& f);
+// complex *= spectrum, per channel (magnitude: complex2 = complex * the second spectrum, first).
+void fftMultiply(const Launch& l, const FftPlanes& f);
+// The real planes' interior (r in from the top-left) combined into the output.
+void fftPack(const Launch& l, const FftPlanes& f);
+
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
 std::size_t tiledCoopSharedBytes(int tileW, int tileH, int radius);
@@ -108,6 +129,10 @@ LaunchDescription describeTensorSep(const Launch& l, int radius);
 WorkModel modelTensorSep(const Launch& l, int radius);
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange);
 WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate);
+// Its passes that cover no frame area (cuFFT's transforms, the product of spectra) have zero-sized
+// outputTile and inputTile.
+LaunchDescription describeFft(const Launch& l, const FftPlanes& f);
+WorkModel modelFft(const Launch& l, const FftPlanes& f);
 
 // A compiled tile shape, for the dispatchers that pick an instance for both the launch and its
 // description.
