@@ -14,11 +14,8 @@
 #include <GLFW/glfw3.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 
 #include "filter_cases.hpp"
-#include "image_io.hpp"
 #include "viewer/frame_capture.hpp"
 #include "viewer/overlay.hpp"
 #include "viewer/overlay_painter.hpp"
@@ -30,14 +27,6 @@ namespace {
 
 using namespace convlive::testing;
 using testcases::paramsFor;
-
-// Writes `shot` as NAME.png into $CONVLIVE_OVERLAY_SHOTS when it is set.
-void keepShot(const HostImage& shot, const std::string& name) {
-  const char* dir = std::getenv("CONVLIVE_OVERLAY_SHOTS");
-  if (!dir || !*dir) return;
-  std::filesystem::create_directories(dir);
-  writePng(std::string(dir) + "/" + name + ".png", shot);
-}
 
 // A frame drawn by the viewer's renderer into `area`, the overlay painted over it by ImGui (its own
 // context and OpenGL 3 backend, as the viewer's), and the composed view read back.

@@ -101,6 +101,7 @@ TEST_F(InteropOnGpu, OverlayLinesLandOnTheRunningTiledsTiles) {
   v->captureNextFrame();
   v->frame();
   const HostImage shot = v->capture();
+  keepShot(shot, "gpu-viewer-tiled");
   ASSERT_EQ(v->overlay().variantName(), "tiled") << v->overlay().noGrid();
   ASSERT_EQ(v->overlay().launch().passes.at(0).outputTile, (Dims{tile, tile, 1}));
 

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -13,6 +15,7 @@
 #include "convlive/reference.hpp"
 #include "gl/context.hpp"
 #include "image_compare.hpp"
+#include "image_io.hpp"
 #include "viewer/overlay_painter.hpp"
 #include "viewer/viewer.hpp"
 
@@ -93,6 +96,14 @@ inline int maxRgbError(const HostImage& frame, const HostImage& shot, int x, int
   if (x < 0 || y < 0 || x + frame.width() > shot.width() || y + frame.height() > shot.height()) return -1;
   const ConstImageView block{shot.view().row(y) + 4 * x, frame.width(), frame.height(), shot.pitch()};
   return testcases::maxDifference(frame.view(), block, 3);
+}
+
+// Writes `shot` as NAME.png into $CONVLIVE_OVERLAY_SHOTS when it is set (screenshots to look at).
+inline void keepShot(const HostImage& shot, const std::string& name) {
+  const char* dir = std::getenv("CONVLIVE_OVERLAY_SHOTS");
+  if (!dir || !*dir) return;
+  std::filesystem::create_directories(dir);
+  writePng(std::string(dir) + "/" + name + ".png", shot);
 }
 
 // The overlay's pixels. `px`: pixel (x, y) of an image; `sameRgb`: equal colours.
