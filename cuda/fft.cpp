@@ -21,10 +21,9 @@ namespace convlive {
 int fftGoodSize(int n) {
   if (n <= 1) return 1;
   for (int m = n;; ++m) {
-    int k = m;
-    for (int p : {2, 3, 5, 7})
-      while (k % p == 0) k /= p;
-    if (k == 1) return m;
+    int k = m, threes = 0;
+    while (k % 3 == 0) k /= 3, ++threes;
+    if ((k & (k - 1)) == 0 && threes <= 4) return m;
   }
 }
 

@@ -2,7 +2,7 @@
 // cost grows with (2r+1)^2 while a transform's does not grow with r at all.
 //
 // The frame is extended by the border mode by r on every side into float planes of a size cuFFT
-// transforms fast (factors 2, 3, 5 and 7 only), so the transform's wrap-around never reaches the
+// transforms fast (2^a 3^b, b <= 4), so the transform's wrap-around never reaches the
 // pixels kept; each channel's spectrum is multiplied by the mask's (made once per mask and frame
 // size: the prepare step), transformed back and packed. cuFFT is loaded when first needed, not
 // linked: libcufft is about 280 MB, and a build or a user without it loses this one variant only.
@@ -20,7 +20,11 @@
 
 namespace convlive {
 
-// The smallest n' >= n whose only prime factors are 2, 3, 5 and 7 (what cuFFT transforms fastest).
+// The smallest n' >= n of the form 2^a 3^b with b <= 4. Timed on the H200 with cuFFT
+// (app/bench/fft_sizes.py and the benchmark, docs/perf/NOTES.md item 20): sizes with factors 5 and
+// 7 gave smaller planes but transforms up to 1.5x slower (4K + 2 x 64: 3969x2304 in 1.03 ms
+// against 4096x2304 in 0.69), and many factors of 3 slower ones too (4K + 2 x 8: 3888x2187, 3^5
+// and 3^7, 0.69 ms for fft against 0.62 at 4096x2304).
 int fftGoodSize(int n);
 
 // Transform sizes and plane counts for a width x height frame.

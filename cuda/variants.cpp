@@ -667,14 +667,19 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
   // r <= 2 (0.037 ms at 4K r=1), tensorstream from r=3 to 32 (docs/perf/2026-11-21-h200-tensorstream:
   // 0.048 ms at 4K r=4 against stream's 0.088, 0.051 at r=8 against fused's 0.18; 2026-11-21-h200-
-  // tensorstream-r32: 0.160 ms at r=32 against fused's 0.576), fused past it,
-  // tensor2d for 2D masks (4.6-12x NPP at r=8..32, docs/perf/2026-11-21-h200-kernels), fft for the 2D
-  // masks past r = 32 that only it takes on the GPU.
+  // tensorstream-r32: 0.160 ms at r=32 against fused's 0.576), fft past it, tensor2d for 2D masks
+  // up to r = 16 (4.6-6.6x NPP, docs/perf/2026-11-21-h200-kernels) and fft from there.
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
   if (r <= 2) order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
+  // fft: from r = 24 for 2D masks (r = 16 at 1080p and below), past r = 32 for every mask
+  // (docs/perf/2026-11-21-h200-fft: 0.62 ms at 4K whatever the radius; tensor2d 0.92 at r = 24,
+  // separable 0.88 at r = 48).
+  const bool twoD = !p.filter.mask.separable();
+  const bool fftFirst = r > kMax2DRadius || (twoD && (r >= 24 || (r >= 16 && double(width) * height <= 1920.0 * 1088)));
+  if (fftFirst) order.push_back("fft");
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft"}) order.push_back(n);
   for (const char* n : order)
     if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;

@@ -419,37 +419,40 @@ TEST(InspectTiming, CpuVariantsAreTimedAndOthersSayWhyNot) {
 }
 
 // The table: a row per variant, each with its figures (or why it cannot run).
-// fft's planes: the frame plus r on every side, rounded up to sizes with no prime factor past 7.
-TEST(Fft, GoodSizesHaveOnlyFactorsTwoToSeven) {
+// fft's planes: the frame plus r on every side, rounded up to 2^a 3^b with b <= 4.
+TEST(Fft, GoodSizesArePowersOfTwoTimesFewThrees) {
   EXPECT_EQ(fftGoodSize(1), 1);
   EXPECT_EQ(fftGoodSize(11), 12);
-  EXPECT_EQ(fftGoodSize(13), 14);
+  EXPECT_EQ(fftGoodSize(13), 16);
   EXPECT_EQ(fftGoodSize(17), 18);
-  EXPECT_EQ(fftGoodSize(3904), 3920);  // 4K width + 2 x 32: 2^4 x 5 x 7^2
+  EXPECT_EQ(fftGoodSize(3904), 4096);  // 4K width + 2 x 32 (3888 = 2^4 x 3^5 is just short)
+  EXPECT_EQ(fftGoodSize(3856), 4096);  // 4K width + 2 x 8 (3888 = 2^4 x 3^5: too many threes)
+  EXPECT_EQ(fftGoodSize(1208), 1296);  // 1080 + 2 x 64: 2^4 x 3^4
   EXPECT_EQ(fftGoodSize(4096), 4096);
   for (int n = 1; n < 3000; n += 37) {
     const int m = fftGoodSize(n);
     EXPECT_GE(m, n);
     int k = m;
-    for (int p : {2, 3, 5, 7})
-      while (k % p == 0) k /= p;
-    EXPECT_EQ(k, 1) << n << " -> " << m;
+    int threes = 0;
+    while (k % 3 == 0) k /= 3, ++threes;
+    EXPECT_EQ(k & (k - 1), 0) << n << " -> " << m;
+    EXPECT_LE(threes, 4) << n << " -> " << m;
   }
 }
 
 TEST(Fft, GeometryPadsByTheRadius) {
   const FftGeometry g = fftGeometry(3840, 2160, 32, false, Combine::Identity);
-  EXPECT_EQ(g.padW, 3920);
-  EXPECT_EQ(g.padH, 2240);  // 2224 -> 2^6 x 5 x 7
+  EXPECT_EQ(g.padW, 4096);
+  EXPECT_EQ(g.padH, 2304);  // 2224 -> 2^8 x 3^2
   EXPECT_EQ(g.channels, 3);
   EXPECT_FALSE(g.magnitude);
   const FftGeometry m = fftGeometry(7, 5, 1, true, Combine::Magnitude);
   EXPECT_EQ(m.padW, 9);
-  EXPECT_EQ(m.padH, 7);
+  EXPECT_EQ(m.padH, 8);
   EXPECT_EQ(m.channels, 4);
   EXPECT_TRUE(m.magnitude);
   // Two sets of planes and spectra, and the two masks' spectra.
-  EXPECT_EQ(m.deviceBytes(), 2 * 4 * (9 * 7 * 4 + 5 * 7 * 8) + 2 * 5 * 7 * 8);
+  EXPECT_EQ(m.deviceBytes(), 2 * 4 * (9 * 8 * 4 + 5 * 8 * 8) + 2 * 5 * 8 * 8);
 }
 
 // The error model scales with the weights' absolute sum: a blur is far inside the budget, a mask
@@ -468,17 +471,17 @@ TEST(Fft, LaunchHasTheTransformsBetweenItsKernels) {
   const LaunchDescription d = launchOf("fft", paramsFor("gaussian", 8), 100, 50);
   ASSERT_EQ(d.passes.size(), 5u);
   EXPECT_EQ(d.passes[0].kernel, "fftPadKernel");
-  EXPECT_EQ(d.passes[0].grid, (Dims{4, 9, 1}));  // 100+16 -> 120 by 50+16 -> 70, in 32x8 blocks
+  EXPECT_EQ(d.passes[0].grid, (Dims{4, 9, 1}));  // 100+16 -> 128 by 50+16 -> 72, in 32x8 blocks
   EXPECT_EQ(d.passes[0].inputOffsetX, -8);
-  EXPECT_EQ(d.passes[1].kernel, "cuFFT R2C 120x70 x3");
+  EXPECT_EQ(d.passes[1].kernel, "cuFFT R2C 128x72 x3");
   EXPECT_EQ(d.passes[1].kernelFunction, nullptr);
   EXPECT_EQ(d.passes[2].kernel, "fftMultiplyKernel");
-  EXPECT_EQ(d.passes[3].kernel, "cuFFT C2R 120x70 x3");
+  EXPECT_EQ(d.passes[3].kernel, "cuFFT C2R 128x72 x3");
   EXPECT_EQ(d.passes[4].kernel, "fftPackKernel");
   EXPECT_EQ(d.passes[4].grid, (Dims{4, 7, 1}));  // the frame itself
   EXPECT_EQ(d.passes[4].outputTile, (Dims{32, 8, 1}));
   const WorkModel m = modelOf("fft", paramsFor("gaussian", 8), 100, 50);
-  EXPECT_DOUBLE_EQ(m.apron, 120.0 * 70 / (100 * 50));
+  EXPECT_DOUBLE_EQ(m.apron, 128.0 * 72 / (100 * 50));
   // The cost does not depend on the radius once the padded size is the same.
   EXPECT_NEAR(modelOf("fft", paramsFor("gaussian", 1), 118, 68).flops * 118 * 68,
               modelOf("fft", paramsFor("gaussian", 2), 116, 66).flops * 116 * 66, 1e-3);

@@ -470,7 +470,7 @@ TEST(Fft, LargeTwoDimensionalMasks) {
 }
 
 // Without timing, auto falls back to the order measured on the H200: stream for separable r <= 2,
-// tensorstream to r = 32, fused past it, tensor2d for 2D masks.
+// tensorstream to r = 32, fft past it, tensor2d for 2D masks up to r = 16 (fft from there at 1080p).
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -486,10 +486,13 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 16})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 32})), "tensorstream");
-    EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 40})), "separable");  // fused and tensor2d stop at 32
+    // fused and tensorstream stop at 32; fft (where cuFFT loads) is faster than separable past it.
+    EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 40})), cufftMissingForTests().empty() ? "fft" : "separable");
     EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
     if (cufftMissingForTests().empty()) {
       EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 40})), "fft");  // past r = 32 only fft takes a 2D mask
+      EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 16})), "fft");  // 1080p: from r = 16
+      EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 12})), "tensor2d");
     }
   } else {
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 4})), "stream");
