@@ -81,19 +81,9 @@ void fftPack(const Launch& l, const FftPlanes& f) {
 // batched plan), the product, cuFFT's inverse (two for a gradient magnitude), the pack. cuFFT's
 // own kernels are its business: their passes name the transform and carry no kernel to ask about.
 LaunchDescription describeFft(const Launch& l, const FftPlanes& f) {
-  auto threadPass = [&](const char* pass, const char* kernel, dim3 grid, dim3 block, const void* fn) {
-    PassLaunch p;
-    p.pass = pass;
-    p.kernel = kernel;
-    p.grid = dimsOf(grid.x, grid.y);
-    p.block = dimsOf(block.x, block.y);
-    p.threadsPerBlock = static_cast<int>(block.x * block.y);
-    p.kernelFunction = fn;
-    return p;
-  };
   const std::string size = std::to_string(f.padW) + "x" + std::to_string(f.padH);
-  PassLaunch pad = threadPass("pad", "fftPadKernel", padGrid(f), dim3(kBlockW, kBlockH),
-                              reinterpret_cast<const void*>(&fftPadKernel));
+  PassLaunch pad =
+      passOf("pad", "fftPadKernel", padGrid(f), dim3(kBlockW, kBlockH), reinterpret_cast<const void*>(&fftPadKernel));
   pad.outputsPerThread = f.channels;  // plane values
   // In padded coordinates a block writes a 32x8 patch; in the frame's it reads the same patch r
   // up and to the left (the apron is the padding itself).
@@ -105,8 +95,8 @@ LaunchDescription describeFft(const Launch& l, const FftPlanes& f) {
   forward.kernel = "cuFFT R2C " + size + " x" + std::to_string(f.channels);
   forward.note = "cuFFT's kernels: launches chosen by cuFFT for this size";
   forward.outputTile = forward.inputTile = {0, 0, 0};  // works on the spectrum, not frame tiles
-  PassLaunch multiply = threadPass("product", "fftMultiplyKernel", dim3(multiplyBlocks(f)), dim3(256),
-                                   reinterpret_cast<const void*>(&fftMultiplyKernel));
+  PassLaunch multiply = passOf("product", "fftMultiplyKernel", dim3(multiplyBlocks(f)), dim3(256),
+                               reinterpret_cast<const void*>(&fftMultiplyKernel));
   multiply.outputTile = multiply.inputTile = {0, 0, 0};
   multiply.outputsPerThread =
       double(f.spectrumValues()) * f.channels * (f.magnitude ? 2 : 1) / (double(multiplyBlocks(f)) * 256);
@@ -114,8 +104,8 @@ LaunchDescription describeFft(const Launch& l, const FftPlanes& f) {
   PassLaunch inverse = forward;
   inverse.pass = "inverse transform";
   inverse.kernel = "cuFFT C2R " + size + " x" + std::to_string(f.channels) + (f.magnitude ? " (twice)" : "");
-  PassLaunch pack = threadPass("pack", "fftPackKernel", packGrid(l), dim3(kBlockW, kBlockH),
-                               reinterpret_cast<const void*>(&fftPackKernel));
+  PassLaunch pack = passOf("pack", "fftPackKernel", packGrid(l), dim3(kBlockW, kBlockH),
+                           reinterpret_cast<const void*>(&fftPackKernel));
   pack.outputsPerThread = 1;
   setFootprint(pack, kBlockW, kBlockH, kBlockW, kBlockH, 0, 0);
   return {{pad, forward, multiply, inverse, pack}, ""};

@@ -7,6 +7,7 @@
 #include <vector_types.h>
 
 #include <cstddef>
+#include <string>
 
 #include "convlive/border.hpp"
 #include "convlive/work_model.hpp"
@@ -142,6 +143,17 @@ struct TileShape {
 };
 inline Dims dimsOf(unsigned x, unsigned y = 1, unsigned z = 1) {
   return {static_cast<int>(x), static_cast<int>(y), static_cast<int>(z)};
+}
+// A pass named `pass` launching `kernel` (its host stub `function`) on grid x block threads.
+inline PassLaunch passOf(const char* pass, const std::string& kernel, dim3 grid, dim3 block, const void* function) {
+  PassLaunch p;
+  p.pass = pass;
+  p.kernel = kernel;
+  p.grid = dimsOf(grid.x, grid.y);
+  p.block = dimsOf(block.x, block.y);
+  p.threadsPerBlock = static_cast<int>(block.x * block.y);
+  p.kernelFunction = function;
+  return p;
 }
 // A block's footprint (PassLaunch::outputTile and inputTile): outW x outH made from inW x inH read,
 // its corner offsetX, offsetY from the output's.

@@ -250,15 +250,9 @@ std::string instanceName(const char* kernel, int a, int b) {
 
 PassLaunch separablePass(const char* pass, const std::string& kernel, dim3 grid, dim3 block, std::size_t shared,
                          const void* function) {
-  PassLaunch p;
-  p.pass = pass;
-  p.kernel = kernel;
-  p.grid = dimsOf(grid.x, grid.y);
-  p.block = dimsOf(block.x, block.y);
-  p.threadsPerBlock = static_cast<int>(block.x * block.y);
+  PassLaunch p = passOf(pass, kernel, grid, block, function);
   p.outputsPerThread = kSteps;
   p.dynamicShared = shared;
-  p.kernelFunction = function;
   return p;
 }
 
