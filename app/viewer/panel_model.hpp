@@ -31,7 +31,7 @@ struct PanelFacts {
   FilterPace pace;     // whether the filter keeps up
   FitMode fitMode = FitMode::Fit;
   bool split = false, panelShown = true, helpShown = false;
-  bool focusPath = false;  // this pass only: put the cursor in the File-or-URI box (the `o` key)
+  bool focusPath = false;  // this pass only: put the cursor in the File-or-URI box (the `l` key)
 };
 
 class PanelModel {
