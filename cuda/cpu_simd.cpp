@@ -29,21 +29,15 @@ std::size_t nonZero(const std::vector<float>& w) {
   return static_cast<std::size_t>(std::count_if(w.begin(), w.end(), [](float x) { return x != 0.f; }));
 }
 
-double absSum(const std::vector<float>& w) {
-  double s = 0.0;
-  for (float x : w) s += std::fabs(static_cast<double>(x));
-  return s;
-}
-
 // The worst-case output error of cpu-simd's sums with unit roundoff u (convlive/cpu_simd.hpp).
 double errorBound(const Filter& f, double u) {
   const Mask& m = f.mask;
   const double scale = 255.0 * (f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
   if (m.separable()) {
     const double gc = gammaOf(nonZero(m.col()), u), gr = gammaOf(nonZero(m.row()), u);
-    return (gc + gr * (1.0 + gc)) * scale * absSum(m.col()) * absSum(m.row());
+    return (gc + gr * (1.0 + gc)) * scale * absoluteSum(m.col()) * absoluteSum(m.row());
   }
-  return gammaOf(nonZero(m.weights()), u) * scale * absSum(m.weights());
+  return gammaOf(nonZero(m.weights()), u) * scale * absoluteSum(m.weights());
 }
 
 // Rows start on cache lines, so that the column pass's loads never straddle two.

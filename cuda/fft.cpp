@@ -44,10 +44,8 @@ FftGeometry fftGeometry(int width, int height, int radius, bool filterAlpha, Com
 }
 
 double fftErrorEstimate(const Mask& mask, const FftGeometry& g) {
-  double l1 = 0;
-  for (float w : mask.weights()) l1 += std::fabs(double(w));
   const double eps = std::ldexp(1.0, -24);
-  return 3 * eps * std::log2(double(g.padW) * g.padH + 2) * 255 * l1;
+  return 3 * eps * std::log2(double(g.padW) * g.padH + 2) * 255 * absoluteSum(mask.weights());
 }
 
 namespace {

@@ -93,6 +93,12 @@ Mask Mask::fromFactors(const std::vector<float>& col, const std::vector<float>& 
   return Mask(static_cast<int>(col.size() / 2), outer(col, row));
 }
 
+double absoluteSum(const std::vector<float>& w) {
+  double s = 0.0;
+  for (float x : w) s += std::fabs(static_cast<double>(x));
+  return s;
+}
+
 float Mask::sum() const { return std::accumulate(weights_.begin(), weights_.end(), 0.f); }
 
 Mask Mask::transposed() const {

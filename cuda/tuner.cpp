@@ -244,7 +244,7 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
   for (const std::string& name : candidates()) {
     const Variant& v = *findVariant(name);
     Workspace ws;
-    for (const Tile& t : v.tiles.empty() ? std::vector<Tile>{Tile{}} : v.tiles) {  // fft offers no tiles
+    for (const Tile& t : v.runnableTiles()) {
       FilterParams q = p;
       q.tile = t;
       if (v.whyNot(q, width, height)) continue;

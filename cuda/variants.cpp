@@ -1,7 +1,6 @@
 #include "convlive/variants.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -192,13 +191,11 @@ Problem fftWhyNot(const FilterParams& p, int w, int h) {
                        " is past what one cuFFT plan takes here (2^31 values)",
                    "variant", instead);
   if (const double e = fftErrorEstimate(p.filter.mask, g); e > kFftErrorBudget) {
-    double l1 = 0;
-    for (float x : p.filter.mask.weights()) l1 += std::fabs(double(x));
     char text[200];
     std::snprintf(text, sizeof text,
                   "fft: the float transforms' error with these weights (sum of |w| %.3g) is estimated at %.2f "
                   "levels, over the %.2f budget for 1 LSB",
-                  l1, e, kFftErrorBudget);
+                  absoluteSum(p.filter.mask.weights()), e, kFftErrorBudget);
     return problem(Code::CannotRun, "variant", text, "variant", r <= kMax2DRadius ? "tiled-coop" : "cpu-simd");
   }
   return {};

@@ -71,9 +71,6 @@ HostImage runHost(const Variant& v, const FilterParams& p, const HostImage& in, 
   return got;
 }
 
-// The tiles to check: the variant's, or its one way to run when it offers none (host variants).
-std::vector<Tile> tilesOf(const Variant& v) { return v.tiles.empty() ? std::vector<Tile>{Tile{}} : v.tiles; }
-
 struct Size {
   int w, h;
 };
@@ -170,7 +167,7 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
       for (Border b : kBorders)
         for (bool alpha : {false, true}) {
           const HostImage in = randomFrame(s.w, s.h, rng);
-          check(v, *f, b, alpha, in, tilesOf(v));
+          check(v, *f, b, alpha, in, v.runnableTiles());
           if (HasFatalFailure()) return;
         }
     }
@@ -184,7 +181,7 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
       const int r = radii[rng() % radii.size()];
       const HostImage in = randomFrame(s.w, s.h, rng);
       check(v, *filterFor(kind, r, rng), kBorders[rng() % 4], rng() % 2, in,
-            v.tiles.empty() ? tilesOf(v) : std::vector<Tile>{v.tiles[rng() % v.tiles.size()], v.tiles.front()});
+            v.tiles.empty() ? v.runnableTiles() : std::vector<Tile>{v.tiles[rng() % v.tiles.size()], v.tiles.front()});
       if (HasFatalFailure()) return;
     }
   RecordProperty("launches_checked", checked_);

@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
           continue;
         Workspace ws;
         for (const Case& c : cases)
-          for (const Tile& t : v.tiles.empty() ? std::vector<Tile>{Tile{}} : v.tiles) {  // fft offers no tiles
+          for (const Tile& t : v.runnableTiles()) {
             FilterParams p;
             p.filter = c.filter;
             p.tile = t;

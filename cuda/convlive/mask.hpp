@@ -42,6 +42,9 @@ class Mask {
   std::vector<float> row_, col_;
 };
 
+// The sum of the absolute values (the weights' worst-case gain: error bounds scale with it).
+double absoluteSum(const std::vector<float>& w);
+
 // A mask plus how its sums become the output: what the kernels run.
 struct Filter {
   std::string name;  // for reports: "gaussian", "sobel", ...

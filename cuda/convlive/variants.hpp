@@ -69,6 +69,8 @@ struct Variant {
   void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
     runImpl(*this, p, in, out, ws, stream);
   }
+  // The tiles to run it with: the offered ones, or its one way to run ({0,0}) when it offers none.
+  std::vector<Tile> runnableTiles() const { return tiles.empty() ? std::vector<Tile>{Tile{}} : tiles; }
   Tile tileFor(const FilterParams& p) const { return p.tile == Tile{} && !tiles.empty() ? tiles.front() : p.tile; }
   // Empty when `t` is one of the offered tiles; else says which ones there are.
   Problem tileProblem(Tile t) const;
