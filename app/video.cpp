@@ -182,6 +182,11 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
         << " frames (the others were copied into pinned slots)\n";
   log << "frames: " << t.frames << " of " << t.width << "x" << t.height << " in " << fixed(wallSeconds, 2)
       << " s: " << fixed(fps, 1) << " fps, " << fixed(fps * t.width * t.height / 1e6, 1) << " MPix/s\n";
+  if (t.steadyFps > 0)
+    log << "after the first " << SteadyRate::kDefaultWarmup << " frames: " << fixed(t.steadyFps, 1)
+        << " fps (the first frame took " << fixed(t.firstFrameMs, 1) << " ms)\n";
+  if (t.pageLocks > 0)
+    log << "page-locked " << t.pageLocks << " source buffers once each, in " << fixed(t.pageLockMs, 1) << " ms\n";
   log << std::left << std::setw(18) << "stage" << std::right << std::setw(10) << "last ms" << std::setw(10) << "avg ms"
       << std::setw(10) << "peak ms"
       << "\n";
@@ -263,6 +268,10 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
             {"wall_s", wallSeconds},
             {"fps", fps},
             {"mpix_per_s", fps * t.width * t.height / 1e6},
+            {"fps_steady", t.steadyFps},
+            {"warmup_frames", SteadyRate::kDefaultWarmup},
+            {"first_frame_ms", t.firstFrameMs},
+            {"page_locks", {{"buffers", t.pageLocks}, {"ms", t.pageLockMs}}},
             {"ended", ended},
             {"last_error", p.lastError()},
             {"stages", stages}};
@@ -286,6 +295,7 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
   const long limit = v.frames > 0 ? v.frames : (v.seconds > 0 ? -1 : 300);
   const auto t0 = Clock::now();
   std::uint64_t n = 0;
+  SteadyRate steady;
   int w = 0, h = 0;
   while (!interrupt.interrupted() && (limit < 0 || long(n) < limit) &&
          (v.seconds <= 0 || std::chrono::duration<double>(Clock::now() - t0).count() < v.seconds)) {
@@ -294,6 +304,7 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
     if (r == Source::Pull::EndOfStream) break;
     if (r == Source::Pull::Frame) {
       ++n;
+      steady.tick(Clock::now());
       w = f.pixels.width;
       h = f.pixels.height;
     }
@@ -302,7 +313,9 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
   const double fps = wall > 0 ? double(n) / wall : 0;
   log << "source: " << src.info().description << " (native " << src.info().nativeFormat << ")\n";
   log << "decode only: " << n << " frames of " << w << "x" << h << " in " << fixed(wall, 2) << " s: " << fixed(fps, 1)
-      << " fps\n";
+      << " fps";
+  if (steady.fps() > 0) log << "; " << fixed(steady.fps(), 1) << " after the first " << steady.warmup() << " frames";
+  log << "\n";
   if (!v.report.empty()) {
     nlohmann::json r = {
         {"date", nowIso()},
@@ -312,7 +325,9 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
         {"width", w},
         {"height", h},
         {"wall_s", wall},
-        {"fps", fps}};
+        {"fps", fps},
+        {"fps_steady", steady.fps()},
+        {"warmup_frames", steady.warmup()}};
     if (!writeFileAtomically(v.report, r.dump(2) + "\n"))
       throw std::runtime_error("cannot write the report " + v.report + ": check the folder is writable and has space");
   }

@@ -242,8 +242,11 @@ bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
     frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
                                   GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
                                   std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));
-  frame.pinned = options_.registerWithCuda && gst_buffer_n_memory(buffer) == 1 &&
-                 registerHostMemory(gst_buffer_peek_memory(buffer, 0));
+  if (options_.registerWithCuda && gst_buffer_n_memory(buffer) == 1) {
+    const HostRegistration reg = registerHostMemory(gst_buffer_peek_memory(buffer, 0));
+    frame.pinned = reg.registered;
+    if (reg.firstSeen) frame.pageLockMs = reg.ms;
+  }
   const GstClockTime pts = GST_BUFFER_PTS(buffer);
   frame.ptsNs = GST_CLOCK_TIME_IS_VALID(pts) ? std::int64_t(pts) : -1;
   frame.arrival = arrivals_->of(pts);

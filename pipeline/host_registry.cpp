@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 
@@ -44,16 +45,17 @@ void onMemoryFreed(gpointer data, GstMiniObject*) {
 
 }  // namespace
 
-bool registerHostMemory(GstMemory* mem) {
+HostRegistration registerHostMemory(GstMemory* mem) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  if (auto it = r.known.find(mem); it != r.known.end()) return it->second;
+  if (auto it = r.known.find(mem); it != r.known.end()) return {it->second, false, 0};
   GstMapInfo map;
-  if (!gst_memory_map(mem, &map, GST_MAP_READ)) return false;
+  if (!gst_memory_map(mem, &map, GST_MAP_READ)) return {};
   void* data = map.data;
   const gsize bytes = map.size;
   gst_memory_unmap(mem, &map);
   bool ok = false;
+  const auto t0 = std::chrono::steady_clock::now();
   if (bytes >= kMinBytes) {
     ok = cudaHostRegister(data, bytes, cudaHostRegisterReadOnly) == cudaSuccess ||
          cudaHostRegister(data, bytes, cudaHostRegisterDefault) == cudaSuccess;
@@ -61,7 +63,7 @@ bool registerHostMemory(GstMemory* mem) {
   }
   r.known.emplace(mem, ok);
   gst_mini_object_weak_ref(GST_MINI_OBJECT_CAST(mem), onMemoryFreed, new Registration{mem, data, ok});
-  return ok;
+  return {ok, true, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
 }
 
 }  // namespace convlive

@@ -5,9 +5,14 @@
 
 namespace convlive {
 
+struct HostRegistration {
+  bool registered = false;  // page-locked (false: too small, shared pages, or no device; copy instead)
+  bool firstSeen = false;   // this call tried to register it (else the block was known)
+  double ms = 0;            // the time that took
+};
+
 // Registers `mem` with cudaHostRegister the first time it is seen and unregisters it when
-// GStreamer frees it. Returns whether the memory is registered (false: too small, shared pages,
-// or no device; the caller copies instead). Thread-safe.
-bool registerHostMemory(GstMemory* mem);
+// GStreamer frees it. Thread-safe.
+HostRegistration registerHostMemory(GstMemory* mem);
 
 }  // namespace convlive

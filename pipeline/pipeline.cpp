@@ -136,7 +136,9 @@ struct Pipeline::Impl {
 
   mutable std::mutex statsMutex;
   Timings stats;
-  std::deque<Clock::time_point> completions;  // recent completion times, for fps
+  std::deque<Clock::time_point> completions;    // recent completion times, for fps
+  SteadyRate steady;                            // completions after the warm-up, for steadyFps
+  std::optional<Clock::time_point> firstTaken;  // when the first frame was pulled (for firstFrameMs)
 
   std::string autoWhy;  // what auto chose and why (empty: a named variant); under controlMutex
 
@@ -335,6 +337,12 @@ struct Pipeline::Impl {
       return StepResult::Error;
     }
     const double waitMs = msBetween(t0, Clock::now());
+    if (r == Source::Pull::Frame && !firstTaken) firstTaken = t0;
+    if (r == Source::Pull::Frame && frame.pageLockMs) {
+      std::lock_guard lock(statsMutex);
+      ++stats.pageLocks;
+      stats.pageLockMs += *frame.pageLockMs;
+    }
     if (r == Source::Pull::Timeout) return StepResult::Idle;
     if (r == Source::Pull::EndOfStream) {
       if (config.loop && info.seekable) {
@@ -625,6 +633,9 @@ struct Pipeline::Impl {
     stats.width = slot.width;
     stats.height = slot.height;
     const auto now = Clock::now();
+    if (stats.frames == 1 && firstTaken) stats.firstFrameMs = msBetween(*firstTaken, now);
+    steady.tick(now);
+    stats.steadyFps = steady.fps();
     completions.push_back(now);
     while (completions.size() > 2 && msBetween(completions.front(), now) > 1000) completions.pop_front();
     const double span = msBetween(completions.front(), now);

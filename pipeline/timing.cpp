@@ -34,6 +34,19 @@ std::vector<float> StageStats::history() const {
   return out;
 }
 
+void SteadyRate::tick(Clock::time_point now) {
+  ++frames_;
+  if (frames_ == warmup_ + 1) start_ = now;
+  last_ = now;
+}
+
+double SteadyRate::fps() const {
+  // The frames after the one that started the clock, over the time since it.
+  if (frames_ <= warmup_ + 1) return 0;
+  const double s = std::chrono::duration<double>(last_ - start_).count();
+  return s > 0 ? double(frames_ - warmup_ - 1) / s : 0;
+}
+
 const char* stageName(Stage s) {
   switch (s) {
     case Stage::Wait:

@@ -122,8 +122,15 @@ TEST_F(PipelineTest, LargeFramesUploadStraightFromRegisteredSourceMemory) {
     EXPECT_EQ(t.directUploads, kGpu && registered ? 6u : 0u);
     if (kGpu && registered) {
       EXPECT_EQ(t[Stage::HostCopy].peak(), 0.0) << "no frame was copied on the host";
+      // Each pooled buffer is page-locked once: fewer locks than frames once the pool recycles.
+      EXPECT_GE(t.pageLocks, 1u);
+      EXPECT_LE(t.pageLocks, 6u);
+      EXPECT_GT(t.pageLockMs, 0.0);
     } else if (kGpu) {
       EXPECT_GT(t[Stage::HostCopy].average(), 0.0);
+    }
+    if (!kGpu || !registered) {
+      EXPECT_EQ(t.pageLocks, 0u);
     }
   }
 }
@@ -453,9 +460,38 @@ TEST_F(PipelineTest, TimingsCoverEveryStage) {
   EXPECT_GT(t[Stage::Latency].average(), 0);
   EXPECT_GE(t[Stage::Total].last(), t[Stage::Filter].last());
   EXPECT_GT(t.fps, 0);
+  EXPECT_GT(t.firstFrameMs, 0);
+  EXPECT_EQ(t.steadyFps, 0) << "20 frames do not get past the warm-up";
   if (kGpu) {
     EXPECT_GT(t[Stage::Upload].average(), 0);
   }
+}
+
+TEST_F(PipelineTest, SteadyRateCountsOnlyFramesAfterTheWarmUp) {
+  CaptureSink sink;
+  Pipeline p(config(pattern(SteadyRate::kDefaultWarmup + 12)), sink);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+  const Timings t = p.timings();
+  EXPECT_GT(t.steadyFps, 0);
+  EXPECT_LE(t.firstFrameMs, 1000.0 * 60);
+}
+
+TEST(SteadyRate, IsTheRateAfterTheWarmUpFrames) {
+  using namespace std::chrono;
+  SteadyRate r(3);
+  const SteadyRate::Clock::time_point t0{};
+  // A slow start (100 ms a frame), then 10 ms a frame: only the latter counts.
+  for (int i = 1; i <= 3; ++i) r.tick(t0 + milliseconds(100 * i));
+  EXPECT_EQ(r.fps(), 0) << "nothing past the warm-up yet";
+  r.tick(t0 + milliseconds(400));
+  EXPECT_EQ(r.fps(), 0) << "one frame starts the clock";
+  for (int i = 1; i <= 5; ++i) r.tick(t0 + milliseconds(400 + 10 * i));
+  EXPECT_NEAR(r.fps(), 100.0, 1e-9);
+  EXPECT_EQ(r.frames(), 9u);
+  SteadyRate none(0);
+  none.tick(t0);
+  none.tick(t0 + milliseconds(20));
+  EXPECT_NEAR(none.fps(), 50.0, 1e-9);
 }
 
 // A sink that holds each frame, as the viewer's worker does while its render thread takes it: the

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -80,8 +81,9 @@ class SourceFrame {
   std::int64_t ptsNs = -1;                        // presentation time in the stream (-1: none)
   std::uint64_t index = 0;                        // counts frames since the source opened (or since the last seek)
   std::chrono::steady_clock::time_point arrival;  // when it reached the appsink
-  bool pinned = false;         // its memory is page-locked (registered with CUDA): uploads can read it directly
-  std::shared_ptr<void> keep;  // the mapped sample
+  bool pinned = false;               // its memory is page-locked (registered with CUDA): uploads can read it directly
+  std::optional<double> pageLockMs;  // set when its memory was first seen and page-locked now: the ms that took
+  std::shared_ptr<void> keep;        // the mapped sample
 };
 
 struct SourceOptions {

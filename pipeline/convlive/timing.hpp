@@ -1,6 +1,7 @@
 // Per-stage timings as plain data: the pipeline writes them, the viewer and the report read them.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,6 +31,26 @@ class StageStats {
   double last_ = 0;
 };
 
+// The rate of a stream of frames once it runs: frames per second from the end of the first
+// `warmup` frames to the last one. The first frames of a run pay once for what later frames reuse
+// (page-locking each new pooled source buffer, loading the kernels, allocating the slots), which
+// dominates short runs; this rate, not frames / wall time, is what a source alone and the pipeline
+// are compared by.
+class SteadyRate {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::uint64_t kDefaultWarmup = 30;
+  explicit SteadyRate(std::uint64_t warmup = kDefaultWarmup) : warmup_(warmup) {}
+  void tick(Clock::time_point now);  // one more frame, done at `now`
+  double fps() const;                // 0 until two frames past the warm-up
+  std::uint64_t warmup() const { return warmup_; }
+  std::uint64_t frames() const { return frames_; }
+
+ private:
+  std::uint64_t warmup_, frames_ = 0;
+  Clock::time_point start_, last_;
+};
+
 // The stages of one frame, in order. Convert is the colour conversion of NV12/I420 frames (to RGBA
 // after the upload, and back to I420 before an export's download; 0 for RGBA frames). Output is
 // the GPU's output work alone (the download, or the
@@ -46,6 +67,10 @@ struct Timings {
   std::uint64_t frames = 0;         // completed since the pipeline started
   std::uint64_t directUploads = 0;  // of those, uploaded straight from registered source memory (no host copy)
   double fps = 0;                   // completed frames per second, over the recent window
+  double steadyFps = 0;             // completed frames per second after the first SteadyRate::kDefaultWarmup
+  double firstFrameMs = 0;          // from the first step() to the first frame completed
+  std::uint64_t pageLocks = 0;      // source buffers page-locked (each once, when first seen)
+  double pageLockMs = 0;            // host time those took, in all
   double mpixPerSecond = 0;         // fps x the frame's pixels
   double filterGBs = 0;             // the filter's effective bandwidth (bytes in + out / filter time)
   int width = 0, height = 0;        // of the last completed frame
