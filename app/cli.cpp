@@ -73,6 +73,12 @@ void addInputFormat(CLI::App* c, Values& v, const char* group) {
       ->check(CLI::IsMember({"auto", "rgba", "yuv"}))
       ->default_str("auto")
       ->group(group);
+  c->add_option("--decoder", v.video.decoder,
+                "files, URIs and launch lines: nvdec decodes on the GPU (gstreamer1.0-plugins-bad's nvcodec) and "
+                "keeps frames in GPU memory; cpu: GStreamer's software decoders; auto: nvdec where it is present")
+      ->check(CLI::IsMember({"auto", "nvdec", "cpu"}))
+      ->capture_default_str()
+      ->group(group);
 }
 
 std::string describeSetting(const Setting& s) {

@@ -100,6 +100,13 @@ InputFormat inputFormatOf(const std::string& name, InputFormat whenEmpty) {
   throw std::invalid_argument("--input-format '" + name + "': use auto, rgba or yuv");
 }
 
+Decoder decoderOf(const std::string& name) {
+  if (name.empty() || name == "auto") return Decoder::Auto;
+  if (name == "nvdec") return Decoder::Nvdec;
+  if (name == "cpu") return Decoder::Cpu;
+  throw std::invalid_argument("--decoder '" + name + "': use auto, nvdec or cpu");
+}
+
 }  // namespace
 
 PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
@@ -117,6 +124,7 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   c.sync = v.realtime;
   c.loop = v.loop;
   c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Rgba);
+  c.decoder = decoderOf(v.decoder);
   return c;
 }
 
@@ -145,6 +153,10 @@ std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
     << (deviceInfo().available ? c.slots : 1) << " slot(s), overlap "
     << (c.overlap && deviceInfo().available ? "on" : "off") << " | frames arrive as " << p.sourceInfo().frameFormat
     << " (--input-format " << inputFormatName(c.inputFormat) << ")";
+  const SourceInfo si = p.sourceInfo();
+  if (!si.decoder.empty())
+    s << " | decoder: " << si.decoder << (si.framesOnDevice ? " (frames stay in GPU memory)" : "");
+  if (!si.decoderNote.empty()) s << " (" << si.decoderNote << ")";
   return s.str();
 }
 
@@ -177,9 +189,11 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
       << "\n";
   log << settingsLine(p, c) << "\n";
   const double fps = wallSeconds > 0 ? double(t.frames) / wallSeconds : 0;
-  if (deviceInfo().available && c.pinned)
-    log << "uploads straight from page-locked GStreamer buffers: " << t.directUploads << " of " << t.frames
-        << " frames (the others were copied into pinned slots)\n";
+  if (t.deviceFrames > 0)
+    log << "decoded into GPU memory (no upload): " << t.deviceFrames << " of " << t.frames << " frames\n";
+  if (deviceInfo().available && c.pinned && t.deviceFrames < t.frames)
+    log << "uploads straight from page-locked GStreamer buffers: " << t.directUploads << " of "
+        << t.frames - t.deviceFrames << " frames in host memory (the others were copied into pinned slots)\n";
   log << "frames: " << t.frames << " of " << t.width << "x" << t.height << " in " << fixed(wallSeconds, 2)
       << " s: " << fixed(fps, 1) << " fps, " << fixed(fps * t.width * t.height / 1e6, 1) << " MPix/s\n";
   if (t.steadyFps > 0)
@@ -238,7 +252,10 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
               {"native_height", si.nativeHeight},
               {"fps", si.fps},
               {"duration_s", si.durationSeconds},
-              {"live", si.live}}},
+              {"live", si.live},
+              {"decoder", si.decoder},
+              {"frames_on_device", si.framesOnDevice},
+              {"decoder_note", si.decoderNote}}},
             {"device", dev.available
                            ? json{{"name", dev.name},
                                   {"compute_capability", std::to_string(dev.major) + "." + std::to_string(dev.minor)}}
@@ -260,6 +277,8 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
               {"register_source_memory", c.registerSourceMemory},
               {"sink", sinkName},
               {"direct_uploads", t.directUploads},
+              {"device_frames", t.deviceFrames},
+              {"decoder", decoderName(c.decoder)},
               {"loop", c.loop},
               {"input_format", inputFormatName(c.inputFormat)}}},
             {"frames", t.frames},
@@ -290,6 +309,7 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
   so.sync = c.sync;  // --realtime: the paced rate a player would get
   // The frames the pipeline would take: NV12/I420 as decoded where it converts them itself.
   so.acceptYuv = c.inputFormat == InputFormat::Yuv || (c.inputFormat == InputFormat::Auto && deviceInfo().available);
+  so.decoder = c.decoder;
   InterruptGuard interrupt;
   Source src(c.source, so);
   const long limit = v.frames > 0 ? v.frames : (v.seconds > 0 ? -1 : 300);
@@ -311,23 +331,29 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   const double fps = wall > 0 ? double(n) / wall : 0;
-  log << "source: " << src.info().description << " (native " << src.info().nativeFormat << ")\n";
+  log << "source: " << src.info().description << " (native " << src.info().nativeFormat << ")";
+  if (!src.info().decoder.empty())
+    log << ", decoder " << src.info().decoder << (src.info().framesOnDevice ? " (frames in GPU memory)" : "");
+  log << "\n";
   log << "decode only: " << n << " frames of " << w << "x" << h << " in " << fixed(wall, 2) << " s: " << fixed(fps, 1)
       << " fps";
   if (steady.fps() > 0) log << "; " << fixed(steady.fps(), 1) << " after the first " << steady.warmup() << " frames";
   log << "\n";
   if (!v.report.empty()) {
-    nlohmann::json r = {
-        {"date", nowIso()},
-        {"decode_only", true},
-        {"source", {{"description", src.info().description}, {"native_format", src.info().nativeFormat}}},
-        {"frames", n},
-        {"width", w},
-        {"height", h},
-        {"wall_s", wall},
-        {"fps", fps},
-        {"fps_steady", steady.fps()},
-        {"warmup_frames", steady.warmup()}};
+    nlohmann::json r = {{"date", nowIso()},
+                        {"decode_only", true},
+                        {"source",
+                         {{"description", src.info().description},
+                          {"native_format", src.info().nativeFormat},
+                          {"decoder", src.info().decoder},
+                          {"frames_on_device", src.info().framesOnDevice}}},
+                        {"frames", n},
+                        {"width", w},
+                        {"height", h},
+                        {"wall_s", wall},
+                        {"fps", fps},
+                        {"fps_steady", steady.fps()},
+                        {"warmup_frames", steady.warmup()}};
     if (!writeFileAtomically(v.report, r.dump(2) + "\n"))
       throw std::runtime_error("cannot write the report " + v.report + ": check the folder is writable and has space");
   }

@@ -31,6 +31,7 @@ struct VideoOptions {
   // auto, rgba or yuv (PipelineConfig::inputFormat); empty: auto for run and export, rgba for the
   // viewer (whose split view and tests read the RGBA source frame on the host).
   std::string inputFormat;
+  std::string decoder = "auto";  // auto, nvdec or cpu (PipelineConfig::decoder)
 };
 
 // Exit code 130: interrupted (Ctrl-C), as shells report SIGINT.

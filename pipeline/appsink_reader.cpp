@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "colorimetry.hpp"
+#include "cuda_share.hpp"
 #include "host_registry.hpp"
 #include "source_messages.hpp"
 
@@ -120,8 +121,10 @@ void AppsinkReader::open() {
   GstElement* pipeline = graph_.pipeline();
   GstElement* appsink = graph_.appsink();
   const SourceSpec& spec = graph_.spec();
-  gst::CapsPtr accepted(
-      gst_caps_from_string(options_.acceptYuv ? "video/x-raw,format={NV12,I420,RGBA}" : "video/x-raw,format=RGBA"));
+  gst::CapsPtr accepted(gst_caps_from_string(
+      graph_.nvdec()       ? "video/x-raw(memory:CUDAMemory),format={NV12,I420}; video/x-raw,format={NV12,I420,RGBA}"
+      : options_.acceptYuv ? "video/x-raw,format={NV12,I420,RGBA}"
+                           : "video/x-raw,format=RGBA"));
   g_object_set(appsink, "caps", accepted.get(), "sync", gboolean(options_.sync), "max-buffers",
                guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, nullptr);
   gst::PadPtr sinkPad(gst_element_get_static_pad(appsink, "sink"));
@@ -187,6 +190,9 @@ void AppsinkReader::fillInfo() {
     info_.seekable = seekable && !info_.live;
   }
   gst_query_unref(q);
+  info_.decoder = graph_.videoDecoderName();
+  GstBuffer* buffer = gst_sample_get_buffer(first_.get());
+  info_.framesOnDevice = buffer && graph_.nvdec() && inSharedCudaContext(buffer);
 }
 
 namespace {
@@ -233,16 +239,23 @@ bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
     throw SourceError(graph_.spec().describe() + " delivered a frame that is not RGBA8" +
                       (options_.acceptYuv ? ", NV12 or I420" : "") +
                       ": end a launch line with '! videoconvert ! appsink'");
-  m->mapped = gst_video_frame_map(&m->frame, &m->vinfo, buffer, GST_MAP_READ);
+  // NVDEC's frames in convlive's context: mapped as device pointers, read where they are.
+  const bool onDevice = yuv && graph_.nvdec() && inSharedCudaContext(buffer);
+  m->mapped = gst_video_frame_map(&m->frame, &m->vinfo, buffer, onDevice ? cudaMapFlags() : GST_MAP_READ);
   if (!m->mapped) throw SourceError(graph_.spec().describe() + ": a frame could not be mapped for reading");
   m->sample = std::move(sample);
-  if (yuv)
+  if (onDevice) {
+    frame.yuv = yuvViewOf(m->frame);
+    frame.colour = colourSpecOf(m->vinfo);
+    frame.pixels = ConstImageView(nullptr, frame.yuv.width, frame.yuv.height, 0);
+    frame.onDevice = true;
+  } else if (yuv)
     describeYuv(m->frame, gst_buffer_get_size(buffer), frame);
   else
     frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
                                   GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
                                   std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));
-  if (options_.registerWithCuda && gst_buffer_n_memory(buffer) == 1) {
+  if (options_.registerWithCuda && !onDevice && gst_buffer_n_memory(buffer) == 1) {
     const HostRegistration reg = registerHostMemory(gst_buffer_peek_memory(buffer, 0));
     frame.pinned = reg.registered;
     if (reg.firstSeen) frame.pageLockMs = reg.ms;

@@ -35,6 +35,7 @@ class AppsinkReader {
   void seek(double seconds);  // throws SourceError when the source cannot seek
 
   const SourceInfo& info() const { return info_; }
+  void setDecoderNote(std::string note) { info_.decoderNote = std::move(note); }
   double positionSeconds() const { return position_; }
   bool eos() const { return eos_; }
   std::uint64_t framesPulled() const { return pulled_; }

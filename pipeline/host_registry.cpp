@@ -57,8 +57,11 @@ HostRegistration registerHostMemory(GstMemory* mem) {
   bool ok = false;
   const auto t0 = std::chrono::steady_clock::now();
   if (bytes >= kMinBytes) {
-    ok = cudaHostRegister(data, bytes, cudaHostRegisterReadOnly) == cudaSuccess ||
-         cudaHostRegister(data, bytes, cudaHostRegisterDefault) == cudaSuccess;
+    // Default first: memory registered read-only cannot be written by a device, and a decoder
+    // that downloads its frames into the pool (nvh264dec to system memory) then fails as soon as
+    // a registered buffer comes round again. Read-only is the fallback for pages that refuse it.
+    ok = cudaHostRegister(data, bytes, cudaHostRegisterDefault) == cudaSuccess ||
+         cudaHostRegister(data, bytes, cudaHostRegisterReadOnly) == cudaSuccess;
     cudaGetLastError();  // a refusal is not an error: the caller copies instead
   }
   r.known.emplace(mem, ok);

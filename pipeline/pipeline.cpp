@@ -93,7 +93,7 @@ OutputFrame outputOf(const Slot& slot, ConstImageView filtered, ConstImageView s
   f.source = source;
   f.sourceHost = sourceHost;
   if (slot.frame.isYuv()) {
-    f.sourceYuv = slot.frame.yuv;
+    if (!slot.frame.onDevice) f.sourceYuv = slot.frame.yuv;  // host memory only
     f.colour = slot.frame.colour;
   }
   return f;
@@ -191,6 +191,7 @@ struct Pipeline::Impl {
     o.openTimeout = config.openTimeout;
     o.registerWithCuda = gpu && config.pinned && config.registerSourceMemory;
     o.acceptYuv = config.inputFormat == InputFormat::Yuv || (config.inputFormat == InputFormat::Auto && gpu);
+    o.decoder = config.decoder;
     return o;
   }
 
@@ -439,6 +440,16 @@ struct Pipeline::Impl {
   void enqueueUpload(Slot& slot, cudaStream_t s) {
     GpuSlot& g = *slot.gpu;
     slot.hostCopyMs = 0;
+    if (slot.frame.onDevice) {  // NVDEC's frame, in GPU memory: converted where it is
+      slot.uploadedFrom = {};
+      slot.direct = false;
+      slot.enqueued = Clock::now();
+      g.start.record(s);
+      g.uploaded.record(s);
+      yuvToRgba(slot.frame.yuv, g.in.view(), slot.frame.colour, s);
+      g.converted.record(s);
+      return;
+    }
     if (slot.frame.isYuv()) {
       const std::uint8_t* from = stageYuv(slot);
       slot.uploadedFrom = {};
@@ -528,7 +539,17 @@ struct Pipeline::Impl {
     slot.hostRgba.resize(std::size_t(w) * h * 4);
     const ImageView rgba{slot.hostRgba.data(), w, h, std::size_t(w) * 4};
     const auto t0 = Clock::now();
-    referenceYuvToRgba(slot.frame.yuv, rgba, slot.frame.colour);
+    ConstYuvView from = slot.frame.yuv;
+    if (slot.frame.onDevice) {  // an NVDEC frame for a CPU variant: its planes to host memory first
+      const YuvLayout packed = packedYuvLayout(from.format, w, h);
+      slot.hostStaging.resize(packed.bytes);
+      const YuvView to = yuvViewAt(packed, slot.hostStaging.data());
+      for (int p = 0; p < yuvPlaneCount(from.format); ++p)
+        CL_CUDA(cudaMemcpy2D(to.planes[p], to.pitches[p], from.planes[p], from.pitches[p],
+                             yuvRowBytes(from.format, w, p), std::size_t(yuvPlaneRows(h, p)), cudaMemcpyDeviceToHost));
+      from = to;
+    }
+    referenceYuvToRgba(from, rgba, slot.frame.colour);
     slot.cpuConvertMs = msBetween(t0, Clock::now());
     return rgba;
   }
@@ -630,6 +651,7 @@ struct Pipeline::Impl {
     st[int(Stage::Latency)].add(latency);
     ++stats.frames;
     stats.directUploads += slot.direct;
+    stats.deviceFrames += slot.frame.onDevice;
     stats.width = slot.width;
     stats.height = slot.height;
     const auto now = Clock::now();

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "appsink_reader.hpp"
+#include "cuda_share.hpp"
 #include "gst_ptr.hpp"
 #include "source_graph.hpp"
 
@@ -13,11 +14,12 @@ namespace convlive {
 
 namespace {
 
-// The frames of this pipeline are decoded to system memory and converted to RGBA on the CPU. Where
-// gstreamer1.0-plugins-bad's nvcodec is installed and an NVIDIA driver is present, decodebin would
-// otherwise pick its NVDEC decoders (they outrank the software ones), which this path cannot use
-// and which may not even start (seen on the H200 machine: their NVRTC kernels fail to compile,
-// and a file source then never delivers). So autoplugging is kept off them; a launch line that
+// Decoders' ranks: where gstreamer1.0-plugins-bad's nvcodec is installed and an NVIDIA driver is
+// present, decodebin would pick its NVDEC decoders for every graph (they outrank the software
+// ones), including those that want RGBA in system memory (the viewer), where they may not even
+// start (seen on the H200 machine: their NVRTC kernels failed to compile, and a file source then
+// never delivered). So ranks keep autoplugging off them, and the graphs that can take their frames
+// in GPU memory (--decoder auto or nvdec, cuda_share.hpp) ask for them by name. A launch line that
 // names one still gets it. GST_PLUGIN_FEATURE_RANK, when set, is the user's choice and is left be.
 void keepAutoplugOffNvdec() {
   if (g_getenv("GST_PLUGIN_FEATURE_RANK")) return;
@@ -68,13 +70,44 @@ std::vector<std::string> testPatterns() {
   return out;
 }
 
+const char* decoderName(Decoder d) {
+  switch (d) {
+    case Decoder::Auto:
+      return "auto";
+    case Decoder::Nvdec:
+      return "nvdec";
+    case Decoder::Cpu:
+      return "cpu";
+  }
+  return "?";
+}
+
+namespace {
+
+// Whether the graph asks for NVDEC (auto: quietly, where it is present). Throws SourceError where
+// --decoder nvdec cannot be had.
+bool wantsNvdec(const SourceSpec& spec, const SourceOptions& o) {
+  const bool decodes = spec.kind == SourceSpec::Kind::File || spec.kind == SourceSpec::Kind::Uri ||
+                       spec.kind == SourceSpec::Kind::Launch;
+  if (o.decoder == Decoder::Cpu || !decodes) return false;
+  std::string why;
+  if (o.decoder == Decoder::Auto) return o.acceptYuv && nvdecAvailable(why);
+  if (!nvdecAvailable(why)) throw SourceError("--decoder nvdec: " + why + "; use --decoder cpu");
+  if (!o.acceptYuv)
+    throw SourceError("--decoder nvdec keeps NV12/I420 frames on the GPU: leave --input-format at auto or yuv");
+  return true;
+}
+
+}  // namespace
+
 struct Source::Impl {
   // Declared in this order so the reader goes first and the graph (which stops the pipeline) last.
   SourceGraph graph;
   AppsinkReader reader;
   bool truncationReported = false;
 
-  Impl(const SourceSpec& spec, const SourceOptions& options) : graph(spec, options.acceptYuv), reader(graph, options) {}
+  Impl(const SourceSpec& spec, const SourceOptions& options, bool nvdec)
+      : graph(spec, options.acceptYuv, nvdec), reader(graph, options) {}
 
   // A file that ends well before what its container declares was cut short: said once.
   void checkComplete() {
@@ -90,8 +123,22 @@ struct Source::Impl {
 
 Source::Source(const SourceSpec& spec, const SourceOptions& options) {
   initGStreamer();
-  impl_ = std::make_unique<Impl>(spec, options);
-  impl_->reader.open();
+  std::string note;
+  const bool nvdec = wantsNvdec(spec, options);
+  try {
+    impl_ = std::make_unique<Impl>(spec, options, nvdec);
+    impl_->reader.open();
+  } catch (const SourceError& e) {
+    // auto: a stream NVDEC cannot open is decoded on the CPU instead (not after a cancel).
+    impl_.reset();
+    if (!nvdec || options.decoder != Decoder::Auto || (options.cancel && options.cancel->load())) throw;
+    note = std::string("NVDEC could not open it (") + e.what() + "); decoded on the CPU";
+    impl_ = std::make_unique<Impl>(spec, options, false);
+    impl_->reader.open();
+  }
+  if (options.decoder == Decoder::Nvdec && !impl_->reader.info().framesOnDevice)
+    note = "no NVDEC decoder takes this stream: its frames come in host memory";
+  impl_->reader.setDecoderNote(note);
 }
 
 Source::~Source() = default;

@@ -3,11 +3,13 @@
 #include <gst/app/gstappsink.h>
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <vector>
 
 #include "cameras.hpp"
+#include "cuda_share.hpp"
 #include "source_messages.hpp"
 
 namespace convlive {
@@ -18,6 +20,9 @@ namespace {
 // then passes a decoder's NV12/I420 through untouched and converts only other formats.
 const char* const kRgbaTail = "videoconvert ! video/x-raw,format=RGBA ! appsink name=clsink";
 const char* const kYuvTail = "videoconvert ! video/x-raw,format={NV12,I420,RGBA} ! appsink name=clsink";
+// NVDEC: the decoder's frames straight to the appsink, which takes NV12/I420 in CUDA memory (or
+// NV12, I420 or RGBA in system memory, from decoders of streams NVDEC does not take).
+const char* const kDeviceTail = "appsink name=clsink";
 
 std::string mediaKind(const GstCaps* caps) {
   if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return "";
@@ -51,6 +56,33 @@ GstElement* findAppsink(GstElement* pipeline) {
   g_value_unset(&item);
   gst_iterator_free(it);
   return found;  // the pipeline holds it
+}
+
+// The first element of the bin (recursively) whose factory is a video decoder.
+std::string findVideoDecoder(GstElement* pipeline) {
+  GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline));
+  GValue item = G_VALUE_INIT;
+  std::string found;
+  for (bool done = false; !done && found.empty();) {
+    switch (gst_iterator_next(it, &item)) {
+      case GST_ITERATOR_OK: {
+        GstElementFactory* f = gst_element_get_factory(GST_ELEMENT(g_value_get_object(&item)));
+        const char* klass = f ? gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS) : nullptr;
+        if (klass && std::strstr(klass, "Decoder") && std::strstr(klass, "Video"))
+          found = gst::str(gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(f)));
+        g_value_reset(&item);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync(it);
+        break;
+      default:
+        done = true;
+    }
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+  return found;
 }
 
 }  // namespace
@@ -115,7 +147,8 @@ void onNoMorePads(GstElement*, gpointer data) { static_cast<DecoderLink*>(data)-
 
 }  // namespace
 
-SourceGraph::SourceGraph(const SourceSpec& spec, bool acceptYuv) : spec_(spec), acceptYuv_(acceptYuv) {
+SourceGraph::SourceGraph(const SourceSpec& spec, bool acceptYuv, bool nvdec)
+    : spec_(spec), acceptYuv_(acceptYuv), nvdec_(nvdec && acceptYuv) {
   switch (spec_.kind) {
     case SourceSpec::Kind::Pattern:
       buildPattern();
@@ -138,7 +171,15 @@ SourceGraph::SourceGraph(const SourceSpec& spec, bool acceptYuv) : spec_(spec), 
       buildLaunch();
       break;
   }
+  if (nvdec_) {
+    std::string why;
+    if (!shareCudaContext(pipeline_.get(), why))
+      throw SourceError(spec_.describe() + ": NVDEC decoding needs convlive's CUDA context shared (" + why +
+                        "): use --decoder cpu");
+  }
 }
+
+std::string SourceGraph::videoDecoderName() const { return pipeline_ ? findVideoDecoder(pipeline_.get()) : ""; }
 
 SourceGraph::~SourceGraph() {
   if (pipeline_) gst_element_set_state(pipeline_.get(), GST_STATE_NULL);
@@ -201,7 +242,10 @@ void SourceGraph::buildDecoder(const std::string& uri) {
   }
   g_object_set(decode, "uri", uri.c_str(), nullptr);
   GError* raw = nullptr;
-  GstElement* tail = gst_parse_bin_from_description(acceptYuv_ ? kYuvTail : kRgbaTail, TRUE, &raw);
+  GstElement* tail = gst_parse_bin_from_description(nvdec_       ? kDeviceTail
+                                                    : acceptYuv_ ? kYuvTail
+                                                                 : kRgbaTail,
+                                                    TRUE, &raw);
   gst::ErrorPtr err(raw);
   if (!tail) {
     gst_object_unref(gst_object_ref_sink(decode));
@@ -222,6 +266,7 @@ void SourceGraph::buildDecoder(const std::string& uri) {
   connect("pad-added", G_CALLBACK(onPadAdded));
   connect("unknown-type", G_CALLBACK(onUnknownType));
   connect("no-more-pads", G_CALLBACK(onNoMorePads));
+  if (nvdec_) preferNvdec(decode);
   pipeline_ = std::move(pipeline);
 }
 

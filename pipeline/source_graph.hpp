@@ -24,8 +24,10 @@ class SourceGraph {
   // Validates the spec (file present, URI readable, camera present, pattern known, launch line
   // parses and has an appsink) and builds the pipeline. Throws SourceError saying what is wrong.
   // acceptYuv: the graph ends in NV12, I420 or RGBA (the decoder's own format where it is one of
-  // them) instead of RGBA alone.
-  explicit SourceGraph(const SourceSpec& spec, bool acceptYuv = false);
+  // them) instead of RGBA alone. nvdec (with acceptYuv): files and URIs are decoded by an NVDEC
+  // decoder where one takes the stream, in convlive's CUDA context, and reach the appsink in CUDA
+  // memory (no host copy); launch lines get the context too. Throws SourceError when it cannot.
+  explicit SourceGraph(const SourceSpec& spec, bool acceptYuv = false, bool nvdec = false);
   // Stops the pipeline (state NULL): no GStreamer thread touches it afterwards.
   ~SourceGraph();
   SourceGraph(const SourceGraph&) = delete;
@@ -40,6 +42,9 @@ class SourceGraph {
   // (one line: "file 'x.mp4' has no video stream (audio only): ..."). "" until then, and for
   // other kinds of source. Cheap; called while waiting for the first frame.
   std::string noVideoReason() const;
+  bool nvdec() const { return nvdec_; }
+  // The video decoder in the running graph ("nvh264dec", "avdec_h264", ...; "" when there is none).
+  std::string videoDecoderName() const;
 
  private:
   void buildPattern();
@@ -49,6 +54,7 @@ class SourceGraph {
 
   SourceSpec spec_;
   bool acceptYuv_ = false;
+  bool nvdec_ = false;
   gst::ElementPtr pipeline_;
   GstElement* appsink_ = nullptr;
   std::optional<FileCheck> file_;

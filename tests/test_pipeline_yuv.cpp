@@ -9,6 +9,7 @@
 #include "convlive/colour.hpp"
 #include "convlive/export.hpp"
 #include "convlive/resources.hpp"
+#include "cuda_share.hpp"
 #include "pipeline_fixture.hpp"
 #ifdef CONVLIVE_EXE
 #include <nlohmann/json.hpp>
@@ -170,6 +171,44 @@ TEST(SourceYuv, PatternArrivesAsI420WithItsColours) {
   EXPECT_EQ(src.info().nativeFormat, "I420");
 }
 
+// An H.264 MP4 made with x264enc (empty, with the reason in `why`, where it cannot be made here).
+std::string h264File(const std::string& name, int frames, int w, int h, std::string& why) {
+  for (const char* e : {"x264enc", "h264parse", "mp4mux", "qtdemux"})
+    if (!hasElement(e)) {
+      why = std::string("GStreamer's ") + e + " is not installed: no H.264 file can be made";
+      return "";
+    }
+  const fs::path path = scratch() / name;
+  if (!fs::exists(path))
+    runLaunch("videotestsrc num-buffers=" + std::to_string(frames) +
+              " pattern=ball ! video/x-raw,format=I420,width=" + std::to_string(w) + ",height=" + std::to_string(h) +
+              ",framerate=30/1 ! x264enc speed-preset=ultrafast key-int-max=5 ! video/x-h264,profile=high ! h264parse "
+              "! mp4mux ! filesink location=" +
+              path.string());
+  return path.string();
+}
+
+// Where there is no NVDEC, asking for it says why and what to do instead.
+TEST(SourceYuv, NvdecWhereThereIsNoneSaysWhyAndWhatToDo) {
+  std::string why;
+  if (nvdecAvailable(why)) GTEST_SKIP() << "NVDEC is present here: its refusal is checked where it is missing";
+  SourceOptions o = yuvOptions();
+  o.decoder = Decoder::Nvdec;
+  try {
+    Source src(SourceSpec::file(generatedVideo("yuv.webm", 5)), o);
+    ADD_FAILURE() << "opened without NVDEC";
+  } catch (const SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("--decoder nvdec"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("use --decoder cpu"), std::string::npos) << e.what();
+  }
+  // auto decodes on the CPU, quietly (there was no NVDEC to try).
+  o.decoder = Decoder::Auto;
+  Source src(SourceSpec::file(generatedVideo("yuv.webm", 5)), o);
+  EXPECT_FALSE(src.info().framesOnDevice);
+  EXPECT_FALSE(src.info().decoder.empty());
+  EXPECT_EQ(src.info().decoderNote, "");
+}
+
 TEST(SourceYuv, DecodedFileKeepsTheDecodersFormat) {
   Source src(SourceSpec::file(generatedVideo("yuv.webm", 5)), yuvOptions());
   SourceFrame f;
@@ -249,6 +288,63 @@ TEST_F(PipelineYuv, YuvFramesAreConvertedThenFiltered) {
     EXPECT_GT(t[Stage::Convert].average(), 0) << "the conversion is timed";
     EXPECT_EQ(pipe.sourceInfo().frameFormat, "I420");
   }
+}
+
+// NVDEC (issue 10): an H.264 file decoded on the GPU reaches the filter without leaving GPU memory
+// (no host frame, no upload), and every output equals the same file decoded on the CPU (H.264
+// decoding is exact), which itself equals the reference filter of its frames within 2 levels.
+TEST_F(PipelineYuv, NvdecFramesStayOnTheGpuAndMatchTheCpuDecoder) {
+  if (!kGpu) GTEST_SKIP() << "NVDEC frames are GPU memory: the gpu build checks them";
+  std::string why;
+  if (!nvdecAvailable(why)) GTEST_SKIP() << "no NVDEC here: " << why;
+  const std::string file = h264File("nvdec.mp4", 12, 322, 182, why);
+  if (file.empty()) GTEST_SKIP() << why;
+  const FilterParams p = gaussian(2);
+  YuvCaptureSink onGpu, onCpu;
+  PipelineConfig a = yuvConfig(SourceSpec::file(file), InputFormat::Yuv, p);
+  a.decoder = Decoder::Nvdec;
+  PipelineConfig b = a;
+  b.decoder = Decoder::Cpu;
+  Pipeline pa(a, onGpu), pb(b, onCpu);
+  EXPECT_EQ(runToEnd(pa), StepResult::EndOfStream) << pa.lastError();
+  EXPECT_EQ(runToEnd(pb), StepResult::EndOfStream) << pb.lastError();
+  EXPECT_TRUE(pa.sourceInfo().framesOnDevice) << "decoder: " << pa.sourceInfo().decoder;
+  EXPECT_FALSE(pb.sourceInfo().framesOnDevice);
+  EXPECT_EQ(pa.timings().deviceFrames, 12u);
+  EXPECT_EQ(pa.timings().pageLocks, 0u) << "nothing in host memory to page-lock";
+  ASSERT_EQ(onGpu.frames.size(), 12u);
+  ASSERT_EQ(onCpu.frames.size(), 12u);
+  for (std::size_t i = 0; i < 12; ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    EXPECT_TRUE(onGpu.frames[i].source.bytes.empty()) << "an NVDEC frame has no host copy";
+    ASSERT_FALSE(onCpu.frames[i].source.bytes.empty());
+    const HostImage rgba = rgbaOf(onCpu.frames[i].source);
+    HostImage want(rgba.view().width, rgba.view().height);
+    referenceFilter(p.filter, p.border, p.filterAlpha, rgba.view(), want.view());
+    EXPECT_LE(testcases::maxDifference(onCpu.frames[i].filtered.view(), want.view()), 2);
+    EXPECT_LE(testcases::maxDifference(onGpu.frames[i].filtered.view(), onCpu.frames[i].filtered.view()), 1);
+  }
+}
+
+// A launch line whose NVDEC decoder downloads into system memory: its pool's buffers are
+// page-locked by the pipeline and written by the decoder's device again when they come round (the
+// registration must let the device write; read-only registration failed on the fourth frame).
+TEST_F(PipelineYuv, NvdecDownloadingIntoPageLockedBuffersKeepsGoing) {
+  if (!kGpu) GTEST_SKIP() << "page-locking is the GPU build's";
+  std::string why;
+  if (!nvdecAvailable(why)) GTEST_SKIP() << "no NVDEC here: " << why;
+  const std::string file = h264File("nvdec-sys.mp4", 24, 1280, 720, why);  // 1.4 MB frames: registered
+  if (file.empty()) GTEST_SKIP() << why;
+  CaptureSink sink;
+  PipelineConfig c = yuvConfig(SourceSpec::launch("filesrc location=" + file +
+                                                  " ! qtdemux ! h264parse ! nvh264dec ! video/x-raw,format=NV12 ! "
+                                                  "appsink name=sink"),
+                               InputFormat::Yuv);
+  Pipeline pipe(c, sink);
+  EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream) << pipe.lastError();
+  EXPECT_EQ(sink.frames.size(), 24u);
+  EXPECT_FALSE(pipe.sourceInfo().framesOnDevice);
+  EXPECT_GT(pipe.timings().directUploads, 0u) << "the decoder's buffers were page-locked";
 }
 
 // The RGBA path (GStreamer converting on the CPU) and the YUV path give the same output within 2

@@ -206,6 +206,7 @@ TEST(VideoCommand, CommandsCheckTheirOptionsAndSecondsIsStreamTime) {
   expectFails("run --frames 2 --weights 1,2,1 --pitch 3", {"--pitch does not apply to the custom mask"});
   expectFails("run --frames 2 --normalize", {"--normalize does not apply to the gaussian mask", "--mask custom"});
   expectFails("run --fps nan", {"--fps: 'nan' is not a number"});
+  expectFails("run --decoder gpu", {"'gpu' is not one of auto|nvdec|cpu"});
   expectFails("list frobs", {"'frobs' is not one of variants|patterns|cameras"});
   r = run("--version");
   EXPECT_EQ(r.code, 0) << r.output;

@@ -82,6 +82,9 @@ struct PipelineConfig {
   // Rgba by default: sinks written for RGBA sources (the viewer's tests read sourceHost) keep
   // working; the run and export commands ask for Auto.
   InputFormat inputFormat = InputFormat::Rgba;
+  // Who decodes files, URIs and launch lines when NV12/I420 frames are taken (auto: NVDEC where it
+  // is present, its frames staying in GPU memory).
+  Decoder decoder = Decoder::Auto;
   std::string variant = "auto";  // a name from the variant table, or auto
   FilterParams params;
   int slots = 3;       // pinned slots in the ring (1..16): frames in flight at once

@@ -61,11 +61,22 @@ struct SourceInfo {
   double durationSeconds = -1;  // -1: unknown or endless
   bool live = false;            // a camera or other live source: stale frames are dropped
   bool seekable = false;
+  std::string decoder;          // the video decoder element ("nvh264dec", "avdec_h264"; "" when none)
+  bool framesOnDevice = false;  // frames arrive in GPU memory (NVDEC): no host copy, no upload
+  std::string decoderNote;      // why NVDEC was asked for and not used ("" otherwise)
 };
 
+// Who decodes files, URIs and launch lines (run and export, with YUV frames accepted). Auto: NVDEC
+// where a CUDA device and GStreamer's nvcodec decoders are present, the CPU otherwise (and when
+// NVDEC fails to open the stream). Nvdec: NVDEC or a clear error. Cpu: GStreamer's software
+// decoders, frames in host memory.
+enum class Decoder { Auto, Nvdec, Cpu };
+const char* decoderName(Decoder d);
+
 // A decoded frame, mapped in host memory: RGBA8 (`pixels`), or NV12/I420 (`yuv`) when the source
-// was opened with SourceOptions::acceptYuv. It keeps the GStreamer sample alive: the views stay
-// valid until the frame is destroyed. Move-only.
+// was opened with SourceOptions::acceptYuv; or, decoded by NVDEC, NV12/I420 in GPU memory
+// (`onDevice`: yuv's planes are device pointers in convlive's CUDA context). It keeps the GStreamer sample alive: the
+// views stay valid until the frame is destroyed. Move-only.
 class SourceFrame {
  public:
   // RGBA frames: the pixels. YUV frames: the frame's width and height, and no data (null).
@@ -78,6 +89,7 @@ class SourceFrame {
   const std::uint8_t* bytes = nullptr;
   std::size_t byteCount = 0;
   bool isYuv() const { return yuv.planes[0] != nullptr; }
+  bool onDevice = false;                          // yuv's planes are GPU memory (NVDEC); bytes is null
   std::int64_t ptsNs = -1;                        // presentation time in the stream (-1: none)
   std::uint64_t index = 0;                        // counts frames since the source opened (or since the last seek)
   std::chrono::steady_clock::time_point arrival;  // when it reached the appsink
@@ -99,6 +111,7 @@ struct SourceOptions {
   // Let NV12 and I420 frames through as they are (the appsink takes NV12, I420 or RGBA; a source
   // in another format is converted to one of them). False: every frame is converted to RGBA8.
   bool acceptYuv = false;
+  Decoder decoder = Decoder::Cpu;  // with acceptYuv: who decodes files, URIs and launch lines
   // Set to true (from any thread) to abandon an open still in progress: the constructor then
   // throws SourceError within about 50 ms. Null: the open runs to its first frame or its timeout.
   std::shared_ptr<const std::atomic<bool>> cancel;

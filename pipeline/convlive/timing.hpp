@@ -66,6 +66,7 @@ struct Timings {
   std::vector<StageStats> stages;   // indexed by Stage
   std::uint64_t frames = 0;         // completed since the pipeline started
   std::uint64_t directUploads = 0;  // of those, uploaded straight from registered source memory (no host copy)
+  std::uint64_t deviceFrames = 0;   // of those, decoded into GPU memory (NVDEC): no upload at all
   double fps = 0;                   // completed frames per second, over the recent window
   double steadyFps = 0;             // completed frames per second after the first SteadyRate::kDefaultWarmup
   double firstFrameMs = 0;          // from the first step() to the first frame completed
