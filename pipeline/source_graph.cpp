@@ -30,24 +30,21 @@ std::string mediaKind(const GstCaps* caps) {
   return name.substr(0, name.find('/'));
 }
 
-GstElement* findAppsink(GstElement* pipeline) {
-  GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline));
+// Calls visit(element) on every element of the bin, recursively, until it returns true. When the
+// bin changes meanwhile, calls restart() and goes through again from the start.
+template <class Visit, class Restart>
+void forEachElement(GstElement* bin, Visit visit, Restart restart) {
+  GstIterator* it = gst_bin_iterate_recurse(GST_BIN(bin));
   GValue item = G_VALUE_INIT;
-  GstElement* found = nullptr;
   for (bool done = false; !done;) {
     switch (gst_iterator_next(it, &item)) {
-      case GST_ITERATOR_OK: {
-        auto* el = GST_ELEMENT(g_value_get_object(&item));
-        if (GST_IS_APP_SINK(el)) {
-          gst::CharPtr name(gst_element_get_name(el));
-          if (!found || gst::str(name.get()) == "sink") found = el;
-        }
+      case GST_ITERATOR_OK:
+        done = visit(GST_ELEMENT(g_value_get_object(&item)));
         g_value_reset(&item);
         break;
-      }
       case GST_ITERATOR_RESYNC:
         gst_iterator_resync(it);
-        found = nullptr;
+        restart();
         break;
       default:
         done = true;
@@ -55,33 +52,36 @@ GstElement* findAppsink(GstElement* pipeline) {
   }
   g_value_unset(&item);
   gst_iterator_free(it);
+}
+
+GstElement* findAppsink(GstElement* pipeline) {
+  GstElement* found = nullptr;
+  forEachElement(
+      pipeline,
+      [&](GstElement* el) {
+        if (GST_IS_APP_SINK(el)) {
+          gst::CharPtr name(gst_element_get_name(el));
+          if (!found || gst::str(name.get()) == "sink") found = el;
+        }
+        return false;
+      },
+      [&] { found = nullptr; });
   return found;  // the pipeline holds it
 }
 
 // The first element of the bin (recursively) whose factory is a video decoder.
 std::string findVideoDecoder(GstElement* pipeline) {
-  GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline));
-  GValue item = G_VALUE_INIT;
   std::string found;
-  for (bool done = false; !done && found.empty();) {
-    switch (gst_iterator_next(it, &item)) {
-      case GST_ITERATOR_OK: {
-        GstElementFactory* f = gst_element_get_factory(GST_ELEMENT(g_value_get_object(&item)));
+  forEachElement(
+      pipeline,
+      [&](GstElement* el) {
+        GstElementFactory* f = gst_element_get_factory(el);
         const char* klass = f ? gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS) : nullptr;
         if (klass && std::strstr(klass, "Decoder") && std::strstr(klass, "Video"))
           found = gst::str(gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(f)));
-        g_value_reset(&item);
-        break;
-      }
-      case GST_ITERATOR_RESYNC:
-        gst_iterator_resync(it);
-        break;
-      default:
-        done = true;
-    }
-  }
-  g_value_unset(&item);
-  gst_iterator_free(it);
+        return !found.empty();
+      },
+      [&] { found.clear(); });
   return found;
 }
 
