@@ -229,7 +229,9 @@ Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
   return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
 }
 Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
-  return tensorSeparableWhyNot(self("tensorstream"), p, w, h);
+  const Variant& v = self("tensorstream");
+  if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
+  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(v.tileFor(p).w, p.filter.mask.radius()));
 }
 
 // The kernels' launch parameters for p on a width x height frame, without images (what the
@@ -569,9 +571,10 @@ std::vector<Variant> makeTable() {
        tensorSepLaunch,
        tensorSepModel},
       {"tensorstream",
-       "separable, r <= 32, on the tensor cores with no shared memory: each warp walks down a 16-pixel strip, 16 "
-       "rows a step; the row product's result is the column product's operand in registers (fp16 factors, the "
-       "intermediate as fp16, or fp16 high + low parts where the error bound needs them), within 1 LSB",
+       "separable, r <= 32, on the tensor cores: each warp walks down a 16-pixel strip, 16 rows a step, its input "
+       "through a cp.async ring in shared memory; the row product's result is the column product's operand in "
+       "registers (fp16 factors, the intermediate as fp16, or fp16 high + low parts where the error bound needs "
+       "them), within 1 LSB",
        true,
        kernels::kTensorStreamMaxRadius,
        {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}, {64, 256}},

@@ -232,13 +232,15 @@ TEST(InspectWork, TensorSep) {
 }
 
 // tensorstream 64x64 at r=2: a warp's 64 rows in 4 steps of 16 and one more to fill the window;
-// a step loads 16 rows x 32 pixels and makes, per channel (3: alpha kept), 2 x 2 row products and
+// a step stages 16 rows x 32 pixels and makes, per channel (3: alpha kept), 2 x 2 row products and
 // 4 column products, for 16 rows x 16 pixels.
 TEST(InspectWork, TensorStream) {
   const WorkModel m = modelOf("tensorstream", paramsFor("gaussian", 2, {64, 64}));
   EXPECT_DOUBLE_EQ(m.apron, 2 * 5.0 / 4);
-  EXPECT_DOUBLE_EQ(m.globalReads, 2.5 + 1);
-  EXPECT_DOUBLE_EQ(m.sharedBytes, 0);
+  EXPECT_DOUBLE_EQ(m.globalReads, 2.5);  // the alpha comes back from the ring
+  // Per step of 256 pixels: the staged 16 x 32 pixels read once (2 KB), per channel 2 row and 4
+  // column weight fragments (2 x 512 + 4 x 256 bytes); then one alpha byte a pixel.
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 5.0 / 4 * (2048 + 3 * (2 * 512 + 4 * 256)) / 256 + 1);
   EXPECT_DOUBLE_EQ(m.matrixFlops, 5.0 / 4 * 3 * (4 + 4) * 4096 / 256);
   EXPECT_DOUBLE_EQ(m.matrixUseful, 5.0 / 4 * 2 * 3 * 5 + 2 * 3 * 5);
   // r=9: three K chunks, six output blocks, two fill steps.
@@ -340,7 +342,8 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   EXPECT_EQ(ts.grid, (Dims{15, 17, 1}));
   EXPECT_EQ(ts.block, (Dims{256, 1, 1}));  // a warp per 16-pixel strip
   EXPECT_DOUBLE_EQ(ts.outputsPerThread, 32);
-  EXPECT_EQ(ts.dynamicShared, 0u);
+  // The weight fragments (2 x 512 + 4 x 256 bytes) and a ring of 3 steps of 16 rows x 128 bytes a warp.
+  EXPECT_EQ(ts.dynamicShared, 2u * 512 + 4 * 256 + 8 * 3 * 16 * 128);
   EXPECT_EQ(ts.outputTile, (Dims{128, 64, 1}));
   EXPECT_EQ(ts.inputTile, (Dims{128 + 16, 64 + 16, 1}));  // two 16-pixel chunks a warp; 8 rows above and below
   EXPECT_EQ(ts.inputOffsetX, -4);

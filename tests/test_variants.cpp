@@ -316,6 +316,25 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
   EXPECT_GT(checked_, 0);
 }
 
+// The input ring at each depth (r 1, 9, 17, 25 and 32: two, three, four and five K chunks), every
+// border and alpha mode, short and long segments and 4 or 8 warps a block: a small set, sized
+// for compute-sanitizer racecheck (app/bench/gpu-round.sh's default filter names it).
+TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0x51a6u);
+  const std::vector<Tile> tiles = {{64, 32}, {64, 256}, {128, 64}};
+  for (Size s : {Size{70, 300}, Size{33, 129}})
+    for (int r : {1, 9, 17, 25, 32})
+      for (Border b : kBorders)
+        for (bool alpha : {false, true}) {
+          check(v, *filterFor("gaussian", r, rng), b, alpha, randomFrame(s.w, s.h, rng), tiles);
+          if (HasFatalFailure()) return;
+        }
+  // Two poisons a launch; every device takes the 4-warp tiles, one with less shared memory a block
+  // than the H200 may refuse 128x64's at r > 16 (check() skips a tile refused for that).
+  EXPECT_GE(checked_, 2 * 5 * 4 * 2 * 2 * 2);
+}
+
 // Launches with different masks queued back to back, on one stream and across two, without
 // waiting in between: each output must be its own mask's result (a mask change never races a
 // frame in flight).

@@ -11,6 +11,7 @@
 //   - the column factor runs in registers: 2R+1 pending output rows, each input row added to
 //     every output row whose window covers it, the oldest finished and stored per step.
 // A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
+#include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
 
@@ -27,35 +28,6 @@ struct StreamShape {
   static constexpr int OutW = (32 - 2 * L) * N;  // output pixels per warp row
   static constexpr int T = 2 * R + 1;            // taps
 };
-
-template <int Bytes>
-__device__ __forceinline__ void copyAsync(void* smem, const void* gmem) {
-#if __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr (Bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(Bytes));
-#else
-  if constexpr (Bytes == 16)
-    *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
-  else if constexpr (Bytes == 8)
-    *static_cast<uint2*>(smem) = *static_cast<const uint2*>(gmem);
-  else
-    *static_cast<unsigned*>(smem) = *static_cast<const unsigned*>(gmem);
-#endif
-}
-__device__ __forceinline__ void commitAsync() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int Pending>
-__device__ __forceinline__ void waitAsync() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-#endif
-}
 
 // The alpha bytes of N packed pixels, pixel j in byte j.
 template <int N>

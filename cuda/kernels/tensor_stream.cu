@@ -1,14 +1,18 @@
-// tensorstream: separable masks up to r = 32 on the tensor cores, with no shared memory at all.
+// tensorstream: separable masks up to r = 32 on the tensor cores.
 //
 // Each warp walks down a segment of a 16-pixel-wide column strip, 16 input rows a step. Both
 // passes are Toeplitz products on mma.sync m16n8k16 (fp16 operands, fp32 sums), arranged so that
 // the first one's result is already the second one's operand, in the same registers:
 //   row pass, per channel and per 8 input rows:  H^T[16 x 8] = R[16 x 16] * In^T[16 x 8], two K
 //     chunks (the 16 outputs' window of 16 + 2r <= 32 input pixels). R[m][k] is the row factor's
-//     weight from input pixel k to output pixel m, held in registers for the whole launch. In^T's
-//     fragments come straight from global memory: a lane loads 4 adjacent pixels (16 bytes) of
-//     one row, all four channels; K is contracted, so the order of the pixels within a chunk is
-//     free, and R's columns follow the order the loads give (perm below).
+//     weight from input pixel k to output pixel m. In^T's fragments are a lane's 4 adjacent
+//     pixels (16 bytes) of one row, all four channels; K is contracted, so the order of the pixels
+//     within a chunk is free, and R's columns follow the order the loads give (pixelOfSlot).
+//     The input arrives through a ring of steps in the warp's shared memory (cp.async, one step
+//     ahead), which holds no registers while it is in flight and keeps the rows being stored at
+//     hand for their alpha; the weight fragments are made once per block in shared memory and read
+//     where they are used. Both keep the registers down, so that more warps share an SM (see
+//     docs/perf/NOTES.md, item 21).
 //   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly an A fragment
 //     of the next product (M = 16 pixels, K = 16 rows), split into fp16 high + low parts (the
 //     intermediate kept to about 2^-22 relative, as in tensorsep):
@@ -23,6 +27,7 @@
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
+#include "async.cuh"
 #include "common.cuh"
 #include "mma.cuh"
 
@@ -33,27 +38,44 @@ namespace {
 // 4t..4t+3, which the B fragment calls k = 2t, 2t+1 (first register) and 2t+8, 2t+9 (second).
 __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 2 * (k >> 3) + (k & 1); }
 
-// Four pixels of row y (already through the border mode: -1 reads zero) from x on; aligned: the
-// frame's rows start on 16 bytes (the same for every lane).
-__device__ __forceinline__ uint4 loadFour(const Launch& l, const uchar4* row, int x, bool aligned) {
-  if (row == nullptr) return make_uint4(0, 0, 0, 0);
-  if (x >= 0 && x + 4 <= l.width) {
-    if (aligned) return __ldg(reinterpret_cast<const uint4*>(row + x));
-    const unsigned* p = reinterpret_cast<const unsigned*>(row + x);
-    return make_uint4(__ldg(p), __ldg(p + 1), __ldg(p + 2), __ldg(p + 3));
+// What a warp keeps in shared memory: the weight fragments (shared by the block) and a ring of
+// input steps of 16 rows x 16 KC pixels, raw RGBA8 as the frame has them: the step being read,
+// the next one arriving by cp.async, and the History earlier ones whose rows are being stored
+// (their input alpha is read back from there). B0 = ceil(r / 8).
+template <int B0>
+struct Shape {
+  static constexpr int KC = B0 + 1, NB = 2 + 2 * B0;
+  static constexpr int History = (B0 + 1) / 2, Stages = History + 2;
+  static constexpr int RowBytes = 64 * KC, StageBytes = 16 * RowBytes, WarpBytes = Stages * StageBytes;
+  static constexpr int WeightBytes = KC * 32 * 16 + NB * 32 * 8;
+  // An LDS.128 phase reads rows g and g + 1 (64 bytes each): rows 128 bytes apart (KC even) would
+  // put both on the same banks, so odd rows swap their 64-byte halves.
+  static constexpr bool Swizzle = KC % 2 == 0;
+  __host__ __device__ static constexpr int offset(int row, int byte) {
+    return row * RowBytes + (Swizzle ? byte ^ ((row & 1) << 6) : byte);
   }
-  unsigned v[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const int sx = borderIndex(x + j, l.width, l.border);
-    v[j] = sx < 0 ? 0u : __ldg(reinterpret_cast<const unsigned*>(row + sx));
-  }
-  return make_uint4(v[0], v[1], v[2], v[3]);
+};
+template <int B0>
+constexpr std::size_t sharedBytes(int warps) {
+  return Shape<B0>::WeightBytes + std::size_t(warps) * Shape<B0>::WarpBytes;
 }
 
-__device__ __forceinline__ const uchar4* borderRow(const Launch& l, int y) {
-  const int sy = borderIndex(y, l.height, l.border);
-  return sy < 0 ? nullptr : rowPtr(l.in, l.inPitch, sy);
+// Off the hot path (out of line, scalars by value): a lane's KC chunks of 4 pixels of one staged
+// row that leave the frame or are not 16-byte aligned, pixel by pixel through the border mode.
+template <int B0>
+__device__ __noinline__ void stageBorderedChunks(const uchar4* row, int width, Border border, unsigned char* dst,
+                                                 int rowInStage, int x, int t) {
+#pragma unroll
+  for (int c = 0; c < Shape<B0>::KC; ++c)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      unsigned char* d = dst + Shape<B0>::offset(rowInStage, 64 * c + 16 * t + 4 * j);
+      const int sx = borderIndex(x + 16 * c + j, width, border);
+      if (sx < 0)
+        *reinterpret_cast<unsigned*>(d) = 0u;
+      else
+        copyAsync<4>(d, row + sx);
+    }
 }
 
 // How a channel sum becomes its byte: saturated, |sum| saturated, or (kFree) as it is, for masks
@@ -77,49 +99,54 @@ __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][4], int 
 }
 
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
-// six, r <= 24 four and eight (215 registers a thread with three channels, no spills), r <= 32
-// five and ten (255 registers; with four channels or a split intermediate ptxas spills 136-324
-// bytes a thread to the stack: it measured 0.160 ms at 4K r=32, see docs/perf/NOTES.md).
+// six, r <= 24 four and eight, r <= 32 five and ten (see docs/perf/NOTES.md for the registers
+// each needs).
 template <int B0, int NCH, int Out, bool SplitH>
 __global__ void __launch_bounds__(256)
     tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, int segmentRows) {
 #if __CUDA_ARCH__ >= 800
-  constexpr int KC = B0 + 1, NB = 2 + 2 * B0;
+  using S = Shape<B0>;
+  constexpr int KC = S::KC, NB = S::NB;
+  extern __shared__ __align__(16) unsigned char tensorStreamSmem[];
+  uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);   // [KC][32 lanes]
+  uint2* colFrag = reinterpret_cast<uint2*>(rowFrag + KC * 32);  // [NB][32 lanes]
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
+  const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
+
+  if (warp == 0) {
+    // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - m + r], x(k) the
+    // pixel of slot k relative to the first output pixel.
+#pragma unroll
+    for (int c = 0; c < KC; ++c) {
+      auto w = [&](int mm, int k) {
+        const int j = 16 * c + pixelOfSlot(k) - apron - mm + r;
+        return j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
+      };
+      rowFrag[c * 32 + lane] =
+          make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
+                     halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
+    }
+    // The column factor's slices for the NB output blocks a chunk touches: block b starts
+    // 8 (b - B0) rows below the chunk's first; C_b[k][n] = col[k - n - 8 (b - B0) + r].
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+      auto w = [&](int k, int n) {
+        const int j = k - n - 8 * (b - B0) + r;
+        return j >= 0 && j <= 2 * r ? m.col[j] : 0.f;
+      };
+      colFrag[b * 32 + lane] =
+          make_uint2(halfPair(w(2 * t, g), w(2 * t + 1, g)), halfPair(w(2 * t + 8, g), w(2 * t + 9, g)));
+    }
+  }
+  __syncthreads();
+
   const int x0 = (blockIdx.x * warps + warp) * 16;
   if (x0 >= l.width) return;
   const int y0 = blockIdx.y * segmentRows;
   const int rows = min(segmentRows, l.height - y0);
   const int steps = (rows + 15) / 16;
-  const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
-
-  // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - m + r], x(k) the
-  // pixel of slot k relative to the first output pixel.
-  unsigned ra[KC][4];
-#pragma unroll
-  for (int c = 0; c < KC; ++c) {
-    auto w = [&](int mm, int k) {
-      const int j = 16 * c + pixelOfSlot(k) - apron - mm + r;
-      return j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
-    };
-    ra[c][0] = halfPair(w(g, 2 * t), w(g, 2 * t + 1));
-    ra[c][1] = halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1));
-    ra[c][2] = halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9));
-    ra[c][3] = halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9));
-  }
-  // The column factor's slices for the NB output blocks a chunk touches: block b starts
-  // 8 (b - B0) rows below the chunk's first; C_b[k][n] = col[k - n - 8 (b - B0) + r].
-  unsigned cb[NB][2];
-#pragma unroll
-  for (int b = 0; b < NB; ++b) {
-    auto w = [&](int k, int n) {
-      const int j = k - n - 8 * (b - B0) + r;
-      return j >= 0 && j <= 2 * r ? m.col[j] : 0.f;
-    };
-    cb[b][0] = halfPair(w(2 * t, g), w(2 * t + 1, g));
-    cb[b][1] = halfPair(w(2 * t + 8, g), w(2 * t + 9, g));
-  }
+  unsigned char* ring = tensorStreamSmem + S::WeightBytes + warp * S::WarpBytes;
 
   // acc[b]: the output block starting 8 (b - B0) rows below the current chunk's first row.
   float acc[NB][NCH][4];
@@ -128,58 +155,52 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch) acc[b][ch][0] = acc[b][ch][1] = acc[b][ch][2] = acc[b][ch][3] = 0.f;
 
-  // Input rows of a step: chunk rows 8 nb + g; pixels x0 - apron + 16 c + 4 t .. + 3.
+  // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
+  // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % Stages by cp.async.
   const int xl = x0 - apron + 4 * t;
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
-  auto load = [&](uint4(&v)[2][KC], int s) {
+  const bool fast =
+      (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0 && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
+  auto issue = [&](int q, int stage) {
+    unsigned char* st = ring + stage * S::StageBytes;
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
-      const uchar4* row = borderRow(l, s + 8 * nb + g);
+      const int row = 8 * nb + g, sy = borderIndex(y0 - 8 * B0 + 16 * q + row, l.height, l.border);
+      if (sy < 0) {
 #pragma unroll
-      for (int c = 0; c < KC; ++c) v[nb][c] = loadFour(l, row, xl + 16 * c, aligned);
+        for (int c = 0; c < KC; ++c)
+          *reinterpret_cast<uint4*>(st + S::offset(row, 64 * c + 16 * t)) = make_uint4(0, 0, 0, 0);
+      } else if (fast) {
+        const uchar4* src = rowPtr(l.in, l.inPitch, sy) + xl;
+#pragma unroll
+        for (int c = 0; c < KC; ++c) copyAsync<16, true>(st + S::offset(row, 64 * c + 16 * t), src + 16 * c);
+      } else {
+        stageBorderedChunks<B0>(rowPtr(l.in, l.inPitch, sy), l.width, l.border, st, row, xl, t);
+      }
     }
   };
   // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
   // s - 8 B0 .. s - 8 B0 + 15 (blocks 0 and 1), so the first B0 steps only fill the window.
   const int lastStep = steps + B0 - 1;
-  uint4 next[2][KC];
-  load(next, y0 - 8 * B0);
   const bool fullWidth = x0 + 16 <= l.width;
+  issue(0, 0);
+  commitAsync();
 
+  int stage = 0;  // q % Stages
 #pragma unroll 1
   for (int q = 0; q <= lastStep; ++q) {
     const int s = y0 - 8 * B0 + 16 * q;  // the chunk's first input row
     const int out0 = s - 8 * B0;         // the first row this step stores
+    waitAsync<0>();
+    __syncwarp();  // every lane's copies of step q are visible, and step q - 1 is read everywhere
+    if (q < lastStep) issue(q + 1, stage + 1 == S::Stages ? 0 : stage + 1);
+    commitAsync();
+    const unsigned char* st = ring + stage * S::StageBytes;
     uint4 in[2][KC];
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-      for (int c = 0; c < KC; ++c) in[nb][c] = next[nb][c];
-    if (q < lastStep) load(next, s + 16);
-
-    // This step stores blocks 0 and 1, rows out0 .. out0 + 15: lane (g, t) pixels x0 + g and
-    // x0 + g + 8 of rows out0 + 8 b + 2 t + h, h = 0, 1 (C fragment element e = 2 (x >= x0 + 8) + h). The
-    // input's alpha of those pixels is asked for now, so that its latency hides behind the
-    // products; the kernel never writes its input, so these read-only loads need not wait for the
-    // stores before them.
-    const bool full = fullWidth && out0 + 16 <= y0 + rows;
-    unsigned alpha[2][4] = {};
-    if (NCH == 3 && q >= B0) {
-#pragma unroll
-      for (int b = 0; b < 2; ++b)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int y = out0 + 8 * b + 2 * t + h;
-          const unsigned* row = reinterpret_cast<const unsigned*>(rowPtr(l.in, l.inPitch, y)) + x0 + g;
-          if (full) {
-            alpha[b][h] = __ldg(row) >> 24;
-            alpha[b][2 + h] = __ldg(row + 8) >> 24;
-          } else if (y < y0 + rows) {
-            if (x0 + g < l.width) alpha[b][h] = __ldg(row) >> 24;
-            if (x0 + g + 8 < l.width) alpha[b][2 + h] = __ldg(row + 8) >> 24;
-          }
-        }
-    }
+      for (int c = 0; c < KC; ++c)
+        in[nb][c] = *reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 64 * c + 16 * t));
 
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch) {
@@ -187,12 +208,17 @@ __global__ void __launch_bounds__(256)
       float hs[2][4];
 #pragma unroll
       for (int nb = 0; nb < 2; ++nb) {
-        mma16816Zero(hs[nb], ra[0], bytesToHalf2(in[nb][0].x, in[nb][0].y, ch),
-                     bytesToHalf2(in[nb][0].z, in[nb][0].w, ch));
 #pragma unroll
-        for (int c = 1; c < KC; ++c)
-          mma16816(hs[nb], ra[c], bytesToHalf2(in[nb][c].x, in[nb][c].y, ch),
-                   bytesToHalf2(in[nb][c].z, in[nb][c].w, ch));
+        for (int c = 0; c < KC; ++c) {
+          const uint4 f = rowFrag[c * 32 + lane];
+          const unsigned ra[4] = {f.x, f.y, f.z, f.w};
+          const unsigned b0 = bytesToHalf2(in[nb][c].x, in[nb][c].y, ch);
+          const unsigned b1 = bytesToHalf2(in[nb][c].z, in[nb][c].w, ch);
+          if (c == 0)
+            mma16816Zero(hs[nb], ra, b0, b1);
+          else
+            mma16816(hs[nb], ra, b0, b1);
+        }
       }
       // The C fragments as the column pass's A fragment: fp16, and where the error plan needs
       // it, a low fp16 part too.
@@ -208,23 +234,36 @@ __global__ void __launch_bounds__(256)
       }
 #pragma unroll
       for (int b = 0; b < NB; ++b) {
+        const uint2 cb = colFrag[b * 32 + lane];
         if (b < NB - 2)
-          mma16816(acc[b][ch], hi, cb[b][0], cb[b][1]);
+          mma16816(acc[b][ch], hi, cb.x, cb.y);
         else
-          mma16816Zero(acc[b][ch], hi, cb[b][0], cb[b][1]);  // the last two blocks start here
-        if constexpr (SplitH) mma16816(acc[b][ch], lo, cb[b][0], cb[b][1]);
+          mma16816Zero(acc[b][ch], hi, cb.x, cb.y);  // the last two blocks start here
+        if constexpr (SplitH) mma16816(acc[b][ch], lo, cb.x, cb.y);
       }
     }
 
     if (q >= B0) {
+      // Blocks 0 and 1 are rows out0 .. out0 + 15: lane (g, t) stores pixels x0 + g and
+      // x0 + g + 8 of rows out0 + 8 b + 2 t + h, h = 0, 1 (C fragment element e = 2 (x >= x0 + 8) + h).
+      // Unless alpha was filtered, it is the input's, read back from the stage that holds the row.
+      const bool full = fullWidth && out0 + 16 <= y0 + rows;
 #pragma unroll
-      for (int b = 0; b < 2; ++b)
+      for (int b = 0; b < 2; ++b) {
+        const int k = b - B0;                              // the block's place, in 8 rows, from s
+        const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // its stage, relative to step q's
+        const unsigned char* ast = ring + (stage + back + S::Stages) % S::Stages * S::StageBytes;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int y = out0 + 8 * b + 2 * t + h;
+          const int y = out0 + 8 * b + 2 * t + h, rowInStage = 8 * (k & 1) + 2 * t + h;
+          unsigned alpha0 = 0, alpha1 = 0;
+          if constexpr (NCH == 3) {
+            alpha0 = ast[S::offset(rowInStage, 4 * (apron + g)) + 3];
+            alpha1 = ast[S::offset(rowInStage, 4 * (apron + g + 8)) + 3];
+          }
           unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + g;
-          const unsigned p0 = packPixel<NCH, Out>(acc[b], h, alpha[b][h]);
-          const unsigned p1 = packPixel<NCH, Out>(acc[b], 2 + h, alpha[b][2 + h]);
+          const unsigned p0 = packPixel<NCH, Out>(acc[b], h, alpha0);
+          const unsigned p1 = packPixel<NCH, Out>(acc[b], 2 + h, alpha1);
           if (full) {
             row[0] = p0;
             row[8] = p1;
@@ -233,6 +272,7 @@ __global__ void __launch_bounds__(256)
             if (x0 + g + 8 < l.width) row[8] = p1;
           }
         }
+      }
     }
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch)
@@ -240,7 +280,9 @@ __global__ void __launch_bounds__(256)
       for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int b = 0; b < NB - 2; ++b) acc[b][ch][i] = acc[b + 2][ch][i];
+    stage = stage + 1 == S::Stages ? 0 : stage + 1;
   }
+  waitAsync<0>();  // nothing in flight into shared memory when the warp exits
 #endif
 }
 
@@ -249,7 +291,10 @@ int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a w
 
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
-  tensorStreamKernel<B0, NCH, Out, SplitH><<<tensorStreamGrid(l), tensorStreamThreads(l), 0, l.stream>>>(l, m, l.tileH);
+  const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32);
+  allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
+  tensorStreamKernel<B0, NCH, Out, SplitH>
+      <<<tensorStreamGrid(l), tensorStreamThreads(l), shared, l.stream>>>(l, m, l.tileH);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
 
@@ -289,6 +334,11 @@ const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free
 
 }  // namespace
 
+std::size_t tensorStreamSharedBytes(int tileW, int radius) {
+  // The ring's depth depends only on B0, not on the channels, output rule or split.
+  return tensorStreamB0<3, kClamp, false>(radius, [&](auto k) { return sharedBytes<decltype(k)::B0>(tileW / 16); });
+}
+
 void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange) {
   tensorStreamInstance(l, m.radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
@@ -311,15 +361,16 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     // rows above and below its segment.
     const int apron = (radius + 3) & ~3;
     setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
+    p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32);
     p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
     return LaunchDescription{{p}, ""};
   });
 }
 
 // A warp walks down its 16-pixel strip of the tile's rows, 16 rows a step, B0 extra steps to fill
-// the column window. A step loads 16 rows x 16 (B0 + 1) pixels (16-byte loads), and per channel
-// makes 2 (B0 + 1) row products and 2 + 2 B0 column products (twice that when the intermediate is
-// split), no shared memory.
+// the column window. A step copies 16 rows x 16 (B0 + 1) pixels into shared memory (16-byte
+// cp.async) and reads them back once; per channel it reads the weight fragments and makes
+// 2 (B0 + 1) row products and 2 + 2 B0 column products (twice that when the intermediate is split).
 WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate) {
   return tensorStreamInstance(l, radius, splitIntermediate, false, [&](auto k) {
     using K = decltype(k);
@@ -328,8 +379,10 @@ WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate)
     const double taps = 2 * radius + 1;
     WorkModel m;
     m.apron = KC * perOutput;
-    m.globalReads = m.apron + (K::NCH == 3 ? 1 : 0);  // and the input's alpha, unless filtered
+    m.globalReads = m.apron;  // the input's alpha, unless filtered, is read back from the ring
     m.globalBytes = 4 * m.globalReads;
+    // Per warp step (256 pixels): the staged input once, the weight fragments per channel, the alpha bytes.
+    m.sharedBytes = perOutput * (1024.0 * KC + K::NCH * (512.0 * KC + 256.0 * NB)) / 256 + (K::NCH == 3 ? 1 : 0);
     m.matrixFlops = perOutput * K::NCH * (2 * KC + NB * parts) * 2.0 * 16 * 8 * 16 / 256;
     m.matrixUseful = perOutput * 2 * K::NCH * taps + 2 * K::NCH * taps * parts;
     m.dramBytes = 8;
