@@ -665,13 +665,13 @@ const Variant& cpuChoice(const FilterParams& p, int width, int height) {
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
-  // r <= 2 (0.037 ms at 4K r=1), tensorstream from r=3 to 32 (docs/perf/2026-11-21-h200-tensorstream:
-  // 0.048 ms at 4K r=4 against stream's 0.088, 0.051 at r=8 against fused's 0.18; 2026-11-21-h200-
-  // tensorstream-r32: 0.160 ms at r=32 against fused's 0.576), fft past it, tensor2d for 2D masks
-  // up to r = 16 (4.6-6.6x NPP, docs/perf/2026-11-21-h200-kernels) and fft from there.
+  // r = 1 (0.037 ms at 4K), tensorstream from r = 2 to 32 (docs/perf/2026-11-21-h200-ring: 0.042
+  // ms at 4K r=2 against stream's 0.045, at 1080p a tie; 0.043 at r=8 against fused's 0.18, 0.122 at
+  // r=32 against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 16 (4.6-6.6x NPP,
+  // docs/perf/2026-11-21-h200-kernels) and fft from there.
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
-  if (r <= 2) order.push_back("stream");
+  if (r <= 1) order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
   // fft: from r = 24 for 2D masks (r = 16 at 1080p and below), past r = 32 for every mask
