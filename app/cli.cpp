@@ -434,6 +434,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
         ->capture_default_str()
         ->group(g);
     view->add_flag("--loop", v.video.loop, "start again at the end of the source")->group(g);
+    addInputFormat(view, v, g);
   }
 
   CLI::App* run = app.add_subcommand("run", "headless: the pipeline with no display, then a summary of each stage");

@@ -123,7 +123,7 @@ PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
   c.overlap = !v.noOverlap;
   c.sync = v.realtime;
   c.loop = v.loop;
-  c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Rgba);
+  c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Auto);
   c.decoder = decoderOf(v.decoder);
   return c;
 }
@@ -366,7 +366,6 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
 int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
   return guarded(err, [&]() -> int {
     PipelineConfig c = configFrom(v, f);
-    c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Auto);
     checkReportPath(v.report);
     if (v.decodeOnly) return decodeOnly(v, c, log, err);
     // The download sink costs what an export's readback costs, without the encoder: I420 from YUV
@@ -432,7 +431,6 @@ int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, s
   return guarded(err, [&]() -> int {
     const ExportFormat format = checkExportPath(v.output);
     PipelineConfig c = configFrom(v, f);
-    c.inputFormat = inputFormatOf(v.inputFormat, InputFormat::Auto);
     if (c.loop && v.frames < 0 && v.seconds < 0)
       throw std::invalid_argument("--loop would never end an export: give --frames or --seconds too");
     c.sync = false;  // an export runs as fast as it can, and drops nothing

@@ -28,8 +28,7 @@ struct VideoOptions {
                               // copy each frame into a pinned slot instead of registering GStreamer's memory  // only
                               // pull frames from the source (the rate the pipeline is measured against)
   std::string output;         // export: the video file to write
-  // auto, rgba or yuv (PipelineConfig::inputFormat); empty: auto for run and export, rgba for the
-  // viewer (whose split view and tests read the RGBA source frame on the host).
+  // auto, rgba or yuv (PipelineConfig::inputFormat); empty: auto.
   std::string inputFormat;
   std::string decoder = "auto";  // auto, nvdec or cpu (PipelineConfig::decoder)
 };

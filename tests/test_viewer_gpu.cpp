@@ -55,6 +55,34 @@ TEST_F(InteropOnGpu, EveryGpuVariantsTextureEqualsTheReference) {
   EXPECT_GE(checked, 6);
 }
 
+// What `convlive view` does by default where there is a device: the source's I420 frames cross
+// at 1.5 bytes a pixel and are converted to RGBA8 on the GPU; the texture is the reference filter
+// of the converted frame (which the viewer keeps, brought back from the GPU, for this check), in
+// the split view too.
+TEST_F(InteropOnGpu, YuvSourceIsConvertedOnTheGpuAndShown) {
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 2;
+  s.border = Border::Clamp;
+  auto v = makeViewer(*context, s, 333, 211, InputFormat::Auto);
+  showFrames(*v, 2);
+  const std::string format = v->pipeline().sourceInfo().frameFormat;
+  EXPECT_TRUE(format == "I420" || format == "NV12") << "the pattern's frames arrived as " << format;
+  for (const char* variant : {"tensorstream", "tiled"}) {
+    SCOPED_TRACE(variant);
+    FilterSpec next = v->filter().applied();
+    next.variant = variant;
+    next.tile = {};
+    ASSERT_EQ(v->filter().apply(next), "");
+    showApplied(*v, variant);
+    ASSERT_EQ(v->shownSource().width(), 333);
+    EXPECT_LE(maxError(reference(v->shownParams(), v->shownSource()), v->readFilteredTexture()), 1);
+  }
+  v->apply(Action::ToggleSplit);
+  showFrames(*v, 2);
+  expectSplitView(*v);
+}
+
 TEST_F(InteropOnGpu, EdgeFilterAndResolutionChangeReallocateTheTexture) {
   FilterSpec s;
   s.mask = "sobel";

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -53,11 +54,14 @@ inline std::unique_ptr<GlContext> makeContext(ContextKind kind, std::string& ski
   return makeHeadlessContext(o);
 }
 
-// A viewer on an odd-sized moving pattern, 1:1, keeping each shown frame's source.
-inline std::unique_ptr<Viewer> makeViewer(GlContext& ctx, const FilterSpec& filter, int w = 301, int h = 203) {
+// A viewer on an odd-sized moving pattern, 1:1, keeping each shown frame's source (RGBA8 from
+// GStreamer unless `format` says otherwise).
+inline std::unique_ptr<Viewer> makeViewer(GlContext& ctx, const FilterSpec& filter, int w = 301, int h = 203,
+                                          InputFormat format = InputFormat::Rgba) {
   PipelineConfig c;
   c.source = SourceSpec::testPattern("moving", w, h, 30);
   c.sync = false;
+  c.inputFormat = format;
   ViewerOptions o;
   o.keepSourceFrames = true;
   auto v = std::make_unique<Viewer>(ctx, c, filter, o);
@@ -89,6 +93,37 @@ inline HostImage reference(const FilterParams& p, const HostImage& source) {
   HostImage want(source.width(), source.height());
   referenceFilter(p.filter, p.border, p.filterAlpha, source.view(), want.view());
   return want;
+}
+
+// With the split view on: draws a frame and checks that left of the divider is the shown frame's
+// source, right of it its reference filter (1 level), with the divider line between.
+inline void expectSplitView(Viewer& view) {
+  Viewer* v = &view;
+  v->captureNextFrame();
+  v->frame();
+  const HostImage& shot = v->capture();
+  const Rect r = v->frameRect();
+  const double divider = v->view().dividerX(v->videoArea());
+  ASSERT_GT(divider, r.x + 20);
+  ASSERT_LT(divider, r.x + r.w - 20);
+  const HostImage& src = v->shownSource();
+  const HostImage want = reference(v->shownParams(), src);
+  int leftErr = 0, rightErr = 0, line = 0;
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x) {
+      const double sx = r.x + x + 0.5;
+      const std::uint8_t* got = shot.view().row(int(r.y) + y) + (int(r.x) + x) * 4;
+      const HostImage& expect = sx < divider - 1 ? src : want;
+      if (std::abs(sx - divider) < 1) {
+        line += got[0] > 200 && got[2] < 100;  // the divider's amber
+        continue;
+      }
+      int& err = sx < divider ? leftErr : rightErr;
+      for (int c = 0; c < 3; ++c) err = std::max(err, std::abs(int(got[c]) - int(expect.view().row(y)[x * 4 + c])));
+    }
+  EXPECT_EQ(leftErr, 0) << "left of the divider is not the original frame";
+  EXPECT_LE(rightErr, 1) << "right of the divider is not the filtered frame";
+  EXPECT_GT(line, src.height() / 2) << "no divider line";
 }
 
 // Largest RGB difference between `frame` and the block of `shot` at (x, y); -1 when it does not fit.

@@ -1,7 +1,11 @@
 #include "pipeline_worker.hpp"
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <utility>
+
+#include "convlive/check.hpp"
 
 namespace convlive {
 namespace {
@@ -10,6 +14,20 @@ HostImage copyOf(ConstImageView v) {
   HostImage out(v.width, v.height);
   for (int y = 0; y < v.height; ++y)
     std::copy_n(v.row(y), std::size_t(v.width) * 4, out.pixels().data() + out.pitch() * y);
+  return out;
+}
+
+// The unfiltered RGBA8 frame in host memory, for a viewer that keeps it: the source's own frame,
+// or, for NV12/I420 converted on the GPU (which has no RGBA8 host frame), the converted frame
+// brought back on the frame's stream after its conversion.
+HostImage sourceCopyOf(const OutputFrame& f) {
+  if (f.sourceHost.data != nullptr) return copyOf(f.sourceHost);
+  if (!f.onDevice) return copyOf(f.source);
+  HostImage out(f.source.width, f.source.height);
+  CL_CUDA(cudaMemcpy2DAsync(out.pixels().data(), out.pitch(), f.source.data, f.source.pitch,
+                            std::size_t(f.source.width) * 4, std::size_t(f.source.height), cudaMemcpyDeviceToHost,
+                            f.stream));
+  CL_CUDA(cudaStreamSynchronize(f.stream));
   return out;
 }
 
@@ -69,7 +87,7 @@ void PipelineWorker::present(const OutputFrame& f) {
   facts.variant = pipeline_->variantName();
   facts.ptsNs = f.ptsNs;
   facts.positionSeconds = pipeline_->positionSeconds();
-  if (keepSourceFrames_) facts.sourceHost = copyOf(f.sourceHost);
+  if (keepSourceFrames_) facts.sourceHost = sourceCopyOf(f);
   if (f.onDevice) {
     DeviceFrame d{&f, std::move(facts)};
     if (!mailbox_.postDevice(d)) return;  // closing: not shown
