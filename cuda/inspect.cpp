@@ -8,6 +8,7 @@
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
+#include "kernels/launch.hpp"
 
 namespace convlive {
 
@@ -88,13 +89,9 @@ const SmResources& deviceSmResources() {
 namespace {
 
 // The occupancy API counts a block's dynamic shared memory against the kernel's opt-in limit, which
-// a launch past 48 KiB raises first (kernels/common.cuh allowSharedBytes). Raised here to what
-// the device allows, never lowered, so that a launch on another thread cannot find it too low.
-void allowDynamicShared(const PassLaunch& pass, const cudaFuncAttributes& a) {
-  if (pass.dynamicShared <= 48 * 1024 || std::size_t(a.maxDynamicSharedSizeBytes) >= pass.dynamicShared) return;
-  const std::size_t most = deviceSmResources().sharedPerBlockOptin - a.sharedSizeBytes;
-  CL_CUDA(cudaFuncSetAttribute(pass.kernelFunction, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(std::max(most, pass.dynamicShared))));
+// a launch past 48 KiB raises first: raised here the same way (kernels::allowLargeShared).
+void allowDynamicShared(const PassLaunch& pass) {
+  if (pass.dynamicShared > 48 * 1024) kernels::allowLargeShared(pass.kernelFunction);
 }
 
 }  // namespace
@@ -111,7 +108,7 @@ PassResources passResources(const PassLaunch& pass) {
   }
   cudaFuncAttributes a{};
   CL_CUDA(cudaFuncGetAttributes(&a, pass.kernelFunction));
-  allowDynamicShared(pass, a);
+  allowDynamicShared(pass);
   int blocks = 0;
   CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pass.kernelFunction, pass.threadsPerBlock,
                                                         pass.dynamicShared));

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "convlive/check.hpp"
+#include "kernels/launch.hpp"
 
 namespace convlive {
 namespace {
@@ -202,4 +206,26 @@ double measureCopyBandwidthGBs(std::size_t bytes, int runs) {
   return median > 0 ? 2.0 * double(bytes) / (median * 1e6) : 0;
 }
 
+namespace kernels {
+
+void allowLargeShared(const void* kernel) {
+  int device = 0;
+  CL_CUDA(cudaGetDevice(&device));
+  static std::mutex m;
+  static std::set<std::pair<const void*, int>> raised;
+  {
+    std::lock_guard lock(m);
+    if (raised.count({kernel, device})) return;
+  }
+  cudaFuncAttributes a{};
+  CL_CUDA(cudaFuncGetAttributes(&a, kernel));
+  int optin = 0;
+  CL_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               optin - static_cast<int>(a.sharedSizeBytes)));
+  std::lock_guard lock(m);
+  raised.insert({kernel, device});
+}
+
+}  // namespace kernels
 }  // namespace convlive

@@ -78,11 +78,11 @@ inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1)
                               std::to_string(l.tileH));
 }
 
-// Lets a kernel use up to `bytes` of dynamic shared memory (above the 48 KiB default).
+// Lets a kernel use `bytes` of dynamic shared memory: past the 48 KiB default, its limit is raised
+// once (allowLargeShared), not at every launch.
 template <class Kernel>
 void allowSharedBytes(Kernel k, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    CL_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  if (bytes > 48 * 1024) allowLargeShared(reinterpret_cast<const void*>(k));
 }
 
 }  // namespace convlive::kernels
