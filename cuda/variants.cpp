@@ -577,7 +577,7 @@ std::vector<Variant> makeTable() {
        "them), within 1 LSB",
        true,
        kernels::kTensorStreamMaxRadius,
-       {{64, 64}, {64, 32}, {64, 128}, {128, 64}, {32, 64}, {64, 256}},
+       {{64, 64}, {64, 32}, {64, 48}, {64, 128}, {128, 64}, {32, 64}, {64, 256}},
        "block width (16 pixels a warp) x rows each warp walks",
        tensorStreamWhyNot,
        runTensorStream,
