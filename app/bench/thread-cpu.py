@@ -12,7 +12,7 @@ waits.
 
   app/bench/thread-cpu.py --window 1.5:4.5 -- build/convlive run --input clip.mp4 --frames 900
 """
-import argparse, json, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys, tempfile, time
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -69,14 +69,19 @@ def main():
     if not 0 <= start < end:
         ap.error(f"--window '{a.window}': START must be at least 0 and below END")
 
+    # The command's output goes to a file, not a pipe: a pipe nobody reads until the end would
+    # stall a command that prints more than the pipe holds, and make its threads look idle.
+    log = tempfile.TemporaryFile(mode="w+")
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
     time.sleep(start)
     first, t1 = threads(p.pid), time.monotonic()
     time.sleep(max(0.0, end - (t1 - t0)))
     last, t2 = threads(p.pid), time.monotonic()
-    out, _ = p.communicate()
+    p.wait()
     wall = time.monotonic() - t0
+    log.seek(0)
+    out = log.read()
     window = t2 - t1
     rows = []
     for tid in sorted(set(first) | set(last)):
