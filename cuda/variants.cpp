@@ -210,10 +210,10 @@ Problem tensor2dWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensor2d");
   if (auto why = oneMaskWhyNot(v, p, "tiled-coop"); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
-  if (auto why = tensorCoreWhyNot(v, planHalfWeights(p.filter.mask, p.filter.combine).why, "tiled-coop"); why)
-    return why;
+  const HalfWeightsPlan half = planHalfWeights(p.filter.mask, p.filter.combine);
+  if (auto why = tensorCoreWhyNot(v, half.why, "tiled-coop"); why) return why;
   const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius()));
+  return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius(), half.split()));
 }
 // The separable tensor-core variants: one separable mask, fp16 factors within the error budget.
 Problem tensorSeparableWhyNot(const Variant& v, const FilterParams& p, int w, int h) {

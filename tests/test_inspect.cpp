@@ -203,21 +203,22 @@ TEST(InspectWork, Stream) {
   EXPECT_DOUBLE_EQ(r3.idleThreads, 4.0 / 32);
 }
 
-// tensor2d 64x16 at r=2: 8 output chunks x 4 warps; a Toeplitz band 16 deep (one K chunk) per mask
-// row: 5 mask rows x 8 chunks x 1 product a warp, 4096 FLOPs each, for 4 rows x 64 pixels.
+// tensor2d 64x16 at r=2: 4 output chunks of 16 pixels x 4 warps; a Toeplitz band 32 deep (two K
+// chunks) per mask row: 5 mask rows x 4 chunks x 2 row pairs x 2 products a warp, 4096 FLOPs each,
+// for 4 rows x 64 pixels; per mask row 5 B fragment pairs (ldmatrix.x4) and 2 x 3 weight pairs a lane.
 TEST(InspectWork, Tensor2D) {
   const WorkModel m = modelOf("tensor2d", paramsFor("gaussian", 2, {64, 16}));
   EXPECT_DOUBLE_EQ(m.apron, 68.0 * 20 / 1024);
   EXPECT_DOUBLE_EQ(m.globalReads, 68.0 * 20 / 1024 + 1);
-  EXPECT_DOUBLE_EQ(m.matrixFlops, 4.0 * 5 * 8 * 4096 / 1024);
+  EXPECT_DOUBLE_EQ(m.matrixFlops, 4.0 * 5 * 4 * 2 * 2 * 4096 / 1024);
   EXPECT_DOUBLE_EQ(m.matrixUseful, 2 * 4 * 25);
-  EXPECT_DOUBLE_EQ(m.matrixWaste(), 1 - 200.0 / 640);
-  EXPECT_DOUBLE_EQ(m.sharedBytes, (4 * 5 * (8 * 512 + 32 * 2 * 4) + 1024 * 4) / 1024.0);
+  EXPECT_DOUBLE_EQ(m.matrixWaste(), 1 - 200.0 / 1280);
+  EXPECT_DOUBLE_EQ(m.sharedBytes, (4 * 5 * (5 * 512 + 32 * 2 * 3 * 4) + 1024 * 4) / 1024.0);
   EXPECT_DOUBLE_EQ(m.flops, 0);
-  EXPECT_DOUBLE_EQ(m.intensity(), 640.0 / 8);
+  EXPECT_DOUBLE_EQ(m.intensity(), 1280.0 / 8);
   // r=3 emboss needs fp16 high + low weights: two products each.
   const WorkModel split = modelOf("tensor2d", paramsFor("emboss", 3, {64, 16}));
-  EXPECT_DOUBLE_EQ(split.matrixFlops, 2 * 7 * 1 * 4096 / 32.0);
+  EXPECT_DOUBLE_EQ(split.matrixFlops, 2 * 7 * 2 * 4096 / 32.0);  // 32 outputs a product
   EXPECT_DOUBLE_EQ(split.matrixUseful, 2 * 2 * 4 * 49);
 }
 
@@ -335,7 +336,7 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   const PassLaunch t = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000).passes.at(0);
   EXPECT_EQ(t.grid, (Dims{8, 32, 1}));
   EXPECT_EQ(t.block, (Dims{256, 1, 1}));  // 8 warps of 4 rows
-  EXPECT_EQ(t.kernel, "tensor2dKernel<16, 8>");
+  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8>");
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
   const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);

@@ -104,7 +104,7 @@ std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
 std::size_t tiledCoopSharedBytes(int tileW, int tileH, int radius);
 std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
-std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius);
+std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split);
 std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensorStreamSharedBytes(int tileW, int radius);
 

@@ -3,15 +3,17 @@
 // For one mask row dy, a row of outputs is a 1D convolution of an input row: a product with a
 // banded Toeplitz matrix. Per warp, the GEMM is
 //   C[16 x 8]  += A[16 x 16] * B[16 x 8]
-//   rows of A and C: 4 output rows x 4 channels; columns of C: 8 adjacent output pixels;
-//   A: 16 adjacent input pixels of those rows, shifted down by dy (the input tile, fp16, exact);
-//   B: the Toeplitz slice B[k][n] = w[dy][16 kc + k - n] (zero off the band), kc = 0..KC-1.
+//   rows of C: 16 adjacent output pixels; columns of C: 2 output rows x 4 channels;
+//   A: the Toeplitz slice A[m][k] = w[dy][16 kc + k - m] (zero off the band), kc = 0..KC-1;
+//   B: 16 adjacent input pixels of those rows and channels, shifted down by dy (fp16, exact).
 // The input tile (with apron) is held in shared memory as fp16 lines, one per (row, channel), so
-// an A fragment is one ldmatrix.x4. An A fragment at column 8s serves output chunks s - 2 kc for
-// every kc, so it is loaded once per dy. Weights are fp16 (error bound checked on the host,
-// convlive/precision.hpp) or, where that bound is too loose, an fp16 high part plus an fp16 low
-// part (two MMAs per fragment). The result goes through shared memory so that each thread writes
-// whole RGBA8 pixels, 16 bytes at a time.
+// one ldmatrix.x4 gives the B fragments of a warp's two row pairs. A fragment at column 16s serves
+// output chunks s - kc for every kc: 16 pixels a product, so each 512-byte fragment feeds 2 KC
+// products (the outputs as A's rows, 8 pixels a product, fed only KC). Weights are fp16 (error
+// bound checked on the host, convlive/precision.hpp) or, where that bound is too loose, an fp16
+// high part plus an fp16 low part (two products per fragment), kept as pairs (w[q], w[q + 1]) so
+// that every A register is one 32-bit load. The result goes through shared memory (over the input
+// tile, once that is spent) so that each thread writes whole RGBA8 pixels, 16 bytes at a time.
 #include <cuda_fp16.h>
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
@@ -29,6 +31,10 @@ __host__ __device__ constexpr int kChunks(int r) { return (8 + 2 * r + 15) / 16;
 // so that the 8 lines an ldmatrix phase reads fall in 8 different 16-byte bank groups.
 __host__ __device__ constexpr int linePitch(int inW) { return (inW + 16 + 7) / 16 * 16 + 8; }
 __host__ __device__ constexpr int weightPitch(int r) { return 16 * kChunks(r) + 8; }
+// tensor2d's K chunks for a 16-pixel output chunk: ceil((16 + 2r) / 16) <= 5 for r <= 32.
+__host__ __device__ constexpr int kChunks16(int r) { return (16 + 2 * r + 15) / 16; }
+// tensor2d's weight pairs per mask row: (w[q], w[q + 1]) at q + 16 for q = -16 .. 16 KC - 1.
+__host__ __device__ constexpr int pairPitch(int r) { return 16 * kChunks16(r) + 16; }
 
 // Writes a TW x TH tile of RGBA8 results (staged in shared memory) at (x0, y0), 16 bytes a thread
 // where the row allows; alpha comes from the input unless it was filtered.
@@ -82,83 +88,102 @@ __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int 
   }
 }
 
-template <int NCH, int WARPS>
+template <int TW, int WARPS, bool Split>
 __global__ void __launch_bounds__(32 * WARPS)
-    tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m, bool split) {
+    tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
 #if __CUDA_ARCH__ >= 800
-  constexpr int TW = 8 * NCH, TH = 4 * WARPS, kThreads = 32 * WARPS;
+  static_assert(TW % 16 == 0, "tensor2d tile width");
+  constexpr int NCH = TW / 16, TH = 4 * WARPS, kThreads = 32 * WARPS;
   extern __shared__ __align__(16) unsigned char tensorSmem[];
-  const int r = m.radius, taps = 2 * r + 1, kcN = kChunks(r);
-  const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW), WP = weightPitch(r);
-  __half* tile = reinterpret_cast<__half*>(tensorSmem);  // inH * 4 lines of P halves
-  __half* whi = tile + inH * 4 * P;                      // taps rows of WP halves: w[dy][q] at q + 8
-  __half* wlo = whi + taps * WP;
-  unsigned* outTile = reinterpret_cast<unsigned*>(wlo + taps * WP);  // TH x TW RGBA8
+  const int r = m.radius, taps = 2 * r + 1, kcN = kChunks16(r);
+  const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW), WQ = pairPitch(r);
+  __half* tile = reinterpret_cast<__half*>(tensorSmem);             // inH * 4 lines of P halves
+  unsigned* whi = reinterpret_cast<unsigned*>(tile + inH * 4 * P);  // taps rows of WQ weight pairs
+  unsigned* wlo = whi + taps * WQ;                                  // (split only)
+  unsigned char* outBytes = tensorSmem;  // the TH x TW RGBA8 result, over the tile once that is spent
   const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
 
-  // 1. The weights as fp16 high and low parts, zero off the mask, rows padded for every B slice.
-  for (int i = tid; i < taps * WP; i += kThreads) {
-    const int dy = i / WP, q = i - dy * WP - 8;
-    const float w = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
-    const __half h = __float2half_rn(w);
-    whi[i] = h;
-    wlo[i] = __float2half_rn(w - __half2float(h));
+  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask.
+  for (int i = tid; i < taps * WQ; i += kThreads) {
+    const int dy = i / WQ, q = i - dy * WQ - 16;
+    const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
+    const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
+    const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
+    whi[i] = halfPair(__half2float(h0), __half2float(h1));
+    if (Split) wlo[i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
   }
   // 2. The input tile with apron as fp16 lines.
   fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
   __syncthreads();
 
-  // 3. The products. Lane (g, t4) holds C rows g and g + 8, columns 2 t4 and 2 t4 + 1.
+  // 3. The products. Warp w makes rows 4w..4w+3: row pairs 0 and 1, lines 16 w + 4 dy + 0..15 of
+  // the tile. Lane (g, t4) holds C rows (pixels) g and g + 8, columns (lines) 2 t4 and 2 t4 + 1.
   const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
-  float acc[NCH][4];
+  float acc[2][NCH][4];
 #pragma unroll
-  for (int j = 0; j < NCH; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-  // ldmatrix.x4: lane gives row (lane & 7) + 8 ((lane >> 3) & 1) of A at column 8 (lane >> 4).
-  // Row a of A is output row a / 4 of this warp's four, channel a % 4: line 16 warp + 4 dy + a.
-  const int aRow = (lane & 7) + 8 * ((lane >> 3) & 1), aCol = 8 * (lane >> 4);
-  const unsigned aBase = smemAddress(tile + (16 * warp + aRow) * P + aCol);
+  for (int p = 0; p < 2; ++p)
+#pragma unroll
+    for (int j = 0; j < NCH; ++j) acc[p][j][0] = acc[p][j][1] = acc[p][j][2] = acc[p][j][3] = 0.f;
+  // ldmatrix.x4: lanes 0-7 give lines 0-7 at column 0, 8-15 lines 0-7 at column 8, 16-23 lines
+  // 8-15 at column 0, 24-31 lines 8-15 at column 8: {b0, b1} is row pair 0's B, {b2, b3} pair 1's.
+  const int bLine = (lane & 7) + 8 * (lane >> 4), bCol = 8 * ((lane >> 3) & 1);
+  const unsigned bBase = smemAddress(tile + (16 * warp + bLine) * P + bCol);
   for (int dy = 0; dy < taps; ++dy) {
-    unsigned bh[kKcMax][2], bl[kKcMax][2];
-    const __half* wh = whi + dy * WP + 8 + 2 * t4 - g;  // B[k][n] = w[16 kc + k - n], k = 2 t4 (+1, +8, +9), n = g
-    const __half* wl = wlo + dy * WP + 8 + 2 * t4 - g;
+    // A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..)
+    // is 8 before it, (g, 2 t4 + 8..) 8 after.
+    unsigned ah[kKcMax][3], al[kKcMax][3];
+    const unsigned* wh = whi + dy * WQ + 16 + 2 * t4 - g;
+    const unsigned* wl = wlo + dy * WQ + 16 + 2 * t4 - g;
 #pragma unroll
     for (int kc = 0; kc < kKcMax; ++kc)
       if (kc < kcN) {
-        bh[kc][0] = pairOf(wh + 16 * kc);
-        bh[kc][1] = pairOf(wh + 16 * kc + 8);
-        bl[kc][0] = split ? pairOf(wl + 16 * kc) : 0u;
-        bl[kc][1] = split ? pairOf(wl + 16 * kc + 8) : 0u;
+        ah[kc][0] = wh[16 * kc];
+        ah[kc][1] = wh[16 * kc - 8];
+        ah[kc][2] = wh[16 * kc + 8];
+        al[kc][0] = Split ? wl[16 * kc] : 0u;
+        al[kc][1] = Split ? wl[16 * kc - 8] : 0u;
+        al[kc][2] = Split ? wl[16 * kc + 8] : 0u;
       }
-    const unsigned rowAddr = aBase + static_cast<unsigned>(dy * 4 * P * 2);
+    const unsigned rowAddr = bBase + static_cast<unsigned>(dy * 4 * P * 2);
 #pragma unroll
-    for (int s = 0; s < NCH + 2 * (kKcMax - 1); ++s) {
-      if (s >= NCH + 2 * (kcN - 1)) break;  // no output chunk left for this A column
-      unsigned a[4];
-      ldmatrixX4(a, rowAddr + 16u * s);
+    for (int s = 0; s < NCH + kKcMax - 1; ++s) {
+      if (s >= NCH + kcN - 1) break;  // no output chunk left for this B column
+      unsigned b[4];
+      ldmatrixX4(b, rowAddr + 32u * s);
 #pragma unroll
       for (int kc = 0; kc < kKcMax; ++kc) {
-        const int j = s - 2 * kc;
+        const int j = s - kc;
         if (j < 0 || j >= NCH || kc >= kcN) continue;
-        mma16816(acc[j], a, bh[kc][0], bh[kc][1]);
-        if (split) mma16816(acc[j], a, bl[kc][0], bl[kc][1]);
+        const unsigned a[4] = {ah[kc][0], ah[kc][1], ah[kc][2], ah[kc][0]};
+        mma16816(acc[0][j], a, b[0], b[1]);
+        mma16816(acc[1][j], a, b[2], b[3]);
+        if (Split) {
+          const unsigned lo[4] = {al[kc][0], al[kc][1], al[kc][2], al[kc][0]};
+          mma16816(acc[0][j], lo, b[0], b[1]);
+          mma16816(acc[1][j], lo, b[2], b[3]);
+        }
       }
     }
   }
+  __syncthreads();  // every warp is done with the tile: the result goes over it
 
-  // 4. Round into the RGBA8 staging tile (one byte per channel), then whole pixels out (storeTile).
-  unsigned char* outBytes = reinterpret_cast<unsigned char*>(outTile);
-  const int ch = g & 3, oy = 4 * warp + (g >> 2);
+  // 4. Round into the RGBA8 staging tile (two channels of a pixel a store), then whole pixels out.
+  // acc[p][j][e]: pixel 16 j + g + 8 (e / 2), row 4 w + 2 p + t4 / 2, channel 2 (t4 % 2) + e % 2.
   const bool absolute = l.combine == Combine::Abs;
 #pragma unroll
-  for (int j = 0; j < NCH; ++j)
+  for (int p = 0; p < 2; ++p)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int x = 8 * j + 2 * t4 + (e & 1), yy = oy + 2 * (e >> 1);
-      const float v = absolute ? fabsf(acc[j][e]) : acc[j][e];
-      outBytes[(yy * TW + x) * 4 + ch] = toByte(v);
-    }
+    for (int j = 0; j < NCH; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; e += 2) {
+        const int x = 16 * j + g + 4 * e, yy = 4 * warp + 2 * p + (t4 >> 1);
+        const float v0 = absolute ? fabsf(acc[p][j][e]) : acc[p][j][e];
+        const float v1 = absolute ? fabsf(acc[p][j][e + 1]) : acc[p][j][e + 1];
+        const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
+        *reinterpret_cast<unsigned short*>(&outBytes[(yy * TW + x) * 4 + 2 * (t4 & 1)]) = two;
+      }
   __syncthreads();
-  storeTile<TW, TH>(l, outTile, x0, y0, tid, kThreads);
+  storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
 #endif
 }
 
@@ -284,13 +309,15 @@ __global__ void __launch_bounds__(256)
 constexpr int kTensorSepThreads = 256;  // tensorSepKernel's block
 dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw), ceilDiv(l.height, th)); }
 
-// tensor2d's TW x TH output tile: NCH 8-pixel output chunks wide, WARPS warps of 4 rows each.
-template <int NCH, int WARPS>
-void launchTensor2D(const Launch& l, const Mask2D& m, bool split) {
-  constexpr int TW = 8 * NCH, TH = 4 * WARPS;
-  const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius);
-  allowSharedBytes(tensor2dKernel<NCH, WARPS>, shared);
-  tensor2dKernel<NCH, WARPS><<<tileGrid(l, TW, TH), 32 * WARPS, shared, l.stream>>>(l, m, split);
+// tensor2d's TW x TH output tile: TW / 16 output chunks wide, WARPS warps of 4 rows each.
+// Split: weights as fp16 high + low parts (a template argument: the low parts' registers cost the
+// single-part kernel 30% more registers, and so a block an SM, when only known at run time).
+template <int TW, int WARPS, bool Split>
+void launchTensor2D(const Launch& l, const Mask2D& m) {
+  constexpr int TH = 4 * WARPS;
+  const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split);
+  allowSharedBytes(tensor2dKernel<TW, WARPS, Split>, shared);
+  tensor2dKernel<TW, WARPS, Split><<<tileGrid(l, TW, TH), 32 * WARPS, shared, l.stream>>>(l, m);
   CL_CUDA_LAUNCHED("tensor2dKernel<<<>>>");
 }
 template <int TW, int TH>
@@ -363,38 +390,45 @@ void tensorSep(const Launch& l, const MaskSep& m) {
   tensorSepInstance(l, [&](auto t) { launchTensorSep<decltype(t)::w, decltype(t)::h>(l, m); });
 }
 
-std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius) {
+std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split) {
   const int inW = tileW + 2 * radius, inH = tileH + 2 * radius, taps = 2 * radius + 1;
-  return std::size_t(inH) * 4 * linePitch(inW) * 2 + std::size_t(2) * taps * weightPitch(radius) * 2 +
-         std::size_t(tileW) * tileH * 4;
+  return std::size_t(inH) * 4 * linePitch(inW) * 2 + std::size_t(split ? 2 : 1) * taps * pairPitch(radius) * 4;
 }
 
 void tensor2d(const Launch& l, const Mask2D& m, bool split) {
-  tensor2dInstance(l, [&](auto t) { launchTensor2D<decltype(t)::w / 8, decltype(t)::h / 4>(l, m, split); });
-}
-
-LaunchDescription describeTensor2D(const Launch& l, int radius, bool) {
-  return tensor2dInstance(l, [&](auto t) {
-    constexpr int TW = decltype(t)::w, TH = decltype(t)::h, NCH = TW / 8, WARPS = TH / 4;
-    return LaunchDescription{
-        {tilePass(l, instanceName("tensor2dKernel", NCH, WARPS), TW, TH, radius, 32 * WARPS,
-                  tensor2dSharedBytes(TW, TH, radius), reinterpret_cast<const void*>(&tensor2dKernel<NCH, WARPS>))},
-        ""};
+  tensor2dInstance(l, [&](auto t) {
+    constexpr int TW = decltype(t)::w, WARPS = decltype(t)::h / 4;
+    if (split)
+      launchTensor2D<TW, WARPS, true>(l, m);
+    else
+      launchTensor2D<TW, WARPS, false>(l, m);
   });
 }
 
-// Per mask row and warp: kChunks(r) Toeplitz slices of B, an A fragment (ldmatrix.x4) per 8-pixel
-// column of the tile, one product (two when split) per output chunk and slice; the result staged
-// in shared memory and stored 16 bytes a thread.
+LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
+  return tensor2dInstance(l, [&](auto t) {
+    constexpr int TW = decltype(t)::w, TH = decltype(t)::h, WARPS = TH / 4;
+    return LaunchDescription{{tilePass(l, instanceName("tensor2dKernel", TW, WARPS), TW, TH, radius, 32 * WARPS,
+                                       tensor2dSharedBytes(TW, TH, radius, split),
+                                       split ? reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, true>)
+                                             : reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, false>))},
+                             ""};
+  });
+}
+
+// Per mask row and warp: kChunks16(r) Toeplitz slices of A (3 weight pairs a lane each, twice when
+// split), a B fragment pair (ldmatrix.x4) per 16-pixel column of the tile, two products (four when
+// split) per output chunk and slice; the result staged in shared memory and stored 16 bytes a
+// thread.
 WorkModel modelTensor2D(const Launch& l, int radius, bool split) {
   const Dims t = tensor2dInstance(l, [](auto t) { return dimsOf(decltype(t)::w, decltype(t)::h); });
-  const int nch = t.x / 8, warps = t.y / 4, taps = 2 * radius + 1, kc = kChunks(radius), parts = split ? 2 : 1;
+  const int nch = t.x / 16, warps = t.y / 4, taps = 2 * radius + 1, kc = kChunks16(radius), parts = split ? 2 : 1;
   const double out = double(t.x) * t.y;
   WorkModel m;
   tileLoads(m, l, t.x, t.y, radius);
-  const double aBytes = (nch + 2 * (kc - 1)) * 512.0, bBytes = 32.0 * kc * 2 * 4 * parts;
+  const double bBytes = (nch + kc - 1) * 512.0, aBytes = 32.0 * kc * 3 * 4 * parts;
   m.sharedBytes = (double(warps) * taps * (aBytes + bBytes) + out * 4) / out;
-  m.matrixFlops = double(warps) * taps * nch * kc * parts * kMmaFlops / out;
+  m.matrixFlops = double(warps) * taps * nch * 2 * kc * parts * kMmaFlops / out;
   m.matrixUseful = 2.0 * 4 * taps * taps * parts;
   m.notes.push_back("a mask row is a product with a Toeplitz band " + std::to_string(16 * kc) +
                     " inputs deep: " + std::to_string(taps) + " of them weighted");
