@@ -250,16 +250,17 @@ TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
 // tile; a row pitch that is not a multiple of 16 bytes runs the 4-byte loads. Masks: gaussian and
 // box (sums in the byte range: no clamp), pitch (Abs), a separable sharpen (sums below 0 and past
 // 255) and a box summing to 1.5 (non-negative, past 255).
-class TensorStreamStrips : public VariantVsReference {
+// The tensor-core variants run mma.sync m16n8k16: compute capability 8.0 and up.
+class TensorCoreVariant : public VariantVsReference {
  protected:
-  // tensorstream runs on the tensor cores' mma.sync m16n8k16: compute capability 8.0 and up.
   void SetUp() override {
     VariantVsReference::SetUp();
     if (!IsSkipped() && deviceInfo().major < 8)
-      GTEST_SKIP() << "tensorstream needs compute capability 8.0 (mma.sync m16n8k16); this device is "
+      GTEST_SKIP() << "the tensor-core variants need compute capability 8.0 (mma.sync m16n8k16); this device is "
                    << deviceInfo().major << "." << deviceInfo().minor;
   }
 };
+class TensorStreamStrips : public TensorCoreVariant {};
 
 TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
   const Variant& v = *findVariant("tensorstream");
@@ -348,6 +349,42 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
     EXPECT_EQ(checked_, 2 * 5 * 4 * 2 * 3 * 2);
   else
     EXPECT_GE(checked_, 2 * 5 * 4 * 2 * 2 * 2);
+}
+
+// tensor2d at each K-chunk count (r 1 and 8: two chunks of 16 inputs a 16-pixel output chunk; 9
+// and 16: three; 17: four; 25 and 32: five), weights as one fp16 part (random custom masks) and as
+// high + low parts (emboss at r 3, 9, 17 and 25), every tile, borders in turn, both alpha modes, on
+// frames that end every tile part-way: a small set, sized for compute-sanitizer racecheck
+// (app/bench/gpu-round.sh's default filter names it).
+class Tensor2DProducts : public TensorCoreVariant {};
+
+TEST_F(Tensor2DProducts, EveryKChunkCountWeightSplitAndTile) {
+  const Variant& v = *findVariant("tensor2d");
+  std::mt19937 rng(seedForRun() ^ 0x2d2du);
+  int split = 0, single = 0, turn = 0;
+  for (int r : {1, 3, 8, 9, 16, 17, 25, 32})
+    for (const char* kind : {"custom", "emboss"}) {
+      const Filter f = *filterFor(kind, r, rng);
+      const HalfWeightsPlan plan = planHalfWeights(f.mask, f.combine);
+      ASSERT_NE(plan.mode, HalfWeightsPlan::Mode::Refused) << kind << " r=" << r << ": " << plan.why;
+      for (Size s : {Size{67, 41}, Size{19, 70}}) {
+        ++turn;
+        check(v, f, kBorders[turn % 4], turn % 3 == 0, randomFrame(s.w, s.h, rng), v.tiles);
+        if (HasFatalFailure()) return;
+      }
+      ++(plan.split() ? split : single);
+    }
+  EXPECT_EQ(split, 4);  // emboss at r 3, 9, 17 and 25
+  EXPECT_EQ(single, 12);
+  // Two poisons a launch. Every device takes the 4-warp tiles; one with less shared memory a block
+  // than the H100/H200 refuses the widest at the largest radii (check() skips a tile refused for that).
+  FilterParams widest;
+  widest.filter = *filterFor("custom", 32, rng);  // 191 KiB with 128x32
+  widest.tile = {128, 32};
+  if (v.whyNot(widest, 67, 41).empty())
+    EXPECT_EQ(checked_, 8 * 2 * 2 * int(v.tiles.size()) * 2);
+  else
+    EXPECT_GE(checked_, 8 * 2 * 2 * 2 * 2);
 }
 
 // Launches with different masks queued back to back, on one stream and across two, without
