@@ -68,23 +68,35 @@ __device__ __forceinline__ void storeTile(const Launch& l, const unsigned* stage
 __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int x0, int y0, int inW, int inH, int rows,
                                              int P, int tid, int threads) {
   const bool interior = x0 >= 0 && x0 + inW <= l.width && y0 >= 0 && y0 + inH <= l.height;
-  const int pairs = P / 2;
-  for (int i = tid; i < rows * pairs; i += threads) {
-    const int ir = i / pairs, c = 2 * (i - ir * pairs), y = y0 + ir, x = x0 + c;
-    unsigned p0 = 0, p1 = 0;
-    if (ir < inH) {
-      if (interior) {
-        const uchar4* row = rowPtr(l.in, l.inPitch, y);
-        if (c < inW) p0 = packPixel(row[x]);
-        if (c + 1 < inW) p1 = packPixel(row[x + 1]);
-      } else {
-        if (c < inW) p0 = packPixel(loadBordered(l, x, y));
-        if (c + 1 < inW) p1 = packPixel(loadBordered(l, x + 1, y));
+  const int pairs = P / 2, n = rows * pairs;
+  // kBatch pairs a thread at a time, every load before any store: the loads' latencies overlap
+  // instead of one round trip to memory per pair.
+  constexpr int kBatch = 4;
+  for (int i0 = tid; i0 < n; i0 += kBatch * threads) {
+    unsigned p0[kBatch], p1[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int i = i0 + k * threads, ir = i / pairs, c = 2 * (i - ir * pairs), y = y0 + ir, x = x0 + c;
+      p0[k] = p1[k] = 0;
+      if (i < n && ir < inH) {
+        if (interior) {
+          const uchar4* row = rowPtr(l.in, l.inPitch, y);
+          if (c < inW) p0[k] = packPixel(row[x]);
+          if (c + 1 < inW) p1[k] = packPixel(row[x + 1]);
+        } else {
+          if (c < inW) p0[k] = packPixel(loadBordered(l, x, y));
+          if (c + 1 < inW) p1[k] = packPixel(loadBordered(l, x + 1, y));
+        }
       }
     }
 #pragma unroll
-    for (int ch = 0; ch < 4; ++ch)
-      *reinterpret_cast<unsigned*>(&tile[(ir * 4 + ch) * P + c]) = bytesToHalf2(p0, p1, ch);
+    for (int k = 0; k < kBatch; ++k) {
+      const int i = i0 + k * threads, ir = i / pairs, c = 2 * (i - ir * pairs);
+      if (i >= n) break;
+#pragma unroll
+      for (int ch = 0; ch < 4; ++ch)
+        *reinterpret_cast<unsigned*>(&tile[(ir * 4 + ch) * P + c]) = bytesToHalf2(p0[k], p1[k], ch);
+    }
   }
 }
 
@@ -103,22 +115,24 @@ __global__ void __launch_bounds__(32 * WARPS)
   unsigned char* outBytes = tensorSmem;  // the TH x TW RGBA8 result, over the tile once that is spent
   const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
 
-  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask.
-  for (int i = tid; i < taps * WQ; i += kThreads) {
-    const int dy = i / WQ, q = i - dy * WQ - 16;
-    const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
-    const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
-    const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
-    whi[i] = halfPair(__half2float(h0), __half2float(h1));
-    if (Split) wlo[i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
-  }
+  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask: a mask row a warp.
+  const int warp = tid >> 5, lane = tid & 31;
+  for (int dy = warp; dy < taps; dy += WARPS)
+    for (int i = lane; i < WQ; i += 32) {
+      const int q = i - 16;
+      const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
+      const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
+      const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
+      whi[dy * WQ + i] = halfPair(__half2float(h0), __half2float(h1));
+      if (Split) wlo[dy * WQ + i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
+    }
   // 2. The input tile with apron as fp16 lines.
   fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
   __syncthreads();
 
   // 3. The products. Warp w makes rows 4w..4w+3: row pairs 0 and 1, lines 16 w + 4 dy + 0..15 of
   // the tile. Lane (g, t4) holds C rows (pixels) g and g + 8, columns (lines) 2 t4 and 2 t4 + 1.
-  const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+  const int g = lane >> 2, t4 = lane & 3;
   float acc[2][NCH][4];
 #pragma unroll
   for (int p = 0; p < 2; ++p)
