@@ -9,12 +9,32 @@ namespace {
 // Round to nearest fp16 (ties to even, with subnormals), as the kernels' __float2half_rn does.
 float toHalf(float w) { return static_cast<float>(static_cast<_Float16>(w)); }
 
+// The tensor cores' fp32 sums (tensor2d's order), one fp16 part per weight: each mask row dy adds
+// ceil((16 + 2r) / 16) products (K chunks of 16 inputs) to an accumulator that holds at most
+// 255 * the sum of |w| over the rows up to dy. An mma.sync is not IEEE: its products are exact,
+// but its addends are aligned to the largest and truncated, and the sum is normalised toward zero
+// (published bit-level models of the V100..H100 tensor cores), so the errors do not cancel as
+// round-to-nearest ones do on average; each product is taken to move the sum by up to 2^-21 of
+// that bound (4 units in the last place). Measured: an emboss at r=25 (sum |w| 1769) came out 2
+// levels off on the H200 where this bound is ~100.
+double accumulationBound(const Mask& mask) {
+  const int r = mask.radius(), taps = 2 * r + 1, chunks = (16 + 2 * r + 15) / 16;
+  const auto& w = mask.weights();
+  double prefix = 0, bound = 0;
+  for (int dy = 0; dy < taps; ++dy) {
+    for (int dx = 0; dx < taps; ++dx) prefix += std::fabs(double(w[dy * taps + dx]));
+    bound += chunks * 255.0 * prefix * std::ldexp(1.0, -21);
+  }
+  return bound;
+}
+
 }  // namespace
 
 HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine) {
   HalfWeightsPlan plan;
-  double single = 0.0, split = 0.0;
+  double single = 0.0, split = 0.0, absSum = 0.0;
   for (float w : mask.weights()) {
+    absSum += std::fabs(double(w));
     const float hi = toHalf(w);
     if (!std::isfinite(hi)) {
       std::ostringstream s;
@@ -29,16 +49,25 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine) {
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
   plan.singleBound = 255.0 * single * gain;
   plan.splitBound = 255.0 * split * gain;
-  if (plan.singleBound <= kHalfErrorBudget) {
+  plan.accumulationBound = accumulationBound(mask) * gain;
+  // Split weights make two products of each, so twice the sums.
+  const double onePart = plan.singleBound + plan.accumulationBound,
+               twoParts = plan.splitBound + 2 * plan.accumulationBound;
+  if (onePart <= kHalfErrorBudget) {
     plan.mode = HalfWeightsPlan::Mode::Single;
-    plan.bound = plan.singleBound;
-  } else if (plan.splitBound <= kHalfErrorBudget) {
+    plan.bound = onePart;
+  } else if (twoParts <= kHalfErrorBudget) {
     plan.mode = HalfWeightsPlan::Mode::Split;
-    plan.bound = plan.splitBound;
+    plan.bound = twoParts;
   } else {
     std::ostringstream s;
-    s << "with fp16 weights the output could be off by up to " << plan.splitBound << " (more than the 1 LSB budget, "
-      << kHalfErrorBudget << ", even split into two fp16 parts)";
+    if (plan.splitBound > kHalfErrorBudget)
+      s << "with fp16 weights the output could be off by up to " << plan.splitBound << " (more than the 1 LSB budget, "
+        << kHalfErrorBudget << ", even split into two fp16 parts)";
+    else
+      s << "the tensor cores' fp32 sums could move the output by up to " << std::min(onePart, twoParts)
+        << " (more than the 1 LSB budget, " << kHalfErrorBudget << "): the weights' absolute sum, " << absSum
+        << ", is too large for their truncating adds";
     plan.why = s.str();
   }
   return plan;

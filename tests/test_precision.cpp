@@ -40,7 +40,32 @@ TEST(HalfWeights, CoarseWeightsAreSplitIntoHighAndLowParts) {
   EXPECT_GT(plan.singleBound, kHalfErrorBudget);
   EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Split);
   EXPECT_LE(plan.splitBound, 1e-2);
-  EXPECT_EQ(plan.bound, plan.splitBound);
+  EXPECT_EQ(plan.bound, plan.splitBound + 2 * plan.accumulationBound);  // two products a weight: twice the sums
+  EXPECT_LE(plan.bound, kHalfErrorBudget);
+}
+
+TEST(HalfWeights, TheTensorCoresSumsCountPerMaskRowAndKChunk) {
+  // r=1: 2 K chunks of 16 inputs a mask row; the rows' running sums of |w| are 0.3, 0.6 and 0.9;
+  // each product may move a sum by 2^-21 of 255 times that.
+  const auto plan = planHalfWeights(filled(1, 0.1f), Combine::Identity);
+  const double w = double(0.1f);
+  EXPECT_NEAR(plan.accumulationBound, 2 * 255 * (3 * w + 6 * w + 9 * w) * std::ldexp(1.0, -21), 1e-12);
+  EXPECT_DOUBLE_EQ(plan.bound, plan.singleBound + plan.accumulationBound);
+  // Gaussians (sum |w| = 1) keep almost all of the budget at every radius.
+  for (int r : {1, 8, 32}) {
+    const Filter f = makeFilter("gaussian", {.radius = r});
+    EXPECT_LT(planHalfWeights(f.mask, f.combine).accumulationBound, 0.05) << "r=" << r;
+  }
+}
+
+TEST(HalfWeights, WeightSumsTooLargeForTheTensorCoresSumsAreRefused) {
+  // An emboss at r=25: |w| sums to 1769; its high + low parts are fine (about 0.01), its sums are not.
+  const Filter f = makeFilter("emboss", {.radius = 25});
+  const auto plan = planHalfWeights(f.mask, f.combine);
+  EXPECT_LE(plan.splitBound, 0.05);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("truncating adds"), std::string::npos) << plan.why;
+  EXPECT_NE(plan.why.find("1769"), std::string::npos) << plan.why;
 }
 
 TEST(HalfWeights, TheBoundIsTheWeightRoundingTimes255) {

@@ -12,10 +12,11 @@ namespace convlive {
 struct HalfWeightsPlan {
   enum class Mode { Single, Split, Refused };
   Mode mode = Mode::Refused;
-  double singleBound = 0.0;  // worst-case |output error| with one fp16 part per weight
-  double splitBound = 0.0;   // with a high and a low fp16 part per weight (two products)
-  double bound = 0.0;        // the bound of the chosen mode
-  std::string why;           // Refused: the reason
+  double singleBound = 0.0;        // worst-case |output error| with one fp16 part per weight
+  double splitBound = 0.0;         // with a high and a low fp16 part per weight (two products)
+  double accumulationBound = 0.0;  // planHalfWeights: the tensor cores' fp32 sums, per fp16 part (twice when split)
+  double bound = 0.0;              // the bound of the chosen mode: the weights' and the sums' together
+  std::string why;                 // Refused: the reason
   // planHalfSeparable only: whether the intermediate (the row pass's sums) may be a single fp16
   // value instead of high + low parts, and the bound then (tensorstream uses it when it fits).
   bool halfIntermediate = false;
@@ -27,14 +28,18 @@ struct HalfWeightsPlan {
 };
 
 // An output within 0.5 of the exact sum rounds to the reference's byte or one next to it: the 1 LSB
-// contract every variant keeps. The weights may use 0.45 of that; the rest is left to the fp32
-// accumulation, which the tensor cores share with every other GPU variant.
+// contract every variant keeps. The weights and (planHalfWeights) the tensor cores' truncating fp32
+// sums may use 0.45 of that; the rest is left to the final fp32 steps.
 constexpr double kHalfErrorBudget = 0.45;
 
-// The bound for `mask` applied to 8-bit inputs: 255 * sum |w - its fp16 parts| (the most the
-// weight rounding can move an output), times sqrt(2) for a gradient magnitude. Single fp16 weights
-// when that bound is within the budget, else high + low parts (about 2^-22 relative), else
-// (weights beyond fp16's range, 65504) refused with the reason.
+// The bound for `mask` applied to 8-bit inputs (tensor2d): 255 * sum |w - its fp16 parts| (the most
+// the weight rounding can move an output) plus the tensor cores' fp32 sums (per mask row dy,
+// ceil((16 + 2r) / 16) products, each taken to move the sum by up to 2^-21 of 255 * the sum of |w|
+// over rows 0..dy: mma.sync aligns its addends by truncation and normalises toward zero, so its
+// errors add up instead of cancelling), times sqrt(2) for a gradient magnitude. Single fp16 weights
+// when that bound is within the budget, else high + low parts (about 2^-22 relative, twice the
+// sums), else (weights beyond fp16's range, 65504, or a weight sum too large) refused with the
+// reason.
 HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 
 // The same for a separable mask applied as two passes with fp16 factors (tensorsep): the row pass
