@@ -667,18 +667,19 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
   // r = 1 (0.037 ms at 4K), tensorstream from r = 2 to 32 (docs/perf/2026-11-21-h200-ring: 0.042
   // ms at 4K r=2 against stream's 0.045, at 1080p a tie; 0.043 at r=8 against fused's 0.18, 0.122 at
-  // r=32 against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 16 (4.6-6.6x NPP,
-  // docs/perf/2026-11-21-h200-kernels) and fft from there.
+  // r=32 against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 24 (8.1x NPP at r = 8,
+  // docs/perf/2026-11-21-h200-tensor2d) and fft from there.
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
   if (r <= 1) order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
-  // fft: from r = 24 for 2D masks (r = 16 at 1080p and below), past r = 32 for every mask
-  // (docs/perf/2026-11-21-h200-fft: 0.62 ms at 4K whatever the radius; tensor2d 0.92 at r = 24,
-  // separable 0.88 at r = 48).
+  // fft: from r = 25 for 2D masks (r = 22 at 1080p and below), past r = 32 for every mask
+  // (docs/perf/2026-11-21-h200-tensor2d/ab-v3-v4.txt: fft 0.626 ms at 4K and 0.143 at 1080p whatever
+  // the radius; tensor2d 0.529 at 4K r = 24 and 0.87 from r = 25 (five K chunks), 0.135 at 1080p
+  // r = 20 and 0.165 at r = 24; docs/perf/2026-11-21-h200-fft: separable 0.88 at r = 48).
   const bool twoD = !p.filter.mask.separable();
-  const bool fftFirst = r > kMax2DRadius || (twoD && (r >= 24 || (r >= 16 && double(width) * height <= 1920.0 * 1088)));
+  const bool fftFirst = r > kMax2DRadius || (twoD && (r >= 25 || (r >= 22 && double(width) * height <= 1920.0 * 1088)));
   if (fftFirst) order.push_back("fft");
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft"}) order.push_back(n);
   for (const char* n : order)

@@ -567,7 +567,7 @@ TEST(Fft, LargeTwoDimensionalMasks) {
 }
 
 // Without timing, auto falls back to the order measured on the H200: stream for separable r = 1,
-// tensorstream to r = 32, fft past it, tensor2d for 2D masks up to r = 16 (fft from there at 1080p).
+// tensorstream to r = 32, fft past it, tensor2d for 2D masks up to r = 21 at 1080p (fft from there).
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -588,7 +588,8 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
     if (cufftMissingForTests().empty()) {
       EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 40})), "fft");  // past r = 32 only fft takes a 2D mask
-      EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 16})), "fft");  // 1080p: from r = 16
+      EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 24})), "fft");  // 1080p: from r = 22
+      EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 16})), "tensor2d");
       EXPECT_EQ(pick(makeFilter("sharpen", {.radius = 12})), "tensor2d");
     }
   } else {

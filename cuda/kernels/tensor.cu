@@ -32,9 +32,10 @@ __host__ __device__ constexpr int kChunks(int r) { return (8 + 2 * r + 15) / 16;
 __host__ __device__ constexpr int linePitch(int inW) { return (inW + 16 + 7) / 16 * 16 + 8; }
 __host__ __device__ constexpr int weightPitch(int r) { return 16 * kChunks(r) + 8; }
 // tensor2d's K chunks for a 16-pixel output chunk: ceil((16 + 2r) / 16) <= 5 for r <= 32.
-__host__ __device__ constexpr int kChunks16(int r) { return (16 + 2 * r + 15) / 16; }
+// The kernel is compiled for KC = 2..5 (r = 0 runs with KC = 2, its second chunk's weights zero).
+__host__ __device__ constexpr int kChunks16(int r) { return r < 1 ? 2 : (16 + 2 * r + 15) / 16; }
 // tensor2d's weight pairs per mask row: (w[q], w[q + 1]) at q + 16 for q = -16 .. 16 KC - 1.
-__host__ __device__ constexpr int pairPitch(int r) { return 16 * kChunks16(r) + 16; }
+__host__ __device__ constexpr int pairPitch(int kc) { return 16 * kc + 16; }
 
 // Writes a TW x TH tile of RGBA8 results (staged in shared memory) at (x0, y0), 16 bytes a thread
 // where the row allows; alpha comes from the input unless it was filtered.
@@ -100,15 +101,18 @@ __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int 
   }
 }
 
-template <int TW, int WARPS, bool Split>
+// KC: K chunks a mask row (kChunks16(r)), a template argument so that the loops over output and K
+// chunks unroll without run-time tests (they cost ~20 instructions a B fragment when KC was not).
+template <int TW, int WARPS, int KC, bool Split>
 __global__ void __launch_bounds__(32 * WARPS)
     tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
 #if __CUDA_ARCH__ >= 800
   static_assert(TW % 16 == 0, "tensor2d tile width");
   constexpr int NCH = TW / 16, TH = 4 * WARPS, kThreads = 32 * WARPS;
   extern __shared__ __align__(16) unsigned char tensorSmem[];
-  const int r = m.radius, taps = 2 * r + 1, kcN = kChunks16(r);
-  const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW), WQ = pairPitch(r);
+  constexpr int WQ = pairPitch(KC);
+  const int r = m.radius, taps = 2 * r + 1;
+  const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW);
   __half* tile = reinterpret_cast<__half*>(tensorSmem);             // inH * 4 lines of P halves
   unsigned* whi = reinterpret_cast<unsigned*>(tile + inH * 4 * P);  // taps rows of WQ weight pairs
   unsigned* wlo = whi + taps * WQ;                                  // (split only)
@@ -145,29 +149,29 @@ __global__ void __launch_bounds__(32 * WARPS)
   for (int dy = 0; dy < taps; ++dy) {
     // A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..)
     // is 8 before it, (g, 2 t4 + 8..) 8 after.
-    unsigned ah[kKcMax][3], al[kKcMax][3];
+    unsigned ah[KC][3], al[KC][3];
     const unsigned* wh = whi + dy * WQ + 16 + 2 * t4 - g;
     const unsigned* wl = wlo + dy * WQ + 16 + 2 * t4 - g;
 #pragma unroll
-    for (int kc = 0; kc < kKcMax; ++kc)
-      if (kc < kcN) {
-        ah[kc][0] = wh[16 * kc];
-        ah[kc][1] = wh[16 * kc - 8];
-        ah[kc][2] = wh[16 * kc + 8];
-        al[kc][0] = Split ? wl[16 * kc] : 0u;
-        al[kc][1] = Split ? wl[16 * kc - 8] : 0u;
-        al[kc][2] = Split ? wl[16 * kc + 8] : 0u;
+    for (int kc = 0; kc < KC; ++kc) {
+      ah[kc][0] = wh[16 * kc];
+      ah[kc][1] = wh[16 * kc - 8];
+      ah[kc][2] = wh[16 * kc + 8];
+      if (Split) {
+        al[kc][0] = wl[16 * kc];
+        al[kc][1] = wl[16 * kc - 8];
+        al[kc][2] = wl[16 * kc + 8];
       }
+    }
     const unsigned rowAddr = bBase + static_cast<unsigned>(dy * 4 * P * 2);
 #pragma unroll
-    for (int s = 0; s < NCH + kKcMax - 1; ++s) {
-      if (s >= NCH + kcN - 1) break;  // no output chunk left for this B column
+    for (int s = 0; s < NCH + KC - 1; ++s) {
       unsigned b[4];
       ldmatrixX4(b, rowAddr + 32u * s);
 #pragma unroll
-      for (int kc = 0; kc < kKcMax; ++kc) {
+      for (int kc = 0; kc < KC; ++kc) {
         const int j = s - kc;
-        if (j < 0 || j >= NCH || kc >= kcN) continue;
+        if (j < 0 || j >= NCH) continue;
         const unsigned a[4] = {ah[kc][0], ah[kc][1], ah[kc][2], ah[kc][0]};
         mma16816(acc[0][j], a, b[0], b[1]);
         mma16816(acc[1][j], a, b[2], b[3]);
@@ -326,13 +330,27 @@ dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw
 // tensor2d's TW x TH output tile: TW / 16 output chunks wide, WARPS warps of 4 rows each.
 // Split: weights as fp16 high + low parts (a template argument: the low parts' registers cost the
 // single-part kernel 30% more registers, and so a block an SM, when only known at run time).
-template <int TW, int WARPS, bool Split>
+template <int TW, int WARPS, int KC, bool Split>
 void launchTensor2D(const Launch& l, const Mask2D& m) {
   constexpr int TH = 4 * WARPS;
   const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split);
-  allowSharedBytes(tensor2dKernel<TW, WARPS, Split>, shared);
-  tensor2dKernel<TW, WARPS, Split><<<tileGrid(l, TW, TH), 32 * WARPS, shared, l.stream>>>(l, m);
+  allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split>, shared);
+  tensor2dKernel<TW, WARPS, KC, Split><<<tileGrid(l, TW, TH), 32 * WARPS, shared, l.stream>>>(l, m);
   CL_CUDA_LAUNCHED("tensor2dKernel<<<>>>");
+}
+// `f` gets the compiled K-chunk count for radius r (std::integral_constant<int, KC>).
+template <class F>
+decltype(auto) withChunks16(int r, F&& f) {
+  switch (kChunks16(r)) {
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    default:
+      return f(std::integral_constant<int, 5>{});  // r <= 32 (the variant table's limit)
+  }
 }
 template <int TW, int TH>
 void launchTensorSep(const Launch& l, const MaskSep& m) {
@@ -406,27 +424,35 @@ void tensorSep(const Launch& l, const MaskSep& m) {
 
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split) {
   const int inW = tileW + 2 * radius, inH = tileH + 2 * radius, taps = 2 * radius + 1;
-  return std::size_t(inH) * 4 * linePitch(inW) * 2 + std::size_t(split ? 2 : 1) * taps * pairPitch(radius) * 4;
+  return std::size_t(inH) * 4 * linePitch(inW) * 2 +
+         std::size_t(split ? 2 : 1) * taps * pairPitch(kChunks16(radius)) * 4;
 }
 
 void tensor2d(const Launch& l, const Mask2D& m, bool split) {
   tensor2dInstance(l, [&](auto t) {
     constexpr int TW = decltype(t)::w, WARPS = decltype(t)::h / 4;
-    if (split)
-      launchTensor2D<TW, WARPS, true>(l, m);
-    else
-      launchTensor2D<TW, WARPS, false>(l, m);
+    withChunks16(m.radius, [&](auto kc) {
+      if (split)
+        launchTensor2D<TW, WARPS, decltype(kc)::value, true>(l, m);
+      else
+        launchTensor2D<TW, WARPS, decltype(kc)::value, false>(l, m);
+    });
   });
 }
 
 LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
   return tensor2dInstance(l, [&](auto t) {
     constexpr int TW = decltype(t)::w, TH = decltype(t)::h, WARPS = TH / 4;
-    return LaunchDescription{{tilePass(l, instanceName("tensor2dKernel", TW, WARPS), TW, TH, radius, 32 * WARPS,
-                                       tensor2dSharedBytes(TW, TH, radius, split),
-                                       split ? reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, true>)
-                                             : reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, false>))},
-                             ""};
+    return LaunchDescription{
+        {tilePass(l, instanceName("tensor2dKernel", TW, WARPS), TW, TH, radius, 32 * WARPS,
+                  tensor2dSharedBytes(TW, TH, radius, split),
+                  withChunks16(radius,
+                               [&](auto kc) {
+                                 constexpr int KC = decltype(kc)::value;
+                                 return split ? reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, true>)
+                                              : reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, false>);
+                               }))},
+        ""};
   });
 }
 
