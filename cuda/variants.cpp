@@ -676,7 +676,7 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   if (r <= 4) order.push_back("stream");
   // fft: from r = 25 for 2D masks (r = 22 at 1080p and below), past r = 32 for every mask
   // (docs/perf/2026-11-21-h200-tensor2d/ab-v3-v4.txt: fft 0.626 ms at 4K and 0.143 at 1080p whatever
-  // the radius; tensor2d 0.529 at 4K r = 24 and 0.87 from r = 25 (five K chunks), 0.135 at 1080p
+  // the radius; tensor2d 0.529 at 4K r = 24 and 0.869 at r = 28 (five K chunks from r = 25), 0.135 at 1080p
   // r = 20 and 0.165 at r = 24; docs/perf/2026-11-21-h200-fft: separable 0.88 at r = 48).
   const bool twoD = !p.filter.mask.separable();
   const bool fftFirst = r > kMax2DRadius || (twoD && (r >= 25 || (r >= 22 && double(width) * height <= 1920.0 * 1088)));
