@@ -86,16 +86,6 @@ const SmResources& deviceSmResources() {
   return sm;
 }
 
-namespace {
-
-// The occupancy API counts a block's dynamic shared memory against the kernel's opt-in limit, which
-// a launch past 48 KiB raises first: raised here the same way (kernels::allowLargeShared).
-void allowDynamicShared(const PassLaunch& pass) {
-  if (pass.dynamicShared > 48 * 1024) kernels::allowLargeShared(pass.kernelFunction);
-}
-
-}  // namespace
-
 PassResources passResources(const PassLaunch& pass) {
   PassResources r;
   if (!pass.kernelFunction) {
@@ -108,7 +98,9 @@ PassResources passResources(const PassLaunch& pass) {
   }
   cudaFuncAttributes a{};
   CL_CUDA(cudaFuncGetAttributes(&a, pass.kernelFunction));
-  allowDynamicShared(pass);
+  // The occupancy API counts a block's dynamic shared memory against the kernel's limit, which a
+  // launch past 48 KiB raises first: raised here the same way.
+  kernels::allowLargeShared(pass.kernelFunction, pass.dynamicShared);
   int blocks = 0;
   CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pass.kernelFunction, pass.threadsPerBlock,
                                                         pass.dynamicShared));

@@ -82,7 +82,7 @@ inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1)
 // once (allowLargeShared), not at every launch.
 template <class Kernel>
 void allowSharedBytes(Kernel k, std::size_t bytes) {
-  if (bytes > 48 * 1024) allowLargeShared(reinterpret_cast<const void*>(k));
+  allowLargeShared(reinterpret_cast<const void*>(k), bytes);
 }
 
 }  // namespace convlive::kernels

@@ -93,11 +93,12 @@ void fftMultiply(const Launch& l, const FftPlanes& f);
 // The real planes' interior (r in from the top-left) combined into the output.
 void fftPack(const Launch& l, const FftPlanes& f);
 
-// Lets `kernel` (its host stub) take as much dynamic shared memory as the current device allows a
-// block: set once per kernel and device, the first time a launch needs more than 48 KiB, and never
-// lowered, so that no launch, on any thread, finds the limit below what it asks for.
-// cudaFuncSetAttribute is a call into the driver: prepared once, not repeated every frame.
-void allowLargeShared(const void* kernel);
+// Lets `kernel` (its host stub) take `bytes` of dynamic shared memory: up to 48 KiB every kernel
+// may; past that, its limit is raised to as much as the current device allows a block, once per
+// kernel and device, and never lowered, so that no launch, on any thread, finds the limit below
+// what it asks for. cudaFuncSetAttribute is a call into the driver: prepared once, not repeated
+// every frame.
+void allowLargeShared(const void* kernel, std::size_t bytes);
 
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
