@@ -1,5 +1,6 @@
 #include "convlive/precision.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -97,21 +98,34 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
     }
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
   plan.singleBound = 255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) * gain;
+  // The tensor cores' truncating fp32 sums (see accumulationBound): per output, up to
+  // ceil((16 + 2r) / 16) products a row sum (each off by up to 2^-21 of 255 * sum |row|, which the
+  // column pass scales by sum |col|), then as many a column sum for each of the intermediate's two
+  // parts (each off by up to 2^-21 of 255 * sum |row| * sum |col|).
+  const int chunks = (16 + 2 * mask.radius() + 15) / 16;
+  plan.accumulationBound = 255.0 * rowAbs * colAbs * std::ldexp(1.0, -21) * 3 * chunks * gain;
   // fp16 alone for the intermediate: rounding to nearest moves a row sum by at most 2^-11 of it
   // (2^-25 absolute below fp16's normal range).
   plan.halfIntermediateBound =
       255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) * gain +
-      colAbs * std::ldexp(1.0, -25) * gain;
+      colAbs * std::ldexp(1.0, -25) * gain + plan.accumulationBound;
   plan.halfIntermediate = plan.halfIntermediateBound <= kHalfErrorBudget;
   // Non-negative factors make every product >= 0 (a low part's sign moves a sum by at most 2^-11 of
   // it); the largest sum is 255 * sum(fp16 row) * sum(fp16 col), plus the intermediate's rounding
   // and a margin for the fp32 sums.
   const double rounding = std::ldexp(1.0, plan.halfIntermediate ? -11 : -21);
-  plan.sumsInByteRange = nonNegative && 255.0 * rowHalf * colHalf * (1.0 + rounding) + 0.01 < 255.5;
+  plan.sumsInByteRange =
+      nonNegative && 255.0 * rowHalf * colHalf * (1.0 + rounding) + std::max(0.01, plan.accumulationBound) < 255.5;
   plan.splitBound = plan.singleBound;
-  plan.bound = plan.singleBound;
-  if (plan.singleBound <= kHalfErrorBudget) {
+  plan.bound = plan.singleBound + plan.accumulationBound;
+  if (plan.bound <= kHalfErrorBudget) {
     plan.mode = HalfWeightsPlan::Mode::Single;
+  } else if (plan.singleBound <= kHalfErrorBudget) {
+    std::ostringstream s;
+    s << "the tensor cores' fp32 sums could move the output by up to " << plan.bound << " (more than the 1 LSB budget, "
+      << kHalfErrorBudget << "): the factors' absolute sums (" << rowAbs * colAbs
+      << " together) are too large for their truncating adds";
+    plan.why = s.str();
   } else {
     std::ostringstream s;
     s << "with fp16 factors the output could be off by up to " << plan.singleBound << " (more than the 1 LSB budget, "

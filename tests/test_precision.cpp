@@ -113,11 +113,30 @@ TEST(HalfSeparable, TheBoundComposesBothPasses) {
   for (float w : m.col()) colAbs += std::fabs(w), colErr += std::fabs(double(w) - double(static_cast<_Float16>(w)));
   ASSERT_GT(rowErr + colErr, 0.0) << "the test wants factors that fp16 rounds";
   const auto plan = planHalfSeparable(m, Combine::Identity);
-  EXPECT_NEAR(plan.bound, 255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)), 1e-12);
+  // The tensor cores' sums: r=1, 2 K chunks for the row sums and 2 for each of the intermediate's
+  // two parts, each product off by up to 2^-21 of 255 * sum|row| * sum|col|.
+  const double sums = 255 * rowAbs * colAbs * std::ldexp(1.0, -21) * 3 * 2;
+  EXPECT_NEAR(plan.accumulationBound, sums, 1e-12);
+  EXPECT_NEAR(plan.bound, 255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) + sums,
+              1e-12);
   EXPECT_NEAR(plan.halfIntermediateBound,
               255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) +
-                  colAbs * std::ldexp(1.0, -25),
+                  colAbs * std::ldexp(1.0, -25) + sums,
               1e-12);
+}
+
+// Factors whose absolute sums multiply to a few hundred: the weights are exact in fp16, but at a
+// large radius the tensor cores' truncating sums could pass the budget, and the plan says so.
+TEST(HalfSeparable, FactorSumsTooLargeForTheTensorCoresSumsAreRefused) {
+  std::vector<float> f(65, -0.25f);  // r=32: |factor| sums to 18; 18 x 18 = 324
+  f[32] = 2.f;
+  const auto plan = planHalfSeparable(Mask::fromFactors(f, f), Combine::Identity);
+  EXPECT_EQ(plan.singleBound, 255 * 324 * std::ldexp(1.0, -21));  // the intermediate's parts only
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("truncating adds"), std::string::npos) << plan.why;
+  std::vector<float> small(17, -0.25f);  // r=8: 6 x 6 = 36
+  small[8] = 2.f;
+  EXPECT_EQ(planHalfSeparable(Mask::fromFactors(small, small), Combine::Identity).mode, HalfWeightsPlan::Mode::Single);
 }
 
 // A single fp16 intermediate costs 255 * 2^-11 = 0.125 for a normalised blur: gaussian and box
