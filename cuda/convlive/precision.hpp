@@ -14,7 +14,7 @@ struct HalfWeightsPlan {
   Mode mode = Mode::Refused;
   double singleBound = 0.0;        // worst-case |output error| with one fp16 part per weight
   double splitBound = 0.0;         // with a high and a low fp16 part per weight (two products)
-  double accumulationBound = 0.0;  // planHalfWeights: the tensor cores' fp32 sums, per fp16 part (twice when split)
+  double accumulationBound = 0.0;  // the tensor cores' fp32 sums (planHalfWeights: per fp16 part, twice when split)
   double bound = 0.0;              // the bound of the chosen mode: the weights' and the sums' together
   std::string why;                 // Refused: the reason
   // planHalfSeparable only: whether the intermediate (the row pass's sums) may be a single fp16
@@ -45,10 +45,12 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // The same for a separable mask applied as two passes with fp16 factors (tensorsep): the row pass
 // is off by at most 255 * sum |row - fp16(row)|, which the column pass scales by sum |col|; the
 // column pass adds 255 * sum |row| * sum |col - fp16(col)|; the intermediate is kept as fp16 high +
-// low parts (2^-21 of 255 * sum |row| * sum |col|). Single, or Refused (the factors are not
-// split): a mask that is not separable is refused too. (The row factor peaks at 1, so the row sums,
-// at most 255 * 129, stay within fp16's range.) halfIntermediate: the bound with the intermediate as one fp16 value
-// (2^-11 relative) is within the budget too.
+// low parts (2^-21 of 255 * sum |row| * sum |col|); the tensor cores' sums add 3 ceil((16 + 2r) /
+// 16) products' worth of 2^-21 of 255 * sum |row| * sum |col| (accumulationBound). Single, or
+// Refused (the factors are not split): a mask that is not separable is refused too. (The row
+// factor peaks at 1, so the row sums, at most 255 * 129, stay within fp16's range.)
+// halfIntermediate: the bound with the intermediate as one fp16 value (2^-11 relative) is within
+// the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 
 }  // namespace convlive
