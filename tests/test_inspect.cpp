@@ -335,8 +335,8 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   EXPECT_EQ(f.inputOffsetX, -4);
   const PassLaunch t = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000).passes.at(0);
   EXPECT_EQ(t.grid, (Dims{8, 32, 1}));
-  EXPECT_EQ(t.block, (Dims{256, 1, 1}));  // 8 warps of 4 rows
-  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8>");
+  EXPECT_EQ(t.block, (Dims{256, 1, 1}));                    // 8 warps of 4 rows
+  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8, 2, false>");  // tile width, warps, K chunks, split weights
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
   const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);

@@ -444,8 +444,10 @@ LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
   return tensor2dInstance(l, [&](auto t) {
     constexpr int TW = decltype(t)::w, TH = decltype(t)::h, WARPS = TH / 4;
     return LaunchDescription{
-        {tilePass(l, instanceName("tensor2dKernel", TW, WARPS), TW, TH, radius, 32 * WARPS,
-                  tensor2dSharedBytes(TW, TH, radius, split),
+        {tilePass(l,
+                  "tensor2dKernel<" + std::to_string(TW) + ", " + std::to_string(WARPS) + ", " +
+                      std::to_string(kChunks16(radius)) + (split ? ", true>" : ", false>"),
+                  TW, TH, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split),
                   withChunks16(radius,
                                [&](auto kc) {
                                  constexpr int KC = decltype(kc)::value;
