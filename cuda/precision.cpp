@@ -16,8 +16,10 @@ float toHalf(float w) { return static_cast<float>(static_cast<_Float16>(w)); }
 // but its addends are aligned to the largest and truncated, and the sum is normalised toward zero
 // (published bit-level models of the V100..H100 tensor cores), so the errors do not cancel as
 // round-to-nearest ones do on average; each product is taken to move the sum by up to 2^-21 of
-// that bound (4 units in the last place). Measured: an emboss at r=25 (sum |w| 1769) came out 2
-// levels off on the H200 where this bound is ~100.
+// that bound (4 units in the last place: an m16n8k16 step adds 17 addends, so this assumes the
+// 2-3 extra alignment bits those models report for the A100 and H100). Measured: an emboss at r=25
+// (sum |w| 1769) came out 2 levels off on the H200, where this bound is 28 with one fp16 part and
+// 56 with two.
 double accumulationBound(const Mask& mask) {
   const int r = mask.radius(), taps = 2 * r + 1, chunks = (16 + 2 * r + 15) / 16;
   const auto& w = mask.weights();

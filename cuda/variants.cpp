@@ -667,7 +667,7 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
   // r = 1 (0.037 ms at 4K), tensorstream from r = 2 to 32 (docs/perf/2026-11-21-h200-ring: 0.042
   // ms at 4K r=2 against stream's 0.045, at 1080p a tie; 0.043 at r=8 against fused's 0.18, 0.122 at
-  // r=32 against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 24 (8.1x NPP at r = 8,
+  // r=32 against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 24 (8.2x NPP at r = 8,
   // docs/perf/2026-11-21-h200-tensor2d) and fft from there.
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;

@@ -49,7 +49,7 @@ for step in $steps; do
       echo "viewer rc=$?"; tail -22 "$OUT/viewer.log"
       ;;
     sanitize)
-      filter=${SANITIZE_FILTER:-*/stream_gaussian:*/stream_pitch_h:*RingStagesAtEveryDepth*:*Tensor2DProducts*}
+      filter=${SANITIZE_FILTER:-*/stream_gaussian:*/stream_pitch_h:*RingStagesAtEveryDepth*:*Tensor2DProducts*:*tensor2d_custom*}
       for tool in memcheck racecheck; do
         echo "--- compute-sanitizer --tool $tool, gtest filter $filter" >> "$OUT/tests.log"
         timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/convlive_tests_gpu" \

@@ -348,8 +348,10 @@ decltype(auto) withChunks16(int r, F&& f) {
       return f(std::integral_constant<int, 3>{});
     case 4:
       return f(std::integral_constant<int, 4>{});
-    default:
-      return f(std::integral_constant<int, 5>{});  // r <= 32 (the variant table's limit)
+    case 5:
+      return f(std::integral_constant<int, 5>{});
+    default:  // r > 32: the variant table's whyNot refuses it first
+      throw std::invalid_argument("tensor2d: radius " + std::to_string(r) + " is past 32, the largest compiled");
   }
 }
 template <int TW, int TH>
