@@ -10,6 +10,10 @@ namespace {
 // Round to nearest fp16 (ties to even, with subnormals), as the kernels' __float2half_rn does.
 float toHalf(float w) { return static_cast<float>(static_cast<_Float16>(w)); }
 
+// K chunks of 16 inputs a 16-output product needs at radius r (tensor2d's kChunks16; the separable
+// kernels' bands are no deeper).
+int productChunks(int r) { return (16 + 2 * r + 15) / 16; }
+
 // The tensor cores' fp32 sums (tensor2d's order), one fp16 part per weight: each mask row dy adds
 // ceil((16 + 2r) / 16) products (K chunks of 16 inputs) to an accumulator that holds at most
 // 255 * the sum of |w| over the rows up to dy. An mma.sync is not IEEE: its products are exact,
@@ -21,7 +25,7 @@ float toHalf(float w) { return static_cast<float>(static_cast<_Float16>(w)); }
 // (sum |w| 1769) came out 2 levels off on the H200, where this bound is 28 with one fp16 part and
 // 56 with two.
 double accumulationBound(const Mask& mask) {
-  const int r = mask.radius(), taps = 2 * r + 1, chunks = (16 + 2 * r + 15) / 16;
+  const int r = mask.radius(), taps = 2 * r + 1, chunks = productChunks(r);
   const auto& w = mask.weights();
   double prefix = 0, bound = 0;
   for (int dy = 0; dy < taps; ++dy) {
@@ -104,7 +108,7 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
   // ceil((16 + 2r) / 16) products a row sum (each off by up to 2^-21 of 255 * sum |row|, which the
   // column pass scales by sum |col|), then as many a column sum for each of the intermediate's two
   // parts (each off by up to 2^-21 of 255 * sum |row| * sum |col|).
-  const int chunks = (16 + 2 * mask.radius() + 15) / 16;
+  const int chunks = productChunks(mask.radius());
   plan.accumulationBound = 255.0 * rowAbs * colAbs * std::ldexp(1.0, -21) * 3 * chunks * gain;
   // fp16 alone for the intermediate: rounding to nearest moves a row sum by at most 2^-11 of it
   // (2^-25 absolute below fp16's normal range).
