@@ -61,21 +61,31 @@ constexpr std::size_t sharedBytes(int warps) {
 }
 
 // Off the hot path (out of line, scalars by value): a lane's KC chunks of 4 pixels of one staged
-// row that leave the frame or are not 16-byte aligned, pixel by pixel through the border mode.
+// row when some chunk leaves the frame or the rows are not 16-byte aligned. A chunk inside the
+// frame of an aligned row is still one 16-byte copy (at r=32 three of an edge lane's five), the
+// others pixel by pixel through the border mode. The edge strips' warps are the kernel's long
+// pole: copying every pixel made them 1.5x (r=1) to 3.5x (r=32) slower than the others; with
+// the whole chunks, 1.5x to 2.4x (docs/perf/NOTES.md, items 32 and 33).
 template <int B0>
-__device__ __noinline__ void stageBorderedChunks(const uchar4* row, int width, Border border, unsigned char* dst,
-                                                 int rowInStage, int x, int t) {
+__device__ __noinline__ void stageBorderedChunks(const uchar4* row, int width, Border border, bool aligned,
+                                                 unsigned char* dst, int rowInStage, int x, int t) {
 #pragma unroll
-  for (int c = 0; c < Shape<B0>::KC; ++c)
+  for (int c = 0; c < Shape<B0>::KC; ++c) {
+    const int xc = x + 16 * c;
+    unsigned char* d = dst + Shape<B0>::offset(rowInStage, 64 * c + 16 * t);
+    if (aligned && xc >= 0 && xc + 4 <= width) {
+      copyAsync<16, true>(d, row + xc);
+      continue;
+    }
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      unsigned char* d = dst + Shape<B0>::offset(rowInStage, 64 * c + 16 * t + 4 * j);
-      const int sx = borderIndex(x + 16 * c + j, width, border);
+      const int sx = borderIndex(xc + j, width, border);
       if (sx < 0)
-        *reinterpret_cast<unsigned*>(d) = 0u;
+        *reinterpret_cast<unsigned*>(d + 4 * j) = 0u;
       else
-        copyAsync<4>(d, row + sx);
+        copyAsync<4>(d + 4 * j, row + sx);
     }
+  }
 }
 
 // How a channel sum becomes its byte: saturated, |sum| saturated, or (kFree) as it is, for masks
@@ -158,8 +168,8 @@ __global__ void __launch_bounds__(256)
   // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
   // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % Stages by cp.async.
   const int xl = x0 - apron + 4 * t;
-  const bool fast =
-      (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0 && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
+  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
+  const bool fast = aligned && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
   auto issue = [&](int q, int stage) {
     unsigned char* st = ring + stage * S::StageBytes;
 #pragma unroll
@@ -174,7 +184,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int c = 0; c < KC; ++c) copyAsync<16, true>(st + S::offset(row, 64 * c + 16 * t), src + 16 * c);
       } else {
-        stageBorderedChunks<B0>(rowPtr(l.in, l.inPitch, sy), l.width, l.border, st, row, xl, t);
+        stageBorderedChunks<B0>(rowPtr(l.in, l.inPitch, sy), l.width, l.border, aligned, st, row, xl, t);
       }
     }
   };
