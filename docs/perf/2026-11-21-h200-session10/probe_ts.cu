@@ -6,26 +6,26 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Icuda probe_ts.cu -o probe_ts \
 //     -Xlinker --start-group build/libconvlive_cuda.a -Xlinker --end-group -lcudart -ltbb -lhwy -ldl
 // writes probe-r<R>-<border>.csv (warp, block, sm, t0, t1 in ns); probe_summary.py sums them up.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <vector>
 __device__ unsigned long long tsProbe[1 << 16][3];
-#define CONVLIVE_TS_PROBE_BEGIN                                              \
-  unsigned long long probeT0;                                                \
+#define CONVLIVE_TS_PROBE_BEGIN \
+  unsigned long long probeT0;   \
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(probeT0));
-#define CONVLIVE_TS_PROBE_END                                                                          \
-  {                                                                                                    \
-    unsigned long long t1;                                                                             \
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));                                             \
-    unsigned smid;                                                                                     \
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));                                                  \
+#define CONVLIVE_TS_PROBE_END                                                                                   \
+  {                                                                                                             \
+    unsigned long long t1;                                                                                      \
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));                                                      \
+    unsigned smid;                                                                                              \
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));                                                           \
     const unsigned blk = blockIdx.y * gridDim.x + blockIdx.x, w = blk * (blockDim.x >> 5) + (threadIdx.x >> 5); \
-    if ((threadIdx.x & 31) == 0 && w < (1u << 16)) {                                                   \
-      tsProbe[w][0] = probeT0;                                                                         \
-      tsProbe[w][1] = t1;                                                                              \
-      tsProbe[w][2] = (unsigned long long)smid << 32 | blk;                                           \
-    }                                                                                                  \
+    if ((threadIdx.x & 31) == 0 && w < (1u << 16)) {                                                            \
+      tsProbe[w][0] = probeT0;                                                                                  \
+      tsProbe[w][1] = t1;                                                                                       \
+      tsProbe[w][2] = (unsigned long long)smid << 32 | blk;                                                     \
+    }                                                                                                           \
   }
 #include "kernels/tensor_stream.cu"
 
@@ -49,7 +49,8 @@ int main() {
       m.radius = r;
       double sum = 0;
       for (int i = -r; i <= r; ++i) sum += std::exp(-0.5 * i * i / (r / 2.0 * r / 2.0 + 0.25));
-      for (int i = -r; i <= r; ++i) m.row[i + r] = m.col[i + r] = float(std::exp(-0.5 * i * i / (r / 2.0 * r / 2.0 + 0.25)) / sum);
+      for (int i = -r; i <= r; ++i)
+        m.row[i + r] = m.col[i + r] = float(std::exp(-0.5 * i * i / (r / 2.0 * r / 2.0 + 0.25)) / sum);
       Launch l{in, pitch, out, pitch, W, H, border, Combine::Identity, false, 64, r == 1 ? 64 : 256, 0};
       auto run = [&](auto kernel) {
         const size_t shared = sharedBytes<decltype(kernel)::B0>(4);
