@@ -12,9 +12,12 @@ import os
 import sys
 
 
-def best(path, variant):
-    with open(os.path.join(path, "convlive.json")) as f:
-        results = json.load(f)["results"]
+def best(label, path, variant):
+    try:
+        with open(os.path.join(path, "convlive.json")) as f:
+            results = json.load(f)["results"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"ab.py: run '{label}' has no readable convlive.json in {path} ({e}): did its convlive-bench fail?")
     out = {}
     for r in results:
         if r.get("error") or r["variant"] != variant:
@@ -35,7 +38,7 @@ def main():
         label, _, path = spec.partition("=")
         if not path:
             sys.exit(f"ab.py: '{spec}' is not LABEL=DIR")
-        runs.append((label, best(path, a.variant)))
+        runs.append((label, best(label, path, a.variant)))
     builds = []
     for label, _ in runs:
         b = label.rsplit("-", 1)[0]

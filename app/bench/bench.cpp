@@ -7,13 +7,13 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
 #include "bench_args.hpp"
+#include "convlive/atomic_file.hpp"
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
@@ -91,6 +91,8 @@ Options parse(int argc, char** argv) {
   }
   if (o.repeats < 20) usage("--repeats must be at least 20 for a meaningful median");
   if (o.frames < 3) usage("--frames must be at least 3 (inputs rotate so the L2 cache does not flatter)");
+  if (const std::string why = bench::prepareFolder(o.outDir); !why.empty())
+    usage("--out-dir: " + why + "; name a folder you can write in (it is made when missing)");
   return o;
 }
 
@@ -309,8 +311,7 @@ int main(int argc, char** argv) {
                      {"alpha", "passes through"}}},
                    {"results", results},
                    {"frame_copy", frameCopies}};
-    std::ofstream(o.outDir + "/convlive.json") << doc.dump(1) << "\n";
-    std::ofstream csv(o.outDir + "/convlive.csv");
+    std::ostringstream csv;
     csv << "variant,tile,mask,radius,width,height,median_ms,min_ms,p90_ms,mpix_s,gbps,pct_copy_bw,floor_ms,error\n";
     for (const auto& r : results) {
       auto num = [&](const char* k) { return r.contains(k) ? std::to_string(r[k].get<double>()) : std::string(); };
@@ -320,6 +321,13 @@ int main(int argc, char** argv) {
           << num("gbps") << "," << num("pct_copy_bw") << "," << num("floor_ms") << ",\""
           << (r["error"].is_null() ? "" : r["error"].get<std::string>()) << "\"\n";
     }
+    for (const auto& [name, text] :
+         {std::pair{"/convlive.json", doc.dump(1) + "\n"}, std::pair{"/convlive.csv", csv.str()}})
+      if (!writeFileAtomically(o.outDir + name, text)) {
+        std::cerr << "convlive-bench: could not write " << o.outDir << name
+                  << ": check that the disk has room and the folder is still there\n";
+        return 1;
+      }
     std::printf("wrote %s/convlive.json and convlive.csv\n", o.outDir.c_str());
     return 0;
   } catch (const std::exception& e) {

@@ -1,7 +1,10 @@
-// The benchmark programs' argument helpers: comma-separated lists and whole numbers.
+// The benchmark programs' argument helpers: comma-separated lists, whole numbers, output folders.
 #pragma once
 
+#include <unistd.h>
+
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -27,6 +30,19 @@ inline std::optional<int> parseInt(const std::string& s, int minimum) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
+}
+
+// Makes the folder `dir` (and its parents) where missing. Empty when it is a folder this program can
+// write in; otherwise why not, in words. The benchmarks check their output folders before timing
+// anything, so a mistyped or read-only path costs a second, not the run and its results.
+inline std::string prepareFolder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir))
+    return "'" + dir + "' is not a folder and cannot be made one" + (ec ? " (" + ec.message() + ")" : std::string());
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "the folder '" + dir + "' is not writable";
+  return {};
 }
 
 }  // namespace convlive::bench

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -15,6 +14,7 @@
 #include <thread>
 
 #include "bench_args.hpp"
+#include "convlive/atomic_file.hpp"
 #include "convlive/cpu_simd.hpp"
 #include "convlive/variants.hpp"
 
@@ -90,6 +90,13 @@ Options parse(int argc, char** argv) {
       usage("unknown option " + a);
     }
   }
+  // The folders written to, checked (and made) before anything is timed.
+  const std::string outFolder = fs::path(o.out).parent_path().string();
+  if (const std::string why = bench::prepareFolder(outFolder.empty() ? "." : outFolder); !why.empty())
+    usage("--out: " + why + "; name a file in a folder you can write in");
+  if (!o.framesDir.empty())
+    if (const std::string why = bench::prepareFolder(o.framesDir); !why.empty())
+      usage("--frames-dir: " + why + "; name a folder you can write in (it is made when missing)");
   return o;
 }
 
@@ -122,22 +129,22 @@ Timing timeRuns(const Variant& v, const FilterParams& p, const HostImage& in, Ho
   return {ms[ms.size() / 2], ms.front(), ms[std::min(ms.size() - 1, ms.size() * 9 / 10)], runs};
 }
 
+// Whole or not at all (a temporary beside it, renamed); throws, naming the file, when it cannot.
+void writeWhole(const fs::path& path, const std::string& bytes) {
+  if (!writeFileAtomically(path.string(), bytes))
+    throw std::runtime_error("could not write " + path.string() +
+                             ": check that the disk has room and the folder is still there");
+}
 void writeBytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f) throw std::runtime_error("cannot write " + path.string());
+  writeWhole(path, std::string(bytes.begin(), bytes.end()));
 }
 
 std::string sizeName(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+int run(const Options& o) {
   std::vector<std::pair<std::string, Filter>> filters;
   for (int r : o.radii) filters.emplace_back("gaussian", makeFilter("gaussian", {.radius = r}));
   for (int r : o.customRadii) filters.emplace_back("custom2d", customFilter(r));
-  if (!o.framesDir.empty()) fs::create_directories(o.framesDir);
 
   json results = json::array(), masks = json::array();
   for (const auto& [kind, f] : filters)
@@ -198,8 +205,20 @@ int main(int argc, char** argv) {
                  {"warmup", o.warmup},
                  {"reference_repeats", o.referenceRepeats},
                  {"results", results}};
-  std::ofstream(o.out) << doc.dump(2) << "\n";
-  if (!o.framesDir.empty()) std::ofstream(fs::path(o.framesDir) / "masks.json") << masks.dump() << "\n";
+  writeWhole(o.out, doc.dump(2) + "\n");
+  if (!o.framesDir.empty()) writeWhole(fs::path(o.framesDir) / "masks.json", masks.dump() + "\n");
   std::cerr << "wrote " << o.out << " (kernels: " << cpuSimdTarget() << ")\n";
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "convlive-cpu-bench: " << e.what() << "\n";
+    return 1;
+  }
 }
