@@ -4,7 +4,7 @@
   app/bench/ab.py --variant tensor2d old-1=DIR old-2=DIR new-1=DIR new-2=DIR
 
 Each DIR holds a convlive.json. Runs whose labels share the part before the last '-' are one
-build; the last column is the second build's best over the first's (lowest median of each).
+build; the last columns are each later build's best over the first's (lowest median of each).
 """
 import argparse
 import json
@@ -45,8 +45,8 @@ def main():
         if b not in builds:
             builds.append(b)
     keys = sorted(set().union(*(set(r) for _, r in runs)), key=lambda k: (k[0] * k[1], k[2], k[3]))
-    ratio = f"{builds[1]}/{builds[0]}" if len(builds) == 2 else ""
-    print("size mask r | " + " | ".join(label for label, _ in runs) + (f" | {ratio}" if ratio else ""))
+    ratios = [f"{b}/{builds[0]}" for b in builds[1:]]
+    print("size mask r | " + " | ".join([label for label, _ in runs] + ratios))
     for k in keys:
         cells = []
         lows = {}
@@ -59,8 +59,8 @@ def main():
             else:
                 cells.append("-")
         line = f"{k[0]}x{k[1]} {k[2]} r={k[3]} | " + " | ".join(cells)
-        if ratio and len(lows) == 2:
-            line += f" | {lows[builds[1]] / lows[builds[0]]:.3f}"
+        for b in builds[1:]:
+            line += f" | {lows[b] / lows[builds[0]]:.3f}" if b in lows and builds[0] in lows else " | -"
         print(line)
 
 

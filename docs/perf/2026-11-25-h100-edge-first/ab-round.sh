@@ -1,35 +1,58 @@
 #!/usr/bin/env bash
-# The A/B for edge-first.diff (NOTES.md item 34) in one device call, from the project root with the
-# diff applied and built (BUILD: the folder holding convlive-bench and convlive_tests_gpu, stripped),
-# .devbundle carried: the tensorstream tests and sanitizers under the schedules, then the benchmark
-# under CONVLIVE_TS_EDGE=0 (grid order, as HEAD), 1 (edge columns first), 2 and 4 (their segments
-# 1/2 and 1/4 the tile), two interleaved rounds, and the same-call table (app/bench/ab.py).
+# The A/B for edge-first.diff (tensorstream, NOTES.md item 34) and stream-edge.diff (stream, item 35)
+# in one device call, from the project root with .devbundle carried. BINS (default build-ab) holds
+# three programs built here for sm_90, stripped and xz-compressed (19 MB -> 2.4 MB each, so HEAD's
+# benchmark fits beside the new one under the 64 MiB carry):
+#   head-convlive-bench.xz     HEAD as committed
+#   new-convlive-bench.xz      both diffs applied
+#   new-convlive_tests_gpu.xz  both diffs applied
+# Runs the changed kernels' tests and sanitizers, then convlive-bench (stream and tensorstream, 4K
+# and 1080p) for HEAD and for the new build under its knobs, two interleaved rounds:
+#   n0  CONVLIVE_TS_EDGE=0 CONVLIVE_STREAM_EDGE=1  the new code in today's orders (its decode's cost)
+#   n1  CONVLIVE_TS_EDGE=1 CONVLIVE_STREAM_EDGE=2  edge columns first; stream's edge strips halved
+#   n2  CONVLIVE_TS_EDGE=2 CONVLIVE_STREAM_EDGE=2  and tensorstream's edge segments halved too
+# and writes app/bench/ab.py's same-call tables to $OUT (ab-stream.txt, ab-tensorstream.txt).
 set -uo pipefail
 source .devbundle/env.sh
-B=${BUILD:-build-dev/run}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > $OUT/tests.log
-export CONVLIVE_EXE=none
-for e in 1 2; do
-  echo "=== CONVLIVE_TS_EDGE=$e gtests" >> $OUT/tests.log
-  CONVLIVE_TS_EDGE=$e timeout 200 $B/convlive_tests_gpu --gtest_filter='TensorStreamStrips.*:*tensorstream*:Auto*' --gtest_brief=1 >> $OUT/tests.log 2>&1
-  echo "rc=$?" >> $OUT/tests.log
+BINS=${BINS:-build-ab}
+B=/tmp/ab/bin
+mkdir -p $B
+for f in head-convlive-bench new-convlive-bench new-convlive_tests_gpu; do
+  xz -dc "$BINS/$f.xz" > $B/$f && chmod +x $B/$f || { echo "cannot unpack $BINS/$f.xz"; exit 1; }
 done
-tail -4 $OUT/tests.log
-ARGS="--variants tensorstream --radii 1,2,4,8,16,24,32 --sizes 3840x2160,1920x1080 --repeats 50"
-labels=()
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > $OUT/tests.log
+T=$B/new-convlive_tests_gpu
+F='TensorStreamStrips.*:*tensorstream*:StreamSmallRadii.*:*stream_*:Auto*'
+for knobs in "CONVLIVE_TS_EDGE=1 CONVLIVE_STREAM_EDGE=2" "CONVLIVE_TS_EDGE=2 CONVLIVE_STREAM_EDGE=2"; do
+  echo "=== $knobs: gtests" >> $OUT/tests.log
+  env $knobs timeout 200 $T --gtest_filter="$F" --gtest_brief=1 >> $OUT/tests.log 2>&1
+  echo "rc=$?" >> $OUT/tests.log
+  echo "=== $knobs: memcheck" >> $OUT/tests.log
+  env $knobs timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $T \
+    --gtest_filter='TensorStreamStrips.*:StreamSmallRadii.*' --gtest_brief=1 >> $OUT/tests.log 2>&1
+  echo "memcheck rc=$?" >> $OUT/tests.log
+done
+echo "=== racecheck" >> $OUT/tests.log
+env CONVLIVE_TS_EDGE=2 CONVLIVE_STREAM_EDGE=2 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 $T \
+  --gtest_filter='TensorStreamStrips.Ring*:StreamSmallRadii.*' --gtest_brief=1 >> $OUT/tests.log 2>&1
+echo "racecheck rc=$?" >> $OUT/tests.log
+grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $OUT/tests.log
+ARGS="--variants stream,tensorstream --radii 1,2,4,8,16,24,32 --sizes 3840x2160,1920x1080 --repeats 50"
+runs=()
 for round in 1 2; do
-  for e in 0 1 2 4; do
-    CONVLIVE_TS_EDGE=$e timeout 120 $B/convlive-bench $ARGS --out-dir /tmp/ab/e$e-$round > /tmp/ab-e$e-$round.log 2>&1 || echo "bench e$e-$round failed"
-    labels+=(e$e-$round=/tmp/ab/e$e-$round)
+  for cfg in head n0 n1 n2; do
+    case $cfg in
+      head) exe=$B/head-convlive-bench knobs="" ;;
+      n0) exe=$B/new-convlive-bench knobs="CONVLIVE_TS_EDGE=0 CONVLIVE_STREAM_EDGE=1" ;;
+      n1) exe=$B/new-convlive-bench knobs="CONVLIVE_TS_EDGE=1 CONVLIVE_STREAM_EDGE=2" ;;
+      n2) exe=$B/new-convlive-bench knobs="CONVLIVE_TS_EDGE=2 CONVLIVE_STREAM_EDGE=2" ;;
+    esac
+    env $knobs timeout 150 $exe $ARGS --out-dir /tmp/ab/$cfg-$round > /tmp/ab/$cfg-$round.log 2>&1 ||
+      { echo "bench $cfg-$round failed:"; tail -3 /tmp/ab/$cfg-$round.log; }
+    runs+=("$cfg-$round=/tmp/ab/$cfg-$round")
   done
 done
-python3 app/bench/ab.py --variant tensorstream "${labels[@]}" > $OUT/ab-edge-first.txt 2>&1
-head -16 $OUT/ab-edge-first.txt
-echo "=== memcheck" >> $OUT/tests.log
-for e in 1 2; do
-CONVLIVE_TS_EDGE=$e timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/convlive_tests_gpu --gtest_filter='TensorStreamStrips.*' --gtest_brief=1 >> $OUT/tests.log 2>&1
-echo "memcheck e$e rc=$?" | tee -a $OUT/tests.log
+for v in stream tensorstream; do
+  python3 app/bench/ab.py --variant $v "${runs[@]}" > $OUT/ab-$v.txt 2>&1
+  head -20 $OUT/ab-$v.txt
 done
-CONVLIVE_TS_EDGE=2 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 $B/convlive_tests_gpu --gtest_filter='TensorStreamStrips.Ring*' --gtest_brief=1 >> $OUT/tests.log 2>&1
-echo "racecheck rc=$?" | tee -a $OUT/tests.log
-grep -E "PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY" $OUT/tests.log
