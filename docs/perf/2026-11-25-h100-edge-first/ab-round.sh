@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The A/B for edge-first.diff (tensorstream, NOTES.md item 34) and stream-edge.diff (stream, item 35)
+# The A/B for edge-schedules.diff (tensorstream, NOTES.md item 34; stream, item 35)
 # in one device call, from the project root with .devbundle carried. BINS (default build-ab) holds
 # three programs built here for sm_90, stripped and xz-compressed (19 MB -> 2.4 MB each, so HEAD's
 # benchmark fits beside the new one under the 64 MiB carry):
 #   head-convlive-bench.xz     HEAD as committed
-#   new-convlive-bench.xz      both diffs applied
-#   new-convlive_tests_gpu.xz  both diffs applied
+#   new-convlive-bench.xz      the diff applied
+#   new-convlive_tests_gpu.xz  the diff applied
 # Runs the changed kernels' tests and sanitizers, then convlive-bench (stream and tensorstream, 4K
 # and 1080p) for HEAD and for the new build under its knobs, two interleaved rounds:
-#   n0  CONVLIVE_TS_EDGE=0 CONVLIVE_STREAM_EDGE=1  the new code in today's orders (its decode's cost)
+#   n0  CONVLIVE_TS_EDGE=0 CONVLIVE_STREAM_EDGE=1  no edge split (tensorstream column after column)
 #   n1  CONVLIVE_TS_EDGE=1 CONVLIVE_STREAM_EDGE=2  edge columns first; stream's edge strips halved
 #   n2  CONVLIVE_TS_EDGE=2 CONVLIVE_STREAM_EDGE=2  and tensorstream's edge segments halved too
 # and writes app/bench/ab.py's same-call tables to $OUT (ab-stream.txt, ab-tensorstream.txt).
