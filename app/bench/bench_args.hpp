@@ -37,9 +37,9 @@ inline std::optional<int> parseInt(const std::string& s, int minimum) {
 // anything, so a mistyped or read-only path costs a second, not the run and its results.
 inline std::string prepareFolder(const std::string& dir) {
   namespace fs = std::filesystem;
-  std::error_code ec;
+  std::error_code ec, statEc;
   fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir))
+  if (!fs::is_directory(dir, statEc))
     return "'" + dir + "' is not a folder and cannot be made one" + (ec ? " (" + ec.message() + ")" : std::string());
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return "the folder '" + dir + "' is not writable";
   return {};
