@@ -14,6 +14,7 @@
 #include "cpu_model.hpp"
 #include "fft.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/schedules.hpp"
 
 namespace convlive {
 
@@ -231,7 +232,15 @@ Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
 Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensorstream");
   if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
-  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(v.tileFor(p).w, p.filter.mask.radius()));
+  // Its grid's table of block columns (kernels/schedules.hpp), with room for the edge columns' entries.
+  const Tile t = v.tileFor(p);
+  if (constexpr int most = kernels::StripSchedule::kMaxEntries - 64; (w + t.w - 1) / t.w > most)
+    return problem(Code::CannotRun, "tile",
+                   "tensorstream takes frames up to " + std::to_string(most) + " tiles wide (" +
+                       std::to_string(most * t.w) + " pixels with " + t.str() + "); this one is " + std::to_string(w) +
+                       ": use a wider tile or another variant",
+                   "variant", "fused");
+  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius()));
 }
 
 // The kernels' launch parameters for p on a width x height frame, without images (what the

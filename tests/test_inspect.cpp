@@ -3,17 +3,22 @@
 // and `convlive list variants --details`. Runs anywhere (label cpu): the figures are arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "convlive/inspect.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
 #include "fft.hpp"
 #include "filter_cases.hpp"
+#include "kernels/schedules.hpp"
 #include "run_program.hpp"
 
 namespace convlive {
@@ -62,9 +67,17 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
         EXPECT_LE(pass.inputOffsetY, 0);
         // stream is persistent: its grid is what the device holds, not the tiles; fft's pad covers the
         // padded planes and its product the spectrum (Fft.* below checks them).
-        if (v.name != "stream" && v.name != "fft") {
-          EXPECT_EQ(pass.grid.x, (64 + pass.outputTile.x - 1) / pass.outputTile.x) << pass.pass;
-          EXPECT_EQ(pass.grid.y, (48 + pass.outputTile.y - 1) / pass.outputTile.y) << pass.pass;
+        // tensorstream's grid is segments x entries, an edge block column taking up to
+        // kTensorStreamEdgeDivisor entries (Schedules.* below checks its places).
+        const int columns = (64 + pass.outputTile.x - 1) / std::max(1, pass.outputTile.x);
+        const int segments = (48 + pass.outputTile.y - 1) / std::max(1, pass.outputTile.y);
+        if (v.name == "tensorstream") {
+          EXPECT_EQ(pass.grid.x, segments) << pass.pass;
+          EXPECT_GE(pass.grid.y, columns) << pass.pass;
+          EXPECT_LE(pass.grid.y, columns * kernels::kTensorStreamEdgeDivisor) << pass.pass;
+        } else if (v.name != "stream" && v.name != "fft") {
+          EXPECT_EQ(pass.grid.x, columns) << pass.pass;
+          EXPECT_EQ(pass.grid.y, segments) << pass.pass;
         }
       }
       EXPECT_EQ(in.resources.size(), in.launch.passes.size());
@@ -340,7 +353,9 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
   const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);
-  EXPECT_EQ(ts.grid, (Dims{15, 17, 1}));
+  // 17 segments x 17 entries: the 2 edge block columns first, each as two entries of 32-row
+  // segments (every other one), then the 13 interior columns.
+  EXPECT_EQ(ts.grid, (Dims{17, 17, 1}));
   EXPECT_EQ(ts.block, (Dims{256, 1, 1}));  // a warp per 16-pixel strip
   EXPECT_DOUBLE_EQ(ts.outputsPerThread, 32);
   // The weight fragments (2 x 512 + 4 x 256 bytes) and a ring of 3 steps of 16 rows x 128 bytes a warp.
@@ -550,6 +565,108 @@ TEST(InspectCommand, DetailOptionsNeedDetails) {
   const auto legacy = testing::runConvliveWith("--list-variants --details --size 32x32");
   EXPECT_EQ(legacy.code, 0) << legacy.output;
   EXPECT_NE(legacy.output.find("\ntensorstream "), std::string::npos) << legacy.output;
+}
+
+// The placement the launches decode (cuda/kernels/schedules.hpp), host-side: every 16-pixel strip
+// of every row is one tensorstream block's, and every stream strip of every row one unit's, in
+// each order and segment height the edge divisors choose, for frames from 1x1 to 4K and every tile.
+class Schedules : public ::testing::Test {
+ protected:
+  static std::vector<std::pair<int, int>> sizes() {
+    std::vector<std::pair<int, int>> out;
+    for (int w : {1, 5, 16, 17, 31, 33, 64, 65, 100, 127, 128, 129, 259, 300, 517})
+      for (int h : {1, 3, 16, 17, 47, 133}) out.emplace_back(w, h);
+    out.emplace_back(1920, 1080);
+    out.emplace_back(3840, 2160);
+    return out;
+  }
+  static kernels::Launch launch(int w, int h, Tile t) {
+    kernels::Launch l{};
+    l.width = w;
+    l.height = h;
+    l.tileW = t.w;
+    l.tileH = t.h;
+    return l;
+  }
+  // Counts each (strip, row) a place covers; every one must be covered once.
+  static std::string coverage(std::vector<int>& hits, int strips, int h, int strip, int y0, int rows) {
+    if (strip < 0 || strip >= strips || y0 < 0 || y0 >= h)
+      return "a place outside the frame: strip " + std::to_string(strip) + ", row " + std::to_string(y0);
+    for (int y = y0; y < std::min(h, y0 + rows); ++y) ++hits[std::size_t(strip) * h + y];
+    return {};
+  }
+  static std::string missedOrTwice(const std::vector<int>& hits, int h) {
+    for (std::size_t i = 0; i < hits.size(); ++i)
+      if (hits[i] != 1)
+        return "strip " + std::to_string(i / h) + " row " + std::to_string(i % h) + " covered " +
+               std::to_string(hits[i]) + " times";
+    return {};
+  }
+};
+
+TEST_F(Schedules, TensorStreamBlocksCoverEveryStripRowOnce) {
+  int cases = 0;
+  for (int divisor : {0, 1, 2, 4}) {
+    for (const Tile& t : findVariant("tensorstream")->tiles)
+      for (const auto& [w, h] : sizes())
+        for (int r : {0, 1, 4, 5, 8, 9, 16, 17, 24, 25, 32}) {
+          if (w * h > 600 * 200 && r % 8 != 0) continue;  // the large frames at r = 0, 8, 16, 24, 32
+          const auto s =
+              std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(launch(w, h, t), r, divisor));
+          const int strips = (w + 15) / 16, warps = t.w / 16;
+          std::vector<int> hits(std::size_t(strips) * h);
+          std::string why;
+          int idle = 0;  // blocks past the last row: an edge entry's last segments
+          for (int by = 0; by < s->entries && why.empty(); ++by)
+            for (int bx = 0; bx < s->segments && why.empty(); ++bx) {
+              const kernels::BlockPlace p = kernels::placeOf(*s, bx, by);
+              if (p.column * t.w >= w) why = "entry " + std::to_string(by) + " lies right of the frame";
+              if (p.y0 >= h) {
+                ++idle;
+                continue;
+              }
+              for (int k = 0; k < warps && why.empty(); ++k)
+                if (const int strip = p.column * warps + k; strip < strips)  // warps past the width return
+                  why = coverage(hits, strips, h, strip, p.y0, p.rows);
+            }
+          if (why.empty()) why = missedOrTwice(hits, h);
+          if (why.empty() && idle > (s->left + s->right) * ((1 << s->shift) - 1))
+            why = std::to_string(idle) + " idle blocks";
+          ASSERT_EQ(why, "") << "edge divisor " << divisor << " tile " << t.str() << " r=" << r << " " << w << "x" << h
+                             << " (" << s->segments << " x " << s->entries << " blocks, edges " << s->left << "+"
+                             << s->right << ", shift " << s->shift << ")";
+          ++cases;
+        }
+  }
+  EXPECT_GT(cases, 20000);
+}
+
+TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {
+  int cases = 0;
+  for (int divisor : {1, 2, 4}) {
+    for (const Tile& t : findVariant("stream")->tiles)
+      for (const auto& [w, h] : sizes())
+        for (int r = 0; r <= kernels::kStreamMaxRadius; ++r)
+          for (int resident : {0, 24, 528, 3168, 4224}) {
+            const kernels::StreamUnits u = kernels::streamUnits(launch(w, h, t), r, resident, divisor);
+            std::vector<int> hits(std::size_t(u.strips) * h);
+            std::string why;
+            for (int i = 0; i < u.units && why.empty(); ++i) {
+              const kernels::UnitPlace p = kernels::unitPlace(u, i);
+              why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
+            }
+            if (why.empty()) why = missedOrTwice(hits, h);
+            // One wave wherever the GPU holds a warp for every strip and the edge strips' extra ones.
+            const int edges = u.edgeLeft + u.edgeRight;
+            if (why.empty() && resident >= u.strips + (divisor - 1) * edges && u.units > resident)
+              why = std::to_string(u.units) + " units for " + std::to_string(resident) + " warps";
+            ASSERT_EQ(why, "") << "edge divisor " << divisor << " tile " << t.str() << " r=" << r << " " << w << "x"
+                               << h << " resident " << resident << " (" << u.units << " units, edges " << u.edgeLeft
+                               << "+" << u.edgeRight << ", sh " << u.sh << "/" << u.edgeSh << ")";
+            ++cases;
+          }
+  }
+  EXPECT_GT(cases, 10000);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
 #include "filter_cases.hpp"
+#include "kernels/schedules.hpp"
 
 namespace convlive {
 namespace {
@@ -144,9 +145,15 @@ TEST(InspectGpu, DescribedLaunchesAreTheLaunchesMade) {
       EXPECT_EQ(made[i].grid, pass.grid) << made[i].grid.str() << " launched, " << pass.grid.str() << " described";
       EXPECT_EQ(made[i].block, pass.block) << made[i].block.str() << " launched, " << pass.block.str() << " described";
       EXPECT_EQ(made[i].dynamicShared, pass.dynamicShared);
-      if (c.variant->name != "stream") {  // the tiles the overlay draws cover the frame, a block each
-        EXPECT_EQ(made[i].grid.x, (c.width + pass.outputTile.x - 1) / pass.outputTile.x);
-        EXPECT_EQ(made[i].grid.y, (c.height + pass.outputTile.y - 1) / pass.outputTile.y);
+      const int columns = (c.width + pass.outputTile.x - 1) / std::max(1, pass.outputTile.x);
+      const int segments = (c.height + pass.outputTile.y - 1) / std::max(1, pass.outputTile.y);
+      if (c.variant->name == "tensorstream") {  // segments x entries, an edge column up to two (schedules.hpp)
+        EXPECT_EQ(made[i].grid.x, segments);
+        EXPECT_GE(made[i].grid.y, columns);
+        EXPECT_LE(made[i].grid.y, columns * kernels::kTensorStreamEdgeDivisor);
+      } else if (c.variant->name != "stream") {  // the tiles the overlay draws cover the frame, a block each
+        EXPECT_EQ(made[i].grid.x, columns);
+        EXPECT_EQ(made[i].grid.y, segments);
       }
       ++checked;
     }

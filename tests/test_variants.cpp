@@ -308,11 +308,25 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
         if (HasFatalFailure()) return;
       }
     }
+  // Blocks run edge block columns first, their segments apart from the interior's (placeOf): a
+  // frame wide enough for interior columns between the edge ones at every tile (517: 5 to 17
+  // columns) and tall enough for several segments of each, at each K-chunk count.
+  for (int r : {1, 4, 8, 9, 17, 25, 32}) {
+    check(v, *filterFor("gaussian", r, rng), kBorders[r % 4], r % 2, randomFrame(517, 133, rng), v.tiles);
+    if (HasFatalFailure()) return;
+  }
   // Factors whose fp16 rounding could move an output past the budget are refused with the reason.
   FilterParams coarse;
   coarse.filter.mask = Mask::fromFactors({1000.3f, 1000.3f, 1000.3f}, {1.f, 1.f, 1.f});
   EXPECT_NE(v.whyNot(coarse, 64, 64).text().find("with fp16 factors the output could be off"), std::string::npos)
       << v.whyNot(coarse, 64, 64).text();
+  // Frames wider than its grid's table of block columns are refused, naming the limit.
+  FilterParams wide;
+  wide.filter = makeFilter("gaussian", {.radius = 2});
+  wide.tile = {32, 64};
+  EXPECT_NE(v.whyNot(wide, 70000, 16).text().find("tensorstream takes frames up to 1984 tiles wide"), std::string::npos)
+      << v.whyNot(wide, 70000, 16).text();
+  EXPECT_TRUE(v.whyNot(wide, 1984 * 32, 16).empty()) << v.whyNot(wide, 1984 * 32, 16).text();
   // A pitch of 4 (mod 16) bytes: the unaligned loads, on a frame whose rows are padded.
   for (int r : {1, 4, 8}) {
     const HostImage in = randomFrame(67, 41, rng);

@@ -11,9 +11,12 @@
 //   - the column factor runs in registers: 2R+1 pending output rows, each input row added to
 //     every output row whose window covers it, the oldest finished and stored per step.
 // A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
+#include <cstdlib>
+
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
+#include "schedules.hpp"
 
 namespace convlive::kernels {
 namespace {
@@ -86,9 +89,9 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
   }
 }
 
-// Persistent warps: work unit u is strip u % strips of segment u / strips (neighbouring warps
-// take neighbouring strips, which share apron rows in L2); the grid is as large as the GPU holds
-// at once, so no partial last wave.
+// Persistent warps: work unit u is a strip's segment (neighbouring warps take neighbouring strips,
+// which share apron rows in L2); the grid is as large as the GPU holds at once, so no partial last
+// wave.
 // Alpha: with FilterAlpha false the output takes the input's alpha, and the alpha channel's
 // conversions and sums are never computed (dead code once its result is not packed).
 // Blocks an SM holds at least (the register cap, chosen with -Xptxas -v so that nothing spills):
@@ -100,11 +103,10 @@ constexpr int kStreamMinBlocks = R == 1   ? (FilterAlpha ? 5 : 6)
 
 template <int R, bool Absolute, bool FilterAlpha>
 __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha>))
-    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned, int strips,
-                 int units, int SH) {
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned,
+                 const __grid_constant__ StreamUnits u) {
   using S = StreamShape<R>;
   constexpr int N = S::N, L = S::L, T = S::T;
-  const int kRows = SH + 2 * R;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
   const float* col = m.col;  // the column factor divided by 255 (launchStream)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -113,9 +115,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   const unsigned inPitch = static_cast<unsigned>(l.inPitch), outPitch = static_cast<unsigned>(l.outPitch);
   unsigned* const laneSlot = &ring[warp][0][N * lane];  // slot s of this lane: laneSlot + s * 32 * N
 
-  for (int unit = blockIdx.x * kStreamWarps + warp; unit < units; unit += gridDim.x * kStreamWarps) {
-    const int seg = unit / strips, ys = seg * SH;
-    const int xs = (unit - seg * strips) * S::OutW, xin = xs - N * L + N * lane;
+  for (int unit = blockIdx.x * kStreamWarps + warp; unit < u.units; unit += gridDim.x * kStreamWarps) {
+    const UnitPlace place = unitPlace(u, unit);
+    const int ys = place.y0, kRows = place.rows + 2 * R;
+    const int xs = place.strip * S::OutW, xin = xs - N * L + N * lane;
     const bool fast = aligned && xin >= 0 && xin + N <= l.width;  // this lane's N pixels: one aligned copy
     // Per unit, so that a row step only adds a row offset (one IMAD.WIDE.U32) to these.
     const char* const inLane = reinterpret_cast<const char*>(l.in) + 4 * xin;
@@ -235,17 +238,34 @@ int streamResidentWarps() {
   return residentWarps;
 }
 
-// The work units of a launch: strips of outW output pixels, segments of sh rows. residentWarps 0:
-// unknown (no device), one segment of the tile's height per warp.
+// The work units of a launch: strips of outW output pixels (a lane's n pixels, l apron lanes a
+// side), segments of sh rows, the edge strips' of sh / divisor rows, counted so that all of them
+// make one wave: an edge strip takes `divisor` warps for every one an interior strip takes.
+// residentWarps 0: unknown (no device), one segment of the tile's height per warp, no edge split.
 struct StreamGeometry {
-  int strips, sh, units, blocks;
+  StreamUnits u;
+  int blocks;
 };
-StreamGeometry streamGeometry(const Launch& l, int outW, int residentWarps) {
-  const int strips = static_cast<int>(ceilDiv(l.width, outW));
-  const int perStrip = std::max(1, residentWarps / strips);
-  const int sh = residentWarps > 0 ? std::max(l.tileH, static_cast<int>(ceilDiv(l.height, perStrip))) : l.tileH;
-  const int units = strips * static_cast<int>(ceilDiv(l.height, sh));
-  return {strips, sh, units, (units + kStreamWarps - 1) / kStreamWarps};
+StreamGeometry streamGeometry(const Launch& l, int outW, int n, int apronLanes, int residentWarps,
+                              int edgeDivisor = kStreamEdgeDivisor) {
+  StreamUnits u{};
+  u.strips = static_cast<int>(ceilDiv(l.width, outW));
+  const int divisor = residentWarps > 0 ? std::max(1, edgeDivisor) : 1;
+  if (divisor > 1) {
+    // Strip s reads pixels s outW - n l .. that + 32 n - 1.
+    u.edgeLeft = apronLanes > 0 ? 1 : 0;
+    while (u.edgeLeft + u.edgeRight < u.strips &&
+           (u.strips - 1 - u.edgeRight) * outW - n * apronLanes + 32 * n > l.width)
+      ++u.edgeRight;
+    if (u.edgeLeft + u.edgeRight >= u.strips) u.edgeLeft = u.edgeRight = 0;  // all edge: nothing to set apart
+  }
+  const int edges = u.edgeLeft + u.edgeRight;
+  const int perStrip = std::max(1, residentWarps / (u.strips - edges + divisor * edges));
+  u.sh = residentWarps > 0 ? std::max(l.tileH, static_cast<int>(ceilDiv(l.height, perStrip))) : l.tileH;
+  u.edgeSh = edges ? static_cast<int>(ceilDiv(u.sh, divisor)) : u.sh;
+  u.edgeUnits = edges * static_cast<int>(ceilDiv(l.height, u.edgeSh));
+  u.units = u.edgeUnits + (u.strips - edges) * static_cast<int>(ceilDiv(l.height, u.sh));
+  return {u, (u.units + kStreamWarps - 1) / kStreamWarps};
 }
 
 // One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
@@ -256,11 +276,10 @@ void launchStream(const Launch& l, const MaskSep& m) {
   const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha>();
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  const StreamGeometry g = streamGeometry(l, S::OutW, residentWarps);
+  const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
   MaskSep scaled = m;  // the column factor over 255: each output's last FMA clamps it to [0, 1] (FFMA.SAT)
   for (int t = 0; t < S::T; ++t) scaled.col[t] = m.col[t] / 255.f;
-  streamKernel<R, Absolute, FilterAlpha>
-      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.strips, g.units, g.sh);
+  streamKernel<R, Absolute, FilterAlpha><<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u);
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
@@ -303,10 +322,18 @@ template <class K>
 StreamGeometry streamGeometryOn(const Launch& l) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const int resident = deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha>() : 0;
-  return streamGeometry(l, StreamShape<K::R>::OutW, resident);
+  using S = StreamShape<K::R>;
+  return streamGeometry(l, S::OutW, S::N, S::L, resident);
 }
 
 }  // namespace
+
+StreamUnits streamUnits(const Launch& l, int radius, int residentWarps, int edgeDivisor) {
+  return streamInstance(l, radius, [&](auto k) {
+    using S = StreamShape<decltype(k)::R>;
+    return streamGeometry(l, S::OutW, S::N, S::L, residentWarps, edgeDivisor).u;
+  });
+}
 
 void stream(const Launch& l, const MaskSep& m) {
   streamInstance(l, m.radius, [&](auto k) {
@@ -327,14 +354,18 @@ LaunchDescription describeStream(const Launch& l, int radius) {
     p.block = dimsOf(32 * kStreamWarps);
     p.threadsPerBlock = 32 * kStreamWarps;
     p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
-    setFootprint(p, S::OutW, g.sh, 32 * S::N, g.sh + 2 * K::R, -S::N * S::L, -K::R);
+    setFootprint(p, S::OutW, g.u.sh, 32 * S::N, g.u.sh + 2 * K::R, -S::N * S::L, -K::R);
     p.staticShared = sizeof(unsigned) * kStreamWarps * kRing * 32 * S::N;
     p.kernelFunction = reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha>);
-    p.note = "persistent: " + std::to_string(g.units) + " units (" + std::to_string(g.strips) + " strip" +
-             (g.strips == 1 ? "" : "s") + " of " + std::to_string(S::OutW) + " pixels x " + std::to_string(g.sh) +
-             " rows), one a warp" +
-             (deviceInfo().available ? ", as many warps as the device holds at once"
-                                     : "; on a device, as many as it holds at once, walking taller segments");
+    const int edges = g.u.edgeLeft + g.u.edgeRight;
+    p.note =
+        "persistent: " + std::to_string(g.u.units) + " units (" + std::to_string(g.u.strips) + " strip" +
+        (g.u.strips == 1 ? "" : "s") + " of " + std::to_string(S::OutW) + " pixels x " + std::to_string(g.u.sh) +
+        " rows" +
+        (edges ? ", the " + std::to_string(edges) + " edge strips' x " + std::to_string(g.u.edgeSh) : std::string()) +
+        "), one a warp" +
+        (deviceInfo().available ? ", as many warps as the device holds at once"
+                                : "; on a device, as many as it holds at once, walking taller segments");
     return LaunchDescription{{p}, ""};
   });
 }
@@ -348,7 +379,7 @@ WorkModel modelStream(const Launch& l, int radius) {
     using K = decltype(k);
     using S = StreamShape<K::R>;
     const StreamGeometry g = streamGeometryOn<K>(l);
-    const double inputs = 32.0 * S::N * (g.sh + 2 * K::R), outputs = double(S::OutW) * g.sh;
+    const double inputs = 32.0 * S::N * (g.u.sh + 2 * K::R), outputs = double(S::OutW) * g.u.sh;
     const double channels = K::filterAlpha ? 4 : 3;
     WorkModel m;
     m.globalReads = inputs / outputs;
@@ -358,7 +389,7 @@ WorkModel modelStream(const Launch& l, int radius) {
     m.idleThreads = 2.0 * S::L / 32;
     m.flops = inputs / outputs * channels * 2 * 2 * S::T;
     m.dramBytes = 8;
-    m.notes.push_back("a segment of " + std::to_string(g.sh) + " rows a warp; " + std::to_string(S::N) +
+    m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                       " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
     if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
     return m;

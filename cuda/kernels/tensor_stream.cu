@@ -25,11 +25,15 @@
 // error plan (convlive/precision.hpp planHalfSeparable) decides which masks it takes.
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
 #include "async.cuh"
 #include "common.cuh"
 #include "mma.cuh"
+#include "schedules.hpp"
 
 namespace convlive::kernels {
 namespace {
@@ -113,7 +117,8 @@ __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][4], int 
 // each needs).
 template <int B0, int NCH, int Out, bool SplitH>
 __global__ void __launch_bounds__(256)
-    tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, int segmentRows) {
+    tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
+                       const __grid_constant__ StripSchedule sched) {
 #if __CUDA_ARCH__ >= 800
   using S = Shape<B0>;
   constexpr int KC = S::KC, NB = S::NB;
@@ -151,10 +156,11 @@ __global__ void __launch_bounds__(256)
   }
   __syncthreads();
 
-  const int x0 = (blockIdx.x * warps + warp) * 16;
-  if (x0 >= l.width) return;
-  const int y0 = blockIdx.y * segmentRows;
-  const int rows = min(segmentRows, l.height - y0);
+  const BlockPlace place = placeOf(sched, blockIdx.x, blockIdx.y);
+  const int x0 = (place.column * warps + warp) * 16;
+  if (x0 >= l.width || place.y0 >= l.height) return;
+  const int y0 = place.y0;
+  const int rows = min(place.rows, l.height - y0);
   const int steps = (rows + 15) / 16;
   unsigned char* ring = tensorStreamSmem + S::WeightBytes + warp * S::WarpBytes;
 
@@ -296,15 +302,53 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
-dim3 tensorStreamGrid(const Launch& l) { return dim3(ceilDiv(l.width, l.tileW), ceilDiv(l.height, l.tileH)); }
 int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
+
+// Which block columns hold an edge strip, and the grid's entries (schedules.hpp).
+template <int B0>
+StripSchedule scheduleOf(const Launch& l, int radius, int div = kTensorStreamEdgeDivisor) {
+  constexpr int KC = Shape<B0>::KC;
+  const int apron = (radius + 3) & ~3;
+  StripSchedule s{};
+  s.columns = static_cast<int>(ceilDiv(l.width, l.tileW));
+  s.rows = l.tileH;
+  s.segments = static_cast<int>(ceilDiv(l.height, l.tileH));
+  if (div > 0) {
+    // A strip at x0 leaves the frame on the left when x0 < apron, on the right when
+    // x0 + 16 KC - apron > width; a block column holds one when its first (last) strip does.
+    const int lastStrip = (static_cast<int>(ceilDiv(l.width, 16)) - 1) * 16;
+    s.left = std::min(s.columns, static_cast<int>(ceilDiv(apron, l.tileW)));
+    while (s.left + s.right < s.columns) {
+      const int bx = s.columns - 1 - s.right;
+      if (std::min(bx * l.tileW + l.tileW - 16, lastStrip) + 16 * KC - apron <= l.width) break;
+      ++s.right;
+    }
+    while ((2 << s.shift) <= div && (l.tileH >> (s.shift + 1)) % 16 == 0 && (l.tileH >> (s.shift + 1)) >= 16) ++s.shift;
+  }
+  const int extra = (s.left + s.right) * ((1 << s.shift) - 1);
+  if (s.columns + extra > StripSchedule::kMaxEntries)
+    throw std::invalid_argument("tensorstream: " + std::to_string(s.columns) + " block columns, past its " +
+                                std::to_string(StripSchedule::kMaxEntries));
+  auto add = [&](int column, int shift, int j) {
+    s.entry[s.entries++] =
+        static_cast<unsigned>(column) | static_cast<unsigned>(shift) << 16 | static_cast<unsigned>(j) << 20;
+  };
+  for (int c = 0; c < s.columns; ++c) {
+    const bool edge = c < s.left || c >= s.columns - s.right;
+    if (edge)
+      for (int j = 0; j < 1 << s.shift; ++j) add(c, s.shift, j);
+  }
+  for (int c = s.left; c < s.columns - s.right; ++c) add(c, 0, 0);
+  return s;
+}
 
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
+  const StripSchedule s = scheduleOf<B0>(l, m.radius);
   tensorStreamKernel<B0, NCH, Out, SplitH>
-      <<<tensorStreamGrid(l), tensorStreamThreads(l), shared, l.stream>>>(l, m, l.tileH);
+      <<<dim3(s.segments, s.entries), tensorStreamThreads(l), shared, l.stream>>>(l, m, s);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
 
@@ -344,6 +388,11 @@ const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free
 
 }  // namespace
 
+StripSchedule tensorStreamSchedule(const Launch& l, int radius, int edgeDivisor) {
+  return tensorStreamB0<3, kClamp, false>(radius,
+                                          [&](auto k) { return scheduleOf<decltype(k)::B0>(l, radius, edgeDivisor); });
+}
+
 std::size_t tensorStreamSharedBytes(int tileW, int radius) {
   // The ring's depth depends only on B0, not on the channels, output rule or split.
   return tensorStreamB0<3, kClamp, false>(radius, [&](auto k) { return sharedBytes<decltype(k)::B0>(tileW / 16); });
@@ -359,11 +408,11 @@ void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, boo
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange) {
   return tensorStreamInstance(l, radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
-    const dim3 grid = tensorStreamGrid(l);
+    const StripSchedule s = scheduleOf<K::B0>(l, radius);
     PassLaunch p;
     p.kernel = "tensorStreamKernel<" + std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) +
                ", " + (K::splitH ? "fp16 high + low" : "fp16") + ">";
-    p.grid = dimsOf(grid.x, grid.y);
+    p.grid = dimsOf(s.segments, s.entries);
     p.block = dimsOf(tensorStreamThreads(l));
     p.threadsPerBlock = tensorStreamThreads(l);
     p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;

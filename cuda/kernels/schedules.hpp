@@ -1,0 +1,85 @@
+// Where each block of a tensorstream launch, and each work unit of a stream launch, lies in the
+// frame. Host and device code: the kernels decode their place with these, and the launch, the
+// inspector and the cpu tests (test_inspect.cpp: every strip row covered once) read the same.
+//
+// Both kernels walk strips of the frame, and the strips at its edges are slower than the rest:
+// their lanes whose loads leave the frame copy pixel by pixel through the border mode (items 32,
+// 34 and 35 of docs/perf/NOTES.md). So their blocks or units come first, in segments of their own
+// height, and the interior's follow.
+#pragma once
+
+#include "launch.hpp"
+
+#if defined(__CUDACC__)
+#define CL_HOST_DEVICE __host__ __device__
+#else
+#define CL_HOST_DEVICE
+#endif
+
+namespace convlive::kernels {
+
+// tensorstream: a block is tileW / 16 strips (a warp each) wide and one segment tall. The grid is
+// segments x entries, run x fastest, so the entries come one after the other, each with all its
+// segments: first the edge block columns (left, then right), each as 1 << shift entries whose
+// segments are rows >> shift tall (entry j of a column takes its segments j, j + (1 << shift), ...),
+// then the interior's columns. A block reads its place from the table in the kernel's parameters
+// (one constant-bank load: decoding it with branches took the r <= 8 kernel from 80 registers to
+// 94, so from 24 warps an SM to 20).
+struct StripSchedule {
+  static constexpr int kMaxEntries = 2048;  // block columns: frames up to 2048 tiles wide
+  int columns, left, right;                 // block columns; the edge ones on each side
+  int rows;                                 // the interior's segment height (the tile's)
+  int shift;                                // the edge columns' segments: rows >> shift tall
+  int segments;                             // gridDim.x: ceil(height / rows)
+  int entries;                              // gridDim.y: (left + right) << shift, then the interior's columns
+  unsigned entry[kMaxEntries];              // column | shift << 16 | j << 20
+};
+struct BlockPlace {
+  int column, y0, rows;  // rows: the segment's height (it may pass the frame's last row)
+};
+// An edge entry's last segments may start past the frame (at most (1 << shift) - 1 a column): its
+// blocks return at once.
+CL_HOST_DEVICE inline BlockPlace placeOf(const StripSchedule& s, unsigned bx, unsigned by) {
+  const unsigned e = s.entry[by];
+  const int shift = static_cast<int>(e >> 16 & 15u), j = static_cast<int>(e >> 20), rows = s.rows >> shift;
+  return {static_cast<int>(e & 0xffffu), ((static_cast<int>(bx) << shift) + j) * rows, rows};
+}
+// The edge columns' segments: 1 / kTensorStreamEdgeDivisor of the tile's height where that is a
+// whole number of 16-row steps (0: no edge columns, column after column; 1: edge columns first at
+// the tile's height; 4: a quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
+// item 36): against 1, 1080p 9-14% faster at r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower;
+// a quarter lost 7-12% at 4K r=16 and 32.
+inline constexpr int kTensorStreamEdgeDivisor = 2;
+// The schedule of a tensorstream launch at this radius (l's size and tile). Throws past kMaxEntries
+// columns (the variant refuses such frames first).
+StripSchedule tensorStreamSchedule(const Launch& l, int radius, int edgeDivisor = kTensorStreamEdgeDivisor);
+
+// stream: a unit is one strip's segment, walked by one warp; units 0 .. edgeUnits - 1 are the edge
+// strips' (left then right, a segment row at a time), the rest the interior strips'.
+struct StreamUnits {
+  int strips;               // strips of OutW output pixels
+  int sh;                   // the interior strips' segment height
+  int units;                // work units, the edge strips' first
+  int edgeLeft, edgeRight;  // edge strips on each side (0 when they are not set apart)
+  int edgeSh, edgeUnits;    // the edge strips' segment height and their units
+};
+struct UnitPlace {
+  int strip, y0, rows;  // rows: the segment's height (it may pass the frame's last row)
+};
+CL_HOST_DEVICE inline UnitPlace unitPlace(const StreamUnits& u, int unit) {
+  if (unit < u.edgeUnits) {
+    const int edges = u.edgeLeft + u.edgeRight, c = unit % edges;
+    return {c < u.edgeLeft ? c : u.strips - u.edgeRight + (c - u.edgeLeft), unit / edges * u.edgeSh, u.edgeSh};
+  }
+  const int i = unit - u.edgeUnits, inner = u.strips - u.edgeLeft - u.edgeRight;
+  return {u.edgeLeft + i % inner, i / inner * u.sh, u.sh};
+}
+// The edge strips' segments: 1 / kStreamEdgeDivisor of the interior's (1: not set apart). Halved
+// made 4K r=1 0.0367 -> 0.0284 ms, r=2 0.045 -> 0.033, r=4 0.088 -> 0.063 on the H200, 1080p
+// 17-25% faster (2026-11-26, NOTES item 36).
+inline constexpr int kStreamEdgeDivisor = 2;
+// The units of a stream launch at this radius (l's size, tile and alpha mode) on a GPU that holds
+// residentWarps of its warps at once (0: unknown, one segment of the tile's height a warp).
+StreamUnits streamUnits(const Launch& l, int radius, int residentWarps, int edgeDivisor = kStreamEdgeDivisor);
+
+}  // namespace convlive::kernels
