@@ -67,14 +67,14 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
         EXPECT_LE(pass.inputOffsetY, 0);
         // stream is persistent: its grid is what the device holds, not the tiles; fft's pad covers the
         // padded planes and its product the spectrum (Fft.* below checks them).
-        // tensorstream's grid is segments x entries, an edge block column taking up to
-        // kTensorStreamEdgeDivisor entries (Schedules.* below checks its places).
+        // tensorstream's grid is entries x segment rows, an edge block column taking up to
+        // 2 x kTensorStreamEdgeDivisor entries (Schedules.* below checks its places).
         const int columns = (64 + pass.outputTile.x - 1) / std::max(1, pass.outputTile.x);
         const int segments = (48 + pass.outputTile.y - 1) / std::max(1, pass.outputTile.y);
         if (v.name == "tensorstream") {
-          EXPECT_EQ(pass.grid.x, segments) << pass.pass;
-          EXPECT_GE(pass.grid.y, columns) << pass.pass;
-          EXPECT_LE(pass.grid.y, columns * kernels::kTensorStreamEdgeDivisor) << pass.pass;
+          EXPECT_EQ(pass.grid.y, segments) << pass.pass;
+          EXPECT_GE(pass.grid.x, columns) << pass.pass;
+          EXPECT_LE(pass.grid.x, columns * 2 * kernels::kTensorStreamEdgeDivisor) << pass.pass;
         } else if (v.name != "stream" && v.name != "fft") {
           EXPECT_EQ(pass.grid.x, columns) << pass.pass;
           EXPECT_EQ(pass.grid.y, segments) << pass.pass;
@@ -353,8 +353,9 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
   const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);
-  // 17 segments x 17 entries: the 2 edge block columns first, each as two entries of 32-row
-  // segments (every other one), then the 13 interior columns.
+  // 17 entries x 17 segment rows: the 2 edge block columns first, each as two entries of 32-row
+  // segments (every other one; without a device the grid is taken as one wave), then the 13
+  // interior columns.
   EXPECT_EQ(ts.grid, (Dims{17, 17, 1}));
   EXPECT_EQ(ts.block, (Dims{256, 1, 1}));  // a warp per 16-pixel strip
   EXPECT_DOUBLE_EQ(ts.outputsPerThread, 32);
@@ -606,38 +607,48 @@ class Schedules : public ::testing::Test {
 
 TEST_F(Schedules, TensorStreamBlocksCoverEveryStripRowOnce) {
   int cases = 0;
-  for (int divisor : {0, 1, 2, 4}) {
-    for (const Tile& t : findVariant("tensorstream")->tiles)
-      for (const auto& [w, h] : sizes())
-        for (int r : {0, 1, 4, 5, 8, 9, 16, 17, 24, 25, 32}) {
-          if (w * h > 600 * 200 && r % 8 != 0) continue;  // the large frames at r = 0, 8, 16, 24, 32
-          const auto s =
-              std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(launch(w, h, t), r, divisor));
-          const int strips = (w + 15) / 16, warps = t.w / 16;
-          std::vector<int> hits(std::size_t(strips) * h);
-          std::string why;
-          int idle = 0;  // blocks past the last row: an edge entry's last segments
-          for (int by = 0; by < s->entries && why.empty(); ++by)
-            for (int bx = 0; bx < s->segments && why.empty(); ++bx) {
-              const kernels::BlockPlace p = kernels::placeOf(*s, bx, by);
-              if (p.column * t.w >= w) why = "entry " + std::to_string(by) + " lies right of the frame";
-              if (p.y0 >= h) {
-                ++idle;
-                continue;
+  for (int divisor : {0, 1, 2, 4})
+    // slots: unknown (taken as one wave), always past one wave, the H200's at r <= 16, never past one.
+    for (int slots : {0, 1, 528, 100000}) {
+      for (const Tile& t : findVariant("tensorstream")->tiles)
+        for (const auto& [w, h] : sizes())
+          for (int r : {0, 1, 4, 5, 8, 9, 16, 17, 24, 25, 32}) {
+            if (w * h > 600 * 200 && r % 8 != 0) continue;  // the large frames at r = 0, 8, 16, 24, 32
+            const auto s = std::make_unique<kernels::StripSchedule>(
+                kernels::tensorStreamSchedule(launch(w, h, t), r, slots, divisor));
+            const int strips = (w + 15) / 16, warps = t.w / 16;
+            std::vector<int> hits(std::size_t(strips) * h);
+            std::string why;
+            int idle = 0;  // blocks past the last row: an edge entry's last segments
+            for (int by = 0; by < s->segments && why.empty(); ++by)
+              for (int bx = 0; bx < s->entries && why.empty(); ++bx) {
+                const kernels::BlockPlace p = kernels::placeOf(*s, bx, by);
+                if (p.column * t.w >= w) why = "entry " + std::to_string(bx) + " lies right of the frame";
+                if (p.y0 >= h) {
+                  ++idle;
+                  continue;
+                }
+                for (int k = 0; k < warps && why.empty(); ++k)
+                  if (const int strip = p.column * warps + k; strip < strips)  // warps past the width return
+                    why = coverage(hits, strips, h, strip, p.y0, p.rows);
               }
-              for (int k = 0; k < warps && why.empty(); ++k)
-                if (const int strip = p.column * warps + k; strip < strips)  // warps past the width return
-                  why = coverage(hits, strips, h, strip, p.y0, p.rows);
-            }
-          if (why.empty()) why = missedOrTwice(hits, h);
-          if (why.empty() && idle > (s->left + s->right) * ((1 << s->shift) - 1))
-            why = std::to_string(idle) + " idle blocks";
-          ASSERT_EQ(why, "") << "edge divisor " << divisor << " tile " << t.str() << " r=" << r << " " << w << "x" << h
-                             << " (" << s->segments << " x " << s->entries << " blocks, edges " << s->left << "+"
-                             << s->right << ", shift " << s->shift << ")";
-          ++cases;
-        }
-  }
+            if (why.empty()) why = missedOrTwice(hits, h);
+            // Past one wave the edge columns go ahead; within one they spread over every row.
+            const int wave = s->segments * (s->columns + (s->left + s->right) * ((1 << s->shift) - 1));
+            if (why.empty() && s->left + s->right > 0 && s->step != s->shift + (slots > 0 && wave > slots ? 1 : 0))
+              why = "step " + std::to_string(s->step) + " for " + std::to_string(wave) + " blocks";
+            // An edge column's entries hold (1 << step) x segments blocks for its
+            // ceil(h / (rows >> shift)) segments; every other block has work.
+            const int edgeSegments = (h + (s->rows >> s->shift) - 1) / (s->rows >> s->shift);
+            if (why.empty() && idle != (s->left + s->right) * ((s->segments << s->step) - edgeSegments))
+              why = std::to_string(idle) + " idle blocks";
+            ASSERT_EQ(why, "") << "edge divisor " << divisor << " slots " << slots << " tile " << t.str() << " r=" << r
+                               << " " << w << "x" << h << " (" << s->segments << " x " << s->entries
+                               << " blocks, edges " << s->left << "+" << s->right << ", shift " << s->shift << ", step "
+                               << s->step << ")";
+            ++cases;
+          }
+    }
   EXPECT_GT(cases, 20000);
 }
 

@@ -48,8 +48,8 @@ class Tuner {
  public:
   // 2: fft joined the candidates; 3: tensor2d rebuilt (10-53% less time, docs/perf/2026-11-21-h200-tensor2d)
   // and the tensor cores' sums in the error plans: earlier winners and refusals no longer hold;
-  // 4: stream's and tensorstream's edge strips first in shorter segments (docs/perf/2026-11-26-h200-edge-schedules):
-  // their best tiles moved.
+  // 4: stream's and tensorstream's edge strips first in shorter segments, tensorstream's blocks a row
+  // at a time (docs/perf/2026-11-26-h200-edge-schedules, -rows-ahead): their best tiles moved.
   static constexpr int kVersion = 4;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at

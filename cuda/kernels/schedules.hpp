@@ -19,40 +19,46 @@
 namespace convlive::kernels {
 
 // tensorstream: a block is tileW / 16 strips (a warp each) wide and one segment tall. The grid is
-// segments x entries, run x fastest, so the entries come one after the other, each with all its
-// segments: first the edge block columns (left, then right), each as 1 << shift entries whose
-// segments are rows >> shift tall (entry j of a column takes its segments j, j + (1 << shift), ...),
-// then the interior's columns. A block reads its place from the table in the kernel's parameters
-// (one constant-bank load: decoding it with branches took the r <= 8 kernel from 80 registers to
-// 94, so from 24 warps an SM to 20).
+// entries x segment rows, run x fastest, so a row of blocks runs after the row above it (as
+// neighbouring columns share their apron's input in L2, that order reads less from DRAM than a
+// column's segments one after another: NOTES.md items 36-37). Each row starts with the edge block
+// columns' entries (left, then right), then the interior's columns. An edge column has 1 << step
+// entries whose segments are rows >> shift tall: entry j takes segments j, j + (1 << step), ... of
+// its column. Where the grid is more than one wave, step = shift + 1, so an edge column's blocks
+// are all in the grid's first half rows (its entries' later rows return at once) and none is left
+// for the last wave; within one wave step = shift. A block reads its place from the table in the
+// kernel's parameters (one constant-bank load: decoding it with branches took the r <= 8 kernel
+// from 80 registers to 94, so from 24 warps an SM to 20).
 struct StripSchedule {
   static constexpr int kMaxEntries = 2048;  // block columns: frames up to 2048 tiles wide
   int columns, left, right;                 // block columns; the edge ones on each side
   int rows;                                 // the interior's segment height (the tile's)
-  int shift;                                // the edge columns' segments: rows >> shift tall
-  int segments;                             // gridDim.x: ceil(height / rows)
-  int entries;                              // gridDim.y: (left + right) << shift, then the interior's columns
-  unsigned entry[kMaxEntries];              // column | shift << 16 | j << 20
+  int shift, step;                          // the edge columns' segments: rows >> shift tall, 1 << step entries
+  int segments;                             // gridDim.y: ceil(height / rows)
+  int entries;                              // gridDim.x: (left + right) << step, then the interior's columns
+  unsigned entry[kMaxEntries];              // column | shift << 16 | step << 20 | j << 24
 };
 struct BlockPlace {
   int column, y0, rows;  // rows: the segment's height (it may pass the frame's last row)
 };
-// An edge entry's last segments may start past the frame (at most (1 << shift) - 1 a column): its
-// blocks return at once.
+// An edge entry's segments past its column's last row start past the frame: those blocks return
+// at once.
 CL_HOST_DEVICE inline BlockPlace placeOf(const StripSchedule& s, unsigned bx, unsigned by) {
-  const unsigned e = s.entry[by];
-  const int shift = static_cast<int>(e >> 16 & 15u), j = static_cast<int>(e >> 20), rows = s.rows >> shift;
-  return {static_cast<int>(e & 0xffffu), ((static_cast<int>(bx) << shift) + j) * rows, rows};
+  const unsigned e = s.entry[bx];
+  const int shift = static_cast<int>(e >> 16 & 15u), step = static_cast<int>(e >> 20 & 15u);
+  const int j = static_cast<int>(e >> 24), rows = s.rows >> shift;
+  return {static_cast<int>(e & 0xffffu), ((static_cast<int>(by) << step) + j) * rows, rows};
 }
 // The edge columns' segments: 1 / kTensorStreamEdgeDivisor of the tile's height where that is a
-// whole number of 16-row steps (0: no edge columns, column after column; 1: edge columns first at
-// the tile's height; 4: a quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
+// whole number of 16-row steps (0: no edge columns; 1: edge columns first at the tile's height;
+// 4: a quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
 // item 36): against 1, 1080p 9-14% faster at r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower;
 // a quarter lost 7-12% at 4K r=16 and 32.
 inline constexpr int kTensorStreamEdgeDivisor = 2;
-// The schedule of a tensorstream launch at this radius (l's size and tile). Throws past kMaxEntries
-// columns (the variant refuses such frames first).
-StripSchedule tensorStreamSchedule(const Launch& l, int radius, int edgeDivisor = kTensorStreamEdgeDivisor);
+// The schedule of a tensorstream launch at this radius (l's size and tile) on a GPU that holds
+// `slots` of its blocks at once (0: unknown, taken as one wave). Throws past kMaxEntries columns
+// (the variant refuses such frames first).
+StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int edgeDivisor = kTensorStreamEdgeDivisor);
 
 // stream: a unit is one strip's segment, walked by one warp; units 0 .. edgeUnits - 1 are the edge
 // strips' (left then right, a segment row at a time), the rest the interior strips'.

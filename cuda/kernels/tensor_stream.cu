@@ -26,12 +26,15 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdlib>
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
 #include "async.cuh"
 #include "common.cuh"
+#include "convlive/resources.hpp"
 #include "mma.cuh"
 #include "schedules.hpp"
 
@@ -128,6 +131,9 @@ __global__ void __launch_bounds__(256)
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
+  // An edge entry's rows past its column's last segment (schedules.hpp) return before making the
+  // weights: the whole block or none of it, so before the barrier.
+  if (placeOf(sched, blockIdx.x, blockIdx.y).y0 >= l.height) return;
 
   if (warp == 0) {
     // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - m + r], x(k) the
@@ -306,7 +312,7 @@ int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a w
 
 // Which block columns hold an edge strip, and the grid's entries (schedules.hpp).
 template <int B0>
-StripSchedule scheduleOf(const Launch& l, int radius, int div = kTensorStreamEdgeDivisor) {
+StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTensorStreamEdgeDivisor) {
   constexpr int KC = Shape<B0>::KC;
   const int apron = (radius + 3) & ~3;
   StripSchedule s{};
@@ -324,31 +330,54 @@ StripSchedule scheduleOf(const Launch& l, int radius, int div = kTensorStreamEdg
       ++s.right;
     }
     while ((2 << s.shift) <= div && (l.tileH >> (s.shift + 1)) % 16 == 0 && (l.tileH >> (s.shift + 1)) >= 16) ++s.shift;
+    // Past one wave, the edge columns' blocks go ahead (twice the entries, so all in the grid's
+    // first half rows); within one, every block starts at once and they spread over every row.
+    const long blocks = long(s.segments) * (s.columns + (s.left + s.right) * ((1 << s.shift) - 1));
+    s.step = s.shift + (slots > 0 && blocks > slots ? 1 : 0);
   }
-  const int extra = (s.left + s.right) * ((1 << s.shift) - 1);
+  const int extra = (s.left + s.right) * ((1 << s.step) - 1);
   if (s.columns + extra > StripSchedule::kMaxEntries)
     throw std::invalid_argument("tensorstream: " + std::to_string(s.columns) + " block columns, past its " +
                                 std::to_string(StripSchedule::kMaxEntries));
-  auto add = [&](int column, int shift, int j) {
-    s.entry[s.entries++] =
-        static_cast<unsigned>(column) | static_cast<unsigned>(shift) << 16 | static_cast<unsigned>(j) << 20;
+  auto add = [&](int column, int shift, int step, int j) {
+    s.entry[s.entries++] = static_cast<unsigned>(column) | static_cast<unsigned>(shift) << 16 |
+                           static_cast<unsigned>(step) << 20 | static_cast<unsigned>(j) << 24;
   };
   for (int c = 0; c < s.columns; ++c) {
     const bool edge = c < s.left || c >= s.columns - s.right;
     if (edge)
-      for (int j = 0; j < 1 << s.shift; ++j) add(c, s.shift, j);
+      for (int j = 0; j < 1 << s.step; ++j) add(c, s.shift, s.step, j);
   }
-  for (int c = s.left; c < s.columns - s.right; ++c) add(c, 0, 0);
+  for (int c = s.left; c < s.columns - s.right; ++c) add(c, 0, 0, 0);
   return s;
+}
+
+// Blocks of this instance the GPU holds at once with the launch's block (0 without a device),
+// asked once per instance and block width.
+template <int B0, int NCH, int Out, bool SplitH>
+int tensorStreamSlots(const Launch& l) {
+  if (!deviceInfo().available) return 0;
+  const int warps = tensorStreamThreads(l) / 32;
+  static std::array<std::atomic<int>, 17> known{};
+  std::atomic<int>& slot = known[std::clamp(warps, 0, 16)];
+  if (const int v = slot.load(std::memory_order_relaxed); v > 0) return v;
+  const std::size_t shared = sharedBytes<B0>(warps);
+  allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
+  int perSm = 0;
+  CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, tensorStreamKernel<B0, NCH, Out, SplitH>, 32 * warps,
+                                                        shared));
+  const int v = std::max(1, perSm * deviceInfo().multiprocessors);
+  slot.store(v, std::memory_order_relaxed);
+  return v;
 }
 
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
-  const StripSchedule s = scheduleOf<B0>(l, m.radius);
+  const StripSchedule s = scheduleOf<B0>(l, m.radius, tensorStreamSlots<B0, NCH, Out, SplitH>(l));
   tensorStreamKernel<B0, NCH, Out, SplitH>
-      <<<dim3(s.segments, s.entries), tensorStreamThreads(l), shared, l.stream>>>(l, m, s);
+      <<<dim3(s.entries, s.segments), tensorStreamThreads(l), shared, l.stream>>>(l, m, s);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
 
@@ -388,9 +417,9 @@ const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free
 
 }  // namespace
 
-StripSchedule tensorStreamSchedule(const Launch& l, int radius, int edgeDivisor) {
-  return tensorStreamB0<3, kClamp, false>(radius,
-                                          [&](auto k) { return scheduleOf<decltype(k)::B0>(l, radius, edgeDivisor); });
+StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int edgeDivisor) {
+  return tensorStreamB0<3, kClamp, false>(
+      radius, [&](auto k) { return scheduleOf<decltype(k)::B0>(l, radius, slots, edgeDivisor); });
 }
 
 std::size_t tensorStreamSharedBytes(int tileW, int radius) {
@@ -408,11 +437,11 @@ void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, boo
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange) {
   return tensorStreamInstance(l, radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
-    const StripSchedule s = scheduleOf<K::B0>(l, radius);
+    const StripSchedule s = scheduleOf<K::B0>(l, radius, tensorStreamSlots<K::B0, K::NCH, K::Out, K::splitH>(l));
     PassLaunch p;
     p.kernel = "tensorStreamKernel<" + std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) +
                ", " + (K::splitH ? "fp16 high + low" : "fp16") + ">";
-    p.grid = dimsOf(s.segments, s.entries);
+    p.grid = dimsOf(s.entries, s.segments);
     p.block = dimsOf(tensorStreamThreads(l));
     p.threadsPerBlock = tensorStreamThreads(l);
     p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;
