@@ -1,12 +1,16 @@
 // The benchmark programs' output folders (runs the real programs; label cpu): a folder that cannot
 // be made is refused before anything is timed, with the option and the path named; a missing one
-// is made, and the results land in it whole.
+// is made, and the results land in it whole. And app/bench/ab-round.sh, the GPU machine's A/B, run
+// here with a stand-in benchmark.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <string>
 
 #include "run_program.hpp"
 
@@ -66,6 +70,56 @@ TEST_F(BenchOutput, CpuBenchMakesMissingFoldersAndWritesItsResultsWhole) {
   EXPECT_EQ(fs::file_size(frames / "frame-33x17.rgba"), 33u * 17 * 4);
   for (const auto& e : fs::recursive_directory_iterator(dir_))
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << "a temporary was left: " << e.path();
+}
+
+// ab-round.sh with a stand-in for convlive-bench (a script that writes a convlive.json whose median
+// is its FAKE_MS knob): each build's knobs reach its runs, the table compares them with the first
+// build, a bad command or a missing program is named, and a failed run makes the exit status 1.
+class AbRound : public BenchOutput {
+ protected:
+  void SetUp() override {
+    BenchOutput::SetUp();
+    if (std::system("command -v xz >/dev/null 2>&1") != 0) GTEST_SKIP() << "xz is not installed (./run.sh installs it)";
+    const fs::path fake = dir_ / "fake-bench";
+    std::ofstream(fake) << R"(#!/bin/sh
+out=""; while [ $# -gt 0 ]; do [ "$1" = --out-dir ] && out=$2; shift; done
+[ -n "$FAKE_FAIL" ] && { echo "fake-bench: told to fail"; exit 1; }
+mkdir -p "$out" && printf '{"results":[{"variant":"stream","width":64,"height":48,"mask":"gaussian","radius":1,"tile":"32x8","median_ms":%s,"error":null}]}' "${FAKE_MS:-1.0}" > "$out/convlive.json"
+)";
+    fs::create_directories(dir_ / "bins");
+    ASSERT_EQ(std::system(("xz -c " + fake.string() + " > " + (dir_ / "bins" / "fake-bench.xz").string()).c_str()), 0);
+  }
+  convlive::testing::ProgramResult run(const std::string& args) {
+    return runProgram(CONVLIVE_AB_ROUND, args, "BINS=" + (dir_ / "bins").string() + " OUT=" + (dir_ / "out").string());
+  }
+};
+
+TEST_F(AbRound, ComparesEachBuildWithTheFirstUnderItsKnobs) {
+  const auto r = run("--variants stream --rounds 2 head=fake-bench new=fake-bench@FAKE_MS=0.5,UNUSED=1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(dir_ / "out" / "ab-stream.txt");
+  const std::string table((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(table.find("head-1 | new-1 | head-2 | new-2 | new/head"), std::string::npos) << table;
+  // Rounds interleave the builds; the last column is new over head.
+  EXPECT_NE(table.find("64x48 gaussian r=1 | 1.0000 32x8 | 0.5000 32x8 | 1.0000 32x8 | 0.5000 32x8 | 0.500"),
+            std::string::npos)
+      << table;
+}
+
+TEST_F(AbRound, NamesABadCommandAMissingProgramAndAFailedRun) {
+  auto r = run("");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("name at least one build"), std::string::npos) << r.output;
+  r = run("--frobnicate 1 head=fake-bench");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown option --frobnicate"), std::string::npos) << r.output;
+  r = run("head=no-such-bench");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot unpack"), std::string::npos) << r.output;
+  r = run("--rounds 1 head=fake-bench new=fake-bench@FAKE_FAIL=1");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("bench new-1 failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fake-bench: told to fail"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A same-call A/B of kernel builds on the GPU machine (docs/perf/NOTES.md's loop: predict, change,
+# measure against HEAD in one call). From the project root there, with .devbundle carried and the
+# programs built here, stripped and xz-compressed into BINS (a 19 MB program is 2.4 MB so; several
+# builds fit the 64 MiB carry):
+#
+#   BINS=build-ab app/bench/ab-round.sh [options] LABEL=PROGRAM[@ENV=VAL,ENV=VAL] ...
+#
+#   LABEL=PROGRAM  a build to time: BINS/PROGRAM.xz (a convlive-bench), under the environment given
+#                  after '@' (an A/B knob); the first is the one the others are compared with
+#   --variants a,b --radii 1,2 --sizes WxH,WxH --repeats N   passed to convlive-bench (defaults:
+#                  stream,tensorstream; 1,2,4,8,16,24,32; 3840x2160,1920x1080; 50)
+#   --rounds N     interleaved rounds of every build (default 2)
+#   --tests PROGRAM --filter GTEST_FILTER   a gtest program in BINS (xz) run first, then
+#   --sanitize GTEST_FILTER                 memcheck and racecheck on those of its cases
+#
+# Writes to $OUT (at most 8 files come back): tests.log, and ab-VARIANT.txt for each variant
+# (app/bench/ab.py: each case's best tile per run, each later build's ratio to the first). Exits 1
+# when a program cannot be unpacked or a benchmark run failed (each one named), 2 on a bad command.
+set -uo pipefail
+variants=stream,tensorstream radii=1,2,4,8,16,24,32 sizes=3840x2160,1920x1080 repeats=50 rounds=2
+tests="" filter="*" sanitize=""
+builds=()
+while (($#)); do
+  case $1 in
+    --variants) variants=$2; shift 2 ;;
+    --radii) radii=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --repeats) repeats=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --tests) tests=$2; shift 2 ;;
+    --filter) filter=$2; shift 2 ;;
+    --sanitize) sanitize=$2; shift 2 ;;
+    -*) echo "ab-round.sh: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
+    *=*) builds+=("$1"); shift ;;
+    *) echo "ab-round.sh: '$1' is not LABEL=PROGRAM[@ENV=VAL,...]" >&2; exit 2 ;;
+  esac
+done
+((${#builds[@]})) || { echo "ab-round.sh: name at least one build, LABEL=PROGRAM" >&2; exit 2; }
+BINS=${BINS:-build-ab}
+OUT=${OUT:-/tmp/convlive-ab}
+W=$(mktemp -d /tmp/ab-round.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$OUT" "$W/bin"
+[ -f .devbundle/env.sh ] && source .devbundle/env.sh
+unpack() {  # BINS/$1.xz -> $W/bin/$1, once
+  [ -x "$W/bin/$1" ] && return 0
+  xz -dc "$BINS/$1.xz" > "$W/bin/$1" && chmod +x "$W/bin/$1" ||
+    { echo "ab-round.sh: cannot unpack $BINS/$1.xz" >&2; exit 1; }
+}
+L=$OUT/tests.log
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 ||
+    echo "no nvidia-smi here"; } > "$L"
+if [ -n "$tests" ]; then
+  unpack "$tests"
+  T=$W/bin/$tests
+  echo "=== $tests --gtest_filter=$filter" >> "$L"
+  timeout 300 "$T" --gtest_filter="$filter" --gtest_brief=1 >> "$L" 2>&1
+  echo "rc=$?" >> "$L"
+  if [ -n "$sanitize" ]; then
+    for tool in memcheck racecheck; do
+      echo "=== compute-sanitizer --tool $tool, --gtest_filter=$sanitize" >> "$L"
+      timeout 250 compute-sanitizer --tool $tool --error-exitcode 9 "$T" --gtest_filter="$sanitize" \
+        --gtest_brief=1 >> "$L" 2>&1
+      echo "$tool rc=$?" >> "$L"
+    done
+  fi
+  grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=" "$L"
+fi
+runs=() failed=0
+for ((round = 1; round <= rounds; ++round)); do
+  for spec in "${builds[@]}"; do
+    label=${spec%%=*} rest=${spec#*=}
+    program=${rest%%@*} knobs=""
+    [[ $rest == *@* ]] && knobs=${rest#*@}
+    unpack "$program"
+    run=$W/$label-$round
+    env ${knobs//,/ } timeout 200 "$W/bin/$program" --variants "$variants" --radii "$radii" --sizes "$sizes" \
+      --repeats "$repeats" --out-dir "$run" > "$run.log" 2>&1 ||
+      { echo "bench $label-$round failed:"; tail -3 "$run.log"; failed=1; }
+    runs+=("$label-$round=$run")
+  done
+done
+for v in ${variants//,/ }; do
+  python3 "$(dirname "$0")/ab.py" --variant "$v" "${runs[@]}" > "$OUT/ab-$v.txt" 2>&1
+  cat "$OUT/ab-$v.txt"
+done
+exit $failed
