@@ -674,13 +674,14 @@ const Variant& cpuChoice(const FilterParams& p, int width, int height) {
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
-  // r = 1 (0.037 ms at 4K), tensorstream from r = 2 to 32 (docs/perf/2026-11-21-h200-ring: 0.042
-  // ms at 4K r=2 against stream's 0.045, at 1080p a tie; 0.043 at r=8 against fused's 0.18, 0.122 at
-  // r=32 against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 24 (8.2x NPP at r = 8,
+  // r = 1 (0.029 ms at 4K, 0.012 at 1080p) and, on frames larger than 1080p, r = 2 (0.033 ms at 4K
+  // against tensorstream's 0.036; at 1080p 0.016 against 0.014), tensorstream from there to r = 32
+  // (docs/perf/2026-11-26-h200-rows-ahead: 0.037 at 4K r=8 against fused's 0.18, 0.074 at r=32
+  // against fused's 0.577), fft past it, tensor2d for 2D masks up to r = 24 (8.1x NPP at r = 8,
   // docs/perf/2026-11-21-h200-tensor2d) and fft from there.
   const int r = p.filter.mask.radius();
   std::vector<const char*> order;
-  if (r <= 1) order.push_back("stream");
+  if (r <= 1 || (r == 2 && double(width) * height > 1920.0 * 1088)) order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
   // fft: from r = 25 for 2D masks (r = 22 at 1080p and below), past r = 32 for every mask

@@ -599,8 +599,9 @@ TEST(Fft, LargeTwoDimensionalMasks) {
   }
 }
 
-// Without timing, auto falls back to the order measured on the H200: stream for separable r = 1,
-// tensorstream to r = 32, fft past it, tensor2d for 2D masks up to r = 21 at 1080p (fft from there).
+// Without timing, auto falls back to the order measured on the H200: stream for separable r = 1
+// (and r = 2 past 1080p), tensorstream to r = 32, fft past it, tensor2d for 2D masks up to r = 21 at
+// 1080p (fft from there).
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -612,6 +613,8 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
   if (deviceInfo().major >= 8) {                                     // the tensor cores' mma.sync m16n8k16
     EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "tensorstream");
+    p.filter = makeFilter("box", {.radius = 2});
+    EXPECT_EQ(fixedOrderChoice(p, 3840, 2160).name, "stream");  // 4K r = 2: stream 0.033 ms, tensorstream 0.036
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 3})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 16})), "tensorstream");
