@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "convlive/variants.hpp"
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
+#include "kernels/schedules.hpp"
 
 using namespace convlive;
 using namespace convlive::testcases;
@@ -315,6 +317,30 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
     check(v, *filterFor("gaussian", r, rng), kBorders[r % 4], r % 2, randomFrame(517, 133, rng), v.tiles);
     if (HasFatalFailure()) return;
   }
+  // Past one wave the edge columns' blocks go ahead (twice the entries): a 4K frame at r = 24 and 32
+  // is 1.4 to 4 waves on an H100 or H200 with these tiles; the described grid (what the launch
+  // makes: InspectGpu checks that) says the path was taken.
+  for (int r : {24, 32})
+    for (Tile t : {Tile{64, 256}, Tile{64, 128}}) {
+      FilterParams p;
+      p.filter = *filterFor("gaussian", r, rng);
+      p.tile = t;
+      kernels::Launch l{};
+      l.width = 3840;
+      l.height = 2160;
+      l.tileW = t.w;
+      l.tileH = t.h;
+      const auto ahead = std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(l, r, 1));
+      const PassLaunch made = v.describeLaunch(p, 3840, 2160).passes.at(0);
+      if (made.grid.x != ahead->entries) {
+        ADD_FAILURE() << "4K r=" << r << " " << t.str() << ": grid " << made.grid.str()
+                      << " is not the edges-ahead one (" << ahead->entries
+                      << " entries): the GPU holds all its blocks at once?";
+        continue;
+      }
+      check(v, p.filter, kBorders[r % 4], r % 2, randomFrame(3840, 2160, rng), {t});
+      if (HasFatalFailure()) return;
+    }
   // Factors whose fp16 rounding could move an output past the budget are refused with the reason.
   FilterParams coarse;
   coarse.filter.mask = Mask::fromFactors({1000.3f, 1000.3f, 1000.3f}, {1.f, 1.f, 1.f});
@@ -327,6 +353,11 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
   EXPECT_NE(v.whyNot(wide, 70000, 16).text().find("tensorstream takes frames up to 1984 tiles wide"), std::string::npos)
       << v.whyNot(wide, 70000, 16).text();
   EXPECT_TRUE(v.whyNot(wide, 1984 * 32, 16).empty()) << v.whyNot(wide, 1984 * 32, 16).text();
+  // And frames taller than 65535 segments (its grid's rows).
+  EXPECT_NE(v.whyNot(wide, 16, 65535 * 64 + 1).text().find("tensorstream takes frames up to 4194240 rows tall"),
+            std::string::npos)
+      << v.whyNot(wide, 16, 65535 * 64 + 1).text();
+  EXPECT_TRUE(v.whyNot(wide, 16, 65535 * 64).empty()) << v.whyNot(wide, 16, 65535 * 64).text();
   // A pitch of 4 (mod 16) bytes: the unaligned loads, on a frame whose rows are padded.
   for (int r : {1, 4, 8}) {
     const HostImage in = randomFrame(67, 41, rng);

@@ -10,10 +10,12 @@
 
 #include "launch.hpp"
 
+#ifndef CL_HOST_DEVICE
 #if defined(__CUDACC__)
 #define CL_HOST_DEVICE __host__ __device__
 #else
 #define CL_HOST_DEVICE
+#endif
 #endif
 
 namespace convlive::kernels {
@@ -30,13 +32,17 @@ namespace convlive::kernels {
 // kernel's parameters (one constant-bank load: decoding it with branches took the r <= 8 kernel
 // from 80 registers to 94, so from 24 warps an SM to 20).
 struct StripSchedule {
-  static constexpr int kMaxEntries = 2048;  // block columns: frames up to 2048 tiles wide
-  int columns, left, right;                 // block columns; the edge ones on each side
-  int rows;                                 // the interior's segment height (the tile's)
-  int shift, step;                          // the edge columns' segments: rows >> shift tall, 1 << step entries
-  int segments;                             // gridDim.y: ceil(height / rows)
-  int entries;                              // gridDim.x: (left + right) << step, then the interior's columns
-  unsigned entry[kMaxEntries];              // column | shift << 16 | step << 20 | j << 24
+  // Entries: block columns and the edge columns' extra ones. The variant takes frames up to
+  // kMaxEntries - 64 tiles wide (at most 12 extra entries were seen, r = 32 and the 32-wide tile;
+  // 64 holds for edge divisors up to 8). The table (8 KB) makes the kernel's parameters larger than
+  // 4 KB, which needs a CUDA 12.1 driver (R530); CUDA 13, which builds this, needs R580 anyway.
+  static constexpr int kMaxEntries = 2048;
+  int columns, left, right;     // block columns; the edge ones on each side
+  int rows;                     // the interior's segment height (the tile's)
+  int shift, step;              // the edge columns' segments: rows >> shift tall, 1 << step entries
+  int segments;                 // gridDim.y: ceil(height / rows)
+  int entries;                  // gridDim.x: (left + right) << step, then the interior's columns
+  unsigned entry[kMaxEntries];  // column | shift << 16 | step << 20 | j << 24
 };
 struct BlockPlace {
   int column, y0, rows;  // rows: the segment's height (it may pass the frame's last row)
@@ -55,6 +61,7 @@ CL_HOST_DEVICE inline BlockPlace placeOf(const StripSchedule& s, unsigned bx, un
 // item 36): against 1, 1080p 9-14% faster at r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower;
 // a quarter lost 7-12% at 4K r=16 and 32.
 inline constexpr int kTensorStreamEdgeDivisor = 2;
+static_assert(kTensorStreamEdgeDivisor >= 0 && kTensorStreamEdgeDivisor <= 8, "kMaxEntries' margin holds to 8");
 // The schedule of a tensorstream launch at this radius (l's size and tile) on a GPU that holds
 // `slots` of its blocks at once (0: unknown, taken as one wave). Throws past kMaxEntries columns
 // (the variant refuses such frames first).

@@ -315,6 +315,7 @@ template <int B0>
 StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTensorStreamEdgeDivisor) {
   constexpr int KC = Shape<B0>::KC;
   const int apron = (radius + 3) & ~3;
+  div = std::min(div, 8);  // shift <= 3, step <= 4: the entry's fields and kMaxEntries' margin
   StripSchedule s{};
   s.columns = static_cast<int>(ceilDiv(l.width, l.tileW));
   s.rows = l.tileH;
@@ -336,7 +337,7 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
     s.step = s.shift + (slots > 0 && blocks > slots ? 1 : 0);
   }
   const int extra = (s.left + s.right) * ((1 << s.step) - 1);
-  if (s.columns + extra > StripSchedule::kMaxEntries)
+  if (s.columns + extra > StripSchedule::kMaxEntries || s.columns > 0xffff)
     throw std::invalid_argument("tensorstream: " + std::to_string(s.columns) + " block columns, past its " +
                                 std::to_string(StripSchedule::kMaxEntries));
   auto add = [&](int column, int shift, int step, int j) {
