@@ -11,8 +11,6 @@
 //   - the column factor runs in registers: 2R+1 pending output rows, each input row added to
 //     every output row whose window covers it, the oldest finished and stored per step.
 // A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
-#include <cstdlib>
-
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"

@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cstdlib>
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
