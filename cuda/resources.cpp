@@ -228,5 +228,14 @@ void allowLargeShared(const void* kernel, std::size_t bytes) {
   raised.insert({kernel, device});
 }
 
+int residentBlocks(const void* kernel, int threads, std::size_t dynamicShared) {
+  allowLargeShared(kernel, dynamicShared);
+  int perSm = 0, device = 0, sms = 0;
+  CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, dynamicShared));
+  CL_CUDA(cudaGetDevice(&device));
+  CL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::max(1, perSm * sms);
+}
+
 }  // namespace kernels
 }  // namespace convlive

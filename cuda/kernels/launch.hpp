@@ -99,6 +99,10 @@ void fftPack(const Launch& l, const FftPlanes& f);
 // what it asks for. cudaFuncSetAttribute is a call into the driver: prepared once, not repeated
 // every frame.
 void allowLargeShared(const void* kernel, std::size_t bytes);
+// Blocks of `kernel` (threads a block, dynamicShared bytes each, its limit raised as above) the
+// current device holds at once, over all its SMs; at least 1. Persistent and wave-sized launches
+// ask it once and keep the answer.
+int residentBlocks(const void* kernel, int threads, std::size_t dynamicShared);
 
 // Dynamic shared memory each needs for a tile and radius (bytes), for the precondition checks.
 std::size_t tiledSharedBytes(int tileW, int tileH, int radius);

@@ -225,14 +225,9 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 // Warps of this instance the GPU holds at once; asked once per instance (the answer does not change).
 template <int R, bool Absolute, bool FilterAlpha>
 int streamResidentWarps() {
-  static const int residentWarps = [] {
-    int perSm = 0, device = 0, sms = 0;
-    CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, streamKernel<R, Absolute, FilterAlpha>,
-                                                          32 * kStreamWarps, 0));
-    CL_CUDA(cudaGetDevice(&device));
-    CL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return std::max(1, perSm * sms) * kStreamWarps;
-  }();
+  static const int residentWarps =
+      residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha>), 32 * kStreamWarps, 0) *
+      kStreamWarps;
   return residentWarps;
 }
 

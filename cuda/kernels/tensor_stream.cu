@@ -361,12 +361,8 @@ int tensorStreamSlots(const Launch& l) {
   static std::array<std::atomic<int>, 17> known{};
   std::atomic<int>& slot = known[std::clamp(warps, 0, 16)];
   if (const int v = slot.load(std::memory_order_relaxed); v > 0) return v;
-  const std::size_t shared = sharedBytes<B0>(warps);
-  allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
-  int perSm = 0;
-  CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, tensorStreamKernel<B0, NCH, Out, SplitH>, 32 * warps,
-                                                        shared));
-  const int v = std::max(1, perSm * deviceInfo().multiprocessors);
+  const int v = residentBlocks(reinterpret_cast<const void*>(&tensorStreamKernel<B0, NCH, Out, SplitH>), 32 * warps,
+                               sharedBytes<B0>(warps));
   slot.store(v, std::memory_order_relaxed);
   return v;
 }
