@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace convlive {
 namespace {
@@ -35,7 +36,90 @@ double accumulationBound(const Mask& mask) {
   return bound;
 }
 
+// Half a unit in the last place of fp16 at magnitude m: the most rounding to nearest moves a value
+// of magnitude at most m (2^-25 below fp16's normal range).
+double halfUlp(double m) {
+  if (m < std::ldexp(1.0, -14)) return std::ldexp(1.0, -25);
+  int e = 0;
+  std::frexp(m, &e);  // m = f 2^e, f in [0.5, 1): the unit in the last place is 2^(e - 11)
+  return std::ldexp(1.0, e - 12);
+}
+
+// Rounding errors of a sum of products in fp16, in order: the partial sums' bounds grow by
+// |weight| * most (the largest input magnitude), each rounding moves the value by at most half a
+// unit in the last place of what the partial sum can hold, errors so far included.
+double halfSumRounding(const std::vector<double>& weights, double most) {
+  double bound = 0, err = 0;
+  for (double w : weights) {
+    bound += std::fabs(w) * most;
+    err += halfUlp(bound + err);
+  }
+  return err;
+}
+
 }  // namespace
+
+HalfSumsPlan planHalfSums(const Mask& mask) {
+  HalfSumsPlan plan;
+  if (!mask.separable()) {
+    plan.why = "the mask is not separable";
+    return plan;
+  }
+  const std::vector<float>&row = mask.row(), &col = mask.col();
+  const std::size_t taps = row.size();
+  std::vector<double> w(taps), c(taps);
+  double wSum = 0, cSum = 0, wAbs = 0, cAbs = 0;
+  for (std::size_t t = 0; t < taps; ++t) {
+    w[t] = toHalf(row[t]);
+    c[t] = toHalf(col[t] / 255.f);  // as launchStream makes them
+    if (!std::isfinite(w[t]) || !std::isfinite(c[t])) {
+      std::ostringstream s;
+      s << "a factor weight (" << (std::isfinite(w[t]) ? col[t] : row[t]) << ") is beyond fp16's range (65504)";
+      plan.why = s.str();
+      plan.bound = HUGE_VAL;
+      return plan;
+    }
+    wSum += w[t], cSum += c[t], wAbs += std::fabs(w[t]), cAbs += std::fabs(c[t]);
+  }
+  // Centred, the fp16 weights give sum c w (v - 128) + 128 sum c sum w = sum c w v exactly: what is
+  // left of the weights' rounding acts on bytes up to 255.
+  double weights = 0;
+  for (std::size_t s = 0; s < taps; ++s)
+    for (std::size_t t = 0; t < taps; ++t) weights += std::fabs(255.0 * c[s] * w[t] - double(col[s]) * row[t]);
+  weights *= 255.0;
+  const double rowErr = halfSumRounding(w, 128.0), rowMost = 128.0 * wAbs + rowErr;
+  if (!(rowMost < 65504.0)) {
+    std::ostringstream s;
+    s << "the row sums could reach " << rowMost << ", beyond fp16's range (65504)";
+    plan.why = s.str();
+    plan.bound = HUGE_VAL;
+    return plan;
+  }
+  const double colErr = cAbs * rowErr + halfSumRounding(c, rowMost), colMost = cAbs * rowMost + colErr;
+  if (!(colMost < 65504.0)) {
+    std::ostringstream s;
+    s << "the column sums could reach " << colMost << ", beyond fp16's range (65504)";
+    plan.why = s.str();
+    plan.bound = HUGE_VAL;
+    return plan;
+  }
+  const double exactOffset = 128.0 * wSum * cSum;
+  plan.offset = static_cast<float>(exactOffset);
+  const double offsetErr = std::fabs(double(toHalf(plan.offset)) - exactOffset);
+  // The last add, saturated to [0, 1]: a value of magnitude 1 or more rounds to one of 1 or more
+  // (1 is exact), which saturates (|.|, then) as the unrounded value would; below 1 the rounding
+  // moves it by at most half a unit in the last place under 1.
+  const double addErr = halfUlp(std::min(255.0 * cAbs * wAbs + colErr + offsetErr, 0.99));
+  plan.bound = weights + 255.0 * (colErr + offsetErr + addErr);
+  plan.fits = plan.bound <= kHalfSumsBudget;
+  if (!plan.fits) {
+    std::ostringstream s;
+    s << "with fp16 sums the output could be off by up to " << plan.bound << " levels (more than the "
+      << kHalfSumsBudget << " budget)";
+    plan.why = s.str();
+  }
+  return plan;
+}
 
 HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine) {
   HalfWeightsPlan plan;

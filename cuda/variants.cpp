@@ -378,7 +378,8 @@ void runStream(const Variant& v, const FilterParams& p, ConstImageView in, Image
   const auto l = prepare(v, p, in, out, s);
   kernels::MaskSep m{};
   fillSep(p.filter.mask, m);
-  kernels::stream(l, m);
+  const HalfSumsPlan plan = planHalfSums(p.filter.mask);
+  kernels::stream(l, m, {plan.fits, plan.offset});
 }
 
 void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
@@ -467,10 +468,10 @@ WorkModel fusedModel(const FilterParams& p, int w, int h) {
   return kernels::modelFused(launchFor(self("fused"), p, w, h), radiusOf(p));
 }
 LaunchDescription streamLaunch(const FilterParams& p, int w, int h) {
-  return kernels::describeStream(launchFor(self("stream"), p, w, h), radiusOf(p));
+  return kernels::describeStream(launchFor(self("stream"), p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel streamModel(const FilterParams& p, int w, int h) {
-  return kernels::modelStream(launchFor(self("stream"), p, w, h), radiusOf(p));
+  return kernels::modelStream(launchFor(self("stream"), p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 LaunchDescription tensor2dLaunch(const FilterParams& p, int w, int h) {
   return kernels::describeTensor2D(launchFor(self("tensor2d"), p, w, h), radiusOf(p), tensor2dSplit(p));
@@ -555,7 +556,8 @@ std::vector<Variant> makeTable() {
        fusedModel},
       {"stream",
        "separable, r <= 4: each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp "
-       "shuffles, the column window in registers; no block barrier",
+       "shuffles, the column window in registers; no block barrier; fp16 sums (two channels an instruction) where "
+       "their error bound keeps 1 LSB, else fp32",
        true,
        kernels::kStreamMaxRadius,
        {{32, 16}, {32, 8}, {32, 32}, {32, 4}},

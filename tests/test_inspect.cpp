@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "convlive/inspect.hpp"
+#include "convlive/precision.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
 #include "fft.hpp"
@@ -210,10 +211,19 @@ TEST(InspectWork, Stream) {
   EXPECT_DOUBLE_EQ(m.flops, m.globalReads * 3 * 2 * 2 * 5);  // alpha kept: three channels
   const WorkModel alpha = modelOf("stream", paramsFor("gaussian", 2, {32, 16}, true));
   EXPECT_DOUBLE_EQ(alpha.flops, m.globalReads * 4 * 2 * 2 * 5);
-  // r=3: 2 pixels a lane, 2 apron lanes a side.
+  // r=3 with fp16 sums (a gaussian fits planHalfSums): still 4 pixels a lane, 1 apron lane a side.
   const WorkModel r3 = modelOf("stream", paramsFor("gaussian", 3, {32, 8}));
-  EXPECT_DOUBLE_EQ(r3.globalReads, 64.0 * 14 / (56 * 8));
-  EXPECT_DOUBLE_EQ(r3.idleThreads, 4.0 / 32);
+  EXPECT_DOUBLE_EQ(r3.globalReads, 128.0 * 14 / (120 * 8));
+  EXPECT_DOUBLE_EQ(r3.idleThreads, 2.0 / 32);
+  // r=3 with fp32 sums (factors summing to 3 in |w| do not fit): 2 pixels a lane, 2 apron lanes a side.
+  FilterParams sharpen = paramsFor("gaussian", 3, {32, 8});
+  std::vector<float> factor(7, -1.f / 6);
+  factor[3] = 2.f;
+  sharpen.filter.mask = Mask::fromFactors(factor, factor);
+  ASSERT_FALSE(planHalfSums(sharpen.filter.mask).fits);
+  const WorkModel r3f = modelOf("stream", sharpen);
+  EXPECT_DOUBLE_EQ(r3f.globalReads, 64.0 * 14 / (56 * 8));
+  EXPECT_DOUBLE_EQ(r3f.idleThreads, 4.0 / 32);
 }
 
 // tensor2d 64x16 at r=2: 4 output chunks of 16 pixels x 4 warps; a Toeplitz band 32 deep (two K
@@ -655,27 +665,29 @@ TEST_F(Schedules, TensorStreamBlocksCoverEveryStripRowOnce) {
 TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {
   int cases = 0;
   for (int divisor : {1, 2, 4}) {
-    for (const Tile& t : findVariant("stream")->tiles)
-      for (const auto& [w, h] : sizes())
-        for (int r = 0; r <= kernels::kStreamMaxRadius; ++r)
-          for (int resident : {0, 24, 528, 3168, 4224}) {
-            const kernels::StreamUnits u = kernels::streamUnits(launch(w, h, t), r, resident, divisor);
-            std::vector<int> hits(std::size_t(u.strips) * h);
-            std::string why;
-            for (int i = 0; i < u.units && why.empty(); ++i) {
-              const kernels::UnitPlace p = kernels::unitPlace(u, i);
-              why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
+    for (bool half : {false, true})
+      for (const Tile& t : findVariant("stream")->tiles)
+        for (const auto& [w, h] : sizes())
+          for (int r = 0; r <= kernels::kStreamMaxRadius; ++r)
+            for (int resident : {0, 24, 528, 3168, 4224}) {
+              const kernels::StreamUnits u = kernels::streamUnits(launch(w, h, t), r, half, resident, divisor);
+              std::vector<int> hits(std::size_t(u.strips) * h);
+              std::string why;
+              for (int i = 0; i < u.units && why.empty(); ++i) {
+                const kernels::UnitPlace p = kernels::unitPlace(u, i);
+                why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
+              }
+              if (why.empty()) why = missedOrTwice(hits, h);
+              // One wave wherever the GPU holds a warp for every strip and the edge strips' extra ones.
+              const int edges = u.edgeLeft + u.edgeRight;
+              if (why.empty() && resident >= u.strips + (divisor - 1) * edges && u.units > resident)
+                why = std::to_string(u.units) + " units for " + std::to_string(resident) + " warps";
+              ASSERT_EQ(why, "") << "edge divisor " << divisor << (half ? " fp16" : " fp32") << " tile " << t.str()
+                                 << " r=" << r << " " << w << "x" << h << " resident " << resident << " (" << u.units
+                                 << " units, edges " << u.edgeLeft << "+" << u.edgeRight << ", sh " << u.sh << "/"
+                                 << u.edgeSh << ")";
+              ++cases;
             }
-            if (why.empty()) why = missedOrTwice(hits, h);
-            // One wave wherever the GPU holds a warp for every strip and the edge strips' extra ones.
-            const int edges = u.edgeLeft + u.edgeRight;
-            if (why.empty() && resident >= u.strips + (divisor - 1) * edges && u.units > resident)
-              why = std::to_string(u.units) + " units for " + std::to_string(resident) + " warps";
-            ASSERT_EQ(why, "") << "edge divisor " << divisor << " tile " << t.str() << " r=" << r << " " << w << "x"
-                               << h << " resident " << resident << " (" << u.units << " units, edges " << u.edgeLeft
-                               << "+" << u.edgeRight << ", sh " << u.sh << "/" << u.edgeSh << ")";
-            ++cases;
-          }
   }
   EXPECT_GT(cases, 10000);
 }

@@ -2,7 +2,10 @@
 // need high + low parts, which are refused, and the bounds each states.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "convlive/precision.hpp"
 
@@ -181,6 +184,102 @@ TEST(HalfSeparable, RefusesWhatItCannotHold) {
   const auto plan = planHalfSeparable(coarse, Combine::Identity);
   EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
   EXPECT_NE(plan.why.find("with fp16 factors the output could be off"), std::string::npos) << plan.why;
+}
+
+// stream's fp16 sums (planHalfSums), checked against an emulation of exactly the kernel's steps:
+// every fp16 operation rounded to nearest once (as HFMA2 does), on random and extreme bytes.
+double roundToHalf(double x) {
+  if (x == 0) return 0;
+  int e = 0;
+  std::frexp(x, &e);                                          // |x| = f 2^e, f in [0.5, 1)
+  const double ulp = std::ldexp(1.0, std::max(e - 11, -24));  // subnormals: 2^-24
+  return std::nearbyint(x / ulp) * ulp;                       // ties to even
+}
+struct HalfSumsCheck {
+  double worst = 0;   // the largest |computed - exact|, in levels
+  int offByMore = 0;  // bytes more than 1 from the exact sum's
+};
+// The kernel's steps for one output of a (2r+1)^2 window of bytes, as planHalfSums describes them.
+HalfSumsCheck emulateHalfSums(const Mask& mask, Combine combine, const HalfSumsPlan& plan, int samples) {
+  const std::vector<float>&row = mask.row(), &col = mask.col();
+  const int taps = static_cast<int>(row.size());
+  std::vector<double> w(taps), c(taps);
+  for (int t = 0; t < taps; ++t) w[t] = roundToHalf(row[t]), c[t] = roundToHalf(col[t] / 255.f);
+  const double offset = roundToHalf(plan.offset);
+  unsigned seed = 12345;
+  HalfSumsCheck check;
+  std::vector<int> v(taps * taps);
+  for (int n = 0; n < samples; ++n) {
+    for (int& b : v) {
+      seed = seed * 1664525u + 1013904223u;
+      b = n % 4 == 0 ? ((seed >> 16) & 1) * 255 : static_cast<int>(seed >> 24);  // a quarter all extremes
+    }
+    double acc = 0, exact = 0;
+    for (int s = 0; s < taps; ++s) {
+      double h = roundToHalf(w[0] * (v[s * taps] - 128));
+      double exactRow = 0;
+      for (int t = 1; t < taps; ++t) h = roundToHalf(w[t] * (v[s * taps + t] - 128) + h);
+      for (int t = 0; t < taps; ++t) exactRow += double(row[t]) * v[s * taps + t];
+      acc = s == 0 ? roundToHalf(c[0] * h) : roundToHalf(c[s] * h + acc);
+      exact += double(col[s]) * exactRow;
+    }
+    double fin = roundToHalf(acc + offset);
+    if (combine == Combine::Abs) fin = std::fabs(fin), exact = std::fabs(exact);
+    fin = std::clamp(fin, 0.0, 1.0);
+    const double levels = 255 * fin, want = std::clamp(exact, 0.0, 255.0);
+    check.worst = std::max(check.worst, std::fabs(levels - want));
+    if (std::fabs(std::nearbyint(levels) - std::nearbyint(want)) > 1) ++check.offByMore;
+  }
+  return check;
+}
+
+TEST(HalfSums, GaussiansAndBoxesFitTheBudgetUpToStreamsRadius) {
+  for (const char* kind : {"gaussian", "box"})
+    for (int r = 1; r <= 4; ++r) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      const HalfSumsPlan plan = planHalfSums(f.mask);
+      EXPECT_TRUE(plan.fits) << kind << " r=" << r << ": " << plan.why;
+      EXPECT_GT(plan.bound, 0.0) << kind << " r=" << r;
+      EXPECT_LE(plan.bound, kHalfSumsBudget) << kind << " r=" << r;
+      EXPECT_NEAR(plan.offset, 128.0 / 255, 0.002) << kind << " r=" << r << ": normalised factors, 128 * 1 * 1 / 255";
+    }
+}
+
+TEST(HalfSums, TheBoundHoldsForTheKernelsSteps) {
+  std::vector<std::pair<Mask, Combine>> masks{{Mask::fromFactors({0.5f}, {1.5f}), Combine::Identity}};  // r = 0
+  for (int r = 1; r <= 4; ++r) {
+    masks.push_back({makeFilter("gaussian", {.radius = r}).mask, Combine::Identity});
+    masks.push_back({makeFilter("box", {.radius = r}).mask, Combine::Identity});
+  }
+  masks.push_back({sobelXMask(1), Combine::Abs});
+  masks.push_back(
+      {Mask::fromFactors({-0.25f, 0.1f, 1.3f, 0.1f, -0.25f}, {0.2f, 0.2f, 0.2f, 0.2f, 0.2f}), Combine::Identity});
+  masks.push_back({Mask::fromFactors({0.3f, 0.3f, 0.3f}, {0.7f, 0.9f, 0.7f}), Combine::Identity});  // past 255
+  int checked = 0;
+  for (const auto& [mask, combine] : masks) {
+    const HalfSumsPlan plan = planHalfSums(mask);
+    ASSERT_TRUE(std::isfinite(plan.bound));
+    const HalfSumsCheck check = emulateHalfSums(mask, combine, plan, 20000);
+    EXPECT_LE(check.worst, plan.bound) << "r=" << mask.radius() << ": the bound does not hold";
+    EXPECT_GT(check.worst, 0.0) << "r=" << mask.radius() << ": no rounding seen; the emulation checks nothing";
+    if (plan.fits) {
+      EXPECT_EQ(check.offByMore, 0) << "r=" << mask.radius() << " (bound " << plan.bound << ")";
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 12);
+}
+
+TEST(HalfSums, RefusesWhatItCannotHold) {
+  EXPECT_NE(planHalfSums(makeFilter("emboss", {.radius = 2}).mask).why.find("not separable"), std::string::npos);
+  const HalfSumsPlan big = planHalfSums(Mask::fromFactors({1e5f, 1.f, 1e5f}, {1.f, 1.f, 1.f}));
+  EXPECT_FALSE(big.fits);
+  EXPECT_NE(big.why.find("fp16's range"), std::string::npos) << big.why;
+  // Large factors: the row sums reach thousands, where fp16's steps are several levels.
+  const HalfSumsPlan coarse = planHalfSums(Mask::fromFactors({10.f, 10.f, 10.f}, {1.f, -1.f, 1.f}));
+  EXPECT_FALSE(coarse.fits);
+  EXPECT_GT(coarse.bound, kHalfSumsBudget);
+  EXPECT_NE(coarse.why.find("with fp16 sums the output could be off by up to"), std::string::npos) << coarse.why;
 }
 
 }  // namespace

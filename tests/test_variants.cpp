@@ -221,34 +221,49 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, VariantVsReference,
                            return n;
                          });
 
-// stream at r = 1 and 2 on odd frames shorter than any tile and wider than a strip, so that its
-// fast path (strips inside the frame, rows by 16-byte cp.async) runs beside the edge strips:
+// stream at every radius (0..4) on odd frames shorter than any tile and wider than a strip, so that
+// its fast path (strips inside the frame, rows by 16-byte cp.async) runs beside the edge strips:
 // every border, both alpha modes, every tile; gaussian and box, pitch (Abs, sums past 255) and a
-// separable sharpen (Identity, sums below 0 and past 255: both ends of the clamp).
+// separable sharpen (Identity, sums below 0 and past 255: both ends of the clamp). Both number
+// formats run: fp16 sums where planHalfSums allows them (gaussian, box), fp32 where it does not.
 class StreamSmallRadii : public VariantVsReference {};
 
 TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
   const Variant& v = *findVariant("stream");
   std::mt19937 rng(seedForRun() ^ 0x57e4u);
+  int half = 0, single = 0;
   for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}})
-    for (int r : {1, 2}) {
+    for (int r = 0; r <= kernels::kStreamMaxRadius; ++r) {
       std::vector<Filter> filters;
-      for (const char* kind : {"gaussian", "box", "pitch-h", "pitch-v"})
-        if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
-      std::vector<float> factor(2 * r + 1, -0.5f / r);
-      factor[r] = 2.f;
-      Filter sharpen;
-      sharpen.name = "separable sharpen";
-      sharpen.mask = Mask::fromFactors(factor, factor);
-      filters.push_back(sharpen);
-      for (const Filter& f : filters)
+      if (r == 0) {
+        for (float scale : {1.f, 1.7f}) {  // fits fp16 sums; past 255, saturating
+          Filter one;
+          one.name = "identity x" + std::to_string(scale);
+          one.mask = Mask::fromFactors({1.f}, {scale});
+          filters.push_back(one);
+        }
+      } else {
+        for (const char* kind : {"gaussian", "box", "pitch-h", "pitch-v"})
+          if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
+        std::vector<float> factor(2 * r + 1, -0.5f / r);
+        factor[r] = 2.f;
+        Filter sharpen;
+        sharpen.name = "separable sharpen";
+        sharpen.mask = Mask::fromFactors(factor, factor);
+        filters.push_back(sharpen);
+      }
+      for (const Filter& f : filters) {
+        ++(planHalfSums(f.mask).fits ? half : single);
         for (Border b : kBorders)
           for (bool alpha : {false, true}) {
             check(v, f, b, alpha, randomFrame(s.w, s.h, rng), v.tiles);
             if (HasFatalFailure()) return;
           }
+      }
     }
   EXPECT_GT(checked_, 0);
+  EXPECT_GT(half, 0) << "no case ran the fp16 sums";
+  EXPECT_GT(single, 0) << "no case ran the fp32 sums";
 }
 
 // tensorstream's warps walk 16-pixel strips in segments of the tile's height, 16 rows a step, and

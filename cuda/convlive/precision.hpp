@@ -53,4 +53,27 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 
+// stream's fp16 sums: both passes summed in fp16 pairs (HFMA2), not only the weights. An output
+// within 1 of the exact sum rounds to within 1 of the reference's byte (bytes of two numbers less
+// than 1 apart differ by at most 1), so these take up to kHalfSumsBudget: the rest is margin for
+// the reference's own (double) sums.
+constexpr double kHalfSumsBudget = 0.75;
+
+struct HalfSumsPlan {
+  bool fits = false;  // the bound is within kHalfSumsBudget: stream may sum in fp16
+  double bound =
+      0.0;  // worst-case |output - exact sum| in levels, with fp16 sums (infinite: a value leaves fp16's range)
+  float offset = 0.f;  // the centring's offset, 128 * sum fp16(row) * sum fp16(col / 255), before its rounding to fp16
+  std::string why;     // !fits: the reason (stream then sums in fp32)
+};
+
+// The bound for exactly the steps stream's fp16 kernel takes, per channel: inputs centred (byte -
+// 128, exact); the row sum h = fp16(row[0]) x_0, then + fp16(row[t]) x_t, each rounded to fp16; the
+// column sum the same with fp16(col[t] / 255) and h; plus the fp16 offset, saturated to [0, 1];
+// then 255 s rounded to the byte. It adds the weights' rounding (255 * sum |c w - fp16(c) fp16(w)|),
+// each fp16 rounding (half a unit in the last place of the most its partial sum can hold, errors
+// so far included) carried through the later weights, and the offset's. Saturation and |.| move
+// nothing further apart. For a mask that is not separable, the reason.
+HalfSumsPlan planHalfSums(const Mask& mask);
+
 }  // namespace convlive

@@ -57,7 +57,13 @@ void tiledCoop(const Launch& l, const Mask2D& m);
 void separable(const Launch& l, const MaskSep& m, float4* tmp0, float4* tmp1);
 void fused(const Launch& l, const MaskSep& m);
 // Separable, radius 0..kStreamMaxRadius, Identity or Abs; tile {32, SH}: a warp walks SH rows.
-void stream(const Launch& l, const MaskSep& m);
+// The sums are fp32, or fp16 pairs where convlive/precision.hpp's planHalfSums allows them (offset:
+// its centring offset).
+struct StreamSums {
+  bool half = false;
+  float offset = 0.f;
+};
+void stream(const Launch& l, const MaskSep& m, StreamSums sums);
 // Any 2D mask (Identity or Abs) on the tensor cores (compute capability 8.0 or newer). split: fp16
 // weights as high + low parts (see convlive/precision.hpp).
 void tensor2d(const Launch& l, const Mask2D& m, bool split);
@@ -134,8 +140,8 @@ LaunchDescription describeFused(const Launch& l, int radius);
 WorkModel modelFused(const Launch& l, int radius);
 // stream's grid is what the device holds at once: without a device, one segment of the tile's
 // height per warp (the note says so).
-LaunchDescription describeStream(const Launch& l, int radius);
-WorkModel modelStream(const Launch& l, int radius);
+LaunchDescription describeStream(const Launch& l, int radius, bool halfSums);
+WorkModel modelStream(const Launch& l, int radius, bool halfSums);
 LaunchDescription describeTensor2D(const Launch& l, int radius, bool split);
 WorkModel modelTensor2D(const Launch& l, int radius, bool split);
 LaunchDescription describeTensorSep(const Launch& l, int radius);

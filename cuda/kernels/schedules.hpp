@@ -91,8 +91,10 @@ CL_HOST_DEVICE inline UnitPlace unitPlace(const StreamUnits& u, int unit) {
 // made 4K r=1 0.0367 -> 0.0284 ms, r=2 0.045 -> 0.033, r=4 0.088 -> 0.063 on the H200, 1080p
 // 17-25% faster (2026-11-26, NOTES item 36).
 inline constexpr int kStreamEdgeDivisor = 2;
-// The units of a stream launch at this radius (l's size, tile and alpha mode) on a GPU that holds
-// residentWarps of its warps at once (0: unknown, one segment of the tile's height a warp).
-StreamUnits streamUnits(const Launch& l, int radius, int residentWarps, int edgeDivisor = kStreamEdgeDivisor);
+// The units of a stream launch at this radius (l's size, tile and alpha mode; halfSums: the fp16
+// instance, whose strips are 4 pixels a lane at every radius) on a GPU that holds residentWarps of
+// its warps at once (0: unknown, one segment of the tile's height a warp).
+StreamUnits streamUnits(const Launch& l, int radius, bool halfSums, int residentWarps,
+                        int edgeDivisor = kStreamEdgeDivisor);
 
 }  // namespace convlive::kernels

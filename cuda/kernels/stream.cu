@@ -11,6 +11,13 @@
 //   - the column factor runs in registers: 2R+1 pending output rows, each input row added to
 //     every output row whose window covers it, the oldest finished and stored per step.
 // A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
+// The sums are fp32, or where the mask's error bound allows it (convlive/precision.hpp,
+// planHalfSums), fp16 pairs: two channels an instruction, half the registers for the pending rows.
+#include <cuda_fp16.h>
+
+#include <cstring>
+#include <type_traits>
+
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
@@ -22,9 +29,11 @@ namespace {
 constexpr int kStreamWarps = 4;  // warps per block; each has its own segment and ring
 constexpr int kRing = 8;         // ring slots (input rows in flight) per warp
 
-template <int R>
+template <int R, bool Half>
 struct StreamShape {
-  static constexpr int N = R <= 2 ? 4 : 2;       // pixels per lane: 16- or 8-byte loads and stores
+  // Pixels per lane: 16- or 8-byte loads and stores (fp16 sums hold 4 pixels' pending rows at r=4
+  // in the registers fp32 needs for 2).
+  static constexpr int N = R <= 2 || Half ? 4 : 2;
   static constexpr int L = (R + N - 1) / N;      // apron lanes on each side
   static constexpr int OutW = (32 - 2 * L) * N;  // output pixels per warp row
   static constexpr int T = 2 * R + 1;            // taps
@@ -60,6 +69,91 @@ __device__ __forceinline__ float4 lastTap4(float w, float4 h, float4 acc) {
 __device__ __forceinline__ unsigned roundedBits(float s) { return __float_as_uint(fmaf(s, 255.f, 12582912.f)); }
 __device__ __forceinline__ float4 mul4(float w, float4 v) { return make_float4(w * v.x, w * v.y, w * v.z, w * v.w); }
 
+// The sums' arithmetic, one struct per number format, used the same way by the kernel: a pixel's
+// channels (Px), a weight (W, as launchStream put it in the mask's floats), the row and column
+// taps, the last column tap (the sum in [0, 1]) and its RGBA8 word.
+// fp32: a pixel as float4 (alpha's lane is dead code unless filtered); the column factor arrives
+// over 255, so the last FMA clamps to [0, 1] itself (FFMA.SAT).
+struct F32Sums {
+  using Px = float4;
+  using W = float;
+  __device__ static W weight(float w) { return w; }
+  __device__ static Px zero() { return make_float4(0.f, 0.f, 0.f, 0.f); }
+  __device__ static Px unpack(unsigned word) { return unpackPixel(word); }
+  __device__ static Px mul(W w, Px v) { return mul4(w, v); }
+  __device__ static void fma(Px& acc, W w, Px v) { fma4(acc, w, v); }
+  template <bool Absolute>
+  __device__ static Px last(W w, Px h, Px acc, W) {
+    return lastTap4<Absolute>(w, h, acc);
+  }
+  // Pixel j's word: alpha from byte j of the input's alpha bytes unless filtered.
+  template <bool FilterAlpha>
+  __device__ static unsigned pack(Px fin, unsigned alpha, int j) {
+    if constexpr (FilterAlpha)
+      return packBytes(roundedBits(fin.x), roundedBits(fin.y), roundedBits(fin.z), roundedBits(fin.w));
+    else
+      return __byte_perm(__byte_perm(roundedBits(fin.x), roundedBits(fin.y), 0x0040),
+                         __byte_perm(roundedBits(fin.z), alpha, 0x0040 + 0x10 * j), 0x5410);
+  }
+};
+
+// fp16 pairs: a pixel as (R, G) and (B, A) half2, each channel centred (byte - 128, so that the
+// sums stay small and their rounding fine); the weights are fp16 pairs (the column's over 255),
+// and the last tap adds back the centring's offset (W offset: 128 * sum row * sum col, both in
+// fp16) and saturates to [0, 1]. planHalfSums bounds the error of exactly these steps.
+struct F16Px {
+  __half2 rg, ba;
+};
+__device__ __forceinline__ __half2 asHalf2(unsigned bits) {
+  __half2 h;
+  std::memcpy(&h, &bits, sizeof h);
+  return h;
+}
+__device__ __forceinline__ unsigned bitsOf(__half2 h) {
+  unsigned u;
+  std::memcpy(&u, &h, sizeof u);
+  return u;
+}
+struct F16Sums {
+  using Px = F16Px;
+  using W = __half2;
+  __device__ static W weight(float bits) { return asHalf2(__float_as_uint(bits)); }
+  __device__ static Px zero() { return {asHalf2(0u), asHalf2(0u)}; }
+  // Byte v under 0x64 is the fp16 1024 + v (exact); minus 1152 it is v - 128, exact too.
+  __device__ static Px unpack(unsigned word) {
+    const __half2 bias = asHalf2(0xE480E480u);  // -1152
+    return {__hadd2(asHalf2(__byte_perm(word, 0x64646464u, 0x4140)), bias),
+            __hadd2(asHalf2(__byte_perm(word, 0x64646464u, 0x4342)), bias)};
+  }
+  __device__ static Px mul(W w, Px v) { return {__hmul2(w, v.rg), __hmul2(w, v.ba)}; }
+  __device__ static void fma(Px& acc, W w, Px v) {
+    acc.rg = __hfma2(w, v.rg, acc.rg);
+    acc.ba = __hfma2(w, v.ba, acc.ba);
+  }
+  template <bool Absolute>
+  __device__ static __half2 finish(__half2 x, W offset) {
+    if constexpr (Absolute)
+      return __hadd2_sat(__habs2(__hadd2(x, offset)), asHalf2(0u));
+    else
+      return __hadd2_sat(x, offset);
+  }
+  template <bool Absolute>
+  __device__ static Px last(W w, Px h, Px acc, W offset) {
+    return {finish<Absolute>(__hfma2(w, h.rg, acc.rg), offset), finish<Absolute>(__hfma2(w, h.ba, acc.ba), offset)};
+  }
+  // 255 * s + 1024 for s in [0, 1] lands on an integer fp16 (spacing 1 from 1024 to 2048), rounded
+  // to nearest (ties to even, as rintf), whose low byte is the value.
+  template <bool FilterAlpha>
+  __device__ static unsigned pack(Px fin, unsigned alpha, int j) {
+    const __half2 scale = asHalf2(0x5BF85BF8u), magic = asHalf2(0x64006400u);  // 255, 1024
+    const unsigned rg = bitsOf(__hfma2(fin.rg, scale, magic)), ba = bitsOf(__hfma2(fin.ba, scale, magic));
+    if constexpr (FilterAlpha)
+      return __byte_perm(rg, ba, 0x6420);
+    else
+      return __byte_perm(__byte_perm(rg, ba, 0x0420), alpha, 0x4210 + 0x1000 * j);
+  }
+};
+
 // Off the hot path (kept out of line so that the unrolled steps stay small in the instruction
 // cache): rows outside the frame, and lanes whose pixels are not all inside it (the edge strips'
 // apron lanes) or frames that are not aligned, copy through the border mode, pixel by pixel with
@@ -93,20 +187,28 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // Alpha: with FilterAlpha false the output takes the input's alpha, and the alpha channel's
 // conversions and sums are never computed (dead code once its result is not packed).
 // Blocks an SM holds at least (the register cap, chosen with -Xptxas -v so that nothing spills):
-// r=1 80 registers (6 blocks; 96 without a cap) or 96 with alpha; r=2..4 at most 128 (up to 142).
-template <int R, bool FilterAlpha>
-constexpr int kStreamMinBlocks = R == 1   ? (FilterAlpha ? 5 : 6)
+// fp32: r=1 80 registers (6 blocks; 96 without a cap) or 96 with alpha; r=2..4 at most 128 (up to
+// 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks), r=2 80 (6 blocks),
+// r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
+template <int R, bool FilterAlpha, bool Half>
+constexpr int kStreamMinBlocks = Half     ? (R <= 1   ? 8
+                                             : R == 2 ? 6
+                                                      : 4)
+                                 : R == 1 ? (FilterAlpha ? 5 : 6)
                                  : R >= 2 ? 4
                                           : 1;
 
-template <int R, bool Absolute, bool FilterAlpha>
-__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha>))
+template <int R, bool Absolute, bool FilterAlpha, bool Half>
+__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half>))
     streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned,
-                 const __grid_constant__ StreamUnits u) {
-  using S = StreamShape<R>;
+                 const __grid_constant__ StreamUnits u, float halfOffset) {
+  using S = StreamShape<R, Half>;
+  using A = std::conditional_t<Half, F16Sums, F32Sums>;
+  using Px = typename A::Px;
   constexpr int N = S::N, L = S::L, T = S::T;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
   const float* col = m.col;  // the column factor divided by 255 (launchStream)
+  const typename A::W offset = A::weight(halfOffset);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
   const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
@@ -139,12 +241,12 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 #pragma unroll 1
     for (int i = 0; i < kRing - 1; ++i) issue(i);
 
-    float4 acc[T][N];   // acc[o % T]: the pending sums of output row o
+    Px acc[T][N];       // acc[o % T]: the pending sums of output row o
     unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
     for (int s = 0; s < T; ++s)
 #pragma unroll
-      for (int j = 0; j < N; ++j) acc[s][j] = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int j = 0; j < N; ++j) acc[s][j] = A::zero();
     for (int base = 0; base < kRows; base += T) {
 #pragma unroll
       for (int k = 0; k < T; ++k) {
@@ -171,35 +273,32 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
           e[R - q] = __shfl_up_sync(0xffffffffu, w[N * dl - q], dl);
           e[R + N - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % N], dr);
         }
-        float4 px[N + 2 * R];
+        Px px[N + 2 * R];
 #pragma unroll
-        for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
+        for (int j = 0; j < N + 2 * R; ++j) px[j] = A::unpack(e[j]);
         alpha[k] = alphaBytes<N>(w);
 
         // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
-        // it completes row i - 2R (slot (k + 1) mod T, clamped to [0, 1] by its last FMA; frame
+        // it completes row i - 2R (slot (k + 1) mod T, clamped to [0, 1] by its last tap; frame
         // row y), packed at once, and starts row i in slot k mod T (a product: no slot is zeroed).
+        // Alpha, unless filtered: byte j of the alpha bytes of input row i - R (the output row's centre).
         const int done = (k + 1) % T, y = ys + i - 2 * R;
         unsigned o[N];
 #pragma unroll
         for (int j = 0; j < N; ++j) {
-          float4 h = mul4(m.row[0], px[j]);
+          Px h = A::mul(A::weight(m.row[0]), px[j]);
 #pragma unroll
-          for (int t = 1; t < T; ++t) fma4(h, m.row[t], px[j + t]);
-          float4 fin;  // in [0, 1]
+          for (int t = 1; t < T; ++t) A::fma(h, A::weight(m.row[t]), px[j + t]);
+          Px fin;  // in [0, 1]
           if constexpr (T == 1) {
-            fin = lastTap4<Absolute>(col[0], h, make_float4(0.f, 0.f, 0.f, 0.f));
+            fin = A::template last<Absolute>(A::weight(col[0]), h, A::zero(), offset);
           } else {
-            fin = lastTap4<Absolute>(col[T - 1], h, acc[done][j]);
+            fin = A::template last<Absolute>(A::weight(col[T - 1]), h, acc[done][j], offset);
 #pragma unroll
-            for (int t = 1; t < T - 1; ++t) fma4(acc[(k - t + T) % T][j], col[t], h);
-            acc[k % T][j] = mul4(col[0], h);
+            for (int t = 1; t < T - 1; ++t) A::fma(acc[(k - t + T) % T][j], A::weight(col[t]), h);
+            acc[k % T][j] = A::mul(A::weight(col[0]), h);
           }
-          if constexpr (FilterAlpha)
-            o[j] = packBytes(roundedBits(fin.x), roundedBits(fin.y), roundedBits(fin.z), roundedBits(fin.w));
-          else  // alpha: byte j of the alpha bytes of input row i - R (the output row's centre)
-            o[j] = __byte_perm(__byte_perm(roundedBits(fin.x), roundedBits(fin.y), 0x0040),
-                               __byte_perm(roundedBits(fin.z), alpha[(k + T - R) % T], 0x0040 + 0x10 * j), 0x5410);
+          o[j] = A::template pack<FilterAlpha>(fin, alpha[(k + T - R) % T], j);
         }
 
         // Store it.
@@ -223,10 +322,11 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 }
 
 // Warps of this instance the GPU holds at once; asked once per instance (the answer does not change).
-template <int R, bool Absolute, bool FilterAlpha>
+template <int R, bool Absolute, bool FilterAlpha, bool Half>
 int streamResidentWarps() {
   static const int residentWarps =
-      residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha>), 32 * kStreamWarps, 0) *
+      residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half>), 32 * kStreamWarps,
+                     0) *
       kStreamWarps;
   return residentWarps;
 }
@@ -261,50 +361,71 @@ StreamGeometry streamGeometry(const Launch& l, int outW, int n, int apronLanes, 
   return {u, (u.units + kStreamWarps - 1) / kStreamWarps};
 }
 
+// A weight as the fp16 pair the fp16 kernels read, its bits in a float of the mask's arrays.
+float halfPairBits(float w) {
+  const __half_raw h = __float2half_rn(w);
+  const unsigned bits = unsigned(h.x) | unsigned(h.x) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 // One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
 // of about the same height (at least the tile's), and none waits on a partial last wave.
-template <int R, bool Absolute, bool FilterAlpha>
-void launchStream(const Launch& l, const MaskSep& m) {
-  using S = StreamShape<R>;
-  const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha>();
+template <int R, bool Absolute, bool FilterAlpha, bool Half>
+void launchStream(const Launch& l, const MaskSep& m, float halfOffset) {
+  using S = StreamShape<R, Half>;
+  const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha, Half>();
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
   const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
-  MaskSep scaled = m;  // the column factor over 255: each output's last FMA clamps it to [0, 1] (FFMA.SAT)
-  for (int t = 0; t < S::T; ++t) scaled.col[t] = m.col[t] / 255.f;
-  streamKernel<R, Absolute, FilterAlpha><<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u);
+  MaskSep scaled = m;  // the column factor over 255: each output's last tap clamps it to [0, 1]
+  for (int t = 0; t < S::T; ++t) {
+    scaled.col[t] = m.col[t] / 255.f;
+    if constexpr (Half) {
+      scaled.row[t] = halfPairBits(m.row[t]);
+      scaled.col[t] = halfPairBits(scaled.col[t]);
+    }
+  }
+  streamKernel<R, Absolute, FilterAlpha, Half>
+      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u, Half ? halfPairBits(halfOffset) : 0.f);
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
-// The compiled instance for a radius, combine rule and alpha mode, handed to `f`.
-template <int R_, bool Absolute_, bool FilterAlpha_>
+// The compiled instance for a radius, combine rule, alpha mode and number format, handed to `f`.
+template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_>
 struct StreamInstance {
   static constexpr int R = R_;
-  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_;
+  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_;
 };
+template <int R, bool Absolute, bool FilterAlpha, class F>
+decltype(auto) streamSumsInstance(bool half, F&& f) {
+  if (half) return f(StreamInstance<R, Absolute, FilterAlpha, true>{});
+  return f(StreamInstance<R, Absolute, FilterAlpha, false>{});
+}
 template <int R, bool Absolute, class F>
-decltype(auto) streamAlphaInstance(const Launch& l, F&& f) {
-  if (l.filterAlpha) return f(StreamInstance<R, Absolute, true>{});
-  return f(StreamInstance<R, Absolute, false>{});
+decltype(auto) streamAlphaInstance(const Launch& l, bool half, F&& f) {
+  if (l.filterAlpha) return streamSumsInstance<R, Absolute, true>(half, f);
+  return streamSumsInstance<R, Absolute, false>(half, f);
 }
 template <int R, class F>
-decltype(auto) streamRadiusInstance(const Launch& l, F&& f) {
-  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true>(l, f);
-  return streamAlphaInstance<R, false>(l, f);
+decltype(auto) streamRadiusInstance(const Launch& l, bool half, F&& f) {
+  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true>(l, half, f);
+  return streamAlphaInstance<R, false>(l, half, f);
 }
 template <class F>
-decltype(auto) streamInstance(const Launch& l, int radius, F&& f) {
+decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
   switch (radius) {
     case 0:
-      return streamRadiusInstance<0>(l, f);
+      return streamRadiusInstance<0>(l, half, f);
     case 1:
-      return streamRadiusInstance<1>(l, f);
+      return streamRadiusInstance<1>(l, half, f);
     case 2:
-      return streamRadiusInstance<2>(l, f);
+      return streamRadiusInstance<2>(l, half, f);
     case 3:
-      return streamRadiusInstance<3>(l, f);
+      return streamRadiusInstance<3>(l, half, f);
     case 4:
-      return streamRadiusInstance<4>(l, f);
+      return streamRadiusInstance<4>(l, half, f);
   }
   throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no instance (0.." +
                               std::to_string(kStreamMaxRadius) + ")");
@@ -314,42 +435,42 @@ decltype(auto) streamInstance(const Launch& l, int radius, F&& f) {
 template <class K>
 StreamGeometry streamGeometryOn(const Launch& l) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  const int resident = deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha>() : 0;
-  using S = StreamShape<K::R>;
+  const int resident = deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half>() : 0;
+  using S = StreamShape<K::R, K::half>;
   return streamGeometry(l, S::OutW, S::N, S::L, resident);
 }
 
 }  // namespace
 
-StreamUnits streamUnits(const Launch& l, int radius, int residentWarps, int edgeDivisor) {
-  return streamInstance(l, radius, [&](auto k) {
-    using S = StreamShape<decltype(k)::R>;
+StreamUnits streamUnits(const Launch& l, int radius, bool halfSums, int residentWarps, int edgeDivisor) {
+  return streamInstance(l, radius, halfSums, [&](auto k) {
+    using S = StreamShape<decltype(k)::R, decltype(k)::half>;
     return streamGeometry(l, S::OutW, S::N, S::L, residentWarps, edgeDivisor).u;
   });
 }
 
-void stream(const Launch& l, const MaskSep& m) {
-  streamInstance(l, m.radius, [&](auto k) {
+void stream(const Launch& l, const MaskSep& m, StreamSums sums) {
+  streamInstance(l, m.radius, sums.half, [&](auto k) {
     using K = decltype(k);
-    launchStream<K::R, K::absolute, K::filterAlpha>(l, m);
+    launchStream<K::R, K::absolute, K::filterAlpha, K::half>(l, m, sums.offset);
   });
 }
 
-LaunchDescription describeStream(const Launch& l, int radius) {
-  return streamInstance(l, radius, [&](auto k) {
+LaunchDescription describeStream(const Launch& l, int radius, bool halfSums) {
+  return streamInstance(l, radius, halfSums, [&](auto k) {
     using K = decltype(k);
-    using S = StreamShape<K::R>;
+    using S = StreamShape<K::R, K::half>;
     const StreamGeometry g = streamGeometryOn<K>(l);
     PassLaunch p;
     p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
-               (K::filterAlpha ? "alpha" : "no alpha") + ">";
+               (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums>";
     p.grid = dimsOf(g.blocks);
     p.block = dimsOf(32 * kStreamWarps);
     p.threadsPerBlock = 32 * kStreamWarps;
     p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
     setFootprint(p, S::OutW, g.u.sh, 32 * S::N, g.u.sh + 2 * K::R, -S::N * S::L, -K::R);
     p.staticShared = sizeof(unsigned) * kStreamWarps * kRing * 32 * S::N;
-    p.kernelFunction = reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha>);
+    p.kernelFunction = reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half>);
     const int edges = g.u.edgeLeft + g.u.edgeRight;
     p.note =
         "persistent: " + std::to_string(g.u.units) + " units (" + std::to_string(g.u.strips) + " strip" +
@@ -367,10 +488,10 @@ LaunchDescription describeStream(const Launch& l, int radius) {
 // the ring (32 N pixels, the N L on each side apron), is read back by the lane that copied it, and
 // every lane sums the row taps for its N pixels (neighbours' pixels by shuffles) and adds them to
 // the T pending output rows. The 2 L apron lanes compute but store nothing.
-WorkModel modelStream(const Launch& l, int radius) {
-  return streamInstance(l, radius, [&](auto k) {
+WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
+  return streamInstance(l, radius, halfSums, [&](auto k) {
     using K = decltype(k);
-    using S = StreamShape<K::R>;
+    using S = StreamShape<K::R, K::half>;
     const StreamGeometry g = streamGeometryOn<K>(l);
     const double inputs = 32.0 * S::N * (g.u.sh + 2 * K::R), outputs = double(S::OutW) * g.u.sh;
     const double channels = K::filterAlpha ? 4 : 3;
@@ -385,6 +506,7 @@ WorkModel modelStream(const Launch& l, int radius) {
     m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                       " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
     if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
+    if (K::half) m.notes.push_back("fp16 sums, two channels an instruction (the error bound allows it)");
     return m;
   });
 }
