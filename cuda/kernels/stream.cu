@@ -188,11 +188,12 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // conversions and sums are never computed (dead code once its result is not packed).
 // Blocks an SM holds at least (the register cap, chosen with -Xptxas -v so that nothing spills):
 // fp32: r=1 80 registers (6 blocks; 96 without a cap) or 96 with alpha; r=2..4 at most 128 (up to
-// 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks), r=2 80 (6 blocks),
-// r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
+// 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks), r=2 at most 96 (5
+// blocks; 6 at 80 registers measured level at 4K and 1.5-3% slower at 1080p, NOTES item 41), r=3
+// and 4 at most 128, none spilling (ptxas -v, sm_90).
 template <int R, bool FilterAlpha, bool Half>
 constexpr int kStreamMinBlocks = Half     ? (R <= 1   ? 8
-                                             : R == 2 ? 6
+                                             : R == 2 ? 5
                                                       : 4)
                                  : R == 1 ? (FilterAlpha ? 5 : 6)
                                  : R >= 2 ? 4
