@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convlive/precision.hpp"
+#include "half_sums_emulation.hpp"
 
 using namespace convlive;
 
@@ -186,26 +187,17 @@ TEST(HalfSeparable, RefusesWhatItCannotHold) {
   EXPECT_NE(plan.why.find("with fp16 factors the output could be off"), std::string::npos) << plan.why;
 }
 
-// stream's fp16 sums (planHalfSums), checked against an emulation of exactly the kernel's steps:
-// every fp16 operation rounded to nearest once (as HFMA2 does), on random and extreme bytes.
-double roundToHalf(double x) {
-  if (x == 0) return 0;
-  int e = 0;
-  std::frexp(x, &e);                                          // |x| = f 2^e, f in [0.5, 1)
-  const double ulp = std::ldexp(1.0, std::max(e - 11, -24));  // subnormals: 2^-24
-  return std::nearbyint(x / ulp) * ulp;                       // ties to even
-}
+// stream's fp16 sums (planHalfSums), checked against an emulation of exactly the kernel's steps
+// (half_sums_emulation.hpp; the gpu test StreamHalfSums.* holds the kernel to the same emulation,
+// byte for byte), on random and extreme bytes.
 struct HalfSumsCheck {
   double worst = 0;   // the largest |computed - exact|, in levels
   int offByMore = 0;  // bytes more than 1 from the exact sum's
 };
-// The kernel's steps for one output of a (2r+1)^2 window of bytes, as planHalfSums describes them.
 HalfSumsCheck emulateHalfSums(const Mask& mask, Combine combine, const HalfSumsPlan& plan, int samples) {
   const std::vector<float>&row = mask.row(), &col = mask.col();
   const int taps = static_cast<int>(row.size());
-  std::vector<double> w(taps), c(taps);
-  for (int t = 0; t < taps; ++t) w[t] = roundToHalf(row[t]), c[t] = roundToHalf(col[t] / 255.f);
-  const double offset = roundToHalf(plan.offset);
+  const testcases::HalfSumsWeights k(mask, plan);
   unsigned seed = 12345;
   HalfSumsCheck check;
   std::vector<int> v(taps * taps);
@@ -214,18 +206,15 @@ HalfSumsCheck emulateHalfSums(const Mask& mask, Combine combine, const HalfSumsP
       seed = seed * 1664525u + 1013904223u;
       b = n % 4 == 0 ? ((seed >> 16) & 1) * 255 : static_cast<int>(seed >> 24);  // a quarter all extremes
     }
-    double acc = 0, exact = 0;
+    double exact = 0;
     for (int s = 0; s < taps; ++s) {
-      double h = roundToHalf(w[0] * (v[s * taps] - 128));
       double exactRow = 0;
-      for (int t = 1; t < taps; ++t) h = roundToHalf(w[t] * (v[s * taps + t] - 128) + h);
       for (int t = 0; t < taps; ++t) exactRow += double(row[t]) * v[s * taps + t];
-      acc = s == 0 ? roundToHalf(c[0] * h) : roundToHalf(c[s] * h + acc);
       exact += double(col[s]) * exactRow;
     }
-    double fin = roundToHalf(acc + offset);
-    if (combine == Combine::Abs) fin = std::fabs(fin), exact = std::fabs(exact);
-    fin = std::clamp(fin, 0.0, 1.0);
+    const double fin =
+        testcases::halfSumsOutput(k, combine == Combine::Abs, [&](int s, int t) { return v[s * taps + t]; });
+    if (combine == Combine::Abs) exact = std::fabs(exact);
     const double levels = 255 * fin, want = std::clamp(exact, 0.0, 255.0);
     check.worst = std::max(check.worst, std::fabs(levels - want));
     if (std::fabs(std::nearbyint(levels) - std::nearbyint(want)) > 1) ++check.offByMore;

@@ -19,6 +19,7 @@
 #include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
 #include "filter_cases.hpp"
+#include "half_sums_emulation.hpp"
 #include "image_compare.hpp"
 #include "kernels/schedules.hpp"
 
@@ -221,49 +222,173 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, VariantVsReference,
                            return n;
                          });
 
+// Separable factors the built-in kinds do not make: asymmetric, so that a tap order reversed in
+// either pass shows. lopsided: rising then falling unevenly, a negative first tap (-neg times the
+// centre's; sums below 0 reach the clamp), normalised to 1. slope: a derivative leaning one way,
+// summing to 0 (with Abs).
+std::vector<float> lopsided(int r, float neg) {
+  std::vector<float> f(2 * r + 1);
+  for (int t = 0; t <= 2 * r; ++t) f[t] = t <= r ? float(t + 1) : float(2 * r + 1 - t) * 0.5f;
+  f[0] = -neg * f[r];
+  float sum = 0;
+  for (float w : f) sum += w;
+  for (float& w : f) w /= sum;
+  return f;
+}
+std::vector<float> slope(int r) {
+  std::vector<float> f(2 * r + 1);
+  for (int t = 0; t <= 2 * r; ++t) f[t] = float(t - r) / r * (t < r ? 0.1f : 0.16f);
+  float sum = 0;
+  for (float w : f) sum += w;
+  f[r] -= sum;
+  return f;
+}
+Filter separableFilter(const std::string& name, std::vector<float> col, std::vector<float> row,
+                       Combine combine = Combine::Identity) {
+  Filter f;
+  f.name = name;
+  f.mask = Mask::fromFactors(col, row);
+  f.combine = combine;
+  return f;
+}
+// stream's filters at radius r for the tests below: the built-in kinds it takes, a separable
+// sharpen (sums below 0 and past 255), the asymmetric factors in fp16 (Identity and Abs) and, six
+// times heavier, in fp32; at r = 0 one tap scaled by 1, 1.7 (saturating) and 300 (fp32).
+std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
+  std::vector<Filter> filters;
+  if (r == 0) {
+    for (float scale : {1.f, 1.7f, 300.f})
+      filters.push_back(separableFilter("identity x" + std::to_string(scale), {1.f}, {scale}));
+    return filters;
+  }
+  for (const char* kind : {"gaussian", "box", "pitch-h", "pitch-v"})
+    if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
+  std::vector<float> sharpen(2 * r + 1, -0.5f / r);
+  sharpen[r] = 2.f;
+  filters.push_back(separableFilter("separable sharpen", sharpen, sharpen));
+  filters.push_back(separableFilter("lopsided", lopsided(r, 0.f), lopsided(r, 0.3f)));
+  filters.push_back(separableFilter("lopsided slope", lopsided(r, 0.f), slope(r), Combine::Abs));
+  std::vector<float> heavy = lopsided(r, 0.3f);
+  for (float& w : heavy) w *= 6.f;
+  filters.push_back(separableFilter("lopsided x6", lopsided(r, 0.f), heavy));
+  return filters;
+}
+
 // stream at every radius (0..4) on odd frames shorter than any tile and wider than a strip, so that
 // its fast path (strips inside the frame, rows by 16-byte cp.async) runs beside the edge strips:
-// every border, both alpha modes, every tile; gaussian and box, pitch (Abs, sums past 255) and a
-// separable sharpen (Identity, sums below 0 and past 255: both ends of the clamp). Both number
-// formats run: fp16 sums where planHalfSums allows them (gaussian, box), fp32 where it does not.
+// every border, both alpha modes, every tile, streamFilters' masks. At every radius both number
+// formats run (fp16 sums where planHalfSums allows them, fp32 where it does not), and from r = 1
+// fp16 with Abs too.
 class StreamSmallRadii : public VariantVsReference {};
 
 TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
   const Variant& v = *findVariant("stream");
   std::mt19937 rng(seedForRun() ^ 0x57e4u);
-  int half = 0, single = 0;
-  for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}})
-    for (int r = 0; r <= kernels::kStreamMaxRadius; ++r) {
-      std::vector<Filter> filters;
-      if (r == 0) {
-        for (float scale : {1.f, 1.7f}) {  // fits fp16 sums; past 255, saturating
-          Filter one;
-          one.name = "identity x" + std::to_string(scale);
-          one.mask = Mask::fromFactors({1.f}, {scale});
-          filters.push_back(one);
-        }
-      } else {
-        for (const char* kind : {"gaussian", "box", "pitch-h", "pitch-v"})
-          if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
-        std::vector<float> factor(2 * r + 1, -0.5f / r);
-        factor[r] = 2.f;
-        Filter sharpen;
-        sharpen.name = "separable sharpen";
-        sharpen.mask = Mask::fromFactors(factor, factor);
-        filters.push_back(sharpen);
-      }
-      for (const Filter& f : filters) {
-        ++(planHalfSums(f.mask).fits ? half : single);
+  for (int r = 0; r <= kernels::kStreamMaxRadius; ++r) {
+    int half = 0, single = 0, halfAbs = 0;
+    for (const Filter& f : streamFilters(r, rng)) {
+      const bool fits = planHalfSums(f.mask).fits;
+      ++(fits ? half : single);
+      if (fits && f.combine == Combine::Abs) ++halfAbs;
+      for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}})
         for (Border b : kBorders)
           for (bool alpha : {false, true}) {
             check(v, f, b, alpha, randomFrame(s.w, s.h, rng), v.tiles);
             if (HasFatalFailure()) return;
           }
+    }
+    EXPECT_GT(half, 0) << "r=" << r << ": no case ran the fp16 sums";
+    EXPECT_GT(single, 0) << "r=" << r << ": no case ran the fp32 sums";
+    if (r > 0) {
+      EXPECT_GT(halfAbs, 0) << "r=" << r << ": no case ran the fp16 sums with Abs";
+    }
+  }
+  EXPECT_GT(checked_, 0);
+}
+
+// Rows whose pitch is 4 or 8 bytes past a multiple of 16, so that no lane's 16-byte copy is
+// aligned: every lane takes the bordered copies, in both number formats, at every radius.
+TEST_F(StreamSmallRadii, UnalignedRowsEqualTheCpuReference) {
+  const Variant& v = *findVariant("stream");
+  std::mt19937 rng(seedForRun() ^ 0x57e5u);
+  int ran = 0;
+  for (int r = 0; r <= kernels::kStreamMaxRadius; ++r)
+    for (const Filter& f : streamFilters(r, rng))
+      for (std::size_t extra : {4, 8}) {
+        const HostImage in = randomFrame(131, 23, rng);
+        FilterParams p;
+        p.filter = f;
+        p.border = kBorders[(r + extra / 4) % 4];
+        p.filterAlpha = extra == 8;
+        p.tile = v.tiles[r % v.tiles.size()];
+        HostImage want(in.width(), in.height());
+        referenceFilter(f, p.border, p.filterAlpha, in.view(), want.view());
+        const std::size_t pitch = 132 * 4 + extra;
+        DeviceBuffer dinBuf(pitch * in.height()), doutBuf(pitch * in.height());
+        ImageView din{static_cast<std::uint8_t*>(dinBuf.get()), in.width(), in.height(), pitch};
+        ImageView dout{static_cast<std::uint8_t*>(doutBuf.get()), in.width(), in.height(), pitch};
+        CL_CUDA(cudaMemcpy2D(din.data, pitch, in.view().data, in.view().pitch, std::size_t(in.width()) * 4, in.height(),
+                             cudaMemcpyHostToDevice));
+        CL_CUDA(cudaMemset(dout.data, 0x5a, pitch * in.height()));
+        ASSERT_EQ(v.whyNot(p, in.width(), in.height()).text(), "");
+        v.run(p, din, dout, ws_, nullptr);
+        HostImage got(in.width(), in.height());
+        CL_CUDA(cudaMemcpy2D(got.view().data, got.view().pitch, dout.data, pitch, std::size_t(in.width()) * 4,
+                             in.height(), cudaMemcpyDeviceToHost));
+        EXPECT_TRUE(matches(got, want)) << f.name << " r=" << r << " pitch " << pitch;
+        ++ran;
+      }
+  EXPECT_GT(ran, 0);
+}
+
+// The fp16 kernel against the host emulation of the steps planHalfSums bounds
+// (half_sums_emulation.hpp), byte for byte, on the pixels whose window lies inside the frame (the
+// border modes are the other tests'): if the kernel's arithmetic strayed from what the bound
+// describes (a tap order, a weight's conversion, the offset, the rounding of the last step), a
+// byte here would differ even where the result stays within 1 of the reference. Random frames and
+// ones of extreme bytes (0 and 255 in stripes), both alpha modes.
+TEST_F(StreamSmallRadii, Fp16SumsAreTheEmulatedStepsByteForByte) {
+  const Variant& v = *findVariant("stream");
+  std::mt19937 rng(seedForRun() ^ 0x57e6u);
+  int compared = 0;
+  for (int r = 0; r <= kernels::kStreamMaxRadius; ++r)
+    for (const Filter& f : streamFilters(r, rng)) {
+      const HalfSumsPlan plan = planHalfSums(f.mask);
+      if (!plan.fits) continue;
+      const testcases::HalfSumsWeights k(f.mask, plan);
+      for (int frame = 0; frame < 2; ++frame) {
+        HostImage in = randomFrame(259, 37, rng);
+        if (frame == 1)
+          for (int y = 0; y < in.height(); ++y)
+            for (int x = 0; x < in.width(); ++x)
+              for (int c = 0; c < 4; ++c)
+                in.view().data[y * in.view().pitch + 4 * x + c] = ((x / (c + 1) + y) % 3 == 0) ? 255 : 0;
+        const bool alpha = frame == 1;
+        FilterParams p;
+        p.filter = f;
+        p.filterAlpha = alpha;
+        p.tile = v.tiles.front();
+        DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
+        din.upload(in.view());
+        const HostImage got = runGpu(v, p, din, dout, ws_, 0x5a);
+        const ConstImageView iv = in.view();
+        for (int y = r; y < in.height() - r; ++y)
+          for (int x = r; x < in.width() - r; ++x)
+            for (int c = 0; c < 4; ++c) {
+              const int byte = got.view().data[y * got.view().pitch + 4 * x + c];
+              const int want = c == 3 && !alpha
+                                   ? iv.data[y * iv.pitch + 4 * x + 3]
+                                   : testcases::halfSumsByte(
+                                         testcases::halfSumsOutput(k, f.combine == Combine::Abs, [&](int s, int t) {
+                                           return int(iv.data[(y - r + s) * iv.pitch + 4 * (x - r + t) + c]);
+                                         }));
+              ASSERT_EQ(byte, want) << f.name << " r=" << r << " at (" << x << ", " << y << ") channel " << c
+                                    << (alpha ? " alpha filtered" : "") << (frame ? ", stripes" : ", random");
+              ++compared;
+            }
       }
     }
-  EXPECT_GT(checked_, 0);
-  EXPECT_GT(half, 0) << "no case ran the fp16 sums";
-  EXPECT_GT(single, 0) << "no case ran the fp32 sums";
+  EXPECT_GT(compared, 0);
 }
 
 // tensorstream's warps walk 16-pixel strips in segments of the tile's height, 16 rows a step, and

@@ -1,6 +1,7 @@
-// What fp16 weights cost in accuracy: the tensor-core variants multiply exact fp16 inputs (every
-// byte 0..255 is exact in fp16) by fp16 weights and accumulate in fp32. The weights are not exact,
-// so each mask gets a worst-case bound on the output error before it is accepted.
+// What fp16 costs in accuracy: the tensor-core variants multiply exact fp16 inputs (every byte
+// 0..255 is exact in fp16) by fp16 weights and accumulate in fp32; stream may also sum in fp16
+// (planHalfSums). Neither the weights nor fp16 sums are exact, so each mask gets a worst-case
+// bound on the output error before it is accepted.
 #pragma once
 
 #include <string>
@@ -53,24 +54,28 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 
-// stream's fp16 sums: both passes summed in fp16 pairs (HFMA2), not only the weights. An output
-// within 1 of the exact sum rounds to within 1 of the reference's byte (bytes of two numbers less
-// than 1 apart differ by at most 1), so these take up to kHalfSumsBudget: the rest is margin for
-// the reference's own (double) sums.
+// stream's fp16 sums: both passes summed in fp16 pairs (HFMA2), not only the weights. Two numbers
+// less than 1 apart round to bytes at most 1 apart, so an output less than 1 from the exact sum is
+// within 1 LSB of the reference's byte; stream takes fp16 sums for a mask whose bound is at most
+// kHalfSumsBudget, the rest being margin for the reference's own (double) sums.
 constexpr double kHalfSumsBudget = 0.75;
 
 struct HalfSumsPlan {
-  bool fits = false;  // the bound is within kHalfSumsBudget: stream may sum in fp16
-  double bound =
-      0.0;  // worst-case |output - exact sum| in levels, with fp16 sums (infinite: a value leaves fp16's range)
-  float offset = 0.f;  // the centring's offset, 128 * sum fp16(row) * sum fp16(col / 255), before its rounding to fp16
-  std::string why;     // !fits: the reason (stream then sums in fp32)
+  bool fits = false;  // bound <= kHalfSumsBudget: stream may sum in fp16
+  // The most |255 s - the exact sum| can be, in levels, for the saturated fp16 result s (before the
+  // byte's own rounding); infinite where a sum could leave fp16's range.
+  double bound = 0.0;
+  // The centring's offset in the column sums' units (over 255): 128 * sum fp16(row) * sum
+  // fp16(col / 255), as a float; the kernel adds it rounded to fp16.
+  float offset = 0.f;
+  std::string why;  // !fits: the reason (stream then sums in fp32)
 };
 
 // The bound for exactly the steps stream's fp16 kernel takes, per channel: inputs centred (byte -
 // 128, exact); the row sum h = fp16(row[0]) x_0, then + fp16(row[t]) x_t, each rounded to fp16; the
 // column sum the same with fp16(col[t] / 255) and h; plus the fp16 offset, saturated to [0, 1];
-// then 255 s rounded to the byte. It adds the weights' rounding (255 * sum |c w - fp16(c) fp16(w)|),
+// then 255 s rounded to the byte. It adds the weights' rounding (255 times the sum over the taps of
+// |col row - 255 fp16(col / 255) fp16(row)|, all bytes 255 at most),
 // each fp16 rounding (half a unit in the last place of the most its partial sum can hold, errors
 // so far included) carried through the later weights, and the offset's. Saturation and |.| move
 // nothing further apart. For a mask that is not separable, the reason.

@@ -380,7 +380,9 @@ void launchStream(const Launch& l, const MaskSep& m, float halfOffset) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
   const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
-  MaskSep scaled = m;  // the column factor over 255: each output's last tap clamps it to [0, 1]
+  // The column factor over 255: each output's last tap clamps it to [0, 1]. fp16: each weight as the
+  // bits of an fp16 pair in its float slot (some are float denormals): moved, never computed with.
+  MaskSep scaled = m;
   for (int t = 0; t < S::T; ++t) {
     scaled.col[t] = m.col[t] / 255.f;
     if constexpr (Half) {
