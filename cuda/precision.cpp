@@ -87,22 +87,19 @@ HalfSumsPlan planHalfSums(const Mask& mask) {
   for (std::size_t s = 0; s < taps; ++s)
     for (std::size_t t = 0; t < taps; ++t) weights += std::fabs(255.0 * c[s] * w[t] - double(col[s]) * row[t]);
   weights *= 255.0;
+  // A pass whose sums could pass fp16's largest value: refused (the bound infinite).
+  auto beyondRange = [&](const char* pass, double most) {
+    if (most < 65504.0) return false;
+    std::ostringstream s;
+    s << "the " << pass << " sums could reach " << most << ", beyond fp16's range (65504)";
+    plan.why = s.str();
+    plan.bound = HUGE_VAL;
+    return true;
+  };
   const double rowErr = halfSumRounding(w, 128.0), rowMost = 128.0 * wAbs + rowErr;
-  if (!(rowMost < 65504.0)) {
-    std::ostringstream s;
-    s << "the row sums could reach " << rowMost << ", beyond fp16's range (65504)";
-    plan.why = s.str();
-    plan.bound = HUGE_VAL;
-    return plan;
-  }
+  if (beyondRange("row", rowMost)) return plan;
   const double colErr = cAbs * rowErr + halfSumRounding(c, rowMost), colMost = cAbs * rowMost + colErr;
-  if (!(colMost < 65504.0)) {
-    std::ostringstream s;
-    s << "the column sums could reach " << colMost << ", beyond fp16's range (65504)";
-    plan.why = s.str();
-    plan.bound = HUGE_VAL;
-    return plan;
-  }
+  if (beyondRange("column", colMost)) return plan;
   const double exactOffset = 128.0 * wSum * cSum;
   plan.offset = static_cast<float>(exactOffset);
   const double offsetErr = std::fabs(double(toHalf(plan.offset)) - exactOffset);

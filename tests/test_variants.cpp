@@ -67,6 +67,23 @@ HostImage runGpu(const Variant& v, const FilterParams& p, const DeviceImage& in,
   return got;
 }
 
+// One GPU run of v on `in` copied into device rows `pitch` bytes apart (a multiple of 4, not
+// necessarily of 16), the output poisoned first; returns the output.
+HostImage runGpuPitched(const Variant& v, const FilterParams& p, const HostImage& in, std::size_t pitch,
+                        Workspace& ws) {
+  DeviceBuffer dinBuf(pitch * in.height()), doutBuf(pitch * in.height());
+  ImageView din{static_cast<std::uint8_t*>(dinBuf.get()), in.width(), in.height(), pitch};
+  ImageView dout{static_cast<std::uint8_t*>(doutBuf.get()), in.width(), in.height(), pitch};
+  CL_CUDA(cudaMemcpy2D(din.data, pitch, in.view().data, in.view().pitch, std::size_t(in.width()) * 4, in.height(),
+                       cudaMemcpyHostToDevice));
+  CL_CUDA(cudaMemset(dout.data, 0x5a, pitch * in.height()));
+  v.run(p, din, dout, ws, nullptr);
+  HostImage got(in.width(), in.height());
+  CL_CUDA(cudaMemcpy2D(got.view().data, got.view().pitch, dout.data, pitch, std::size_t(in.width()) * 4, in.height(),
+                       cudaMemcpyDeviceToHost));
+  return got;
+}
+
 // One run of a host variant (cpu-simd) on host memory, poisoned with `poison` first.
 HostImage runHost(const Variant& v, const FilterParams& p, const HostImage& in, Workspace& ws, std::uint8_t poison) {
   HostImage got(in.width(), in.height());
@@ -324,18 +341,8 @@ TEST_F(StreamSmallRadii, UnalignedRowsEqualTheCpuReference) {
         HostImage want(in.width(), in.height());
         referenceFilter(f, p.border, p.filterAlpha, in.view(), want.view());
         const std::size_t pitch = 132 * 4 + extra;
-        DeviceBuffer dinBuf(pitch * in.height()), doutBuf(pitch * in.height());
-        ImageView din{static_cast<std::uint8_t*>(dinBuf.get()), in.width(), in.height(), pitch};
-        ImageView dout{static_cast<std::uint8_t*>(doutBuf.get()), in.width(), in.height(), pitch};
-        CL_CUDA(cudaMemcpy2D(din.data, pitch, in.view().data, in.view().pitch, std::size_t(in.width()) * 4, in.height(),
-                             cudaMemcpyHostToDevice));
-        CL_CUDA(cudaMemset(dout.data, 0x5a, pitch * in.height()));
         ASSERT_EQ(v.whyNot(p, in.width(), in.height()).text(), "");
-        v.run(p, din, dout, ws_, nullptr);
-        HostImage got(in.width(), in.height());
-        CL_CUDA(cudaMemcpy2D(got.view().data, got.view().pitch, dout.data, pitch, std::size_t(in.width()) * 4,
-                             in.height(), cudaMemcpyDeviceToHost));
-        EXPECT_TRUE(matches(got, want)) << f.name << " r=" << r << " pitch " << pitch;
+        EXPECT_TRUE(matches(runGpuPitched(v, p, in, pitch, ws_), want)) << f.name << " r=" << r << " pitch " << pitch;
         ++ran;
       }
   EXPECT_GT(ran, 0);
@@ -507,17 +514,7 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
     HostImage want(in.width(), in.height());
     referenceFilter(p.filter, p.border, false, in.view(), want.view());
     const std::size_t pitch = 68 * 4 + 4;  // 276 bytes: a multiple of 4, not of 16
-    DeviceBuffer dinBuf(pitch * in.height()), doutBuf(pitch * in.height());
-    ImageView din{static_cast<std::uint8_t*>(dinBuf.get()), in.width(), in.height(), pitch};
-    ImageView dout{static_cast<std::uint8_t*>(doutBuf.get()), in.width(), in.height(), pitch};
-    CL_CUDA(cudaMemcpy2D(din.data, pitch, in.view().data, in.view().pitch, std::size_t(in.width()) * 4, in.height(),
-                         cudaMemcpyHostToDevice));
-    CL_CUDA(cudaMemset(dout.data, 0x5a, pitch * in.height()));
-    v.run(p, din, dout, ws_, nullptr);
-    HostImage got(in.width(), in.height());
-    CL_CUDA(cudaMemcpy2D(got.view().data, got.view().pitch, dout.data, pitch, std::size_t(in.width()) * 4, in.height(),
-                         cudaMemcpyDeviceToHost));
-    EXPECT_TRUE(matches(got, want)) << "r=" << r << " pitch " << pitch;
+    EXPECT_TRUE(matches(runGpuPitched(v, p, in, pitch, ws_), want)) << "r=" << r << " pitch " << pitch;
     ++checked_;
   }
   EXPECT_GT(checked_, 0);
