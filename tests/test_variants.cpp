@@ -767,9 +767,9 @@ TEST(Fft, LargeTwoDimensionalMasks) {
   }
 }
 
-// Without timing, auto falls back to the order measured on the H200: stream for separable r = 1
-// (and r = 2 past 1080p), tensorstream to r = 32, fft past it, tensor2d for 2D masks up to r = 21 at
-// 1080p (fft from there).
+// Without timing, auto falls back to the order measured on the H200: stream for separable r = 1,
+// r = 2 (fp32 sums: past 1080p) and r = 3 past 1080p with fp16 sums, tensorstream to r = 32, fft past it, tensor2d for
+// 2D masks up to r = 21 at 1080p (fft from there).
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -780,10 +780,20 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "stream");
   EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
   if (deviceInfo().major >= 8) {                                     // the tensor cores' mma.sync m16n8k16
-    EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "tensorstream");
-    p.filter = makeFilter("box", {.radius = 2});
-    EXPECT_EQ(fixedOrderChoice(p, 3840, 2160).name, "stream");  // 4K r = 2: stream 0.031 ms, tensorstream 0.036
+    // r = 2 with fp16 sums: stream at every size; with fp32 sums (a factor that does not fit) past 1080p.
+    EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
+    Filter sharpen = makeFilter("gaussian", {.radius = 2});
+    sharpen.mask = Mask::fromFactors({-0.25f, -0.25f, 2.f, -0.25f, -0.25f}, {-0.25f, -0.25f, 2.f, -0.25f, -0.25f});
+    ASSERT_FALSE(planHalfSums(sharpen.mask).fits);
+    EXPECT_EQ(pick(sharpen), "tensorstream");
+    p.filter = sharpen;
+    EXPECT_EQ(fixedOrderChoice(p, 3840, 2160).name, "stream");  // 4K r = 2 fp32: stream 0.0325 ms, tensorstream 0.036
+    // r = 3 with fp16 sums: stream past 1080p (4K 0.033 against 0.036), tensorstream at 1080p (0.0142 against 0.0157).
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 3})), "tensorstream");
+    p.filter = makeFilter("gaussian", {.radius = 3});
+    EXPECT_EQ(fixedOrderChoice(p, 3840, 2160).name, "stream");
+    p.filter = makeFilter("gaussian", {.radius = 4});
+    EXPECT_EQ(fixedOrderChoice(p, 3840, 2160).name, "tensorstream");  // 0.0365 against stream's 0.038
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 16})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 32})), "tensorstream");

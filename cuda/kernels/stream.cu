@@ -13,6 +13,8 @@
 // A warp covers 32*N input pixels and writes the (32 - 2L)*N in the middle (L apron lanes a side).
 // The sums are fp32, or where the mask's error bound allows it (convlive/precision.hpp,
 // planHalfSums), fp16 pairs: two channels an instruction, half the registers for the pending rows.
+// With alpha kept, the fp16 pairs are a pixel's (R, G) and two pixels' blue, so that nothing sums
+// an alpha, and a lane takes its neighbours' pixels already converted (docs/perf/NOTES.md, item 43).
 #include <cuda_fp16.h>
 
 #include <cstring>
@@ -59,51 +61,117 @@ __device__ __forceinline__ float lastTap(float w, float h, float acc) {
   if constexpr (Absolute) return __saturatef(fabsf(fmaf(w, h, acc)));
   return __saturatef(fmaf(w, h, acc));
 }
-template <bool Absolute>
-__device__ __forceinline__ float4 lastTap4(float w, float4 h, float4 acc) {
-  return make_float4(lastTap<Absolute>(w, h.x, acc.x), lastTap<Absolute>(w, h.y, acc.y),
-                     lastTap<Absolute>(w, h.z, acc.z), lastTap<Absolute>(w, h.w, acc.w));
-}
 // A value in [0, 1] times 255, rounded to the nearest integer in the low bits (one FFMA: adding
 // 1.5 * 2^23 leaves the rounded value in the low mantissa bits; ties to even, as rintf).
 __device__ __forceinline__ unsigned roundedBits(float s) { return __float_as_uint(fmaf(s, 255.f, 12582912.f)); }
 __device__ __forceinline__ float4 mul4(float w, float4 v) { return make_float4(w * v.x, w * v.y, w * v.z, w * v.w); }
 
-// The sums' arithmetic, one struct per number format, used the same way by the kernel: a pixel's
-// channels (Px), a weight (W, as launchStream put it in the mask's floats), the row and column
-// taps, the last column tap (the sum in [0, 1]) and its RGBA8 word.
-// fp32: a pixel as float4 (alpha's lane is dead code unless filtered); the column factor arrives
-// over 255, so the last FMA clamps to [0, 1] itself (FFMA.SAT).
+// Pixels -R .. N-1+R around a lane's N (its words w), e[0] being pixel -R: the others from the
+// lanes beside it by warp shuffles (one 32-bit word a pixel).
+template <int R, int N>
+__device__ __forceinline__ void laneWindow(const unsigned (&w)[N], unsigned (&e)[N + 2 * R]) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) e[R + j] = w[j];
+#pragma unroll
+  for (int q = 1; q <= R; ++q) {
+    const int dl = (q + N - 1) / N, dr = (q - 1) / N + 1;
+    e[R - q] = __shfl_up_sync(0xffffffffu, w[N * dl - q], dl);
+    e[R + N - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % N], dr);
+  }
+}
+
+// The sums of a lane's N pixels as one number format holds them: K sums of type E (a channel, or
+// a pair of channels, each), with the elementwise steps the column factor takes on all of them.
+template <class E, int K>
+struct LaneSums {
+  E v[K];
+};
+
+// The sums' arithmetic, one struct per number format and layout, used the same way by the kernel:
+// a weight (W, as launchStream put it in the mask's floats), the row factor over a lane's pixels
+// (rowSums: unpacked bytes to row sums), the column taps on every sum (mul, fma), the last column
+// tap (the sum in [0, 1]) and the lane's RGBA8 words (pack).
+template <class Policy, class Rows>
+__device__ __forceinline__ void fmaRows(Rows& acc, typename Policy::W w, const Rows& h) {
+#pragma unroll
+  for (int i = 0; i < int(sizeof h.v / sizeof h.v[0]); ++i) acc.v[i] = Policy::fmaE(w, h.v[i], acc.v[i]);
+}
+template <class Policy, class Rows>
+__device__ __forceinline__ Rows mulRows(typename Policy::W w, const Rows& h) {
+  Rows r;
+#pragma unroll
+  for (int i = 0; i < int(sizeof h.v / sizeof h.v[0]); ++i) r.v[i] = Policy::mulE(w, h.v[i]);
+  return r;
+}
+template <class Policy, bool Absolute, class Rows>
+__device__ __forceinline__ Rows lastRows(typename Policy::W w, const Rows& h, const Rows& acc,
+                                         typename Policy::W offset) {
+  Rows r;
+#pragma unroll
+  for (int i = 0; i < int(sizeof h.v / sizeof h.v[0]); ++i)
+    r.v[i] = Policy::template lastE<Absolute>(w, h.v[i], acc.v[i], offset);
+  return r;
+}
+template <class Rows>
+__device__ __forceinline__ Rows zeroRows() {
+  Rows r;
+#pragma unroll
+  for (int i = 0; i < int(sizeof r.v / sizeof r.v[0]); ++i) std::memset(&r.v[i], 0, sizeof r.v[i]);
+  return r;
+}
+
+// fp32: a channel a sum, pixel j's four at 4j .. 4j + 3 (alpha's is dead code unless filtered); the
+// column factor arrives over 255, so the last FMA clamps to [0, 1] itself (FFMA.SAT).
+template <int N>
 struct F32Sums {
-  using Px = float4;
+  using E = float;
   using W = float;
+  using Rows = LaneSums<float, 4 * N>;
   __device__ static W weight(float w) { return w; }
-  __device__ static Px zero() { return make_float4(0.f, 0.f, 0.f, 0.f); }
-  __device__ static Px unpack(unsigned word) { return unpackPixel(word); }
-  __device__ static Px mul(W w, Px v) { return mul4(w, v); }
-  __device__ static void fma(Px& acc, W w, Px v) { fma4(acc, w, v); }
+  __device__ static E mulE(W w, E v) { return w * v; }
+  __device__ static E fmaE(W w, E v, E acc) { return fmaf(w, v, acc); }
   template <bool Absolute>
-  __device__ static Px last(W w, Px h, Px acc, W) {
-    return lastTap4<Absolute>(w, h, acc);
+  __device__ static E lastE(W w, E h, E acc, W) {
+    return lastTap<Absolute>(w, h, acc);
+  }
+  // Row sums of the lane's pixels from its words and its neighbours'.
+  template <int R>
+  __device__ static Rows rowSums(const unsigned (&w)[N], const float* row) {
+    unsigned e[N + 2 * R];
+    laneWindow<R>(w, e);
+    float4 px[N + 2 * R];
+#pragma unroll
+    for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
+    Rows h;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      float4 s = mul4(row[0], px[j]);
+#pragma unroll
+      for (int t = 1; t <= 2 * R; ++t) fma4(s, row[t], px[j + t]);
+      h.v[4 * j] = s.x, h.v[4 * j + 1] = s.y, h.v[4 * j + 2] = s.z, h.v[4 * j + 3] = s.w;
+    }
+    return h;
   }
   // Pixel j's word: alpha from byte j of the input's alpha bytes unless filtered.
   template <bool FilterAlpha>
-  __device__ static unsigned pack(Px fin, unsigned alpha, int j) {
-    if constexpr (FilterAlpha)
-      return packBytes(roundedBits(fin.x), roundedBits(fin.y), roundedBits(fin.z), roundedBits(fin.w));
-    else
-      return __byte_perm(__byte_perm(roundedBits(fin.x), roundedBits(fin.y), 0x0040),
-                         __byte_perm(roundedBits(fin.z), alpha, 0x0040 + 0x10 * j), 0x5410);
+  __device__ static void pack(const Rows& fin, unsigned alpha, unsigned (&o)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const unsigned x = roundedBits(fin.v[4 * j]), y = roundedBits(fin.v[4 * j + 1]);
+      const unsigned z = roundedBits(fin.v[4 * j + 2]);
+      if constexpr (FilterAlpha)
+        o[j] = packBytes(x, y, z, roundedBits(fin.v[4 * j + 3]));
+      else
+        o[j] = __byte_perm(__byte_perm(x, y, 0x0040), __byte_perm(z, alpha, 0x0040 + 0x10 * j), 0x5410);
+    }
   }
 };
 
-// fp16 pairs: a pixel as (R, G) and (B, A) half2, each channel centred (byte - 128, so that the
-// sums stay small and their rounding fine); the weights are fp16 pairs (the column's over 255),
-// and the last tap adds back the centring's offset (W offset: 128 * sum row * sum col, both in
-// fp16) and saturates to [0, 1]. planHalfSums bounds the error of exactly these steps.
-struct F16Px {
-  __half2 rg, ba;
-};
+// fp16 pairs: each channel centred (byte - 128, so that the sums stay small and their rounding
+// fine) and two channels an HFMA2; the weights are fp16 pairs (the column's over 255), and the last
+// tap adds back the centring's offset (W offset: 128 * sum row * sum col, both in fp16) and
+// saturates to [0, 1]. planHalfSums bounds the error of exactly these steps, whichever two
+// channels share an instruction.
 __device__ __forceinline__ __half2 asHalf2(unsigned bits) {
   __half2 h;
   std::memcpy(&h, &bits, sizeof h);
@@ -114,43 +182,133 @@ __device__ __forceinline__ unsigned bitsOf(__half2 h) {
   std::memcpy(&u, &h, sizeof u);
   return u;
 }
-struct F16Sums {
-  using Px = F16Px;
+// Bytes under 0x64 are the fp16 1024 + v (exact); minus 1152 they are v - 128, exact too.
+__device__ __forceinline__ __half2 centred(unsigned bytesUnder64) {
+  return __hadd2(asHalf2(bytesUnder64), asHalf2(0xE480E480u));
+}
+// The two fp16 sums s in [0, 1] as 255 s + 1024, which lands on an integer (spacing 1 from 1024 to
+// 2048), rounded to nearest (ties to even, as rintf): the value's byte is the half's low byte.
+__device__ __forceinline__ unsigned byteHalves(__half2 s) {
+  return bitsOf(__hfma2(s, asHalf2(0x5BF85BF8u), asHalf2(0x64006400u)));  // 255, 1024
+}
+struct F16Steps {
+  using E = __half2;
   using W = __half2;
   __device__ static W weight(float bits) { return asHalf2(__float_as_uint(bits)); }
-  __device__ static Px zero() { return {asHalf2(0u), asHalf2(0u)}; }
-  // Byte v under 0x64 is the fp16 1024 + v (exact); minus 1152 it is v - 128, exact too.
-  __device__ static Px unpack(unsigned word) {
-    const __half2 bias = asHalf2(0xE480E480u);  // -1152
-    return {__hadd2(asHalf2(__byte_perm(word, 0x64646464u, 0x4140)), bias),
-            __hadd2(asHalf2(__byte_perm(word, 0x64646464u, 0x4342)), bias)};
-  }
-  __device__ static Px mul(W w, Px v) { return {__hmul2(w, v.rg), __hmul2(w, v.ba)}; }
-  __device__ static void fma(Px& acc, W w, Px v) {
-    acc.rg = __hfma2(w, v.rg, acc.rg);
-    acc.ba = __hfma2(w, v.ba, acc.ba);
-  }
+  __device__ static E mulE(W w, E v) { return __hmul2(w, v); }
+  __device__ static E fmaE(W w, E v, E acc) { return __hfma2(w, v, acc); }
   template <bool Absolute>
-  __device__ static __half2 finish(__half2 x, W offset) {
+  __device__ static E lastE(W w, E h, E acc, W offset) {
+    const __half2 x = __hfma2(w, h, acc);
     if constexpr (Absolute)
       return __hadd2_sat(__habs2(__hadd2(x, offset)), asHalf2(0u));
     else
       return __hadd2_sat(x, offset);
   }
-  template <bool Absolute>
-  __device__ static Px last(W w, Px h, Px acc, W offset) {
-    return {finish<Absolute>(__hfma2(w, h.rg, acc.rg), offset), finish<Absolute>(__hfma2(w, h.ba, acc.ba), offset)};
+};
+
+// fp16, a pixel's (R, G) and (B, A) at 2j and 2j + 1: the layout for masks that filter alpha.
+template <int N>
+struct F16Sums : F16Steps {
+  using Rows = LaneSums<__half2, 2 * N>;
+  template <int R>
+  __device__ static Rows rowSums(const unsigned (&w)[N], const float* row) {
+    unsigned e[N + 2 * R];
+    laneWindow<R>(w, e);
+    __half2 rg[N + 2 * R], ba[N + 2 * R];
+#pragma unroll
+    for (int j = 0; j < N + 2 * R; ++j) {
+      rg[j] = centred(__byte_perm(e[j], 0x64646464u, 0x4140));
+      ba[j] = centred(__byte_perm(e[j], 0x64646464u, 0x4342));
+    }
+    Rows h;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      h.v[2 * j] = __hmul2(weight(row[0]), rg[j]);
+      h.v[2 * j + 1] = __hmul2(weight(row[0]), ba[j]);
+#pragma unroll
+      for (int t = 1; t <= 2 * R; ++t) {
+        h.v[2 * j] = __hfma2(weight(row[t]), rg[j + t], h.v[2 * j]);
+        h.v[2 * j + 1] = __hfma2(weight(row[t]), ba[j + t], h.v[2 * j + 1]);
+      }
+    }
+    return h;
   }
-  // 255 * s + 1024 for s in [0, 1] lands on an integer fp16 (spacing 1 from 1024 to 2048), rounded
-  // to nearest (ties to even, as rintf), whose low byte is the value.
   template <bool FilterAlpha>
-  __device__ static unsigned pack(Px fin, unsigned alpha, int j) {
-    const __half2 scale = asHalf2(0x5BF85BF8u), magic = asHalf2(0x64006400u);  // 255, 1024
-    const unsigned rg = bitsOf(__hfma2(fin.rg, scale, magic)), ba = bitsOf(__hfma2(fin.ba, scale, magic));
-    if constexpr (FilterAlpha)
-      return __byte_perm(rg, ba, 0x6420);
-    else
-      return __byte_perm(__byte_perm(rg, ba, 0x0420), alpha, 0x4210 + 0x1000 * j);
+  __device__ static void pack(const Rows& fin, unsigned alpha, unsigned (&o)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const unsigned rg = byteHalves(fin.v[2 * j]), ba = byteHalves(fin.v[2 * j + 1]);
+      if constexpr (FilterAlpha)
+        o[j] = __byte_perm(rg, ba, 0x6420);
+      else
+        o[j] = __byte_perm(__byte_perm(rg, ba, 0x0420), alpha, 0x4210 + 0x1000 * j);
+    }
+  }
+};
+
+// fp16 with alpha kept: pixel j's (R, G) at j, and the blue channels of pixels 2q and 2q + 1 as one
+// pair at N + q, so that no instruction sums an alpha that is not written (three quarters of the
+// per-pixel layout's sums). A lane converts only its own pixels; its neighbours' come converted,
+// by shuffles of the (R, G) and blue pairs (the apron's bytes are not unpacked twice). A blue pair
+// starting at an odd pixel, which the odd taps need, is the high half of one pair and the low
+// half of the next (one PRMT).
+template <int N>
+struct F16KeptAlphaSums : F16Steps {
+  static_assert(N % 2 == 0, "blue pairs need an even number of pixels a lane");
+  using Rows = LaneSums<__half2, N + N / 2>;
+  template <int R>
+  __device__ static Rows rowSums(const unsigned (&w)[N], const float* row) {
+    constexpr int A = 2 * ((R + 1) / 2);  // the apron a side in whole pairs
+    constexpr int P = N + 2 * A;          // pixels -A .. N-1+A: index p is pixel p - A
+    unsigned rg[P], blue[P - 1];          // blue[p]: pixels p - A and p - A + 1
+#pragma unroll
+    for (int j = 0; j < N; ++j) rg[A + j] = bitsOf(centred(__byte_perm(w[j], 0x64646464u, 0x4140)));
+#pragma unroll
+    for (int j = 0; j < N; j += 2)
+      blue[A + j] = bitsOf(centred((__byte_perm(w[j], w[j + 1], 0x6622) & 0x00FF00FFu) | 0x64006400u));
+#pragma unroll
+    for (int q = 1; q <= R; ++q) {  // pixel -q from lane - dl's N dl - q, pixel N-1+q from lane + dr's (q-1) % N
+      const int dl = (q + N - 1) / N, dr = (q - 1) / N + 1;
+      rg[A - q] = __shfl_up_sync(0xffffffffu, rg[A + N * dl - q], dl);
+      rg[A + N - 1 + q] = __shfl_down_sync(0xffffffffu, rg[A + (q - 1) % N], dr);
+    }
+#pragma unroll
+    for (int q = 2; q <= A; q += 2) {  // the pairs from pixel -q and from pixel N + q - 2
+      const int dl = (q + N - 1) / N, dr = (q - 2) / N + 1;
+      blue[A - q] = __shfl_up_sync(0xffffffffu, blue[A + N * dl - q], dl);
+      blue[A + N + q - 2] = __shfl_down_sync(0xffffffffu, blue[A + (q - 2) % N], dr);
+    }
+#pragma unroll
+    for (int p = A - R; p <= A + N - 2 + R; ++p)
+      if ((p - A) % 2 != 0) blue[p] = __byte_perm(blue[p - 1], blue[p + 1], 0x5432);
+    Rows h;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      h.v[j] = __hmul2(weight(row[0]), asHalf2(rg[A - R + j]));
+#pragma unroll
+      for (int t = 1; t <= 2 * R; ++t) h.v[j] = __hfma2(weight(row[t]), asHalf2(rg[A - R + j + t]), h.v[j]);
+    }
+#pragma unroll
+    for (int q = 0; q < N / 2; ++q) {
+      h.v[N + q] = __hmul2(weight(row[0]), asHalf2(blue[A - R + 2 * q]));
+#pragma unroll
+      for (int t = 1; t <= 2 * R; ++t)
+        h.v[N + q] = __hfma2(weight(row[t]), asHalf2(blue[A - R + 2 * q + t]), h.v[N + q]);
+    }
+    return h;
+  }
+  template <bool FilterAlpha>
+  __device__ static void pack(const Rows& fin, unsigned alpha, unsigned (&o)[N]) {
+    static_assert(!FilterAlpha, "this layout sums no alpha");
+#pragma unroll
+    for (int q = 0; q < N / 2; ++q) {
+      // Blue and alpha of pixels 2q and 2q + 1 as bytes B A B A, then each pixel's R G from its own.
+      const unsigned ba =
+          __byte_perm(byteHalves(fin.v[N + q]), alpha, 0x0200 + (4 + 2 * q) * 0x10 + (5 + 2 * q) * 0x1000);
+      o[2 * q] = __byte_perm(byteHalves(fin.v[2 * q]), ba, 0x5420);
+      o[2 * q + 1] = __byte_perm(byteHalves(fin.v[2 * q + 1]), ba, 0x7620);
+    }
   }
 };
 
@@ -188,12 +346,12 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // conversions and sums are never computed (dead code once its result is not packed).
 // Blocks an SM holds at least (the register cap, chosen with -Xptxas -v so that nothing spills):
 // fp32: r=1 80 registers (6 blocks; 96 without a cap) or 96 with alpha; r=2..4 at most 128 (up to
-// 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks), r=2 at most 96 (5
-// blocks; 6 at 80 registers measured level at 4K and 1.5-3% slower at 1080p, NOTES item 41), r=3
-// and 4 at most 128, none spilling (ptxas -v, sm_90).
+// 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks); r=2 with alpha kept
+// at most 80 (6 blocks: 82 without a cap; 3% faster at 4K than 5 blocks, NOTES item 43), with
+// alpha filtered at most 96 (5 blocks); r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
 template <int R, bool FilterAlpha, bool Half>
 constexpr int kStreamMinBlocks = Half     ? (R <= 1   ? 8
-                                             : R == 2 ? 5
+                                             : R == 2 ? (FilterAlpha ? 5 : 6)
                                                       : 4)
                                  : R == 1 ? (FilterAlpha ? 5 : 6)
                                  : R >= 2 ? 4
@@ -204,9 +362,9 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
     streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
   using S = StreamShape<R, Half>;
-  using A = std::conditional_t<Half, F16Sums, F32Sums>;
-  using Px = typename A::Px;
   constexpr int N = S::N, L = S::L, T = S::T;
+  using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
+  using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
   const float* col = m.col;  // the column factor divided by 255 (launchStream)
   const typename A::W offset = A::weight(halfOffset);
@@ -242,12 +400,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 #pragma unroll 1
     for (int i = 0; i < kRing - 1; ++i) issue(i);
 
-    Px acc[T][N];       // acc[o % T]: the pending sums of output row o
+    Rows acc[T];        // acc[o % T]: the pending sums of output row o
     unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
-    for (int s = 0; s < T; ++s)
-#pragma unroll
-      for (int j = 0; j < N; ++j) acc[s][j] = A::zero();
+    for (int s = 0; s < T; ++s) acc[s] = zeroRows<Rows>();
     for (int base = 0; base < kRows; base += T) {
 #pragma unroll
       for (int k = 0; k < T; ++k) {
@@ -264,43 +420,26 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         }
         issue(i + kRing - 1);  // into the slot read at the previous step
 
-        // Row factor: pixels -R .. N-1+R around this lane's N, from the lanes beside it.
-        unsigned e[N + 2 * R];
-#pragma unroll
-        for (int j = 0; j < N; ++j) e[R + j] = w[j];
-#pragma unroll
-        for (int q = 1; q <= R; ++q) {
-          const int dl = (q + N - 1) / N, dr = (q - 1) / N + 1;
-          e[R - q] = __shfl_up_sync(0xffffffffu, w[N * dl - q], dl);
-          e[R + N - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % N], dr);
-        }
-        Px px[N + 2 * R];
-#pragma unroll
-        for (int j = 0; j < N + 2 * R; ++j) px[j] = A::unpack(e[j]);
+        // Row factor: the lane's N pixels with R on either side, from the lanes beside it.
         alpha[k] = alphaBytes<N>(w);
+        const Rows h = A::template rowSums<R>(w, m.row);
 
         // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
         // it completes row i - 2R (slot (k + 1) mod T, clamped to [0, 1] by its last tap; frame
         // row y), packed at once, and starts row i in slot k mod T (a product: no slot is zeroed).
         // Alpha, unless filtered: byte j of the alpha bytes of input row i - R (the output row's centre).
         const int done = (k + 1) % T, y = ys + i - 2 * R;
-        unsigned o[N];
+        Rows fin;  // in [0, 1]
+        if constexpr (T == 1) {
+          fin = lastRows<A, Absolute>(A::weight(col[0]), h, zeroRows<Rows>(), offset);
+        } else {
+          fin = lastRows<A, Absolute>(A::weight(col[T - 1]), h, acc[done], offset);
 #pragma unroll
-        for (int j = 0; j < N; ++j) {
-          Px h = A::mul(A::weight(m.row[0]), px[j]);
-#pragma unroll
-          for (int t = 1; t < T; ++t) A::fma(h, A::weight(m.row[t]), px[j + t]);
-          Px fin;  // in [0, 1]
-          if constexpr (T == 1) {
-            fin = A::template last<Absolute>(A::weight(col[0]), h, A::zero(), offset);
-          } else {
-            fin = A::template last<Absolute>(A::weight(col[T - 1]), h, acc[done][j], offset);
-#pragma unroll
-            for (int t = 1; t < T - 1; ++t) A::fma(acc[(k - t + T) % T][j], A::weight(col[t]), h);
-            acc[k % T][j] = A::mul(A::weight(col[0]), h);
-          }
-          o[j] = A::template pack<FilterAlpha>(fin, alpha[(k + T - R) % T], j);
+          for (int t = 1; t < T - 1; ++t) fmaRows<A>(acc[(k - t + T) % T], A::weight(col[t]), h);
+          acc[k % T] = mulRows<A>(A::weight(col[0]), h);
         }
+        unsigned o[N];
+        A::template pack<FilterAlpha>(fin, alpha[(k + T - R) % T], o);
 
         // Store it.
         if (i >= 2 * R && y < l.height && storeSome) {
