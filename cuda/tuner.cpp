@@ -72,6 +72,7 @@ std::string TuneKey::str() const {
                   (separable ? " separable" : " 2D");
   if (combine != Combine::Identity) s += std::string(" ") + combineName(combine);
   if (halfSplit) s += " fp16-split";
+  if (singleSums) s += " fp32-sums";
   return s;
 }
 
@@ -84,6 +85,11 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   k.radius = p.filter.mask.radius();
   k.combine = p.filter.combine;
   k.halfSplit = planHalfWeights(p.filter.mask, p.filter.combine).split();
+  // Two masks of one kind and radius (gaussians of two sigmas) can take stream's fp16 sums or not,
+  // which changes its time (docs/perf/NOTES.md, item 39): timed apart.
+  const Variant* stream = findVariant("stream");
+  const bool streamTakes = k.separable && k.combine != Combine::Magnitude && stream && k.radius <= stream->maxRadius;
+  k.singleSums = streamTakes && !planHalfSums(p.filter.mask).fits;
   return k;
 }
 
@@ -136,6 +142,7 @@ void Tuner::load() {
       k.radius = e.at("radius");
       k.combine = parseCombine(e.at("combine")).value_or(Combine::Identity);
       k.halfSplit = e.value("fp16_split", false);
+      k.singleSums = e.value("fp32_sums", false);
       TuneEntry t;
       t.variant = e.at("variant");
       t.tile = Tile::parse(e.at("tile").get<std::string>()).value_or(Tile{});
@@ -163,6 +170,7 @@ bool Tuner::save() {
                        {"radius", k.radius},
                        {"combine", combineName(k.combine)},
                        {"fp16_split", k.halfSplit},
+                       {"fp32_sums", k.singleSums},
                        {"variant", t.variant},
                        {"tile", t.tile.str()},
                        {"ms", t.ms},

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "convlive/precision.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
 
@@ -57,6 +58,17 @@ TEST_F(TuneCache, KeysNameWhatTheyMeasure) {
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 sobel r=1 separable magnitude");
   p.filter = makeFilter("emboss", {.radius = 5});  // needs fp16 high + low parts on the tensor cores
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 emboss r=5 2D fp16-split");
+  // A gaussian narrow enough that stream's fp16 sums cannot keep 1 LSB (its tiny outer weights'
+  // rounding): stream sums it in fp32, at another speed, so it is timed apart from the default sigma.
+  p.filter = makeFilter("gaussian", {.radius = 4, .sigma = 0.3f});
+  ASSERT_FALSE(planHalfSums(p.filter.mask).fits);
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 gaussian r=4 separable fp32-sums");
+  p.filter = makeFilter("gaussian", {.radius = 4});
+  ASSERT_TRUE(planHalfSums(p.filter.mask).fits);
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 gaussian r=4 separable");
+  // Past stream's radii the sums' format names nothing that is timed.
+  p.filter = makeFilter("gaussian", {.radius = 8, .sigma = 0.3f});
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 gaussian r=8 separable");
 }
 
 TEST_F(TuneCache, EntriesSurviveARoundTripThroughTheFile) {
@@ -80,6 +92,24 @@ TEST_F(TuneCache, EntriesSurviveARoundTripThroughTheFile) {
   int files = 0;
   for (const auto& f : fs::directory_iterator(fs::path(path_).parent_path())) files += f.is_regular_file();
   EXPECT_EQ(files, 1);
+}
+
+TEST_F(TuneCache, TheSumsFormatSurvivesTheFileAndKeepsEntriesApart) {
+  TuneKey fp32 = key(4);
+  fp32.singleSums = true;
+  TuneEntry slower = entry();
+  slower.ms = 0.0476;
+  {
+    Tuner t(path_, "Test GPU");
+    ASSERT_TRUE(t.store(key(4), entry())) << t.why();
+    ASSERT_TRUE(t.store(fp32, slower)) << t.why();
+  }
+  Tuner again(path_, "Test GPU");
+  ASSERT_EQ(again.size(), 2u);
+  const auto e16 = again.lookup(key(4)), e32 = again.lookup(fp32);
+  ASSERT_TRUE(e16 && e32);
+  EXPECT_DOUBLE_EQ(e16->ms, 0.0216);
+  EXPECT_DOUBLE_EQ(e32->ms, 0.0476);
 }
 
 TEST_F(TuneCache, AFileThatDoesNotParseIsIgnoredAndRewritten) {

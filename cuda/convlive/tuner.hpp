@@ -1,5 +1,5 @@
 // `auto`, measured: on first use of a (GPU, frame size, mask kind, separable or not, radius,
-// combine rule, fp16 plan) the tuner times every fast variant and tile that can run on a scratch
+// combine rule, fp16 plans) the tuner times every fast variant and tile that can run on a scratch
 // frame of that size (a few milliseconds of GPU time), keeps the winner and caches it on disk, so
 // later runs (and other programs) reuse it. Thread-safe: the pipeline's thread and the UI may ask.
 #pragma once
@@ -21,6 +21,7 @@ struct TuneKey {
   int radius = 0;
   Combine combine = Combine::Identity;
   bool halfSplit = false;   // the tensor-core variants need fp16 high + low weight parts
+  bool singleSums = false;  // stream takes the mask (separable, r <= 4) but its fp16 sums do not fit (planHalfSums)
   std::string str() const;  // "3840x2160 gaussian r=4 separable" (also the map key)
   static TuneKey of(const FilterParams& p, int width, int height);
 };
@@ -49,8 +50,10 @@ class Tuner {
   // 2: fft joined the candidates; 3: tensor2d rebuilt (10-53% less time, docs/perf/2026-11-21-h200-tensor2d)
   // and the tensor cores' sums in the error plans: earlier winners and refusals no longer hold;
   // 4: stream's and tensorstream's edge strips first in shorter segments, tensorstream's blocks a row
-  // at a time (docs/perf/2026-11-26-h200-edge-schedules, -rows-ahead): their best tiles moved.
-  static constexpr int kVersion = 4;
+  // at a time (docs/perf/2026-11-26-h200-edge-schedules, -rows-ahead): their best tiles moved;
+  // 5: stream's fp16 sums with alpha kept 3-18% faster (now ahead of tensorstream at 4K r=3 and 1080p
+  // r=2, docs/perf/2026-11-26-h200-stream-blue-pairs), and the key says when stream sums in fp32.
+  static constexpr int kVersion = 5;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.
