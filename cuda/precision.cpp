@@ -5,6 +5,8 @@
 #include <sstream>
 #include <vector>
 
+#include "convlive/tensor_inputs.hpp"
+
 namespace convlive {
 namespace {
 
@@ -58,6 +60,12 @@ double halfSumRounding(const std::vector<double>& weights, double most) {
 }
 
 }  // namespace
+
+double largestWeight(const std::vector<float>& factor) {
+  double most = 0;
+  for (float w : factor) most = std::max(most, std::fabs(double(w)));
+  return most;
+}
 
 HalfSumsPlan planHalfSums(const Mask& mask) {
   HalfSumsPlan plan;
@@ -183,8 +191,15 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
       (factor == &mask.row() ? rowHalf : colHalf) += h;
       nonNegative = nonNegative && w >= 0;
     }
+  // Below fp16's normal range the intermediate's rounding (either part's) moves it by up to 2^-25:
+  // a level's 2^-25 for tensorsep, 2^(-1 - S) for tensorstream, whose intermediate is 2^(S - 24)
+  // times the row sums (its inputs: convlive/tensor_inputs.hpp; where no S fits, tensorstream
+  // refuses the mask itself). The column factor carries it.
+  const int scale = tensorInputScale(largestWeight(mask.row()), largestWeight(mask.col()));
+  const double subnormalFloor = colAbs * std::ldexp(1.0, scale < 0 ? -25 : -1 - scale);
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
-  plan.singleBound = 255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) * gain;
+  plan.singleBound =
+      (255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) + subnormalFloor) * gain;
   // The tensor cores' truncating fp32 sums (see accumulationBound): per output, up to
   // ceil((16 + 2r) / 16) products a row sum (each off by up to 2^-21 of 255 * sum |row|, which the
   // column pass scales by sum |col|), then as many a column sum for each of the intermediate's two
@@ -192,10 +207,10 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
   const int chunks = productChunks(mask.radius());
   plan.accumulationBound = 255.0 * rowAbs * colAbs * std::ldexp(1.0, -21) * 3 * chunks * gain;
   // fp16 alone for the intermediate: rounding to nearest moves a row sum by at most 2^-11 of it
-  // (2^-25 absolute below fp16's normal range).
+  // (below fp16's normal range, the floor above).
   plan.halfIntermediateBound =
       255.0 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) * gain +
-      colAbs * std::ldexp(1.0, -25) * gain + plan.accumulationBound;
+      subnormalFloor * gain + plan.accumulationBound;
   plan.halfIntermediate = plan.halfIntermediateBound <= kHalfErrorBudget;
   // Non-negative factors make every product >= 0 (a low part's sign moves a sum by at most 2^-11 of
   // it); the largest sum is 255 * sum(fp16 row) * sum(fp16 col), plus the intermediate's rounding

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "convlive/check.hpp"
@@ -10,6 +11,7 @@
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
+#include "convlive/tensor_inputs.hpp"
 #include "convlive/tuner.hpp"
 #include "cpu_model.hpp"
 #include "fft.hpp"
@@ -232,6 +234,16 @@ Problem tensorSepWhyNot(const FilterParams& p, int w, int h) {
 Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensorstream");
   if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
+  // Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
+  // (convlive/tensor_inputs.hpp): both largest weights must fit fp16 so scaled.
+  if (const double row = largestWeight(p.filter.mask.row()), col = largestWeight(p.filter.mask.col());
+      tensorInputScale(row, col) < 0) {
+    std::ostringstream s;
+    s << "tensorstream scales the factors by 2^S and 2^(24 - S) for its fp16 inputs, and no S keeps both largest "
+         "weights ("
+      << row << " and " << col << ") within fp16's range (their product must stay below about 256)";
+    return problem(Code::CannotRun, "mask", s.str(), "variant", "tensorsep");
+  }
   // Its grid's table of block columns (kernels/schedules.hpp), with room for the edge columns' entries.
   const Tile t = v.tileFor(p);
   if (constexpr int most = kernels::StripSchedule::kMaxEntries - 64; (w + t.w - 1) / t.w > most)

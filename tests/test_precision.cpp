@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convlive/precision.hpp"
+#include "convlive/tensor_inputs.hpp"
 #include "half_sums_emulation.hpp"
 
 using namespace convlive;
@@ -120,13 +121,15 @@ TEST(HalfSeparable, TheBoundComposesBothPasses) {
   // The tensor cores' sums: r=1, 2 K chunks for the row sums and 2 for each of the intermediate's
   // two parts, each product off by up to 2^-21 of 255 * sum|row| * sum|col|.
   const double sums = 255 * rowAbs * colAbs * std::ldexp(1.0, -21) * 3 * 2;
+  // Below fp16's normal range tensorstream's intermediate (2^(S - 24) times the row sums, its
+  // inputs scaled by S = 14 here: convlive/tensor_inputs.hpp) rounds by up to 2^(-1 - S) of a level.
+  ASSERT_EQ(tensorInputScale(largestWeight(m.row()), largestWeight(m.col())), 14);
+  const double floor = colAbs * std::ldexp(1.0, -15);
   EXPECT_NEAR(plan.accumulationBound, sums, 1e-12);
-  EXPECT_NEAR(plan.bound, 255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) + sums,
-              1e-12);
+  EXPECT_NEAR(plan.bound,
+              255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -21)) + floor + sums, 1e-12);
   EXPECT_NEAR(plan.halfIntermediateBound,
-              255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) +
-                  colAbs * std::ldexp(1.0, -25) + sums,
-              1e-12);
+              255 * (rowErr * colAbs + rowAbs * colErr + rowAbs * colAbs * std::ldexp(1.0, -11)) + floor + sums, 1e-12);
 }
 
 // Factors whose absolute sums multiply to a few hundred: the weights are exact in fp16, but at a
@@ -135,7 +138,9 @@ TEST(HalfSeparable, FactorSumsTooLargeForTheTensorCoresSumsAreRefused) {
   std::vector<float> f(65, -0.25f);  // r=32: |factor| sums to 18; 18 x 18 = 324
   f[32] = 2.f;
   const auto plan = planHalfSeparable(Mask::fromFactors(f, f), Combine::Identity);
-  EXPECT_EQ(plan.singleBound, 255 * 324 * std::ldexp(1.0, -21));  // the intermediate's parts only
+  // The intermediate's parts, and tensorstream's floor below fp16's normal range (S = 14 here): the
+  // column's |weights| sum to 36 (the mask scales its row factor to peak at 1, the column by 4).
+  EXPECT_DOUBLE_EQ(plan.singleBound, 255 * 324 * std::ldexp(1.0, -21) + 36 * std::ldexp(1.0, -15));
   EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
   EXPECT_NE(plan.why.find("truncating adds"), std::string::npos) << plan.why;
   std::vector<float> small(17, -0.25f);  // r=8: 6 x 6 = 36
@@ -185,6 +190,19 @@ TEST(HalfSeparable, RefusesWhatItCannotHold) {
   const auto plan = planHalfSeparable(coarse, Combine::Identity);
   EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
   EXPECT_NE(plan.why.find("with fp16 factors the output could be off"), std::string::npos) << plan.why;
+}
+
+// tensorstream's inputs: bytes as fp16 subnormals, the row factor scaled by 2^S and the column factor
+// by 2^(24 - S), S = 14 where both fit fp16's range, else the nearest S that does; none when the
+// largest weights' product passes about 256.
+TEST(TensorInputs, TheScaleKeepsBothFactorsInFp16sRange) {
+  EXPECT_EQ(tensorInputScale(1.0, 1.0), 14);
+  EXPECT_EQ(tensorInputScale(3.99, 60.0), 14);
+  EXPECT_EQ(tensorInputScale(5.0, 0.1), 13);      // 5 * 2^14 passes 65504
+  EXPECT_EQ(tensorInputScale(1.0, 100.0), 15);    // 100 * 2^10 passes it
+  EXPECT_EQ(tensorInputScale(1e-3, 200.0), 16);   // 200 * 2^(24 - s) < 65504 from s = 16
+  EXPECT_EQ(tensorInputScale(1.0, 1000.3), -1);   // 2^s < 65504 and 1000.3 * 2^(24 - s) < 65504: no s
+  EXPECT_EQ(tensorInputScale(20000.0, 1.0), -1);  // the row needs s <= 1, the column s >= 9
 }
 
 // stream's fp16 sums (planHalfSums), checked against an emulation of exactly the kernel's steps

@@ -493,6 +493,15 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
   coarse.filter.mask = Mask::fromFactors({1000.3f, 1000.3f, 1000.3f}, {1.f, 1.f, 1.f});
   EXPECT_NE(v.whyNot(coarse, 64, 64).text().find("with fp16 factors the output could be off"), std::string::npos)
       << v.whyNot(coarse, 64, 64).text();
+  // Largest weights whose product passes about 256 leave no scale for its fp16 subnormal inputs
+  // (convlive/tensor_inputs.hpp): refused, naming tensorsep, which keeps the bytes biased and takes it.
+  FilterParams steep;
+  steep.filter.mask = Mask::fromFactors({0.f, 1.f, 0.f}, {0.f, 300.f, 0.f});
+  ASSERT_TRUE(planHalfSeparable(steep.filter.mask, Combine::Identity).why.empty());
+  EXPECT_NE(v.whyNot(steep, 64, 64).text().find("no S keeps both largest weights (1 and 300)"), std::string::npos)
+      << v.whyNot(steep, 64, 64).text();
+  EXPECT_TRUE(findVariant("tensorsep")->whyNot(steep, 64, 64).empty())
+      << findVariant("tensorsep")->whyNot(steep, 64, 64).text();
   // Frames wider than its grid's table of block columns are refused, naming the limit.
   FilterParams wide;
   wide.filter = makeFilter("gaussian", {.radius = 2});

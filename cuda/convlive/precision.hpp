@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "convlive/mask.hpp"
 
@@ -53,6 +54,9 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // halfIntermediate: the bound with the intermediate as one fp16 value (2^-11 relative) is within
 // the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
+
+// The largest |weight| of a factor (tensorstream's input scale, convlive/tensor_inputs.hpp).
+double largestWeight(const std::vector<float>& factor);
 
 // stream's fp16 sums: both passes summed in fp16 pairs (HFMA2), not only the weights. Two numbers
 // less than 1 apart round to bytes at most 1 apart, so an output less than 1 from the exact sum is

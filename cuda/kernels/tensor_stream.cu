@@ -21,19 +21,25 @@
 //     the four output blocks starting 8 above, at, 8 and 16 below its first row; after a chunk the
 //     first two are complete and are stored, the other two carry on (in general 2 + 2 B0 blocks,
 //     B0 = ceil(r / 8), of which 2 B0 carry on).
-// Numerics equal tensorsep's (fp16 factors, fp32 sums, fp16 high + low intermediate), so the same
-// error plan (convlive/precision.hpp planHalfSeparable) decides which masks it takes.
+// The bytes enter as fp16 subnormals, v 2^-24 (their bits are the byte: one PRMT a channel from
+// pixel pairs regrouped once a step, where a biased 1024 + v took four instructions), with the row
+// factor scaled by 2^S and the column factor by 2^(24 - S) on the host (convlive/tensor_inputs.hpp).
+// Otherwise the numerics are tensorsep's (fp16 factors, fp32 sums, fp16 high + low intermediate):
+// the same error plan (convlive/precision.hpp planHalfSeparable, which bounds the scaled
+// intermediate's rounding below fp16's normal range) decides which masks it takes.
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
+#include "convlive/tensor_inputs.hpp"
 #include "mma.cuh"
 #include "schedules.hpp"
 
@@ -216,12 +222,24 @@ __global__ void __launch_bounds__(256)
     if (q < lastStep) issue(q + 1, stage + 1 == S::Stages ? 0 : stage + 1);
     commitAsync();
     const unsigned char* st = ring + stage * S::StageBytes;
+    // The lane's two pixel pairs of each row and chunk, regrouped once for every channel: rb[.][.][j]
+    // holds pair j's bytes R0 B0 R1 B1, ga[.][.][j] G0 A0 G1 A1 (pixels 4t + 2j and 4t + 2j + 1).
+    // At r = 17..24 the raw words stay instead and each register takes two PRMT: regrouped, that
+    // instance was 3% slower than before the subnormal inputs, kept raw level (NOTES.md item 45).
+    constexpr bool kRegroup = B0 != 3;
     uint4 in[2][KC];
+    unsigned rb[2][KC][2], ga[2][KC][2];
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-      for (int c = 0; c < KC; ++c)
+      for (int c = 0; c < KC; ++c) {
         in[nb][c] = *reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 64 * c + 16 * t));
+        if constexpr (kRegroup) {
+          const uint4 v = in[nb][c];
+          rb[nb][c][0] = __byte_perm(v.x, v.y, 0x6420), ga[nb][c][0] = __byte_perm(v.x, v.y, 0x7531);
+          rb[nb][c][1] = __byte_perm(v.z, v.w, 0x6420), ga[nb][c][1] = __byte_perm(v.z, v.w, 0x7531);
+        }
+      }
 
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch) {
@@ -233,8 +251,17 @@ __global__ void __launch_bounds__(256)
         for (int c = 0; c < KC; ++c) {
           const uint4 f = rowFrag[c * 32 + lane];
           const unsigned ra[4] = {f.x, f.y, f.z, f.w};
-          const unsigned b0 = bytesToHalf2(in[nb][c].x, in[nb][c].y, ch);
-          const unsigned b1 = bytesToHalf2(in[nb][c].z, in[nb][c].w, ch);
+          // Channel ch of each pair as fp16 subnormals v 2^-24: its two bytes with zeros above them.
+          unsigned b0, b1;
+          if constexpr (kRegroup) {
+            const unsigned sel = ch & 2 ? 0x4341 : 0x4240;
+            b0 = __byte_perm(ch & 1 ? ga[nb][c][0] : rb[nb][c][0], 0u, sel);
+            b1 = __byte_perm(ch & 1 ? ga[nb][c][1] : rb[nb][c][1], 0u, sel);
+          } else {
+            const unsigned sel = static_cast<unsigned>(ch | (4 + ch) << 8);  // bytes v0 . v1 .
+            b0 = __byte_perm(__byte_perm(in[nb][c].x, in[nb][c].y, sel), 0u, 0x4240);
+            b1 = __byte_perm(__byte_perm(in[nb][c].z, in[nb][c].w, sel), 0u, 0x4240);
+          }
           if (c == 0)
             mma16816Zero(hs[nb], ra, b0, b1);
           else
@@ -367,13 +394,34 @@ int tensorStreamSlots(const Launch& l) {
   return v;
 }
 
+// The factors scaled for the subnormal inputs (convlive/tensor_inputs.hpp): by powers of two, exact.
+MaskSep scaledForTensorInputs(const MaskSep& m) {
+  const int taps = 2 * m.radius + 1;
+  double maxRow = 0, maxCol = 0;
+  for (int t = 0; t < taps; ++t) {
+    maxRow = std::max(maxRow, std::fabs(double(m.row[t])));
+    maxCol = std::max(maxCol, std::fabs(double(m.col[t])));
+  }
+  const int scale = tensorInputScale(maxRow, maxCol);
+  if (scale < 0)
+    throw std::invalid_argument(
+        "tensorstream: the factors' largest weights are too far apart for fp16 (the plan "
+        "refuses such masks)");
+  MaskSep scaled = m;
+  for (int t = 0; t < taps; ++t) {
+    scaled.row[t] = std::ldexp(m.row[t], scale);
+    scaled.col[t] = std::ldexp(m.col[t], 24 - scale);
+  }
+  return scaled;
+}
+
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
   const StripSchedule s = scheduleOf<B0>(l, m.radius, tensorStreamSlots<B0, NCH, Out, SplitH>(l));
   tensorStreamKernel<B0, NCH, Out, SplitH>
-      <<<dim3(s.entries, s.segments), tensorStreamThreads(l), shared, l.stream>>>(l, m, s);
+      <<<dim3(s.entries, s.segments), tensorStreamThreads(l), shared, l.stream>>>(l, scaledForTensorInputs(m), s);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
 

@@ -1,0 +1,23 @@
+// How tensorstream hands bytes to the tensor cores: each byte v as the fp16 subnormal v * 2^-24
+// (its bits are the byte: one PRMT from the packed pixels, no bias to take off), the row factor
+// scaled by 2^S and the column factor by 2^(24 - S), so that the products carry the bytes' values
+// exactly (powers of two: the scaling rounds nothing the fp16 weights did not). Shared by the
+// kernel's launch and the error plan (convlive/precision.hpp), which bounds the intermediate's
+// rounding below fp16's normal range at 2^(-1 - S) of a level.
+#pragma once
+
+namespace convlive {
+
+// S: 14 where the scaled factors stay below fp16's largest value (the intermediate then 2^-10 of the
+// row sums), else the nearest value in 0..24 that keeps both there; -1 when none does.
+inline int tensorInputScale(double maxRow, double maxCol) {
+  constexpr double kHalfMax = 65504.0;
+  auto fits = [&](int s) { return maxRow * double(1 << s) < kHalfMax && maxCol * double(1 << (24 - s)) < kHalfMax; };
+  for (int d = 0; d <= 14; ++d) {
+    if (fits(14 - d)) return 14 - d;
+    if (d > 0 && 14 + d <= 24 && fits(14 + d)) return 14 + d;
+  }
+  return -1;
+}
+
+}  // namespace convlive
