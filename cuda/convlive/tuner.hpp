@@ -52,7 +52,8 @@ class Tuner {
   // 4: stream's and tensorstream's edge strips first in shorter segments, tensorstream's blocks a row
   // at a time (docs/perf/2026-11-26-h200-edge-schedules, -rows-ahead): their best tiles moved;
   // 5: stream's fp16 sums with alpha kept 3-18% faster (now ahead of tensorstream at 4K r=3 and 1080p
-  // r=2, docs/perf/2026-11-26-h200-stream-blue-pairs), and the key says when stream sums in fp32.
+  // r=2, docs/perf/2026-11-26-h200-stream-blue-pairs), tensorstream's subnormal inputs 3-7% (-ts-subnormal),
+  // and the key says when stream sums in fp32.
   static constexpr int kVersion = 5;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
