@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # 2026-11-26 session 14, last call: the committed code (stream's blue pairs and converted apron,
-# NOTES.md item 43; the tune key; the fixed order): every gpu test, inspect_gpu, memcheck and
-# racecheck on stream's tests; then the benchmark with NPP, CuPy and PyTorch (gpu-round.sh).
+# NOTES.md item 43; tensorstream's subnormal inputs, item 45; the tune key; the fixed order): every
+# gpu test, inspect_gpu, memcheck on stream's tests, racecheck on its unaligned and emulation tests;
+# then the benchmark with NPP, CuPy and PyTorch (gpu-round.sh).
 set -uo pipefail
 source .devbundle/env.sh
 B=/tmp/ab/bin; mkdir -p $B /tmp/fin
 for f in convlive_tests_gpu convlive_tests_inspect_gpu convlive-bench; do
-  xz -dc build-ab15/$f.xz > $B/$f && chmod +x $B/$f || { echo "cannot unpack $f"; exit 1; }
+  xz -dc build-ab19/$f.xz > $B/$f && chmod +x $B/$f || { echo "cannot unpack $f"; exit 1; }
 done
 L=/tmp/fin/tests-final.log
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > $L
@@ -19,7 +20,7 @@ echo "=== memcheck" >> $L
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.*:*/stream_gaussian:*/stream_box' --gtest_brief=1 >> $L 2>&1
 echo "memcheck rc=$?" >> $L
 echo "=== racecheck" >> $L
-timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.*:*/stream_gaussian' --gtest_brief=1 >> $L 2>&1
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.Unaligned*:StreamSmallRadii.Fp16*' --gtest_brief=1 >> $L 2>&1
 echo "racecheck rc=$?" >> $L
 grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $L
 cp $L $OUT/
