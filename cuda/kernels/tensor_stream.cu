@@ -61,10 +61,13 @@ struct Shape {
   static constexpr int RowBytes = 64 * KC, StageBytes = 16 * RowBytes, WarpBytes = Stages * StageBytes;
   static constexpr int WeightBytes = KC * 32 * 16 + NB * 32 * 8;
   // An LDS.128 phase reads rows g and g + 1 (64 bytes each): rows 128 bytes apart (KC even) would
-  // put both on the same banks, so odd rows swap their 64-byte halves.
+  // put both on the same banks, so odd rows swap their 64-byte halves. The stores' alpha reads
+  // (LDS.U8) take rows 2t + h, t = 0..3, at once, 256 bytes apart: on the same banks, a 4-way
+  // conflict that was 16% of the L1 pipe's wavefronts at r=4 (NOTES.md item 46); so row pairs also
+  // move their 32-byte quarters by (row / 2) % 4 (both rows of an LDS.128 phase alike).
   static constexpr bool Swizzle = KC % 2 == 0;
   __host__ __device__ static constexpr int offset(int row, int byte) {
-    return row * RowBytes + (Swizzle ? byte ^ ((row & 1) << 6) : byte);
+    return row * RowBytes + (Swizzle ? byte ^ ((row & 1) << 6) ^ (((row >> 1) & 3) << 5) : byte);
   }
 };
 template <int B0>
