@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 2026-11-26 session 14, last call: the committed code (stream's blue pairs and converted apron,
-# NOTES.md item 43; tensorstream's subnormal inputs, item 45; the tune key; the fixed order): every
-# gpu test, inspect_gpu, memcheck on stream's tests, racecheck on its unaligned and emulation tests;
+# NOTES.md item 43; tensorstream's subnormal inputs and alpha swizzle, items 45-46; the tune key; the
+# fixed order): every gpu test, inspect_gpu, memcheck and racecheck on stream's and tensorstream's ring tests;
 # then the benchmark with NPP, CuPy and PyTorch (gpu-round.sh).
 set -uo pipefail
 source .devbundle/env.sh
@@ -17,10 +17,10 @@ timeout 240 $T --gtest_brief=1 >> $L 2>&1; echo "rc=$?" >> $L
 echo "=== inspect_gpu" >> $L
 timeout 60 $B/convlive_tests_inspect_gpu --gtest_brief=1 >> $L 2>&1; echo "rc=$?" >> $L
 echo "=== memcheck" >> $L
-timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.*:*/stream_gaussian:*/stream_box' --gtest_brief=1 >> $L 2>&1
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.*:*/stream_gaussian:*/stream_box:TensorStreamStrips.Ring*' --gtest_brief=1 >> $L 2>&1
 echo "memcheck rc=$?" >> $L
 echo "=== racecheck" >> $L
-timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.Unaligned*:StreamSmallRadii.Fp16*' --gtest_brief=1 >> $L 2>&1
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 $T --gtest_filter='StreamSmallRadii.Unaligned*:StreamSmallRadii.Fp16*:TensorStreamStrips.Ring*' --gtest_brief=1 >> $L 2>&1
 echo "racecheck rc=$?" >> $L
 grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $L
 cp $L $OUT/
