@@ -408,8 +408,8 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
   const int scale = tensorInputScale(maxRow, maxCol);
   if (scale < 0)
     throw std::invalid_argument(
-        "tensorstream: the factors' largest weights are too far apart for fp16 (the plan "
-        "refuses such masks)");
+        "tensorstream: no input scale keeps both factors' largest weights within fp16's range (the "
+        "variant's whyNot refuses such masks before a launch)");
   MaskSep scaled = m;
   for (int t = 0; t < taps; ++t) {
     scaled.row[t] = std::ldexp(m.row[t], scale);
