@@ -62,9 +62,7 @@ double halfSumRounding(const std::vector<double>& weights, double most) {
 }  // namespace
 
 double largestWeight(const std::vector<float>& factor) {
-  double most = 0;
-  for (float w : factor) most = std::max(most, std::fabs(double(w)));
-  return most;
+  return largestWeight(factor.data(), static_cast<int>(factor.size()));
 }
 
 HalfSumsPlan planHalfSums(const Mask& mask) {

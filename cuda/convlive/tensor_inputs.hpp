@@ -6,7 +6,17 @@
 // rounding below fp16's normal range at 2^(-1 - S) of a level.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
 namespace convlive {
+
+// The largest |weight| of a factor's n weights.
+inline double largestWeight(const float* w, int n) {
+  double most = 0;
+  for (int i = 0; i < n; ++i) most = std::max(most, std::fabs(double(w[i])));
+  return most;
+}
 
 // S: 14 where the scaled factors stay below fp16's largest value (the intermediate then 2^-10 of the
 // row sums), else the nearest value in 0..24 that keeps both there; -1 when none does.

@@ -234,16 +234,12 @@ struct F16Sums : F16Steps {
     }
     return h;
   }
+  // Only masks that filter alpha take this layout (F16KeptAlphaSums has the others).
   template <bool FilterAlpha>
-  __device__ static void pack(const Rows& fin, unsigned alpha, unsigned (&o)[N]) {
+  __device__ static void pack(const Rows& fin, unsigned, unsigned (&o)[N]) {
+    static_assert(FilterAlpha, "with alpha kept, F16KeptAlphaSums sums no alpha");
 #pragma unroll
-    for (int j = 0; j < N; ++j) {
-      const unsigned rg = byteHalves(fin.v[2 * j]), ba = byteHalves(fin.v[2 * j + 1]);
-      if constexpr (FilterAlpha)
-        o[j] = __byte_perm(rg, ba, 0x6420);
-      else
-        o[j] = __byte_perm(__byte_perm(rg, ba, 0x0420), alpha, 0x4210 + 0x1000 * j);
-    }
+    for (int j = 0; j < N; ++j) o[j] = __byte_perm(byteHalves(fin.v[2 * j]), byteHalves(fin.v[2 * j + 1]), 0x6420);
   }
 };
 

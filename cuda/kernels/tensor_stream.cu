@@ -400,12 +400,7 @@ int tensorStreamSlots(const Launch& l) {
 // The factors scaled for the subnormal inputs (convlive/tensor_inputs.hpp): by powers of two, exact.
 MaskSep scaledForTensorInputs(const MaskSep& m) {
   const int taps = 2 * m.radius + 1;
-  double maxRow = 0, maxCol = 0;
-  for (int t = 0; t < taps; ++t) {
-    maxRow = std::max(maxRow, std::fabs(double(m.row[t])));
-    maxCol = std::max(maxCol, std::fabs(double(m.col[t])));
-  }
-  const int scale = tensorInputScale(maxRow, maxCol);
+  const int scale = tensorInputScale(largestWeight(m.row, taps), largestWeight(m.col, taps));
   if (scale < 0)
     throw std::invalid_argument(
         "tensorstream: no input scale keeps both factors' largest weights within fp16's range (the "
