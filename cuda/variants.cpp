@@ -694,21 +694,18 @@ const Variant& cpuChoice(const FilterParams& p, int width, int height) {
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
-  // Fastest first, as measured by convlive-bench on the H200: stream leads for separable masks at
-  // r = 1 (0.028 ms at 4K, 0.010 at 1080p); with fp16 sums (planHalfSums) at r = 2 (0.030 ms at 4K
-  // against tensorstream's 0.036, 0.0128 at 1080p against 0.0140) and, on frames larger than 1080p,
-  // r = 3 (0.033 at 4K against 0.036; at 1080p 0.0157 against 0.0142: docs/perf/2026-11-26-h200-stream-blue-pairs);
-  // with fp32 sums at r = 2 past 1080p (docs/perf/2026-11-26-h200-rows-ahead: 0.0325 against
-  // 0.036). tensorstream from there to r = 32 (0.037 at 4K r=8 against fused's 0.18, 0.074 at r=32
-  // against fused's 0.58: docs/perf/2026-11-26-h200-session13-final), fft past it, tensor2d for 2D
+  // Fastest first, as measured by convlive-bench on the H200 (docs/perf/2026-11-26-h200-session14-final):
+  // stream leads for separable masks at r = 1 (0.028 ms at 4K against tensorstream's 0.032, 0.011 at
+  // 1080p) and, with fp16 sums (planHalfSums), at r = 2 (0.030 at 4K against 0.032; at 1080p 0.0132
+  // against 0.0131, a tie); with fp32 sums at r = 2 past 1080p (docs/perf/2026-11-26-h200-rows-ahead:
+  // 0.0325 against 0.036). tensorstream from there to r = 32 (0.033 at 4K r=3..8 against stream's
+  // 0.035-0.039 and fused's 0.18, 0.069 at r=32 against fused's 0.58), fft past it, tensor2d for 2D
   // masks up to r = 24 (8.1x NPP at r = 8, docs/perf/2026-11-21-h200-tensor2d) and fft from there.
   const int r = p.filter.mask.radius();
   const bool large = double(width) * height > 1920.0 * 1088;
   std::vector<const char*> order;
-  if (r <= 1 || (r <= 3 && p.filter.mask.separable())) {
-    const bool half = planHalfSums(p.filter.mask).fits;
-    if (r <= 1 || (r == 2 && (half || large)) || (r == 3 && half && large)) order.push_back("stream");
-  }
+  if (r <= 1 || (r == 2 && p.filter.mask.separable() && (large || planHalfSums(p.filter.mask).fits)))
+    order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");
   // fft: from r = 25 for 2D masks (r = 22 at 1080p and below), past r = 32 for every mask
