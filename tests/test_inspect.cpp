@@ -257,14 +257,14 @@ TEST(InspectWork, TensorSep) {
 
 // tensorstream 64x64 at r=2: a warp's 64 rows in 4 steps of 16 and one more to fill the window;
 // a step stages 16 rows x 32 pixels and makes, per channel (3: alpha kept), 2 x 2 row products and
-// 4 column products, for 16 rows x 16 pixels.
+// 2 x 2 column products (two 8-pixel halves of two 16-row output blocks), for 16 rows x 16 pixels.
 TEST(InspectWork, TensorStream) {
   const WorkModel m = modelOf("tensorstream", paramsFor("gaussian", 2, {64, 64}));
   EXPECT_DOUBLE_EQ(m.apron, 2 * 5.0 / 4);
   EXPECT_DOUBLE_EQ(m.globalReads, 2.5);  // the alpha comes back from the ring
-  // Per step of 256 pixels: the staged 16 x 32 pixels read once (2 KB), per channel 2 row and 4
-  // column weight fragments (2 x 512 + 4 x 256 bytes); then one alpha byte a pixel.
-  EXPECT_DOUBLE_EQ(m.sharedBytes, 5.0 / 4 * (2048 + 3 * (2 * 512 + 4 * 256)) / 256 + 1);
+  // Per step of 256 pixels: the staged 16 x 32 pixels read once (2 KB), per channel 2 row and 2
+  // column weight fragments (4 x 512 bytes); then the stored pixels' input again, for their alpha.
+  EXPECT_DOUBLE_EQ(m.sharedBytes, 5.0 / 4 * (2048 + 3 * (2 * 512 + 2 * 512)) / 256 + 4);
   EXPECT_DOUBLE_EQ(m.matrixFlops, 5.0 / 4 * 3 * (4 + 4) * 4096 / 256);
   EXPECT_DOUBLE_EQ(m.matrixUseful, 5.0 / 4 * 2 * 3 * 5 + 2 * 3 * 5);
   // r=9: three K chunks, six output blocks, two fill steps.

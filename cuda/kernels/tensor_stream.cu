@@ -13,14 +13,16 @@
 //     hand for their alpha; the weight fragments are made once per block in shared memory and read
 //     where they are used. Both keep the registers down, so that more warps share an SM (see
 //     docs/perf/NOTES.md, item 21).
-//   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly an A fragment
-//     of the next product (M = 16 pixels, K = 16 rows), split into fp16 high + low parts (the
-//     intermediate kept to about 2^-22 relative, as in tensorsep):
-//     Out^T[16 x 8] += H^T[16 x 16] * C_d[16 x 8], C_d the column factor's Toeplitz slice for an
-//     8-row output block d rows below the chunk's first row. For r <= 8 a chunk touches exactly
-//     the four output blocks starting 8 above, at, 8 and 16 below its first row; after a chunk the
-//     first two are complete and are stored, the other two carry on (in general 2 + 2 B0 blocks,
-//     B0 = ceil(r / 8), of which 2 B0 carry on).
+//   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly B fragments
+//     of the next product (K = 16 rows, N = 8 pixels: slots 0..7, then 8..15), split into fp16
+//     high + low parts where the error plan needs it (the intermediate kept to about 2^-22
+//     relative, as in tensorsep): Out[16 x 8] += C_j[16 x 16] * H[16 x 8], C_j the column
+//     factor's Toeplitz slice (an A fragment) for the 16-row output block j that starts
+//     8 (2 j - B0) rows below the chunk's first row, B0 = ceil(r / 8). A chunk touches blocks
+//     j = 0..B0; after it block 0 is complete and is stored, the others carry on. The output
+//     pixels follow the row factor's M order, chosen (pixelOfSlot again) so that a lane's C
+//     elements are 4 adjacent pixels of one row: one 16-byte store, and the alpha it keeps one
+//     16-byte shared load (NOTES.md item 48; before, lanes held 2 pixels of 2 rows: 4-byte stores).
 // The bytes enter as fp16 subnormals, v 2^-24 (their bits are the byte: one PRMT a channel from
 // pixel pairs regrouped once a step, where a biased 1024 + v took four instructions), with the row
 // factor scaled by 2^S and the column factor by 2^(24 - S) on the host (convlive/tensor_inputs.hpp).
@@ -48,6 +50,8 @@ namespace {
 
 // Where pixel slot k (0..15) of a K chunk lies in the chunk: lane t's 16-byte load holds pixels
 // 4t..4t+3, which the B fragment calls k = 2t, 2t+1 (first register) and 2t+8, 2t+9 (second).
+// The same order on the output side: the column pass's C elements n = 2t, 2t+1 of the two 8-slot
+// halves are pixels 4t..4t+3.
 __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 2 * (k >> 3) + (k & 1); }
 
 // What a warp keeps in shared memory: the weight fragments (shared by the block) and a ring of
@@ -56,10 +60,10 @@ __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 
 // (their input alpha is read back from there). B0 = ceil(r / 8).
 template <int B0>
 struct Shape {
-  static constexpr int KC = B0 + 1, NB = 2 + 2 * B0;
+  static constexpr int KC = B0 + 1, NO = B0 + 1, NB = 2 * NO;  // K chunks, 16-row output blocks, products
   static constexpr int History = (B0 + 1) / 2, Stages = History + 2;
   static constexpr int RowBytes = 64 * KC, StageBytes = 16 * RowBytes, WarpBytes = Stages * StageBytes;
-  static constexpr int WeightBytes = KC * 32 * 16 + NB * 32 * 8;
+  static constexpr int WeightBytes = (KC + NO) * 32 * 16;
   // An LDS.128 phase reads rows g and g + 1 (64 bytes each): rows 128 bytes apart (KC even) would
   // put both on the same banks, so odd rows swap their 64-byte halves. The stores' alpha reads
   // (LDS.U8) take rows 2t + h, t = 0..3, at once, 256 bytes apart: on the same banks, a 4-way
@@ -113,14 +117,15 @@ __device__ __forceinline__ unsigned roundedByte(float v) {
   if constexpr (Out == kClamp) v = fminf(fmaxf(v, 0.f), 255.f);
   return __float_as_uint(v + 12582912.f);
 }
-// Element e of a block's C fragments, one per channel, as an RGBA8 pixel (alpha given unless filtered).
+// Element e of a block's half h, one C fragment per channel, as an RGBA8 pixel; unless alpha was
+// filtered, its alpha is the input pixel's (byte 3 of `in`).
 template <int NCH, int Out>
-__device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][4], int e, unsigned alpha) {
-  const unsigned c0 = roundedByte<Out>(block[0][e]), c1 = roundedByte<Out>(block[1][e]);
-  const unsigned c2 = roundedByte<Out>(block[2][e]);
-  unsigned c3 = alpha;
-  if constexpr (NCH == 4) c3 = roundedByte<Out>(block[3][e]);
-  return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, c3, 0x0040), 0x5410);
+__device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][2][4], int h, int e, unsigned in) {
+  const unsigned c0 = roundedByte<Out>(block[0][h][e]), c1 = roundedByte<Out>(block[1][h][e]);
+  const unsigned c2 = roundedByte<Out>(block[2][h][e]);
+  if constexpr (NCH == 4)
+    return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, roundedByte<Out>(block[3][h][e]), 0x0040), 0x5410);
+  return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, in, 0x0070), 0x5410);
 }
 
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
@@ -132,10 +137,10 @@ __global__ void __launch_bounds__(256)
                        const __grid_constant__ StripSchedule sched) {
 #if __CUDA_ARCH__ >= 800
   using S = Shape<B0>;
-  constexpr int KC = S::KC, NB = S::NB;
+  constexpr int KC = S::KC, NO = S::NO;
   extern __shared__ __align__(16) unsigned char tensorStreamSmem[];
-  uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);   // [KC][32 lanes]
-  uint2* colFrag = reinterpret_cast<uint2*>(rowFrag + KC * 32);  // [NB][32 lanes]
+  uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);  // [KC][32 lanes]
+  uint4* colFrag = rowFrag + KC * 32;                           // [NO][32 lanes]
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
@@ -144,28 +149,29 @@ __global__ void __launch_bounds__(256)
   if (placeOf(sched, blockIdx.x, blockIdx.y).y0 >= l.height) return;
 
   if (warp == 0) {
-    // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - m + r], x(k) the
-    // pixel of slot k relative to the first output pixel.
+    // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
+    // the pixel of input slot k relative to the strip's first output pixel, x(m) output slot m's.
 #pragma unroll
     for (int c = 0; c < KC; ++c) {
       auto w = [&](int mm, int k) {
-        const int j = 16 * c + pixelOfSlot(k) - apron - mm + r;
+        const int j = 16 * c + pixelOfSlot(k) - apron - pixelOfSlot(mm) + r;
         return j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
       };
       rowFrag[c * 32 + lane] =
           make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
                      halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
     }
-    // The column factor's slices for the NB output blocks a chunk touches: block b starts
-    // 8 (b - B0) rows below the chunk's first; C_b[k][n] = col[k - n - 8 (b - B0) + r].
+    // The column factor's slices for the NO output blocks a chunk touches: block j starts
+    // 8 (2 j - B0) rows below the chunk's first; C_j[mm][k] = col[k - mm - 8 (2 j - B0) + r].
 #pragma unroll
-    for (int b = 0; b < NB; ++b) {
-      auto w = [&](int k, int n) {
-        const int j = k - n - 8 * (b - B0) + r;
-        return j >= 0 && j <= 2 * r ? m.col[j] : 0.f;
+    for (int j = 0; j < NO; ++j) {
+      auto w = [&](int mm, int k) {
+        const int i = k - mm - 8 * (2 * j - B0) + r;
+        return i >= 0 && i <= 2 * r ? m.col[i] : 0.f;
       };
-      colFrag[b * 32 + lane] =
-          make_uint2(halfPair(w(2 * t, g), w(2 * t + 1, g)), halfPair(w(2 * t + 8, g), w(2 * t + 9, g)));
+      colFrag[j * 32 + lane] =
+          make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
+                     halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
     }
   }
   __syncthreads();
@@ -178,12 +184,15 @@ __global__ void __launch_bounds__(256)
   const int steps = (rows + 15) / 16;
   unsigned char* ring = tensorStreamSmem + S::WeightBytes + warp * S::WarpBytes;
 
-  // acc[b]: the output block starting 8 (b - B0) rows below the current chunk's first row.
-  float acc[NB][NCH][4];
+  // acc[j][ch][h]: output block j (16 rows from 8 (2 j - B0) below the current chunk's first row),
+  // channel ch, pixel slots 8 h .. 8 h + 7.
+  float acc[NO][NCH][2][4];
 #pragma unroll
-  for (int b = 0; b < NB - 2; ++b)
+  for (int j = 0; j < NO - 1; ++j)
 #pragma unroll
-    for (int ch = 0; ch < NCH; ++ch) acc[b][ch][0] = acc[b][ch][1] = acc[b][ch][2] = acc[b][ch][3] = 0.f;
+    for (int ch = 0; ch < NCH; ++ch)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) acc[j][ch][h][0] = acc[j][ch][h][1] = acc[j][ch][h][2] = acc[j][ch][h][3] = 0.f;
 
   // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
   // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % Stages by cp.async.
@@ -209,9 +218,10 @@ __global__ void __launch_bounds__(256)
     }
   };
   // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
-  // s - 8 B0 .. s - 8 B0 + 15 (blocks 0 and 1), so the first B0 steps only fill the window.
+  // s - 8 B0 .. s - 8 B0 + 15 (block 0), so the first B0 steps only fill the window.
   const int lastStep = steps + B0 - 1;
   const bool fullWidth = x0 + 16 <= l.width;
+  const bool outAligned = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
   issue(0, 0);
   commitAsync();
 
@@ -271,8 +281,8 @@ __global__ void __launch_bounds__(256)
             mma16816(hs[nb], ra, b0, b1);
         }
       }
-      // The C fragments as the column pass's A fragment: fp16, and where the error plan needs
-      // it, a low fp16 part too.
+      // The C fragments as the column pass's B fragments (half h: hi[h], hi[2 + h]): fp16, and
+      // where the error plan needs it, a low fp16 part too.
       unsigned hi[4], lo[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
@@ -284,53 +294,58 @@ __global__ void __launch_bounds__(256)
         }
       }
 #pragma unroll
-      for (int b = 0; b < NB; ++b) {
-        const uint2 cb = colFrag[b * 32 + lane];
-        if (b < NB - 2)
-          mma16816(acc[b][ch], hi, cb.x, cb.y);
-        else
-          mma16816Zero(acc[b][ch], hi, cb.x, cb.y);  // the last two blocks start here
-        if constexpr (SplitH) mma16816(acc[b][ch], lo, cb.x, cb.y);
+      for (int j = 0; j < NO; ++j) {
+        const uint4 f = colFrag[j * 32 + lane];
+        const unsigned ca[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          if (j < NO - 1)
+            mma16816(acc[j][ch][h], ca, hi[h], hi[2 + h]);
+          else
+            mma16816Zero(acc[j][ch][h], ca, hi[h], hi[2 + h]);  // the last block starts here
+          if constexpr (SplitH) mma16816(acc[j][ch][h], ca, lo[h], lo[2 + h]);
+        }
       }
     }
 
     if (q >= B0) {
-      // Blocks 0 and 1 are rows out0 .. out0 + 15: lane (g, t) stores pixels x0 + g and
-      // x0 + g + 8 of rows out0 + 8 b + 2 t + h, h = 0, 1 (C fragment element e = 2 (x >= x0 + 8) + h).
-      // Unless alpha was filtered, it is the input's, read back from the stage that holds the row.
-      const bool full = fullWidth && out0 + 16 <= y0 + rows;
+      // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels x0 + 4 t .. + 3 of rows
+      // out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3). Unless alpha
+      // was filtered, it is the input's, read back as those 4 pixels from the stage that holds the row.
+      const bool full = fullWidth && outAligned && out0 + 16 <= y0 + rows;
 #pragma unroll
-      for (int b = 0; b < 2; ++b) {
-        const int k = b - B0;                              // the block's place, in 8 rows, from s
-        const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // its stage, relative to step q's
-        const unsigned char* ast = ring + (stage + back + S::Stages) % S::Stages * S::StageBytes;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int y = out0 + 8 * b + 2 * t + h, rowInStage = 8 * (k & 1) + 2 * t + h;
-          unsigned alpha0 = 0, alpha1 = 0;
-          if constexpr (NCH == 3) {
-            alpha0 = ast[S::offset(rowInStage, 4 * (apron + g)) + 3];
-            alpha1 = ast[S::offset(rowInStage, 4 * (apron + g + 8)) + 3];
-          }
-          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + g;
-          const unsigned p0 = packPixel<NCH, Out>(acc[b], h, alpha0);
-          const unsigned p1 = packPixel<NCH, Out>(acc[b], 2 + h, alpha1);
-          if (full) {
-            row[0] = p0;
-            row[8] = p1;
-          } else if (y < y0 + rows) {
-            if (x0 + g < l.width) row[0] = p0;
-            if (x0 + g + 8 < l.width) row[8] = p1;
-          }
+      for (int i = 0; i < 2; ++i) {
+        const int k = i - B0;                              // the 8 rows' place, in 8 rows, from s
+        const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // their stage, relative to step q's
+        const int y = out0 + 8 * i + g;
+        uint4 src = make_uint4(0, 0, 0, 0);
+        if constexpr (NCH == 3) {
+          const unsigned char* ast = ring + (stage + back + S::Stages) % S::Stages * S::StageBytes;
+          src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
+        }
+        const uint4 px =
+            make_uint4(packPixel<NCH, Out>(acc[0], 0, 2 * i, src.x), packPixel<NCH, Out>(acc[0], 0, 2 * i + 1, src.y),
+                       packPixel<NCH, Out>(acc[0], 1, 2 * i, src.z), packPixel<NCH, Out>(acc[0], 1, 2 * i + 1, src.w));
+        unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + 4 * t;
+        if (full) {
+          *reinterpret_cast<uint4*>(row) = px;
+        } else if (y < y0 + rows) {
+          const int x = x0 + 4 * t;
+          if (x < l.width) row[0] = px.x;
+          if (x + 1 < l.width) row[1] = px.y;
+          if (x + 2 < l.width) row[2] = px.z;
+          if (x + 3 < l.width) row[3] = px.w;
         }
       }
     }
 #pragma unroll
-    for (int ch = 0; ch < NCH; ++ch)
+    for (int j = 0; j < NO - 1; ++j)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int ch = 0; ch < NCH; ++ch)
 #pragma unroll
-        for (int b = 0; b < NB - 2; ++b) acc[b][ch][i] = acc[b + 2][ch][i];
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[j][ch][h][e] = acc[j + 1][ch][h][e];
     stage = stage + 1 == S::Stages ? 0 : stage + 1;
   }
   waitAsync<0>();  // nothing in flight into shared memory when the warp exits
@@ -511,8 +526,9 @@ WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate)
     m.apron = KC * perOutput;
     m.globalReads = m.apron;  // the input's alpha, unless filtered, is read back from the ring
     m.globalBytes = 4 * m.globalReads;
-    // Per warp step (256 pixels): the staged input once, the weight fragments per channel, the alpha bytes.
-    m.sharedBytes = perOutput * (1024.0 * KC + K::NCH * (512.0 * KC + 256.0 * NB)) / 256 + (K::NCH == 3 ? 1 : 0);
+    // Per warp step (256 pixels): the staged input once, the weight fragments per channel, and the
+    // stored pixels read back for their alpha (16 bytes for 4).
+    m.sharedBytes = perOutput * (1024.0 * KC + K::NCH * (512.0 * KC + 256.0 * NB)) / 256 + (K::NCH == 3 ? 4 : 0);
     m.matrixFlops = perOutput * K::NCH * (2 * KC + NB * parts) * 2.0 * 16 * 8 * 16 / 256;
     m.matrixUseful = perOutput * 2 * K::NCH * taps + 2 * K::NCH * taps * parts;
     m.dramBytes = 8;
