@@ -20,7 +20,90 @@
 
 namespace convlive {
 
+bool sameComputation(const FilterParams& a, const FilterParams& b) {
+  // The mask last: the workspace asks this of each kept preparation, which often differ by tile only.
+  return a.tile == b.tile && a.border == b.border && a.filterAlpha == b.filterAlpha &&
+         a.filter.combine == b.filter.combine && a.filter.mask.sameWeights(b.filter.mask);
+}
+
+namespace {
+
+// What a variant derives from its parameters for one frame size (Variant::prepare): whyNot's
+// answer at once, the rest on first use (each variant asks only for what its kernel takes).
+class Prepared {
+ public:
+  Prepared(const Variant& v, const FilterParams& p, int width, int height)
+      : variant_(&v), params_(p), width_(width), height_(height), why_(v.whyNot(p, width, height)) {}
+  bool matches(const Variant& v, const FilterParams& p, int width, int height) const {
+    return variant_ == &v && width_ == width && height_ == height && sameComputation(params_, p);
+  }
+  const Problem& why() const { return why_; }
+  const FilterParams& params() const { return params_; }
+
+  const kernels::MaskSep& sep() {  // separable masks: the factors as the kernels take them
+    if (!sep_) {
+      const Mask& m = params_.filter.mask;
+      sep_.emplace();
+      sep_->radius = m.radius();
+      std::copy(m.row().begin(), m.row().end(), sep_->row);
+      std::copy(m.col().begin(), m.col().end(), sep_->col);
+    }
+    return *sep_;
+  }
+  const kernels::Mask2D& mask2d() {  // 17 KiB: on the heap, passed by value to the kernels
+    if (!mask2d_) {
+      const Mask& m = params_.filter.mask;
+      mask2d_ = std::make_unique<kernels::Mask2D>();
+      mask2d_->radius = m.radius();
+      std::copy(m.weights().begin(), m.weights().end(), mask2d_->w);
+    }
+    return *mask2d_;
+  }
+  const HalfSumsPlan& halfSums() {  // stream
+    if (!halfSums_) halfSums_ = planHalfSums(params_.filter.mask);
+    return *halfSums_;
+  }
+  const HalfWeightsPlan& halfSeparable() {  // tensorstream
+    if (!halfSeparable_) halfSeparable_ = planHalfSeparable(params_.filter.mask, params_.filter.combine);
+    return *halfSeparable_;
+  }
+  const HalfWeightsPlan& halfWeights() {  // tensor2d (1.2 ms on the host for a 65 x 65 mask)
+    if (!halfWeights_) halfWeights_ = planHalfWeights(params_.filter.mask, params_.filter.combine);
+    return *halfWeights_;
+  }
+
+ private:
+  const Variant* variant_;
+  FilterParams params_;
+  int width_, height_;
+  Problem why_;
+  std::optional<kernels::MaskSep> sep_;
+  std::unique_ptr<kernels::Mask2D> mask2d_;
+  std::optional<HalfSumsPlan> halfSums_;
+  std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_;
+};
+
+}  // namespace
+
 struct Workspace::Impl {
+  std::vector<std::unique_ptr<Prepared>> prepared;  // the most recently used last
+  std::size_t preparations = 0;
+  // The preparation for (v, p, width x height): a kept one, else made now (the oldest of
+  // kPrepared goes).
+  Prepared& prepare(const Variant& v, const FilterParams& p, int width, int height) {
+    auto it =
+        std::find_if(prepared.begin(), prepared.end(), [&](const auto& e) { return e->matches(v, p, width, height); });
+    if (it != prepared.end()) {
+      std::rotate(it, it + 1, prepared.end());
+      return *prepared.back();
+    }
+    auto made = std::make_unique<Prepared>(v, p, width, height);
+    if (prepared.size() >= std::size_t(kPrepared)) prepared.erase(prepared.begin());
+    prepared.push_back(std::move(made));
+    ++preparations;
+    return *prepared.back();
+  }
+
   DeviceBuffer tmp0, tmp1;      // separable: intermediate planes
   DeviceBuffer maskDevice;      // naive: the mask in global memory
   std::vector<float> maskHost;  // what maskDevice holds
@@ -39,6 +122,11 @@ Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+std::size_t Workspace::preparations() const { return impl_->preparations; }
+
+Problem Variant::prepare(const FilterParams& p, int width, int height, Workspace& ws) const {
+  return ws.impl().prepare(*this, p, width, height).why();
+}
 
 std::optional<Tile> Tile::parse(std::string_view text) {
   const auto x = text.find('x');
@@ -278,13 +366,21 @@ kernels::Launch launchFor(const Variant& v, const FilterParams& p, int width, in
   return l;
 }
 
-// Throws std::invalid_argument when p cannot run; else the launch description for the kernels.
-kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
+// What run() checks first: the images' shapes, then whyNot's answer for p, kept with the rest
+// of p's preparation in ws (the first run with p, or Variant::prepare, made it). Throws
+// std::invalid_argument (ProblemError for whyNot's reasons) when p cannot run.
+Prepared& prepared(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws) {
   if (in.width != out.width || in.height != out.height)
     throw std::invalid_argument(v.name + ": input and output sizes differ");
   if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
     throw std::invalid_argument(v.name + ": row pitch must be a multiple of 4 bytes and hold a whole row");
-  if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
+  Prepared& pp = ws.impl().prepare(v, p, in.width, in.height);
+  if (pp.why()) throw ProblemError(pp.why());
+  return pp;
+}
+
+// The launch description for the kernels (after prepared()).
+kernels::Launch launchOf(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s) {
   kernels::Launch l = launchFor(v, p, in.width, in.height);
   l.in = reinterpret_cast<const uchar4*>(in.data);
   l.inPitch = in.pitch;
@@ -294,30 +390,21 @@ kernels::Launch prepare(const Variant& v, const FilterParams& p, ConstImageView 
   return l;
 }
 
-// Big (17 KiB): built on the heap by the caller, passed by value to the kernel.
-void fill2D(const Mask& m, kernels::Mask2D& k) {
-  k.radius = m.radius();
-  std::copy(m.weights().begin(), m.weights().end(), k.w);
-}
-void fillSep(const Mask& m, kernels::MaskSep& k) {
-  k.radius = m.radius();
-  std::copy(m.row().begin(), m.row().end(), k.row);
-  std::copy(m.col().begin(), m.col().end(), k.col);
-}
-
-void runCpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t) {
-  if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
+void runCpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t) {
+  prepared(v, p, in, out, ws);
   referenceFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
-void runCpuSimd(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t) {
-  if (auto why = v.whyNot(p, in.width, in.height)) throw ProblemError(why);
+void runCpuSimd(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
+                cudaStream_t) {
+  prepared(v, p, in, out, ws);
   cpuSimdFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
 void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
               cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
+  prepared(v, p, in, out, ws);
+  const auto l = launchOf(v, p, in, out, s);
   auto& w = ws.impl();
   const auto& weights = p.filter.mask.weights();
   if (w.maskHost != weights) {
@@ -333,17 +420,16 @@ void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
 
 // The 2D variants that take the mask by value: build it, launch `Kernel`.
 template <void (*Kernel)(const kernels::Launch&, const kernels::Mask2D&)>
-void runWithMask2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+void runWithMask2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
                    cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  auto m = std::make_unique<kernels::Mask2D>();
-  fill2D(p.filter.mask, *m);
-  Kernel(l, *m);
+  Prepared& pp = prepared(v, p, in, out, ws);
+  Kernel(launchOf(v, p, in, out, s), pp.mask2d());
 }
 
 void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
                 cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
+  Prepared& pp = prepared(v, p, in, out, ws);
+  const auto l = launchOf(v, p, in, out, s);
   // Zero and clamp map onto hardware address modes with unnormalized coordinates; wrap needs
   // normalized ones; mirror (reflect-101) has no hardware mode: clamp reads, index computed.
   const bool normalized = p.border == Border::Wrap;
@@ -362,16 +448,13 @@ void runTexture(const Variant& v, const FilterParams& p, ConstImageView in, Imag
     cache.push_back({in.data, in.width, in.height, in.pitch, mode, TextureObject(in, mode, normalized)});
     it = cache.end() - 1;
   }
-  auto m = std::make_unique<kernels::Mask2D>();
-  fill2D(p.filter.mask, *m);
-  kernels::texture(l, it->tex.get(), normalized, *m);
+  kernels::texture(l, it->tex.get(), normalized, pp.mask2d());
 }
 
 void runSeparable(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
                   cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  kernels::MaskSep m{};
-  fillSep(p.filter.mask, m);
+  const kernels::MaskSep& m = prepared(v, p, in, out, ws).sep();
+  const auto l = launchOf(v, p, in, out, s);
   auto& w = ws.impl();
   const std::size_t plane = std::size_t(in.width) * in.height * sizeof(float4);
   w.tmp0.reserve(plane);
@@ -379,51 +462,45 @@ void runSeparable(const Variant& v, const FilterParams& p, ConstImageView in, Im
   kernels::separable(l, m, w.tmp0.as<float4>(), w.tmp1.as<float4>());
 }
 
-void runFused(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  kernels::MaskSep m{};
-  fillSep(p.filter.mask, m);
-  kernels::fused(l, m);
+void runFused(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
+              cudaStream_t s) {
+  const kernels::MaskSep& m = prepared(v, p, in, out, ws).sep();
+  kernels::fused(launchOf(v, p, in, out, s), m);
 }
 
-void runStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&, cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  kernels::MaskSep m{};
-  fillSep(p.filter.mask, m);
-  const HalfSumsPlan plan = planHalfSums(p.filter.mask);
-  kernels::stream(l, m, {plan.fits, plan.offset});
+void runStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
+               cudaStream_t s) {
+  Prepared& pp = prepared(v, p, in, out, ws);
+  const HalfSumsPlan& plan = pp.halfSums();
+  kernels::stream(launchOf(v, p, in, out, s), pp.sep(), {plan.fits, plan.offset});
 }
 
-void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
                      cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  kernels::MaskSep m{};
-  fillSep(p.filter.mask, m);
-  const HalfWeightsPlan plan = planHalfSeparable(p.filter.mask, p.filter.combine);
-  kernels::tensorStream(l, m, !plan.halfIntermediate, p.filter.combine == Combine::Identity && plan.sumsInByteRange);
+  Prepared& pp = prepared(v, p, in, out, ws);
+  const HalfWeightsPlan& plan = pp.halfSeparable();
+  kernels::tensorStream(launchOf(v, p, in, out, s), pp.sep(), !plan.halfIntermediate,
+                        p.filter.combine == Combine::Identity && plan.sumsInByteRange);
 }
 
-void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+void runTensor2D(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
                  cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  auto m = std::make_unique<kernels::Mask2D>();
-  fill2D(p.filter.mask, *m);
-  kernels::tensor2d(l, *m, planHalfWeights(p.filter.mask, p.filter.combine).split());
+  Prepared& pp = prepared(v, p, in, out, ws);
+  kernels::tensor2d(launchOf(v, p, in, out, s), pp.mask2d(), pp.halfWeights().split());
 }
 
 void runFft(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
+  prepared(v, p, in, out, ws);
+  const auto l = launchOf(v, p, in, out, s);
   auto& fft = ws.impl().fft;
   if (!fft) fft = std::make_unique<FftConvolver>();
   fft->run(l, p.filter.mask);
 }
 
-void runTensorSep(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace&,
+void runTensorSep(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws,
                   cudaStream_t s) {
-  const auto l = prepare(v, p, in, out, s);
-  kernels::MaskSep m{};
-  fillSep(p.filter.mask, m);
-  kernels::tensorSep(l, m);
+  const kernels::MaskSep& m = prepared(v, p, in, out, ws).sep();
+  kernels::tensorSep(launchOf(v, p, in, out, s), m);
 }
 
 // The inspector's figures: each variant's own functions beside its kernel (kernels/launch.hpp,

@@ -243,6 +243,60 @@ TEST(CpuSimd, CallersOnSeveralThreadsGetTheirOwnResults) {
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(matches(outs[i], wants[i], 0xcd)) << filters[i].name;
 }
 
+// A run prepares once per (variant, parameters, frame size) and reuses it: only a change that
+// alters the computation (not the filter's name) prepares again, each result is still the one its
+// own parameters give, and the workspace keeps the last kPrepared.
+TEST(Prepare, RunsReuseThePreparationUntilTheComputationOrSizeChanges) {
+  std::mt19937 rng(seedForRun() ^ 0x9u);
+  const PaddedFrame in = randomFrame(61, 37, rng), small = randomFrame(23, 19, rng);
+  Workspace ws;
+  EXPECT_EQ(ws.preparations(), 0u);
+  auto runAndCheck = [&](const FilterParams& p, const PaddedFrame& from, std::size_t preparations) {
+    PaddedFrame out(from.width, from.height, 8, 0xcd);
+    HostImage want(from.width, from.height);
+    cpuSimd().run(p, from.view(), out.view(), ws, nullptr);
+    referenceFilter(p.filter, p.border, p.filterAlpha, from.view(), want.view());
+    EXPECT_TRUE(matches(out, want, 0xcd)) << p.filter.name << " seed=" << seedForRun();
+    EXPECT_EQ(ws.preparations(), preparations) << p.filter.name;
+  };
+  FilterParams gauss;
+  gauss.filter = makeFilter("gaussian", {.radius = 2});
+  EXPECT_TRUE(cpuSimd().prepare(gauss, in.width, in.height, ws).empty());
+  EXPECT_EQ(ws.preparations(), 1u);
+  runAndCheck(gauss, in, 1);  // prepared ahead
+  runAndCheck(gauss, in, 1);
+  FilterParams renamed = gauss;
+  renamed.filter.name = "blur";  // the same computation
+  runAndCheck(renamed, in, 1);
+  FilterParams wider = gauss;
+  wider.filter = makeFilter("gaussian", {.radius = 2, .sigma = 3.f});  // same radius, other weights
+  runAndCheck(wider, in, 2);
+  runAndCheck(gauss, small, 3);  // another frame size
+  FilterParams mirror = gauss;
+  mirror.border = Border::Mirror;
+  runAndCheck(mirror, in, 4);
+  FilterParams alpha = gauss;
+  alpha.filterAlpha = true;
+  runAndCheck(alpha, in, 5);  // four kept: gauss on `in` was the oldest and went
+  runAndCheck(gauss, in, 6);
+  runAndCheck(alpha, in, 6);  // still kept
+  // A refused preparation is kept too: the same reason, from prepare and from run.
+  FilterParams huge;
+  huge.filter.name = "custom";
+  huge.filter.mask = Mask(2, std::vector<float>(25, 1e13f));
+  const Problem why = cpuSimd().prepare(huge, in.width, in.height, ws);
+  EXPECT_EQ(why.code, Problem::Code::CannotRun);
+  EXPECT_EQ(ws.preparations(), 7u);
+  PaddedFrame out(in.width, in.height, 0, 0);
+  try {
+    cpuSimd().run(huge, in.view(), out.view(), ws, nullptr);
+    ADD_FAILURE() << "ran a mask it refuses";
+  } catch (const ProblemError& e) {
+    EXPECT_EQ(e.problem().text(), why.text());
+  }
+  EXPECT_EQ(ws.preparations(), 7u);
+}
+
 // Without a GPU, auto and the fixed order pick cpu-simd, and the GPU variants name it as the way out.
 TEST(CpuSimd, IsTheChoiceWithoutADevice) {
   if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";

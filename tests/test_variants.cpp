@@ -623,7 +623,7 @@ TEST_F(Tensor2DProducts, EveryKChunkCountWeightSplitAndTile) {
 
 // Launches with different masks queued back to back, on one stream and across two, without
 // waiting in between: each output must be its own mask's result (a mask change never races a
-// frame in flight).
+// frame in flight, and a run that reuses a kept preparation uses its own mask's).
 class MaskChanges : public testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -654,6 +654,9 @@ TEST_P(MaskChanges, NeverRaceFramesInFlight) {
     v.run(p, din.view(), outs[i].view(), ws[s], streams[s].get());
   }
   CL_CUDA(cudaDeviceSynchronize());
+  // Each workspace ran the three masks twice each: prepared once a mask, then reused.
+  EXPECT_EQ(ws[0].preparations(), 3u);
+  EXPECT_EQ(ws[1].preparations(), 3u);
   for (int i = 0; i < kLaunches; ++i) {
     HostImage got(in.width(), in.height()), want(in.width(), in.height());
     outs[i].download(got.view());

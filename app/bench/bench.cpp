@@ -107,14 +107,20 @@ Stats summarize(std::vector<float> t) {
 // Times `launch(i)` with events around each call on `s`. The timed calls and their events are
 // captured into a CUDA graph and replayed, so the host's launch work never leaves the GPU idle
 // between them (which would add to the times); `graphed` says whether that worked (else the calls
-// were timed straight on the stream).
+// were timed straight on the stream). `hostUs`: the median host time of one call during the
+// warm-up (its checks, preparation reused, and the launch itself), in microseconds.
 template <class F>
-Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = nullptr, bool allowGraph = true) {
+Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = nullptr, bool allowGraph = true,
+                   double* hostUs = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
+  std::vector<float> host;
   for (int i = 0; i < o.warmup || std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(o.warmupMs); ++i) {
+    const auto h0 = std::chrono::steady_clock::now();
     launch(i);
+    host.push_back(std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - h0).count());
     if (i % 8 == 7) CL_CUDA(cudaStreamSynchronize(s));  // bounded queue: the time is GPU time
   }
+  if (hostUs) *hostUs = host.size() > 1 ? summarize({host.begin() + 1, host.end()}).median : host.at(0);
   CL_CUDA(cudaStreamSynchronize(s));
   std::vector<Event> start(o.repeats), stop(o.repeats);
   auto enqueue = [&](bool capturing) {
@@ -277,9 +283,10 @@ int main(int argc, char** argv) {
               continue;
             }
             bool graphed = false;
+            double hostUs = 0;
             const Stats st = timeLaunches(
                 o, stream.get(), [&](int i) { v.run(p, ins[i % ins.size()].view(), out.view(), ws, stream.get()); },
-                &graphed);
+                &graphed, true, &hostUs);
             const double mpix = pixels / 1e6 / (st.median * 1e-3), gbs = bytes / (st.median * 1e-3) / 1e9;
             row.update({{"median_ms", st.median},
                         {"min_ms", st.min},
@@ -287,6 +294,7 @@ int main(int argc, char** argv) {
                         {"mpix_s", mpix},
                         {"gbps", gbs},
                         {"pct_copy_bw", 100.0 * gbs / copyGBs},
+                        {"host_us", hostUs},
                         {"timing", graphed ? "graph" : "stream"}});
             results.push_back(row);
             std::printf("%-11s %-6s %-8s %3d %4dx%-5d %10.4f %10.0f %8.0f %6.1f%% %9.4f\n", v.name.c_str(),
@@ -312,13 +320,14 @@ int main(int argc, char** argv) {
                    {"results", results},
                    {"frame_copy", frameCopies}};
     std::ostringstream csv;
-    csv << "variant,tile,mask,radius,width,height,median_ms,min_ms,p90_ms,mpix_s,gbps,pct_copy_bw,floor_ms,error\n";
+    csv << "variant,tile,mask,radius,width,height,median_ms,min_ms,p90_ms,mpix_s,gbps,pct_copy_bw,host_us,floor_ms,"
+           "error\n";
     for (const auto& r : results) {
       auto num = [&](const char* k) { return r.contains(k) ? std::to_string(r[k].get<double>()) : std::string(); };
       csv << r["variant"].get<std::string>() << "," << r["tile"].get<std::string>() << ","
           << r["mask"].get<std::string>() << "," << r["radius"] << "," << r["width"] << "," << r["height"] << ","
           << num("median_ms") << "," << num("min_ms") << "," << num("p90_ms") << "," << num("mpix_s") << ","
-          << num("gbps") << "," << num("pct_copy_bw") << "," << num("floor_ms") << ",\""
+          << num("gbps") << "," << num("pct_copy_bw") << "," << num("host_us") << "," << num("floor_ms") << ",\""
           << (r["error"].is_null() ? "" : r["error"].get<std::string>()) << "\"\n";
     }
     for (const auto& [name, text] :

@@ -25,15 +25,22 @@ struct FilterParams {
   bool filterAlpha = false;  // false (default): output alpha = input alpha
   Tile tile{};               // {0,0}: the variant's default (its first offered tile)
 };
+// The same computation: every field but the filter's name (the mask's weights bit for bit).
+bool sameComputation(const FilterParams& a, const FilterParams& b);
 
 // Scratch a variant keeps between launches: intermediate planes, the uploaded mask, texture
-// objects. One per stream: launches on different streams must not share one. Not thread-safe.
+// objects, and what it prepared for the last few (parameters, frame size) it ran (Variant::prepare).
+// One per stream: launches on different streams must not share one. Not thread-safe.
 class Workspace {
  public:
   Workspace();
   ~Workspace();
   Workspace(Workspace&&) noexcept;
   Workspace& operator=(Workspace&&) noexcept;
+  // How many preparations this workspace has made: a run with the parameters, frame size and
+  // variant of one of its last kPrepared makes none.
+  static constexpr int kPrepared = 4;
+  std::size_t preparations() const;
   struct Impl;
   Impl& impl() { return *impl_; }
 
@@ -69,6 +76,12 @@ struct Variant {
   void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
     runImpl(*this, p, in, out, ws, stream);
   }
+  // What run() derives from p for width x height frames, made now and kept in ws (the CUTLASS
+  // initialize / run split): whyNot's answer, the mask in the kernels' form, the fp16 error plans.
+  // A run with the same parameters (sameComputation) and size reuses it, so a filter change costs
+  // this once, not every frame; run() prepares by itself when nothing matches. Returns whyNot's
+  // answer (empty: it can run). No device work.
+  Problem prepare(const FilterParams& p, int width, int height, Workspace& ws) const;
   // The tiles to run it with: the offered ones, or its one way to run ({0,0}) when it offers none.
   std::vector<Tile> runnableTiles() const { return tiles.empty() ? std::vector<Tile>{Tile{}} : tiles; }
   Tile tileFor(const FilterParams& p) const { return p.tile == Tile{} && !tiles.empty() ? tiles.front() : p.tile; }
