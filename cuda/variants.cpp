@@ -684,7 +684,7 @@ std::vector<Variant> makeTable() {
        "them), within 1 LSB",
        true,
        kernels::kTensorStreamMaxRadius,
-       {{64, 64}, {64, 32}, {64, 48}, {64, 128}, {128, 64}, {32, 64}, {64, 256}},
+       {{64, 64}, {64, 32}, {64, 48}, {64, 128}, {128, 64}, {32, 64}, {64, 256}, {64, 192}, {128, 192}, {64, 288}},
        "block width (16 pixels a warp) x rows each warp walks",
        tensorStreamWhyNot,
        runTensorStream,

@@ -130,14 +130,18 @@ __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][2][4], i
 
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
 // six, r <= 24 four and eight, r <= 32 five and ten (see docs/perf/NOTES.md for the registers
-// each needs).
+// each needs). Every blur at r <= 8 (alpha kept, one fp16 intermediate) is held to 80 registers,
+// 3 blocks of 256 threads an SM, which its unrolled loop would otherwise pass; the others keep
+// ptxas's own choice (a minimum of 0 is none: 1 would let it take more, a block less an SM at
+// r = 9..24, NOTES.md item 51).
 template <int B0, int NCH, int Out, bool SplitH>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
                        const __grid_constant__ StripSchedule sched) {
 #if __CUDA_ARCH__ >= 800
   using S = Shape<B0>;
   constexpr int KC = S::KC, NO = S::NO;
+  constexpr bool kRotate = B0 == 1;
   extern __shared__ __align__(16) unsigned char tensorStreamSmem[];
   uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);  // [KC][32 lanes]
   uint4* colFrag = rowFrag + KC * 32;                           // [NO][32 lanes]
@@ -226,127 +230,139 @@ __global__ void __launch_bounds__(256)
   commitAsync();
 
   int stage = 0;  // q % Stages
+  // Where kRotate (r <= 8), the loop is unrolled NO times, and in step q = q0 + p logical block j
+  // is acc[(j + p) % NO]: the blocks move on by renaming, not copying (NOTES.md item 51: 3-4%
+  // at 4K). Elsewhere p = 0 and the blocks are copied down after each step: unrolled five times,
+  // r = 25..32 was 2% slower at 4K and 9% at 1080p.
+  constexpr int R = kRotate ? NO : 1;
 #pragma unroll 1
-  for (int q = 0; q <= lastStep; ++q) {
-    const int s = y0 - 8 * B0 + 16 * q;  // the chunk's first input row
-    const int out0 = s - 8 * B0;         // the first row this step stores
-    waitAsync<0>();
-    __syncwarp();  // every lane's copies of step q are visible, and step q - 1 is read everywhere
-    if (q < lastStep) issue(q + 1, stage + 1 == S::Stages ? 0 : stage + 1);
-    commitAsync();
-    const unsigned char* st = ring + stage * S::StageBytes;
-    // The lane's two pixel pairs of each row and chunk, regrouped once for every channel: rb[.][.][j]
-    // holds pair j's bytes R0 B0 R1 B1, ga[.][.][j] G0 A0 G1 A1 (pixels 4t + 2j and 4t + 2j + 1).
-    // At r = 17..24 the raw words stay instead and each register takes two PRMT: regrouped, that
-    // instance was 3% slower than before the subnormal inputs, kept raw level (NOTES.md item 45).
-    constexpr bool kRegroup = B0 != 3;
-    uint4 in[2][KC];
-    unsigned rb[2][KC][2], ga[2][KC][2];
+  for (int q0 = 0; q0 <= lastStep; q0 += R) {
 #pragma unroll
-    for (int nb = 0; nb < 2; ++nb)
+    for (int p = 0; p < R; ++p) {
+      const int q = q0 + p;
+      if (q > lastStep) break;
+      const int s = y0 - 8 * B0 + 16 * q;  // the chunk's first input row
+      const int out0 = s - 8 * B0;         // the first row this step stores
+      waitAsync<0>();
+      __syncwarp();  // every lane's copies of step q are visible, and step q - 1 is read everywhere
+      if (q < lastStep) issue(q + 1, stage + 1 == S::Stages ? 0 : stage + 1);
+      commitAsync();
+      const unsigned char* st = ring + stage * S::StageBytes;
+      // The lane's two pixel pairs of each row and chunk, regrouped once for every channel: rb[.][.][j]
+      // holds pair j's bytes R0 B0 R1 B1, ga[.][.][j] G0 A0 G1 A1 (pixels 4t + 2j and 4t + 2j + 1).
+      // At r = 17..24 the raw words stay instead and each register takes two PRMT: regrouped, that
+      // instance was 3% slower than before the subnormal inputs, kept raw level (NOTES.md item 45).
+      constexpr bool kRegroup = B0 != 3;
+      uint4 in[2][KC];
+      unsigned rb[2][KC][2], ga[2][KC][2];
 #pragma unroll
-      for (int c = 0; c < KC; ++c) {
-        in[nb][c] = *reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 64 * c + 16 * t));
-        if constexpr (kRegroup) {
-          const uint4 v = in[nb][c];
-          rb[nb][c][0] = __byte_perm(v.x, v.y, 0x6420), ga[nb][c][0] = __byte_perm(v.x, v.y, 0x7531);
-          rb[nb][c][1] = __byte_perm(v.z, v.w, 0x6420), ga[nb][c][1] = __byte_perm(v.z, v.w, 0x7531);
-        }
-      }
-
-#pragma unroll
-    for (int ch = 0; ch < NCH; ++ch) {
-      // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this channel.
-      float hs[2][4];
-#pragma unroll
-      for (int nb = 0; nb < 2; ++nb) {
+      for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
         for (int c = 0; c < KC; ++c) {
-          const uint4 f = rowFrag[c * 32 + lane];
-          const unsigned ra[4] = {f.x, f.y, f.z, f.w};
-          // Channel ch of each pair as fp16 subnormals v 2^-24: its two bytes with zeros above them.
-          unsigned b0, b1;
+          in[nb][c] = *reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 64 * c + 16 * t));
           if constexpr (kRegroup) {
-            const unsigned sel = ch & 2 ? 0x4341 : 0x4240;
-            b0 = __byte_perm(ch & 1 ? ga[nb][c][0] : rb[nb][c][0], 0u, sel);
-            b1 = __byte_perm(ch & 1 ? ga[nb][c][1] : rb[nb][c][1], 0u, sel);
-          } else {
-            const unsigned sel = static_cast<unsigned>(ch | (4 + ch) << 8);  // bytes v0 . v1 .
-            b0 = __byte_perm(__byte_perm(in[nb][c].x, in[nb][c].y, sel), 0u, 0x4240);
-            b1 = __byte_perm(__byte_perm(in[nb][c].z, in[nb][c].w, sel), 0u, 0x4240);
+            const uint4 v = in[nb][c];
+            rb[nb][c][0] = __byte_perm(v.x, v.y, 0x6420), ga[nb][c][0] = __byte_perm(v.x, v.y, 0x7531);
+            rb[nb][c][1] = __byte_perm(v.z, v.w, 0x6420), ga[nb][c][1] = __byte_perm(v.z, v.w, 0x7531);
           }
-          if (c == 0)
-            mma16816Zero(hs[nb], ra, b0, b1);
-          else
-            mma16816(hs[nb], ra, b0, b1);
         }
-      }
-      // The C fragments as the column pass's B fragments (half h: hi[h], hi[2 + h]): fp16, and
-      // where the error plan needs it, a low fp16 part too.
-      unsigned hi[4], lo[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float a = hs[i >> 1][2 * (i & 1)], b = hs[i >> 1][2 * (i & 1) + 1];
-        hi[i] = halfPair(a, b);
-        if constexpr (SplitH) {
-          const float2 back = __half22float2(*reinterpret_cast<const __half2*>(&hi[i]));
-          lo[i] = halfPair(a - back.x, b - back.y);
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < NO; ++j) {
-        const uint4 f = colFrag[j * 32 + lane];
-        const unsigned ca[4] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          if (j < NO - 1)
-            mma16816(acc[j][ch][h], ca, hi[h], hi[2 + h]);
-          else
-            mma16816Zero(acc[j][ch][h], ca, hi[h], hi[2 + h]);  // the last block starts here
-          if constexpr (SplitH) mma16816(acc[j][ch][h], ca, lo[h], lo[2 + h]);
-        }
-      }
-    }
 
-    if (q >= B0) {
-      // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels x0 + 4 t .. + 3 of rows
-      // out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3). Unless alpha
-      // was filtered, it is the input's, read back as those 4 pixels from the stage that holds the row.
-      const bool full = fullWidth && outAligned && out0 + 16 <= y0 + rows;
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int k = i - B0;                              // the 8 rows' place, in 8 rows, from s
-        const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // their stage, relative to step q's
-        const int y = out0 + 8 * i + g;
-        uint4 src = make_uint4(0, 0, 0, 0);
-        if constexpr (NCH == 3) {
-          const unsigned char* ast = ring + (stage + back + S::Stages) % S::Stages * S::StageBytes;
-          src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
+      for (int ch = 0; ch < NCH; ++ch) {
+        // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this channel.
+        float hs[2][4];
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb) {
+#pragma unroll
+          for (int c = 0; c < KC; ++c) {
+            const uint4 f = rowFrag[c * 32 + lane];
+            const unsigned ra[4] = {f.x, f.y, f.z, f.w};
+            // Channel ch of each pair as fp16 subnormals v 2^-24: its two bytes with zeros above them.
+            unsigned b0, b1;
+            if constexpr (kRegroup) {
+              const unsigned sel = ch & 2 ? 0x4341 : 0x4240;
+              b0 = __byte_perm(ch & 1 ? ga[nb][c][0] : rb[nb][c][0], 0u, sel);
+              b1 = __byte_perm(ch & 1 ? ga[nb][c][1] : rb[nb][c][1], 0u, sel);
+            } else {
+              const unsigned sel = static_cast<unsigned>(ch | (4 + ch) << 8);  // bytes v0 . v1 .
+              b0 = __byte_perm(__byte_perm(in[nb][c].x, in[nb][c].y, sel), 0u, 0x4240);
+              b1 = __byte_perm(__byte_perm(in[nb][c].z, in[nb][c].w, sel), 0u, 0x4240);
+            }
+            if (c == 0)
+              mma16816Zero(hs[nb], ra, b0, b1);
+            else
+              mma16816(hs[nb], ra, b0, b1);
+          }
         }
-        const uint4 px =
-            make_uint4(packPixel<NCH, Out>(acc[0], 0, 2 * i, src.x), packPixel<NCH, Out>(acc[0], 0, 2 * i + 1, src.y),
-                       packPixel<NCH, Out>(acc[0], 1, 2 * i, src.z), packPixel<NCH, Out>(acc[0], 1, 2 * i + 1, src.w));
-        unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + 4 * t;
-        if (full) {
-          *reinterpret_cast<uint4*>(row) = px;
-        } else if (y < y0 + rows) {
-          const int x = x0 + 4 * t;
-          if (x < l.width) row[0] = px.x;
-          if (x + 1 < l.width) row[1] = px.y;
-          if (x + 2 < l.width) row[2] = px.z;
-          if (x + 3 < l.width) row[3] = px.w;
+        // The C fragments as the column pass's B fragments (half h: hi[h], hi[2 + h]): fp16, and
+        // where the error plan needs it, a low fp16 part too.
+        unsigned hi[4], lo[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float a = hs[i >> 1][2 * (i & 1)], b = hs[i >> 1][2 * (i & 1) + 1];
+          hi[i] = halfPair(a, b);
+          if constexpr (SplitH) {
+            const float2 back = __half22float2(*reinterpret_cast<const __half2*>(&hi[i]));
+            lo[i] = halfPair(a - back.x, b - back.y);
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < NO; ++j) {
+          const uint4 f = colFrag[j * 32 + lane];
+          const unsigned ca[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            if (j < NO - 1)
+              mma16816(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
+            else
+              mma16816Zero(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);  // the last block starts here
+            if constexpr (SplitH) mma16816(acc[(j + p) % NO][ch][h], ca, lo[h], lo[2 + h]);
+          }
         }
       }
+
+      if (q >= B0) {
+        // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels x0 + 4 t .. + 3 of rows
+        // out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3). Unless alpha
+        // was filtered, it is the input's, read back as those 4 pixels from the stage that holds the row.
+        const bool full = fullWidth && outAligned && out0 + 16 <= y0 + rows;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          const int k = i - B0;                              // the 8 rows' place, in 8 rows, from s
+          const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // their stage, relative to step q's
+          const int y = out0 + 8 * i + g;
+          uint4 src = make_uint4(0, 0, 0, 0);
+          if constexpr (NCH == 3) {
+            const unsigned char* ast = ring + (stage + back + S::Stages) % S::Stages * S::StageBytes;
+            src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
+          }
+          const uint4 px = make_uint4(
+              packPixel<NCH, Out>(acc[p], 0, 2 * i, src.x), packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y),
+              packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z), packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w));
+          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + 4 * t;
+          if (full) {
+            *reinterpret_cast<uint4*>(row) = px;
+          } else if (y < y0 + rows) {
+            const int x = x0 + 4 * t;
+            if (x < l.width) row[0] = px.x;
+            if (x + 1 < l.width) row[1] = px.y;
+            if (x + 2 < l.width) row[2] = px.z;
+            if (x + 3 < l.width) row[3] = px.w;
+          }
+        }
+      }
+      stage = stage + 1 == S::Stages ? 0 : stage + 1;
     }
+    if constexpr (!kRotate) {
 #pragma unroll
-    for (int j = 0; j < NO - 1; ++j)
+      for (int j = 0; j < NO - 1; ++j)
 #pragma unroll
-      for (int ch = 0; ch < NCH; ++ch)
+        for (int ch = 0; ch < NCH; ++ch)
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+          for (int h = 0; h < 2; ++h)
 #pragma unroll
-          for (int e = 0; e < 4; ++e) acc[j][ch][h][e] = acc[j + 1][ch][h][e];
-    stage = stage + 1 == S::Stages ? 0 : stage + 1;
+            for (int e = 0; e < 4; ++e) acc[j][ch][h][e] = acc[j + 1][ch][h][e];
+    }
   }
   waitAsync<0>();  // nothing in flight into shared memory when the warp exits
 #endif
