@@ -55,9 +55,9 @@ CL_HOST_DEVICE inline BlockPlace placeOf(const StripSchedule& s, unsigned bx, un
   const int j = static_cast<int>(e >> 24), rows = s.rows >> shift;
   return {static_cast<int>(e & 0xffffu), ((static_cast<int>(by) << step) + j) * rows, rows};
 }
-// The edge columns' segments: 1 / kTensorStreamEdgeDivisor of the tile's height where that is a
-// whole number of 16-row steps (0: no edge columns; 1: edge columns first at the tile's height;
-// 4: a quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
+// The edge columns' segments: 1 / kTensorStreamEdgeDivisor of the tile's height where that is at
+// least one 16-row step (0: no edge columns; 1: edge columns first at the tile's height; 4: a
+// quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
 // item 36): against 1, 1080p 9-14% faster at r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower;
 // a quarter lost 7-12% at 4K r=16 and 32.
 inline constexpr int kTensorStreamEdgeDivisor = 2;

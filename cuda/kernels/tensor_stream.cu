@@ -390,7 +390,11 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
       if (std::min(bx * l.tileW + l.tileW - 16, lastStrip) + 16 * KC - apron <= l.width) break;
       ++s.right;
     }
-    while ((2 << s.shift) <= div && (l.tileH >> (s.shift + 1)) % 16 == 0 && (l.tileH >> (s.shift + 1)) >= 16) ++s.shift;
+    // Halved while the half is at least one step tall, even where it is not a whole number of steps
+    // (64x272's 136 rows: its last step computes 8 rows it does not store). Requiring whole steps
+    // left 64x272's edge columns unsplit and that tile 14% slower than 64x288 at 4K r=32; split, it
+    // is 4% faster (NOTES.md item 52).
+    while ((2 << s.shift) <= div && (l.tileH >> (s.shift + 1)) >= 16) ++s.shift;
     // Past one wave, the edge columns' blocks go ahead (twice the entries, so all in the grid's
     // first half rows); within one, every block starts at once and they spread over every row.
     const long blocks = long(s.segments) * (s.columns + (s.left + s.right) * ((1 << s.shift) - 1));
