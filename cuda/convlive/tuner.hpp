@@ -54,8 +54,8 @@ class Tuner {
   // 5: stream's fp16 sums with alpha kept 3-18% faster (now ahead of tensorstream at 4K r=3 and 1080p
   // r=2, docs/perf/2026-11-26-h200-stream-blue-pairs), tensorstream's subnormal inputs 3-7% (-ts-subnormal),
   // and the key says when stream sums in fp32; 6: tensorstream stores rows of 16 bytes (2-9% faster,
-  // docs/perf/2026-11-26-h200-ts-row-stores) and offers taller tiles (64x192, 128x192, 64x288: 3-8% at
-  // 4K, -ts-tiles), which earlier entries never timed.
+  // docs/perf/2026-11-26-h200-ts-row-stores) and offers taller tiles (64x192, 128x192, 64x288, 64x272: 3-11%
+  // at 4K, -ts-tiles), which earlier entries never timed.
   static constexpr int kVersion = 6;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
