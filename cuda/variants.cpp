@@ -38,7 +38,6 @@ class Prepared {
     return variant_ == &v && width_ == width && height_ == height && sameComputation(params_, p);
   }
   const Problem& why() const { return why_; }
-  const FilterParams& params() const { return params_; }
 
   const kernels::MaskSep& sep() {  // separable masks: the factors as the kernels take them
     if (!sep_) {
