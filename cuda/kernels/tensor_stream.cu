@@ -539,7 +539,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
 WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate) {
   return tensorStreamInstance(l, radius, splitIntermediate, false, [&](auto k) {
     using K = decltype(k);
-    constexpr int KC = K::B0 + 1, NB = 2 + 2 * K::B0, parts = K::splitH ? 2 : 1;
+    constexpr int KC = Shape<K::B0>::KC, NB = Shape<K::B0>::NB, parts = K::splitH ? 2 : 1;
     const double steps = l.tileH / 16, perOutput = (steps + K::B0) / steps;  // steps made per step stored
     const double taps = 2 * radius + 1;
     WorkModel m;
