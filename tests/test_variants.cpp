@@ -530,8 +530,9 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
 }
 
 // The input ring at each depth (r 1, 9, 17, 25 and 32: two, three, four and five K chunks), every
-// border and alpha mode, short and long segments and 4 or 8 warps a block: a small set, sized
-// for compute-sanitizer racecheck (app/bench/gpu-round.sh's default filter names it).
+// border and alpha mode, short and long segments and 4 or 8 warps a block, and a launch whose ring
+// prefetches two steps ahead: a small set, sized for compute-sanitizer racecheck
+// (app/bench/gpu-round.sh's default filter names it).
 TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
   const Variant& v = *findVariant("tensorstream");
   std::mt19937 rng(seedForRun() ^ 0x51a6u);
@@ -552,6 +553,22 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
     EXPECT_EQ(checked_, 2 * 5 * 4 * 2 * 3 * 2);
   else
     EXPECT_GE(checked_, 2 * 5 * 4 * 2 * 2 * 2);
+  // At r > 24 a grid of more blocks than the GPU holds at once prefetches two steps ahead, with a
+  // deeper ring (ringOf in tensor_stream.cu): the described launch's shared memory says it was
+  // taken. 64x32 on 520x1400 is 9 x 44 blocks and more (the edge columns split), past the 2 an SM
+  // that a GPU of fewer than 198 SMs holds. Every border, both alpha modes.
+  FilterParams deep;
+  deep.filter = *filterFor("gaussian", 29, rng);
+  deep.tile = {64, 32};
+  const std::size_t oneAhead = kernels::tensorStreamSharedBytes(64, 29);
+  const std::size_t made = v.describeLaunch(deep, 520, 1400).passes.at(0).dynamicShared;
+  EXPECT_TRUE(made > oneAhead || deviceInfo().multiprocessors >= 198)
+      << "520x1400 r=29 64x32: the launch kept one step ahead (" << made << " bytes of shared memory a block)";
+  for (Border b : kBorders)
+    for (bool alpha : {false, true}) {
+      check(v, deep.filter, b, alpha, randomFrame(520, 1400, rng), {deep.tile});
+      if (HasFatalFailure()) return;
+    }
 }
 
 // tensor2d at each K-chunk count (r 1 and 8: two chunks of 16 inputs a 16-pixel output chunk; 9

@@ -2,21 +2,26 @@
 // Median of --repeats launches after --warmup, rotating --frames inputs so the L2 cache does not
 // flatter; MPix/s, effective GB/s (one read and one write of the frame), % of the device-to-device
 // copy bandwidth measured in the same run, and the floor (the larger of the memory time at that
-// bandwidth and the FP32 FMA time at the device's peak rate).
+// bandwidth and the FP32 FMA time at the device's peak rate). Each case also has its time a
+// frame back to back (b2b: a stream of launches with no events between them), and each size two
+// reference launches: an empty kernel and a plain kernel copy of the frame.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <type_traits>
 
 #include "bench_args.hpp"
 #include "convlive/atomic_file.hpp"
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
+#include "reference_kernels.hpp"
 
 using namespace convlive;
 using nlohmann::json;
@@ -109,9 +114,56 @@ Stats summarize(std::vector<float> t) {
 // between them (which would add to the times); `graphed` says whether that worked (else the calls
 // were timed straight on the stream). `hostUs`: the median host time of one call during the
 // warm-up (its checks, preparation reused, and the launch itself), in microseconds.
+// `backToBackMs`: the time a call as a stream of frames, with no events between the calls: the
+// median over 5 replays of --repeats calls between two events (in a graph where that works), over
+// the calls. A launch's fixed costs (its start, its first loads, its last blocks) then overlap
+// the neighbouring calls' wherever the GPU can overlap them: the rate a video pipeline sustains.
+struct GraphExecDeleter {
+  void operator()(cudaGraphExec_t e) const { (void)cudaGraphExecDestroy(e); }
+};
+using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter>;
+
+template <class F>
+double timeBackToBack(const Options& o, cudaStream_t s, F& launch, bool useGraph) {
+  const auto enqueue = [&] {
+    for (int i = 0; i < o.repeats; ++i) launch(i);
+  };
+  GraphExec exec;
+  if (useGraph) {
+    cudaGraph_t graph = nullptr;
+    CL_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      (void)cudaStreamEndCapture(s, &graph);
+      if (graph) (void)cudaGraphDestroy(graph);
+      throw;
+    }
+    CL_CUDA(cudaStreamEndCapture(s, &graph));
+    cudaGraphExec_t made = nullptr;
+    const cudaError_t e = cudaGraphInstantiate(&made, graph, 0);
+    (void)cudaGraphDestroy(graph);
+    CL_CUDA(e);
+    exec.reset(made);
+  }
+  Event a, b;
+  std::vector<float> perCall;
+  for (int rep = 0; rep < 6; ++rep) {  // the first replay warms up
+    a.record(s);
+    if (exec)
+      CL_CUDA(cudaGraphLaunch(exec.get(), s));
+    else
+      enqueue();
+    b.record(s);
+    CL_CUDA(cudaStreamSynchronize(s));
+    if (rep > 0) perCall.push_back(b.elapsedSince(a) / o.repeats);
+  }
+  return summarize(perCall).median;
+}
+
 template <class F>
 Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = nullptr, bool allowGraph = true,
-                   double* hostUs = nullptr) {
+                   double* hostUs = nullptr, double* backToBackMs = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> host;
   for (int i = 0; i < o.warmup || std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(o.warmupMs); ++i) {
@@ -157,6 +209,7 @@ Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = n
   if (graphed) *graphed = useGraph;
   std::vector<float> ms;
   for (int i = 0; i < o.repeats; ++i) ms.push_back(stop[i].elapsedSince(start[i]));
+  if (backToBackMs) *backToBackMs = timeBackToBack(o, s, launch, useGraph);
   return summarize(ms);
 }
 
@@ -201,9 +254,17 @@ int main(int argc, char** argv) {
     std::printf("device: %s, %d SMs, copy bandwidth %.0f GB/s (read+write), FP32 peak %.1f TFLOP/s\n", dev.name.c_str(),
                 dev.multiprocessors, copyGBs, peak / 1e12);
     json results = json::array(), frameCopies = json::array();
+    // The fixed cost of one timed launch: an empty kernel between the same events, in a graph.
+    bool emptyGraphed = false;
+    double emptyBackToBack = 0;
+    const Stats empty = timeLaunches(
+        o, stream.get(), [&](int) { bench::launchEmptyKernel(stream.get()); }, &emptyGraphed, true, nullptr,
+        &emptyBackToBack);
+    std::printf("empty kernel: %.4f ms %s (a timed launch's fixed cost), %.4f ms a launch back to back\n", empty.median,
+                emptyGraphed ? "in a graph" : "on the stream", emptyBackToBack);
     std::mt19937 rng(1234);
-    std::printf("%-11s %-6s %-8s %3s %10s %10s %9s %8s %7s %9s\n", "variant", "tile", "mask", "r", "size", "median ms",
-                "MPix/s", "GB/s", "%copy", "floor ms");
+    std::printf("%-11s %-6s %-8s %3s %10s %10s %9s %8s %7s %9s %10s\n", "variant", "tile", "mask", "r", "size",
+                "median ms", "MPix/s", "GB/s", "%copy", "floor ms", "b2b ms");
     for (const auto& [w, h] : o.sizes) {
       std::vector<DeviceImage> ins;
       for (int f = 0; f < o.frames; ++f) {
@@ -226,14 +287,33 @@ int main(int argc, char** argv) {
         const Stats onStream = timeLaunches(o, stream.get(), copy, nullptr, false);
         const Stats inGraph = timeLaunches(o, stream.get(), copy, &graphed);
         const double best = graphed ? std::min(onStream.median, inGraph.median) : onStream.median;
+        // The same copy as a plain kernel (16 bytes a thread), timed like the variants.
+        bool kernelGraphed = false;
+        double kernelBackToBack = 0;
+        const Stats kernel = timeLaunches(
+            o, stream.get(),
+            [&](int i) {
+              const ImageView src = ins[i % ins.size()].view(), dst = out.view();
+              bench::launchCopyKernel(src.data, src.pitch, dst.data, dst.pitch, w, h, stream.get());
+            },
+            &kernelGraphed, true, nullptr, &kernelBackToBack);
         frameCopies.push_back({{"width", w},
                                {"height", h},
                                {"stream_ms", onStream.median},
                                {"graph_ms", graphed ? json(inGraph.median) : json(nullptr)},
-                               {"mpix_s", double(w) * h / 1e6 / (best * 1e-3)}});
+                               {"mpix_s", double(w) * h / 1e6 / (best * 1e-3)},
+                               {"kernel_ms", kernel.median},
+                               {"kernel_mpix_s", double(w) * h / 1e6 / (kernel.median * 1e-3)},
+                               {"kernel_back_to_back_ms", kernelBackToBack},
+                               {"empty_kernel_ms", empty.median},
+                               {"empty_kernel_back_to_back_ms", emptyBackToBack}});
         std::printf("frame copy (cudaMemcpy2DAsync) %dx%d: %.4f ms on the stream, %s in a graph: %.0f MPix/s\n", w, h,
                     onStream.median, graphed ? (std::to_string(inGraph.median) + " ms").c_str() : "not timed",
                     double(w) * h / 1e6 / (best * 1e-3));
+        std::printf(
+            "frame copy (kernel, 16 B a thread) %dx%d: %.4f ms: %.0f MPix/s; back to back %.4f ms: %.0f MPix/s\n", w, h,
+            kernel.median, double(w) * h / 1e6 / (kernel.median * 1e-3), kernelBackToBack,
+            double(w) * h / 1e6 / (kernelBackToBack * 1e-3));
       }
       struct Case {
         Filter filter;
@@ -283,10 +363,10 @@ int main(int argc, char** argv) {
               continue;
             }
             bool graphed = false;
-            double hostUs = 0;
+            double hostUs = 0, backToBack = 0;
             const Stats st = timeLaunches(
                 o, stream.get(), [&](int i) { v.run(p, ins[i % ins.size()].view(), out.view(), ws, stream.get()); },
-                &graphed, true, &hostUs);
+                &graphed, true, &hostUs, &backToBack);
             const double mpix = pixels / 1e6 / (st.median * 1e-3), gbs = bytes / (st.median * 1e-3) / 1e9;
             row.update({{"median_ms", st.median},
                         {"min_ms", st.min},
@@ -295,11 +375,13 @@ int main(int argc, char** argv) {
                         {"gbps", gbs},
                         {"pct_copy_bw", 100.0 * gbs / copyGBs},
                         {"host_us", hostUs},
+                        {"back_to_back_ms", backToBack},
+                        {"back_to_back_mpix_s", pixels / 1e6 / (backToBack * 1e-3)},
                         {"timing", graphed ? "graph" : "stream"}});
             results.push_back(row);
-            std::printf("%-11s %-6s %-8s %3d %4dx%-5d %10.4f %10.0f %8.0f %6.1f%% %9.4f\n", v.name.c_str(),
+            std::printf("%-11s %-6s %-8s %3d %4dx%-5d %10.4f %10.0f %8.0f %6.1f%% %9.4f %10.4f\n", v.name.c_str(),
                         t.str().c_str(), row["mask"].get<std::string>().c_str(), r, w, h, st.median, mpix, gbs,
-                        100.0 * gbs / copyGBs, floorMs);
+                        100.0 * gbs / copyGBs, floorMs, backToBack);
             std::fflush(stdout);
           }
       }
@@ -321,14 +403,14 @@ int main(int argc, char** argv) {
                    {"frame_copy", frameCopies}};
     std::ostringstream csv;
     csv << "variant,tile,mask,radius,width,height,median_ms,min_ms,p90_ms,mpix_s,gbps,pct_copy_bw,host_us,floor_ms,"
-           "error\n";
+           "back_to_back_ms,error\n";
     for (const auto& r : results) {
       auto num = [&](const char* k) { return r.contains(k) ? std::to_string(r[k].get<double>()) : std::string(); };
       csv << r["variant"].get<std::string>() << "," << r["tile"].get<std::string>() << ","
           << r["mask"].get<std::string>() << "," << r["radius"] << "," << r["width"] << "," << r["height"] << ","
           << num("median_ms") << "," << num("min_ms") << "," << num("p90_ms") << "," << num("mpix_s") << ","
-          << num("gbps") << "," << num("pct_copy_bw") << "," << num("host_us") << "," << num("floor_ms") << ",\""
-          << (r["error"].is_null() ? "" : r["error"].get<std::string>()) << "\"\n";
+          << num("gbps") << "," << num("pct_copy_bw") << "," << num("host_us") << "," << num("floor_ms") << ","
+          << num("back_to_back_ms") << ",\"" << (r["error"].is_null() ? "" : r["error"].get<std::string>()) << "\"\n";
     }
     for (const auto& [name, text] :
          {std::pair{"/convlive.json", doc.dump(1) + "\n"}, std::pair{"/convlive.csv", csv.str()}})

@@ -56,13 +56,16 @@ __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 
 
 // What a warp keeps in shared memory: the weight fragments (shared by the block) and a ring of
 // input steps of 16 rows x 16 KC pixels, raw RGBA8 as the frame has them: the step being read,
-// the next one arriving by cp.async, and the History earlier ones whose rows are being stored
-// (their input alpha is read back from there). B0 = ceil(r / 8).
+// the next `ahead` ones arriving by cp.async (1 to kMaxAhead, chosen per launch: ringOf), and the
+// History earlier ones whose rows are being stored (their input alpha is read back from there).
+// B0 = ceil(r / 8).
+constexpr int kMaxAhead = 2;
 template <int B0>
 struct Shape {
   static constexpr int KC = B0 + 1, NO = B0 + 1, NB = 2 * NO;  // K chunks, 16-row output blocks, products
-  static constexpr int History = (B0 + 1) / 2, Stages = History + 2;
-  static constexpr int RowBytes = 64 * KC, StageBytes = 16 * RowBytes, WarpBytes = Stages * StageBytes;
+  static constexpr int History = (B0 + 1) / 2;
+  static constexpr int RowBytes = 64 * KC, StageBytes = 16 * RowBytes;
+  __host__ __device__ static constexpr int stages(int ahead) { return History + 1 + ahead; }
   static constexpr int WeightBytes = (KC + NO) * 32 * 16;
   // An LDS.128 phase reads rows g and g + 1 (64 bytes each): rows 128 bytes apart (KC even) would
   // put both on the same banks, so odd rows swap their 64-byte halves. The stores' alpha reads
@@ -75,8 +78,8 @@ struct Shape {
   }
 };
 template <int B0>
-constexpr std::size_t sharedBytes(int warps) {
-  return Shape<B0>::WeightBytes + std::size_t(warps) * Shape<B0>::WarpBytes;
+constexpr std::size_t sharedBytes(int warps, int ahead) {
+  return Shape<B0>::WeightBytes + std::size_t(warps) * Shape<B0>::stages(ahead) * Shape<B0>::StageBytes;
 }
 
 // Off the hot path (out of line, scalars by value): a lane's KC chunks of 4 pixels of one staged
@@ -137,7 +140,7 @@ __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][2][4], i
 template <int B0, int NCH, int Out, bool SplitH>
 __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
-                       const __grid_constant__ StripSchedule sched) {
+                       const __grid_constant__ StripSchedule sched, int ahead) {
 #if __CUDA_ARCH__ >= 800
   using S = Shape<B0>;
   constexpr int KC = S::KC, NO = S::NO;
@@ -150,7 +153,49 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
   // An edge entry's rows past its column's last segment (schedules.hpp) return before making the
   // weights: the whole block or none of it, so before the barrier.
-  if (placeOf(sched, blockIdx.x, blockIdx.y).y0 >= l.height) return;
+  const BlockPlace place = placeOf(sched, blockIdx.x, blockIdx.y);
+  if (place.y0 >= l.height) return;
+  const int x0 = (place.column * warps + warp) * 16;
+  const bool active = x0 < l.width;  // a warp past the frame's right edge only helps with the barrier
+  const int y0 = place.y0;
+  const int rows = min(place.rows, l.height - y0);
+  const int steps = (rows + 15) / 16;
+  const int stages = S::stages(ahead);
+  unsigned char* ring = tensorStreamSmem + S::WeightBytes + warp * stages * S::StageBytes;
+
+  // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
+  // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % stages by cp.async.
+  const int xl = x0 - apron + 4 * t;
+  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
+  const bool fast = aligned && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
+  auto issue = [&](int q, int stage) {
+    unsigned char* st = ring + stage * S::StageBytes;
+#pragma unroll
+    for (int nb = 0; nb < 2; ++nb) {
+      const int row = 8 * nb + g, sy = borderIndex(y0 - 8 * B0 + 16 * q + row, l.height, l.border);
+      if (sy < 0) {
+#pragma unroll
+        for (int c = 0; c < KC; ++c)
+          *reinterpret_cast<uint4*>(st + S::offset(row, 64 * c + 16 * t)) = make_uint4(0, 0, 0, 0);
+      } else if (fast) {
+        const uchar4* src = rowPtr(l.in, l.inPitch, sy) + xl;
+#pragma unroll
+        for (int c = 0; c < KC; ++c) copyAsync<16, true>(st + S::offset(row, 64 * c + 16 * t), src + 16 * c);
+      } else {
+        stageBorderedChunks<B0>(rowPtr(l.in, l.inPitch, sy), l.width, l.border, aligned, st, row, xl, t);
+      }
+    }
+  };
+  // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
+  // s - 8 B0 .. s - 8 B0 + 15 (block 0), so the first B0 steps only fill the window.
+  const int lastStep = steps + B0 - 1;
+  // The first `ahead` steps are asked for before the weights are made, so that their latency
+  // covers that work: a group each (empty past the last step), as every later step commits one.
+  if (active)
+    for (int a = 0; a < ahead; ++a) {
+      if (a <= lastStep) issue(a, a);
+      commitAsync();
+    }
 
   if (warp == 0) {
     // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
@@ -179,14 +224,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     }
   }
   __syncthreads();
-
-  const BlockPlace place = placeOf(sched, blockIdx.x, blockIdx.y);
-  const int x0 = (place.column * warps + warp) * 16;
-  if (x0 >= l.width || place.y0 >= l.height) return;
-  const int y0 = place.y0;
-  const int rows = min(place.rows, l.height - y0);
-  const int steps = (rows + 15) / 16;
-  unsigned char* ring = tensorStreamSmem + S::WeightBytes + warp * S::WarpBytes;
+  if (!active) return;
 
   // acc[j][ch][h]: output block j (16 rows from 8 (2 j - B0) below the current chunk's first row),
   // channel ch, pixel slots 8 h .. 8 h + 7.
@@ -198,38 +236,11 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
 #pragma unroll
       for (int h = 0; h < 2; ++h) acc[j][ch][h][0] = acc[j][ch][h][1] = acc[j][ch][h][2] = acc[j][ch][h][3] = 0.f;
 
-  // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
-  // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % Stages by cp.async.
-  const int xl = x0 - apron + 4 * t;
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
-  const bool fast = aligned && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
-  auto issue = [&](int q, int stage) {
-    unsigned char* st = ring + stage * S::StageBytes;
-#pragma unroll
-    for (int nb = 0; nb < 2; ++nb) {
-      const int row = 8 * nb + g, sy = borderIndex(y0 - 8 * B0 + 16 * q + row, l.height, l.border);
-      if (sy < 0) {
-#pragma unroll
-        for (int c = 0; c < KC; ++c)
-          *reinterpret_cast<uint4*>(st + S::offset(row, 64 * c + 16 * t)) = make_uint4(0, 0, 0, 0);
-      } else if (fast) {
-        const uchar4* src = rowPtr(l.in, l.inPitch, sy) + xl;
-#pragma unroll
-        for (int c = 0; c < KC; ++c) copyAsync<16, true>(st + S::offset(row, 64 * c + 16 * t), src + 16 * c);
-      } else {
-        stageBorderedChunks<B0>(rowPtr(l.in, l.inPitch, sy), l.width, l.border, aligned, st, row, xl, t);
-      }
-    }
-  };
-  // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
-  // s - 8 B0 .. s - 8 B0 + 15 (block 0), so the first B0 steps only fill the window.
-  const int lastStep = steps + B0 - 1;
   const bool fullWidth = x0 + 16 <= l.width;
   const bool outAligned = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
-  issue(0, 0);
-  commitAsync();
 
-  int stage = 0;  // q % Stages
+  int stage = 0;     // q % stages
+  int next = ahead;  // (q + ahead) % stages (stages > ahead)
   // Where kRotate (r <= 8), the loop is unrolled NO times, and in step q = q0 + p logical block j
   // is acc[(j + p) % NO]: the blocks move on by renaming, not copying (NOTES.md item 51: 3-4%
   // at 4K). Elsewhere p = 0 and the blocks are copied down after each step: unrolled five times,
@@ -243,10 +254,16 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
       if (q > lastStep) break;
       const int s = y0 - 8 * B0 + 16 * q;  // the chunk's first input row
       const int out0 = s - 8 * B0;         // the first row this step stores
-      waitAsync<0>();
+      // Step q's group is done when at most ahead - 1 later ones are in flight.
+      if (ahead == 2)
+        waitAsync<1>();
+      else
+        waitAsync<0>();
       __syncwarp();  // every lane's copies of step q are visible, and step q - 1 is read everywhere
-      if (q < lastStep) issue(q + 1, stage + 1 == S::Stages ? 0 : stage + 1);
+      // Step q + ahead takes the stage of step q - History - 1, whose rows are all stored.
+      if (q + ahead <= lastStep) issue(q + ahead, next);
       commitAsync();
+      next = next + 1 == stages ? 0 : next + 1;
       const unsigned char* st = ring + stage * S::StageBytes;
       // The lane's two pixel pairs of each row and chunk, regrouped once for every channel: rb[.][.][j]
       // holds pair j's bytes R0 B0 R1 B1, ga[.][.][j] G0 A0 G1 A1 (pixels 4t + 2j and 4t + 2j + 1).
@@ -333,7 +350,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
           const int y = out0 + 8 * i + g;
           uint4 src = make_uint4(0, 0, 0, 0);
           if constexpr (NCH == 3) {
-            const unsigned char* ast = ring + (stage + back + S::Stages) % S::Stages * S::StageBytes;
+            const int as = stage + back;  // back <= 0, at most History steps
+            const unsigned char* ast = ring + (as < 0 ? as + stages : as) * S::StageBytes;
             src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
           }
           const uint4 px = make_uint4(
@@ -351,7 +369,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
           }
         }
       }
-      stage = stage + 1 == S::Stages ? 0 : stage + 1;
+      stage = stage + 1 == stages ? 0 : stage + 1;
     }
     if constexpr (!kRotate) {
 #pragma unroll
@@ -417,19 +435,40 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
   return s;
 }
 
-// Blocks of this instance the GPU holds at once with the launch's block (0 without a device),
-// asked once per instance and block width.
+// Blocks of this instance the GPU holds at once with the launch's block and a ring `ahead` steps
+// deep (0 without a device), asked once per instance, block width and depth.
 template <int B0, int NCH, int Out, bool SplitH>
-int tensorStreamSlots(const Launch& l) {
+int tensorStreamSlots(const Launch& l, int ahead) {
   if (!deviceInfo().available) return 0;
   const int warps = tensorStreamThreads(l) / 32;
-  static std::array<std::atomic<int>, 17> known{};
-  std::atomic<int>& slot = known[std::clamp(warps, 0, 16)];
+  static std::array<std::array<std::atomic<int>, kMaxAhead + 1>, 9> known{};
+  std::atomic<int>& slot = known[std::clamp(warps, 0, 8)][std::clamp(ahead, 0, kMaxAhead)];
   if (const int v = slot.load(std::memory_order_relaxed); v > 0) return v;
   const int v = residentBlocks(reinterpret_cast<const void*>(&tensorStreamKernel<B0, NCH, Out, SplitH>), 32 * warps,
-                               sharedBytes<B0>(warps));
+                               sharedBytes<B0>(warps, ahead));
   slot.store(v, std::memory_order_relaxed);
   return v;
+}
+
+// How deep a launch's rings prefetch. Two steps ahead where an SM holds at most 8 of the
+// instance's warps (r = 25..32: 2 blocks of 4) and the grid fills more than one round of them,
+// if the deeper ring keeps those blocks on the SM: there too few warps hide the loads' latency
+// (4K r=32 5% faster). Elsewhere one: a deeper ring's shared memory is taken from the L1 cache,
+// whose hits on the neighbouring strips' aprons were worth more (4K r <= 16 8-19% slower with two
+// steps ahead; 1080p, under one round of blocks, level to 2.5% slower; NOTES.md items 24, 53).
+struct Ring {
+  int ahead, slots;
+};
+template <int B0, int NCH, int Out, bool SplitH>
+Ring ringOf(const Launch& l, int radius) {
+  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 1);
+  if (slots1 == 0) return {1, 0};  // no device: the schedule and description need no depth
+  const int warps = tensorStreamThreads(l) / 32, sms = deviceInfo().multiprocessors;
+  if (slots1 * warps > 8 * sms) return {1, slots1};
+  const StripSchedule& s = scheduleOf<B0>(l, radius, slots1);
+  if (long(s.entries) * s.segments <= slots1) return {1, slots1};
+  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 2);
+  return slots2 >= slots1 ? Ring{2, slots2} : Ring{1, slots1};
 }
 
 // The factors scaled for the subnormal inputs (convlive/tensor_inputs.hpp): by powers of two, exact.
@@ -450,11 +489,12 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
 
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
-  const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32);
+  const Ring ring = ringOf<B0, NCH, Out, SplitH>(l, m.radius);
+  const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
-  const StripSchedule s = scheduleOf<B0>(l, m.radius, tensorStreamSlots<B0, NCH, Out, SplitH>(l));
-  tensorStreamKernel<B0, NCH, Out, SplitH>
-      <<<dim3(s.entries, s.segments), tensorStreamThreads(l), shared, l.stream>>>(l, scaledForTensorInputs(m), s);
+  const StripSchedule s = scheduleOf<B0>(l, m.radius, ring.slots);
+  tensorStreamKernel<B0, NCH, Out, SplitH><<<dim3(s.entries, s.segments), tensorStreamThreads(l), shared, l.stream>>>(
+      l, scaledForTensorInputs(m), s, ring.ahead);
   CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
 }
 
@@ -500,8 +540,9 @@ StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int e
 }
 
 std::size_t tensorStreamSharedBytes(int tileW, int radius) {
-  // The ring's depth depends only on B0, not on the channels, output rule or split.
-  return tensorStreamB0<3, kClamp, false>(radius, [&](auto k) { return sharedBytes<decltype(k)::B0>(tileW / 16); });
+  // The ring's size depends only on B0, not on the channels, output rule or split; one step ahead
+  // is the least a launch takes (ringOf goes deeper only where that fits).
+  return tensorStreamB0<3, kClamp, false>(radius, [&](auto k) { return sharedBytes<decltype(k)::B0>(tileW / 16, 1); });
 }
 
 void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange) {
@@ -514,7 +555,8 @@ void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, boo
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange) {
   return tensorStreamInstance(l, radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
-    const StripSchedule s = scheduleOf<K::B0>(l, radius, tensorStreamSlots<K::B0, K::NCH, K::Out, K::splitH>(l));
+    const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH>(l, radius);
+    const StripSchedule s = scheduleOf<K::B0>(l, radius, ring.slots);
     PassLaunch p;
     p.kernel = "tensorStreamKernel<" + std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) +
                ", " + (K::splitH ? "fp16 high + low" : "fp16") + ">";
@@ -526,7 +568,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     // rows above and below its segment.
     const int apron = (radius + 3) & ~3;
     setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
-    p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32);
+    p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead);
     p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
     return LaunchDescription{{p}, ""};
   });
