@@ -571,6 +571,67 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
     }
 }
 
+// tensor2d and tensorstream at r > 8 launch as programmatic dependents of the kernel before them
+// on the stream (cuda/kernels/dependent_launch.cuh): their blocks may start while it runs, and must
+// read their input only once it has finished. The producer here is tensor2d with a 17x17 identity
+// mask (an exact copy, 0.04 ms at 1080p, that lets its successor start at once), writing the frame
+// the consumer reads with nothing between the two launches on one stream; the consumer's output
+// must equal the reference on the original frame, three times over for each consumer.
+class DependentLaunches : public TensorCoreVariant {};
+
+TEST_F(DependentLaunches, ReadWhatTheKernelBeforeThemWrote) {
+  std::mt19937 rng(seedForRun() ^ 0xde9du);
+  const int w = 1917, h = 1079;
+  const HostImage in = randomFrame(w, h, rng);
+  DeviceImage src(w, h), mid(w, h), dst(w, h);
+  src.upload(in.view());
+  CL_CUDA(cudaDeviceSynchronize());
+  Stream stream;
+  Workspace producerWs, consumerWs;
+  const Variant& producer = *findVariant("tensor2d");
+  FilterParams copy;
+  std::vector<float> identity(17 * 17, 0.f);
+  identity[17 * 17 / 2] = 1.f;
+  copy.filter.name = "identity 17x17";
+  copy.filter.mask = Mask(8, identity);
+  copy.tile = {64, 32};
+  ASSERT_EQ(producer.whyNot(copy, w, h).text(), "");
+  struct Case {
+    const char* variant;
+    Filter filter;
+    Tile tile;
+  };
+  const std::vector<Case> cases = {{"tensorstream", *filterFor("gaussian", 16, rng), {64, 128}},
+                                   {"tensorstream", *filterFor("box", 32, rng), {64, 64}},
+                                   {"tensor2d", *filterFor("custom", 3, rng), {64, 32}}};
+  for (const Case& c : cases) {
+    const Variant& consumer = *findVariant(c.variant);
+    FilterParams p;
+    p.filter = c.filter;
+    p.tile = c.tile;
+    p.border = kBorders[rng() % 4];
+    SCOPED_TRACE(testing::Message() << c.variant << " " << c.filter.name << " r=" << c.filter.mask.radius()
+                                    << " border=" << borderName(p.border) << " seed=" << seedForRun());
+    ASSERT_EQ(consumer.whyNot(p, w, h).text(), "");
+    HostImage want(w, h);
+    referenceFilter(p.filter, p.border, p.filterAlpha, in.view(), want.view());
+    for (int round = 0; round < 3; ++round) {
+      const std::uint8_t poison = round % 2 ? 0xa5 : 0x5a;
+      CL_CUDA(cudaMemset2DAsync(mid.view().data, mid.pitch(), poison, std::size_t(w) * 4, h, stream.get()));
+      CL_CUDA(cudaMemset2DAsync(dst.view().data, dst.pitch(), poison, std::size_t(w) * 4, h, stream.get()));
+      producer.run(copy, src.view(), mid.view(), producerWs, stream.get());
+      consumer.run(p, mid.view(), dst.view(), consumerWs, stream.get());
+      stream.synchronize();
+      HostImage copied(w, h), got(w, h);
+      mid.download(copied.view());
+      dst.download(got.view());
+      CL_CUDA(cudaDeviceSynchronize());
+      ASSERT_TRUE(imagesMatch(copied.view(), in.view(), 0, "input")) << "the producer's copy, round " << round;
+      ASSERT_TRUE(matches(got, want)) << "round " << round;
+    }
+  }
+}
+
 // tensor2d at each K-chunk count (r 1 and 8: two chunks of 16 inputs a 16-pixel output chunk; 9
 // and 16: three; 17: four; 25 and 32: five), weights as one fp16 part (random custom masks) and as
 // high + low parts (weights 0.45 of an fp16 step off the grid, |w| summing to 5-10), every

@@ -15,7 +15,8 @@
 #   --sanitize GTEST_FILTER                 memcheck and racecheck on those of its cases
 #
 # Writes to $OUT (at most 8 files come back): tests.log, and ab-VARIANT.txt for each variant
-# (app/bench/ab.py: each case's best tile per run, each later build's ratio to the first). Exits 1
+# (app/bench/ab.py: each case's best tile per run, each later build's ratio to the first; events
+# around each launch, then back to back where the builds time that). Exits 1
 # when a program cannot be unpacked or a benchmark run failed (each one named), 2 on a bad command.
 set -uo pipefail
 variants=stream,tensorstream radii=1,2,4,8,16,24,32 sizes=3840x2160,1920x1080 repeats=50 rounds=2
@@ -82,7 +83,8 @@ for ((round = 1; round <= rounds; ++round)); do
   done
 done
 for v in ${variants//,/ }; do
-  python3 "$(dirname "$0")/ab.py" --variant "$v" "${runs[@]}" > "$OUT/ab-$v.txt" 2>&1
+  { python3 "$(dirname "$0")/ab.py" --variant "$v" "${runs[@]}"
+    python3 "$(dirname "$0")/ab.py" --variant "$v" --metric back_to_back_ms "${runs[@]}"; } > "$OUT/ab-$v.txt" 2>&1
   cat "$OUT/ab-$v.txt"
 done
 exit $failed

@@ -12,7 +12,7 @@ import os
 import sys
 
 
-def best(label, path, variant):
+def best(label, path, variant, metric="median_ms"):
     try:
         with open(os.path.join(path, "convlive.json")) as f:
             results = json.load(f)["results"]
@@ -20,17 +20,20 @@ def best(label, path, variant):
         sys.exit(f"ab.py: run '{label}' has no readable convlive.json in {path} ({e}): did its convlive-bench fail?")
     out = {}
     for r in results:
-        if r.get("error") or r["variant"] != variant:
+        if r.get("error") or r["variant"] != variant or r.get(metric) is None:
             continue
         key = (r["width"], r["height"], r["mask"], r["radius"])
-        if key not in out or r["median_ms"] < out[key][0]:
-            out[key] = (r["median_ms"], r["tile"])
+        if key not in out or r[metric] < out[key][0]:
+            out[key] = (r[metric], r["tile"])
     return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variant", required=True)
+    ap.add_argument("--metric", default="median_ms",
+                    help="the result field compared: median_ms (events around each launch, the default) or "
+                    "back_to_back_ms (a stream of launches)")
     ap.add_argument("runs", nargs="+", help="LABEL=DIR")
     a = ap.parse_args()
     runs = []
@@ -38,7 +41,7 @@ def main():
         label, _, path = spec.partition("=")
         if not path:
             sys.exit(f"ab.py: '{spec}' is not LABEL=DIR")
-        runs.append((label, best(label, path, a.variant)))
+        runs.append((label, best(label, path, a.variant, a.metric)))
     builds = []
     for label, _ in runs:
         b = label.rsplit("-", 1)[0]
@@ -46,7 +49,10 @@ def main():
             builds.append(b)
     keys = sorted(set().union(*(set(r) for _, r in runs)), key=lambda k: (k[0] * k[1], k[2], k[3]))
     ratios = [f"{b}/{builds[0]}" for b in builds[1:]]
-    print("size mask r | " + " | ".join([label for label, _ in runs] + ratios))
+    if not any(r for _, r in runs):
+        print(f"no {a.metric} figures for {a.variant} in these runs")
+        return
+    print(f"{a.metric}: size mask r | " + " | ".join([label for label, _ in runs] + ratios))
     for k in keys:
         cells = []
         lows = {}

@@ -19,6 +19,7 @@
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
 #include "common.cuh"
+#include "dependent_launch.cuh"
 #include "mma.cuh"
 
 namespace convlive::kernels {
@@ -119,7 +120,9 @@ __global__ void __launch_bounds__(32 * WARPS)
   unsigned char* outBytes = tensorSmem;  // the TH x TW RGBA8 result, over the tile once that is spent
   const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
 
-  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask: a mask row a warp.
+  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask: a mask row a warp,
+  // while the previous kernel on the stream may still run (a dependent launch: dependent_launch.cuh).
+  allowDependentLaunch();
   const int warp = tid >> 5, lane = tid & 31;
   for (int dy = warp; dy < taps; dy += WARPS)
     for (int i = lane; i < WQ; i += 32) {
@@ -130,7 +133,8 @@ __global__ void __launch_bounds__(32 * WARPS)
       whi[dy * WQ + i] = halfPair(__half2float(h0), __half2float(h1));
       if (Split) wlo[dy * WQ + i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
     }
-  // 2. The input tile with apron as fp16 lines.
+  // 2. The input tile with apron as fp16 lines, once the previous kernel's writes are visible.
+  waitForPrerequisites();
   fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
   __syncthreads();
 
@@ -335,8 +339,7 @@ void launchTensor2D(const Launch& l, const Mask2D& m) {
   constexpr int TH = 4 * WARPS;
   const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split);
   allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split>, shared);
-  tensor2dKernel<TW, WARPS, KC, Split><<<tileGrid(l, TW, TH), 32 * WARPS, shared, l.stream>>>(l, m);
-  CL_CUDA_LAUNCHED("tensor2dKernel<<<>>>");
+  launchDependent(tensor2dKernel<TW, WARPS, KC, Split>, tileGrid(l, TW, TH), dim3(32 * WARPS), shared, l.stream, l, m);
 }
 // `f` gets the compiled K-chunk count for radius r (std::integral_constant<int, KC>).
 template <class F>

@@ -42,6 +42,7 @@
 #include "common.cuh"
 #include "convlive/resources.hpp"
 #include "convlive/tensor_inputs.hpp"
+#include "dependent_launch.cuh"
 #include "mma.cuh"
 #include "schedules.hpp"
 
@@ -60,6 +61,12 @@ __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 
 // History earlier ones whose rows are being stored (their input alpha is read back from there).
 // B0 = ceil(r / 8).
 constexpr int kMaxAhead = 2;
+// Launched as programmatic dependents (dependent_launch.cuh) at r > 8: back to back on the H100,
+// 1080p r=16 0.888 (the best tile moved to 32x64) and r=32 0.970, 4K r=16 0.985 and r=32 0.973;
+// at r <= 8 1080p lost 3-4% (4K 0.99), so those keep the plain launch and their early loads
+// (NOTES.md item 55).
+template <int B0>
+inline constexpr bool kTensorStreamDependent = B0 >= 2;
 template <int B0>
 struct Shape {
   static constexpr int KC = B0 + 1, NO = B0 + 1, NB = 2 * NO;  // K chunks, 16-row output blocks, products
@@ -151,8 +158,10 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
-  // An edge entry's rows past its column's last segment (schedules.hpp) return before making the
-  // weights: the whole block or none of it, so before the barrier.
+  // The next kernel on the stream, if a dependent launch, may start its blocks once this grid's
+  // have all started. An edge entry's rows past its column's last segment (schedules.hpp) return
+  // before making the weights: the whole block or none of it, so before the barrier.
+  allowDependentLaunch();
   const BlockPlace place = placeOf(sched, blockIdx.x, blockIdx.y);
   if (place.y0 >= l.height) return;
   const int x0 = (place.column * warps + warp) * 16;
@@ -189,14 +198,19 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
   // s - 8 B0 .. s - 8 B0 + 15 (block 0), so the first B0 steps only fill the window.
   const int lastStep = steps + B0 - 1;
-  // The first `ahead` steps are asked for before the weights are made, so that their latency
-  // covers that work: a group each (empty past the last step), as every later step commits one.
-  if (active)
-    for (int a = 0; a < ahead; ++a) {
-      if (a <= lastStep) issue(a, a);
-      commitAsync();
-    }
-
+  // The first `ahead` steps: a group each (empty past the last step), as every later step commits one.
+  auto prologue = [&] {
+    if (active)
+      for (int a = 0; a < ahead; ++a) {
+        if (a <= lastStep) issue(a, a);
+        commitAsync();
+      }
+  };
+  // r <= 8: asked for before warp 0 makes the weights, so that their latency covers that work
+  // (NOTES.md item 53). r > 8: launched as a dependent of the previous kernel on the stream
+  // (kTensorStreamDependent, dependent_launch.cuh), the weights are made while that kernel may
+  // still run, and the loads wait for it to finish.
+  if constexpr (!kTensorStreamDependent<B0>) prologue();
   if (warp == 0) {
     // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
     // the pixel of input slot k relative to the strip's first output pixel, x(m) output slot m's.
@@ -222,6 +236,10 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
           make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
                      halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
     }
+  }
+  if constexpr (kTensorStreamDependent<B0>) {
+    waitForPrerequisites();
+    prologue();
   }
   __syncthreads();
   if (!active) return;
@@ -493,9 +511,15 @@ void launchTensorStream(const Launch& l, const MaskSep& m) {
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
   const StripSchedule s = scheduleOf<B0>(l, m.radius, ring.slots);
-  tensorStreamKernel<B0, NCH, Out, SplitH><<<dim3(s.entries, s.segments), tensorStreamThreads(l), shared, l.stream>>>(
-      l, scaledForTensorInputs(m), s, ring.ahead);
-  CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
+  const dim3 grid(s.entries, s.segments), block(tensorStreamThreads(l));
+  if constexpr (kTensorStreamDependent<B0>) {
+    launchDependent(tensorStreamKernel<B0, NCH, Out, SplitH>, grid, block, shared, l.stream, l,
+                    scaledForTensorInputs(m), s, ring.ahead);
+  } else {
+    tensorStreamKernel<B0, NCH, Out, SplitH>
+        <<<grid, block, shared, l.stream>>>(l, scaledForTensorInputs(m), s, ring.ahead);
+    CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
+  }
 }
 
 // The compiled instance for a launch, handed to `f`: B0 from the radius, NCH from the alpha mode,
