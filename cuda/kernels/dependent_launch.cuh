@@ -2,7 +2,7 @@
 // its blocks while the kernel before it on the stream finishes, and waits for that kernel's
 // results only where it first touches global memory. Back to back, a frame's launch and its
 // blocks' set-up (weights into shared memory) then overlap the previous frame's last blocks
-// instead of following them. tensor2d and tensorstream at r > 8 launch so; stream, whose grid
+// instead of following them. tensor2d and tensorstream launch so; stream, whose grid
 // fills the GPU and whose blocks share out its work when they start, was slower so (1080p r=1
 // 1.30x back to back; docs/perf/NOTES.md item 55).
 #pragma once

@@ -61,12 +61,13 @@ __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 
 // History earlier ones whose rows are being stored (their input alpha is read back from there).
 // B0 = ceil(r / 8).
 constexpr int kMaxAhead = 2;
-// Launched as programmatic dependents (dependent_launch.cuh) at r > 8: back to back on the H100,
-// 1080p r=16 0.888 (the best tile moved to 32x64) and r=32 0.970, 4K r=16 0.985 and r=32 0.973;
-// at r <= 8 1080p lost 3-4% (4K 0.99), so those keep the plain launch and their early loads
-// (NOTES.md item 55).
+// Every launch is a programmatic dependent of the kernel before it (dependent_launch.cuh), and lets
+// the next one start: at r > 8 once each block has started (back to back on the H100, 1080p r=16
+// 0.888, r=32 0.970, 4K r=16 0.985, r=32 0.973); at r <= 8 once each warp is at its last step
+// (1080p 0.975-0.988, 4K 0.980-0.982): its 1080p grid is one round of short blocks, whose places
+// the next grid's took unevenly when it could start at once (1.02-1.04 slower; NOTES.md items 55, 57).
 template <int B0>
-inline constexpr bool kTensorStreamDependent = B0 >= 2;
+inline constexpr bool kTriggerAtLastStep = B0 == 1;
 template <int B0>
 struct Shape {
   static constexpr int KC = B0 + 1, NO = B0 + 1, NB = 2 * NO;  // K chunks, 16-row output blocks, products
@@ -159,9 +160,9 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
   // The next kernel on the stream, if a dependent launch, may start its blocks once this grid's
-  // have all started. An edge entry's rows past its column's last segment (schedules.hpp) return
-  // before making the weights: the whole block or none of it, so before the barrier.
-  allowDependentLaunch();
+  // have all started (at r <= 8: reached their last step). An edge entry's rows past its column's last segment
+  // (schedules.hpp) return before making the weights: the whole block or none of it, so before the barrier.
+  if constexpr (!kTriggerAtLastStep<B0>) allowDependentLaunch();
   const BlockPlace place = placeOf(sched, blockIdx.x, blockIdx.y);
   if (place.y0 >= l.height) return;
   const int x0 = (place.column * warps + warp) * 16;
@@ -206,11 +207,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
         commitAsync();
       }
   };
-  // r <= 8: asked for before warp 0 makes the weights, so that their latency covers that work
-  // (NOTES.md item 53). r > 8: launched as a dependent of the previous kernel on the stream
-  // (kTensorStreamDependent, dependent_launch.cuh), the weights are made while that kernel may
-  // still run, and the loads wait for it to finish.
-  if constexpr (!kTensorStreamDependent<B0>) prologue();
+  // Launched as a dependent of the previous kernel on the stream (dependent_launch.cuh): the
+  // weights are made while that kernel may still run, and the loads wait for it to finish.
   if (warp == 0) {
     // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
     // the pixel of input slot k relative to the strip's first output pixel, x(m) output slot m's.
@@ -237,10 +235,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
                      halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
     }
   }
-  if constexpr (kTensorStreamDependent<B0>) {
-    waitForPrerequisites();
-    prologue();
-  }
+  waitForPrerequisites();
+  prologue();
   __syncthreads();
   if (!active) return;
 
@@ -270,6 +266,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     for (int p = 0; p < R; ++p) {
       const int q = q0 + p;
       if (q > lastStep) break;
+      if constexpr (kTriggerAtLastStep<B0>)
+        if (q == lastStep) allowDependentLaunch();
       const int s = y0 - 8 * B0 + 16 * q;  // the chunk's first input row
       const int out0 = s - 8 * B0;         // the first row this step stores
       // Step q's group is done when at most ahead - 1 later ones are in flight.
@@ -512,14 +510,8 @@ void launchTensorStream(const Launch& l, const MaskSep& m) {
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
   const StripSchedule s = scheduleOf<B0>(l, m.radius, ring.slots);
   const dim3 grid(s.entries, s.segments), block(tensorStreamThreads(l));
-  if constexpr (kTensorStreamDependent<B0>) {
-    launchDependent(tensorStreamKernel<B0, NCH, Out, SplitH>, grid, block, shared, l.stream, l,
-                    scaledForTensorInputs(m), s, ring.ahead);
-  } else {
-    tensorStreamKernel<B0, NCH, Out, SplitH>
-        <<<grid, block, shared, l.stream>>>(l, scaledForTensorInputs(m), s, ring.ahead);
-    CL_CUDA_LAUNCHED("tensorStreamKernel<<<>>>");
-  }
+  launchDependent(tensorStreamKernel<B0, NCH, Out, SplitH>, grid, block, shared, l.stream, l, scaledForTensorInputs(m),
+                  s, ring.ahead);
 }
 
 // The compiled instance for a launch, handed to `f`: B0 from the radius, NCH from the alpha mode,
