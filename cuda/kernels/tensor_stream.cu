@@ -9,10 +9,10 @@
 //     pixels (16 bytes) of one row, all four channels; K is contracted, so the order of the pixels
 //     within a chunk is free, and R's columns follow the order the loads give (pixelOfSlot).
 //     The input arrives through a ring of steps in the warp's shared memory (cp.async, one step
-//     ahead), which holds no registers while it is in flight and keeps the rows being stored at
-//     hand for their alpha; the weight fragments are made once per block in shared memory and read
-//     where they are used. Both keep the registers down, so that more warps share an SM (see
-//     docs/perf/NOTES.md, item 21).
+//     ahead, two at r > 24 on a large frame: ringOf), which holds no registers while it is in
+//     flight and keeps the rows being stored at hand for their alpha; the weight fragments are
+//     made once per block in shared memory and read where they are used. Both keep the registers down, so that more
+//     warps share an SM (see docs/perf/NOTES.md, item 21).
 //   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly B fragments
 //     of the next product (K = 16 rows, N = 8 pixels: slots 0..7, then 8..15), split into fp16
 //     high + low parts where the error plan needs it (the intermediate kept to about 2^-22
@@ -160,8 +160,9 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
   // The next kernel on the stream, if a dependent launch, may start its blocks once this grid's
-  // have all started (at r <= 8: reached their last step). An edge entry's rows past its column's last segment
-  // (schedules.hpp) return before making the weights: the whole block or none of it, so before the barrier.
+  // have all started (at r <= 8: reached their last step). An edge entry's rows past its column's
+  // last segment (schedules.hpp) return before making the weights: the whole block or none of it,
+  // so before the barrier.
   if constexpr (!kTriggerAtLastStep<B0>) allowDependentLaunch();
   const BlockPlace place = placeOf(sched, blockIdx.x, blockIdx.y);
   if (place.y0 >= l.height) return;
