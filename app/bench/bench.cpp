@@ -123,29 +123,37 @@ struct GraphExecDeleter {
 };
 using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter>;
 
+// What `enqueue` puts on `s`, captured into a graph and instantiated; empty where CUDA refused
+// (the caller then runs it on the stream instead).
 template <class F>
-double timeBackToBack(const Options& o, cudaStream_t s, F& launch, bool useGraph) {
-  const auto enqueue = [&] {
-    for (int i = 0; i < o.repeats; ++i) launch(i);
-  };
-  GraphExec exec;
-  if (useGraph) {
-    cudaGraph_t graph = nullptr;
+GraphExec captureGraph(cudaStream_t s, F&& enqueue) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  try {
     CL_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     try {
       enqueue();
     } catch (...) {
       (void)cudaStreamEndCapture(s, &graph);
       if (graph) (void)cudaGraphDestroy(graph);
+      graph = nullptr;
       throw;
     }
     CL_CUDA(cudaStreamEndCapture(s, &graph));
-    cudaGraphExec_t made = nullptr;
-    const cudaError_t e = cudaGraphInstantiate(&made, graph, 0);
-    (void)cudaGraphDestroy(graph);
-    CL_CUDA(e);
-    exec.reset(made);
+    CL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  } catch (const CudaError&) {
+    (void)cudaGetLastError();
   }
+  if (graph) (void)cudaGraphDestroy(graph);
+  return GraphExec(exec);
+}
+
+template <class F>
+double timeBackToBack(const Options& o, cudaStream_t s, F& launch, bool useGraph) {
+  const auto enqueue = [&] {
+    for (int i = 0; i < o.repeats; ++i) launch(i);
+  };
+  const GraphExec exec = useGraph ? captureGraph(s, enqueue) : GraphExec();
   Event a, b;
   std::vector<float> perCall;
   for (int rep = 0; rep < 6; ++rep) {  // the first replay warms up
@@ -184,26 +192,14 @@ Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = n
       CL_CUDA(cudaEventRecordWithFlags(stop[i].get(), s, flags));
     }
   };
-  bool useGraph = allowGraph;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
+  const GraphExec exec = allowGraph ? captureGraph(s, [&] { enqueue(true); }) : GraphExec();
+  bool useGraph = exec != nullptr;
   if (useGraph) try {
-      CL_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-      try {
-        enqueue(true);
-      } catch (...) {
-        (void)cudaStreamEndCapture(s, &graph);
-        throw;
-      }
-      CL_CUDA(cudaStreamEndCapture(s, &graph));
-      CL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-      CL_CUDA(cudaGraphLaunch(exec, s));
+      CL_CUDA(cudaGraphLaunch(exec.get(), s));
     } catch (const CudaError&) {
       useGraph = false;
       (void)cudaGetLastError();
     }
-  if (exec) (void)cudaGraphExecDestroy(exec);
-  if (graph) (void)cudaGraphDestroy(graph);
   if (!useGraph) enqueue(false);
   CL_CUDA(cudaStreamSynchronize(s));
   if (graphed) *graphed = useGraph;

@@ -473,19 +473,24 @@ int tensorStreamSlots(const Launch& l, int ahead) {
 // (4K r=32 5% faster). Elsewhere one: a deeper ring's shared memory is taken from the L1 cache,
 // whose hits on the neighbouring strips' aprons were worth more (4K r <= 16 8-19% slower with two
 // steps ahead; 1080p, under one round of blocks, level to 2.5% slower; NOTES.md items 24, 53).
+// The launch's depth and its grid's schedule (which depends on the blocks the GPU holds at once,
+// and so on the depth), made once a launch.
 struct Ring {
-  int ahead, slots;
+  int ahead;
+  StripSchedule schedule;
 };
 template <int B0, int NCH, int Out, bool SplitH>
 Ring ringOf(const Launch& l, int radius) {
   const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 1);
-  if (slots1 == 0) return {1, 0};  // no device: the schedule and description need no depth
+  Ring ring{1, scheduleOf<B0>(l, radius, slots1)};
+  if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
   const int warps = tensorStreamThreads(l) / 32, sms = deviceInfo().multiprocessors;
-  if (slots1 * warps > 8 * sms) return {1, slots1};
-  const StripSchedule& s = scheduleOf<B0>(l, radius, slots1);
-  if (long(s.entries) * s.segments <= slots1) return {1, slots1};
+  if (slots1 * warps > 8 * sms || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
   const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 2);
-  return slots2 >= slots1 ? Ring{2, slots2} : Ring{1, slots1};
+  if (slots2 < slots1) return ring;
+  ring.ahead = 2;
+  if (slots2 != slots1) ring.schedule = scheduleOf<B0>(l, radius, slots2);
+  return ring;
 }
 
 // The factors scaled for the subnormal inputs (convlive/tensor_inputs.hpp): by powers of two, exact.
@@ -507,9 +512,9 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const Ring ring = ringOf<B0, NCH, Out, SplitH>(l, m.radius);
+  const StripSchedule& s = ring.schedule;
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
-  const StripSchedule s = scheduleOf<B0>(l, m.radius, ring.slots);
   const dim3 grid(s.entries, s.segments), block(tensorStreamThreads(l));
   launchDependent(tensorStreamKernel<B0, NCH, Out, SplitH>, grid, block, shared, l.stream, l, scaledForTensorInputs(m),
                   s, ring.ahead);
@@ -573,7 +578,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
   return tensorStreamInstance(l, radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
     const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH>(l, radius);
-    const StripSchedule s = scheduleOf<K::B0>(l, radius, ring.slots);
+    const StripSchedule& s = ring.schedule;
     PassLaunch p;
     p.kernel = "tensorStreamKernel<" + std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) +
                ", " + (K::splitH ? "fp16 high + low" : "fp16") + ">";
