@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "convlive/check.hpp"
+#include "convlive/resources.hpp"
 
 namespace convlive::kernels {
 
@@ -31,8 +32,8 @@ __device__ __forceinline__ void waitForPrerequisites() {
 }
 
 // Launches `kernel` as a programmatic dependent of the previous work on `stream`: the kernel must
-// call waitForPrerequisites() before it touches global memory. Where the device cannot (compute
-// capability below 9.0) the attribute has no effect and the launch is an ordinary one.
+// call waitForPrerequisites() before it touches global memory. Below compute capability 9.0 it is
+// an ordinary launch (the attribute is not set there; the kernels' griddepcontrol is sm_90 code).
 template <class... Params, class... Args>
 void launchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
                      Args&&... args) {
@@ -45,7 +46,7 @@ void launchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size
   config.dynamicSmemBytes = shared;
   config.stream = stream;
   config.attrs = &attr;
-  config.numAttrs = 1;
+  config.numAttrs = deviceInfo().major >= 9 ? 1 : 0;
   CL_CUDA(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
