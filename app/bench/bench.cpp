@@ -109,15 +109,6 @@ Stats summarize(std::vector<float> t) {
   return {t[t.size() / 2], t.front(), t[std::min(t.size() - 1, t.size() * 9 / 10)]};
 }
 
-// Times `launch(i)` with events around each call on `s`. The timed calls and their events are
-// captured into a CUDA graph and replayed, so the host's launch work never leaves the GPU idle
-// between them (which would add to the times); `graphed` says whether that worked (else the calls
-// were timed straight on the stream). `hostUs`: the median host time of one call during the
-// warm-up (its checks, preparation reused, and the launch itself), in microseconds.
-// `backToBackMs`: the time a call as a stream of frames, with no events between the calls: the
-// median over 5 replays of --repeats calls between two events (in a graph where that works), over
-// the calls. A launch's fixed costs (its start, its first loads, its last blocks) then overlap
-// the neighbouring calls' wherever the GPU can overlap them: the rate a video pipeline sustains.
 struct GraphExecDeleter {
   void operator()(cudaGraphExec_t e) const { (void)cudaGraphExecDestroy(e); }
 };
@@ -169,6 +160,15 @@ double timeBackToBack(const Options& o, cudaStream_t s, F& launch, bool useGraph
   return summarize(perCall).median;
 }
 
+// Times `launch(i)` with events around each call on `s`. The timed calls and their events are
+// captured into a CUDA graph and replayed, so the host's launch work never leaves the GPU idle
+// between them (which would add to the times); `graphed` says whether that worked (else the calls
+// were timed straight on the stream). `hostUs`: the median host time of one call during the
+// warm-up (its checks, preparation reused, and the launch itself), in microseconds.
+// `backToBackMs`: the time a call as a stream of frames, with no events between the calls: the
+// median over 5 replays of --repeats calls between two events (in a graph where that works), over
+// the calls. A launch's fixed costs (its start, its first loads, its last blocks) then overlap
+// the neighbouring calls' wherever the GPU can overlap them: the rate a video pipeline sustains.
 template <class F>
 Stats timeLaunches(const Options& o, cudaStream_t s, F launch, bool* graphed = nullptr, bool allowGraph = true,
                    double* hostUs = nullptr, double* backToBackMs = nullptr) {

@@ -200,14 +200,6 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
   // s - 8 B0 .. s - 8 B0 + 15 (block 0), so the first B0 steps only fill the window.
   const int lastStep = steps + B0 - 1;
-  // The first `ahead` steps: a group each (empty past the last step), as every later step commits one.
-  auto prologue = [&] {
-    if (active)
-      for (int a = 0; a < ahead; ++a) {
-        if (a <= lastStep) issue(a, a);
-        commitAsync();
-      }
-  };
   // Launched as a dependent of the previous kernel on the stream (dependent_launch.cuh): the
   // weights are made while that kernel may still run, and the loads wait for it to finish.
   if (warp == 0) {
@@ -237,7 +229,12 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     }
   }
   waitForPrerequisites();
-  prologue();
+  // The first `ahead` steps: a group each (empty past the last step), as every later step commits one.
+  if (active)
+    for (int a = 0; a < ahead; ++a) {
+      if (a <= lastStep) issue(a, a);
+      commitAsync();
+    }
   __syncthreads();
   if (!active) return;
 
