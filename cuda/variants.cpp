@@ -346,7 +346,7 @@ Problem tensorStreamWhyNot(const FilterParams& p, int w, int h) {
                        " (65535 segments of " + std::to_string(t.h) + " rows); this one is " + std::to_string(h) +
                        ": use a taller tile or another variant",
                    "variant", "fused");
-  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius()));
+  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius(), p.filterAlpha));
 }
 
 // The kernels' launch parameters for p on a width x height frame, without images (what the

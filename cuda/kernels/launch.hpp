@@ -117,7 +117,7 @@ std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split);
 std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
-std::size_t tensorStreamSharedBytes(int tileW, int radius);
+std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha);
 
 // The inspector's figures (convlive/work_model.hpp), next to each kernel: what the entry point above
 // would launch for `l` (its pointers and stream are not read) and the work it does per output

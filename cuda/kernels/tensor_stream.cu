@@ -10,7 +10,7 @@
 //     within a chunk is free, and R's columns follow the order the loads give (pixelOfSlot).
 //     The input arrives through a ring of steps in the warp's shared memory (cp.async, one step
 //     ahead, two at r > 24 on a large frame: ringOf), which holds no registers while it is in
-//     flight and keeps the rows being stored at hand for their alpha; the weight fragments are
+//     flight, and from whose stages the input alpha of the stored rows is taken; the weight fragments are
 //     made once per block in shared memory and read where they are used. Both keep the registers down, so that more
 //     warps share an SM (see docs/perf/NOTES.md, item 21).
 //   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly B fragments
@@ -57,9 +57,9 @@ __device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 
 
 // What a warp keeps in shared memory: the weight fragments (shared by the block) and a ring of
 // input steps of 16 rows x 16 KC pixels, raw RGBA8 as the frame has them: the step being read,
-// the next `ahead` ones arriving by cp.async (1 to kMaxAhead, chosen per launch: ringOf), and the
-// History earlier ones whose rows are being stored (their input alpha is read back from there).
-// B0 = ceil(r / 8).
+// the next `ahead` ones arriving by cp.async (1 to kMaxAhead, chosen per launch: ringOf), and at
+// r <= 8 with alpha kept the earlier one whose rows are being stored (kHistory: their input alpha
+// is read back from there). B0 = ceil(r / 8).
 constexpr int kMaxAhead = 2;
 // Every launch is a programmatic dependent of the kernel before it (dependent_launch.cuh), and lets
 // the next one start: at r > 8 once each block has started (back to back on the H100, 1080p r=16
@@ -71,9 +71,8 @@ inline constexpr bool kTriggerAtLastStep = B0 == 1;
 template <int B0>
 struct Shape {
   static constexpr int KC = B0 + 1, NO = B0 + 1, NB = 2 * NO;  // K chunks, 16-row output blocks, products
-  static constexpr int History = (B0 + 1) / 2;
   static constexpr int RowBytes = 64 * KC, StageBytes = 16 * RowBytes;
-  __host__ __device__ static constexpr int stages(int ahead) { return History + 1 + ahead; }
+  __host__ __device__ static constexpr int stages(int ahead, int history) { return history + 1 + ahead; }
   static constexpr int WeightBytes = (KC + NO) * 32 * 16;
   // An LDS.128 phase reads rows g and g + 1 (64 bytes each): rows 128 bytes apart (KC even) would
   // put both on the same banks, so odd rows swap their 64-byte halves. The stores' alpha reads
@@ -85,9 +84,14 @@ struct Shape {
     return row * RowBytes + (Swizzle ? byte ^ ((row & 1) << 6) ^ (((row >> 1) & 3) << 5) : byte);
   }
 };
+// The earlier steps a ring keeps for the rows being stored: only where their input alpha is read
+// back from there at the store (B0 = 1, alpha kept). At B0 >= 2 each step reads the alpha of the
+// rows it will store later from its own stage and carries it in registers; a filtered alpha needs none.
+template <int B0, int NCH>
+inline constexpr int kHistory = NCH == 3 && B0 == 1 ? 1 : 0;
 template <int B0>
-constexpr std::size_t sharedBytes(int warps, int ahead) {
-  return Shape<B0>::WeightBytes + std::size_t(warps) * Shape<B0>::stages(ahead) * Shape<B0>::StageBytes;
+constexpr std::size_t sharedBytes(int warps, int ahead, int history) {
+  return Shape<B0>::WeightBytes + std::size_t(warps) * Shape<B0>::stages(ahead, history) * Shape<B0>::StageBytes;
 }
 
 // Off the hot path (out of line, scalars by value): a lane's KC chunks of 4 pixels of one staged
@@ -129,14 +133,19 @@ __device__ __forceinline__ unsigned roundedByte(float v) {
   return __float_as_uint(v + 12582912.f);
 }
 // Element e of a block's half h, one C fragment per channel, as an RGBA8 pixel; unless alpha was
-// filtered, its alpha is the input pixel's (byte 3 of `in`).
+// filtered, its alpha is the input's: byte `alphaByte` (0..3) of `alpha`.
 template <int NCH, int Out>
-__device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][2][4], int h, int e, unsigned in) {
+__device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][2][4], int h, int e, unsigned alpha,
+                                              int alphaByte) {
   const unsigned c0 = roundedByte<Out>(block[0][h][e]), c1 = roundedByte<Out>(block[1][h][e]);
   const unsigned c2 = roundedByte<Out>(block[2][h][e]);
   if constexpr (NCH == 4)
     return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, roundedByte<Out>(block[3][h][e]), 0x0040), 0x5410);
-  return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, in, 0x0070), 0x5410);
+  return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, alpha, 0x0040 | (4 + alphaByte) << 4), 0x5410);
+}
+// The alpha bytes of 4 RGBA8 pixels, pixel e's in byte e.
+__device__ __forceinline__ unsigned alphaWord(uint4 v) {
+  return __byte_perm(__byte_perm(v.x, v.y, 0x0073), __byte_perm(v.z, v.w, 0x0073), 0x5410);
 }
 
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
@@ -153,6 +162,11 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   using S = Shape<B0>;
   constexpr int KC = S::KC, NO = S::NO;
   constexpr bool kRotate = B0 == 1;
+  // At B0 >= 2 a step reads the input alpha of the rows it will store from its own stage and carries
+  // it in registers until then, so that the ring keeps no stages for it (kHistory; NOTES.md item 59:
+  // 4K r=28..32 3-5% faster). B0 = 1 reads it back at the store.
+  constexpr bool kCarryAlpha = B0 >= 2;
+  constexpr int History = kHistory<B0, NCH>;
   extern __shared__ __align__(16) unsigned char tensorStreamSmem[];
   uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);  // [KC][32 lanes]
   uint4* colFrag = rowFrag + KC * 32;                           // [NO][32 lanes]
@@ -171,7 +185,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   const int y0 = place.y0;
   const int rows = min(place.rows, l.height - y0);
   const int steps = (rows + 15) / 16;
-  const int stages = S::stages(ahead);
+  const int stages = S::stages(ahead, History);
   unsigned char* ring = tensorStreamSmem + S::WeightBytes + warp * stages * S::StageBytes;
 
   // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
@@ -247,6 +261,10 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     for (int ch = 0; ch < NCH; ++ch)
 #pragma unroll
       for (int h = 0; h < 2; ++h) acc[j][ch][h][0] = acc[j][ch][h][1] = acc[j][ch][h][2] = acc[j][ch][h][3] = 0.f;
+  // Where kCarryAlpha: the input alpha of rows 8 nb + g of steps q - 1 - i, i < (B0 + 1) / 2, pixel
+  // e in byte e (alphaWord), for the step that stores them.
+  constexpr int AS = kCarryAlpha ? (B0 + 1) / 2 : 1;
+  unsigned alphaPast[AS][2];
 
   const bool fullWidth = x0 + 16 <= l.width;
   const bool outAligned = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
@@ -274,7 +292,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
       else
         waitAsync<0>();
       __syncwarp();  // every lane's copies of step q are visible, and step q - 1 is read everywhere
-      // Step q + ahead takes the stage of step q - History - 1, whose rows are all stored.
+      // Step q + ahead takes the stage of step q - History - 1, which nothing reads again.
       if (q + ahead <= lastStep) issue(q + ahead, next);
       commitAsync();
       next = next + 1 == stages ? 0 : next + 1;
@@ -297,6 +315,13 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
             rb[nb][c][1] = __byte_perm(v.z, v.w, 0x6420), ga[nb][c][1] = __byte_perm(v.z, v.w, 0x7531);
           }
         }
+      // The alpha of this step's rows 8 nb + g at the strip's pixels 4 t .. 4 t + 3, for the step
+      // that stores them.
+      unsigned alphaNow[2] = {0u, 0u};
+      if constexpr (kCarryAlpha && NCH == 3)
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+          alphaNow[nb] = alphaWord(*reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 4 * apron + 16 * t)));
 
 #pragma unroll
       for (int ch = 0; ch < NCH; ++ch) {
@@ -355,7 +380,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
       if (q >= B0) {
         // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels x0 + 4 t .. + 3 of rows
         // out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3). Unless alpha
-        // was filtered, it is the input's, read back as those 4 pixels from the stage that holds the row.
+        // was filtered, it is the input's: read back as those 4 pixels from the stage that holds the
+        // row (B0 = 1), or carried since that step (B0 >= 2).
         const bool full = fullWidth && outAligned && out0 + 16 <= y0 + rows;
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -363,14 +389,20 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
           const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // their stage, relative to step q's
           const int y = out0 + 8 * i + g;
           uint4 src = make_uint4(0, 0, 0, 0);
-          if constexpr (NCH == 3) {
+          if constexpr (NCH == 3 && kCarryAlpha) {
+            const unsigned a = alphaPast[-back - 1][k & 1];  // back <= -1 at B0 >= 2
+            src = make_uint4(a, a, a, a);
+          } else if constexpr (NCH == 3) {
             const int as = stage + back;  // back <= 0, at most History steps
             const unsigned char* ast = ring + (as < 0 ? as + stages : as) * S::StageBytes;
             src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
           }
-          const uint4 px = make_uint4(
-              packPixel<NCH, Out>(acc[p], 0, 2 * i, src.x), packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y),
-              packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z), packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w));
+          // Byte 3 of each pixel read back, or byte e of the carried word.
+          constexpr bool carried = kCarryAlpha;
+          const uint4 px = make_uint4(packPixel<NCH, Out>(acc[p], 0, 2 * i, src.x, carried ? 0 : 3),
+                                      packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y, carried ? 1 : 3),
+                                      packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z, carried ? 2 : 3),
+                                      packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w, carried ? 3 : 3));
           unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + 4 * t;
           if (full) {
             *reinterpret_cast<uint4*>(row) = px;
@@ -382,6 +414,11 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
             if (x + 3 < l.width) row[3] = px.w;
           }
         }
+      }
+      if constexpr (kCarryAlpha && NCH == 3) {
+#pragma unroll
+        for (int j = AS - 1; j > 0; --j) alphaPast[j][0] = alphaPast[j - 1][0], alphaPast[j][1] = alphaPast[j - 1][1];
+        alphaPast[0][0] = alphaNow[0], alphaPast[0][1] = alphaNow[1];
       }
       stage = stage + 1 == stages ? 0 : stage + 1;
     }
@@ -459,7 +496,7 @@ int tensorStreamSlots(const Launch& l, int ahead) {
   std::atomic<int>& slot = known[std::clamp(warps, 0, 8)][std::clamp(ahead, 0, kMaxAhead)];
   if (const int v = slot.load(std::memory_order_relaxed); v > 0) return v;
   const int v = residentBlocks(reinterpret_cast<const void*>(&tensorStreamKernel<B0, NCH, Out, SplitH>), 32 * warps,
-                               sharedBytes<B0>(warps, ahead));
+                               sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>));
   slot.store(v, std::memory_order_relaxed);
   return v;
 }
@@ -510,7 +547,7 @@ template <int B0, int NCH, int Out, bool SplitH>
 void launchTensorStream(const Launch& l, const MaskSep& m) {
   const Ring ring = ringOf<B0, NCH, Out, SplitH>(l, m.radius);
   const StripSchedule& s = ring.schedule;
-  const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead);
+  const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>);
   allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
   const dim3 grid(s.entries, s.segments), block(tensorStreamThreads(l));
   launchDependent(tensorStreamKernel<B0, NCH, Out, SplitH>, grid, block, shared, l.stream, l, scaledForTensorInputs(m),
@@ -558,10 +595,13 @@ StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int e
       radius, [&](auto k) { return scheduleOf<decltype(k)::B0>(l, radius, slots, edgeDivisor); });
 }
 
-std::size_t tensorStreamSharedBytes(int tileW, int radius) {
-  // The ring's size depends only on B0, not on the channels, output rule or split; one step ahead
-  // is the least a launch takes (ringOf goes deeper only where that fits).
-  return tensorStreamB0<3, kClamp, false>(radius, [&](auto k) { return sharedBytes<decltype(k)::B0>(tileW / 16, 1); });
+std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha) {
+  // The ring's size depends only on B0 and whether alpha is kept, not on the output rule or split;
+  // one step ahead is the least a launch takes (ringOf goes deeper only where that fits).
+  return tensorStreamB0<3, kClamp, false>(radius, [&](auto k) {
+    constexpr int B0 = decltype(k)::B0;
+    return sharedBytes<B0>(tileW / 16, 1, filterAlpha ? kHistory<B0, 4> : kHistory<B0, 3>);
+  });
 }
 
 void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange) {
@@ -587,7 +627,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     // rows above and below its segment.
     const int apron = (radius + 3) & ~3;
     setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
-    p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead);
+    p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<K::B0, K::NCH>);
     p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
     return LaunchDescription{{p}, ""};
   });
