@@ -530,8 +530,8 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
 }
 
 // The input ring at each depth (r 1, 9, 17, 25 and 32: two, three, four and five K chunks), every
-// border and alpha mode, short and long segments and 4 or 8 warps a block, and a launch whose ring
-// prefetches two steps ahead: a small set, sized for compute-sanitizer racecheck
+// border and alpha mode, short and long segments and 4 or 8 warps a block, and launches whose rings
+// prefetch two steps ahead (r = 14, 20, 29): a small set, sized for compute-sanitizer racecheck
 // (app/bench/gpu-round.sh's default filter names it).
 TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
   const Variant& v = *findVariant("tensorstream");
@@ -553,22 +553,31 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
     EXPECT_EQ(checked_, 2 * 5 * 4 * 2 * 3 * 2);
   else
     EXPECT_GE(checked_, 2 * 5 * 4 * 2 * 2 * 2);
-  // At r > 24 a grid of more blocks than the GPU holds at once prefetches two steps ahead, with a
+  // At r > 12 a grid of more blocks than the GPU holds at once prefetches two steps ahead, with a
   // deeper ring (ringOf in tensor_stream.cu): the described launch's shared memory says it was
-  // taken. 64x32 on 520x1400 is 9 x 44 blocks and more (the edge columns split), past the 2 an SM
-  // that a GPU of fewer than 198 SMs holds. Every border, both alpha modes.
-  FilterParams deep;
-  deep.filter = *filterFor("gaussian", 29, rng);
-  deep.tile = {64, 32};
-  const std::size_t oneAhead = kernels::tensorStreamSharedBytes(64, 29, deep.filterAlpha);
-  const std::size_t made = v.describeLaunch(deep, 520, 1400).passes.at(0).dynamicShared;
-  EXPECT_TRUE(made > oneAhead || deviceInfo().multiprocessors >= 198)
-      << "520x1400 r=29 64x32: the launch kept one step ahead (" << made << " bytes of shared memory a block)";
-  for (Border b : kBorders)
-    for (bool alpha : {false, true}) {
-      check(v, deep.filter, b, alpha, randomFrame(520, 1400, rng), {deep.tile});
-      if (HasFatalFailure()) return;
-    }
+  // taken. With 64x32, a 520-pixel-wide frame is 9 block columns and more (the edge columns split);
+  // 2800 rows (r = 14, 20: 4 and 3 blocks an SM) and 1400 (r = 29: 2) make grids past what a GPU of
+  // fewer than 198 SMs holds. r=29 with every border, the others with two; both alpha modes.
+  struct Deep {
+    int r, h;
+    std::vector<Border> borders;
+  };
+  for (const Deep& d : {Deep{14, 2800, {Border::Clamp, Border::Zero}}, Deep{20, 2800, {Border::Mirror, Border::Wrap}},
+                        Deep{29, 1400, std::vector<Border>(std::begin(kBorders), std::end(kBorders))}}) {
+    FilterParams deep;
+    deep.filter = *filterFor("gaussian", d.r, rng);
+    deep.tile = {64, 32};
+    const std::size_t oneAhead = kernels::tensorStreamSharedBytes(64, d.r, deep.filterAlpha);
+    const std::size_t made = v.describeLaunch(deep, 520, d.h).passes.at(0).dynamicShared;
+    EXPECT_TRUE(made > oneAhead || deviceInfo().multiprocessors >= 198)
+        << "520x" << d.h << " r=" << d.r << " 64x32: the launch kept one step ahead (" << made
+        << " bytes of shared memory a block)";
+    for (Border b : d.borders)
+      for (bool alpha : {false, true}) {
+        check(v, deep.filter, b, alpha, randomFrame(520, d.h, rng), {deep.tile});
+        if (HasFatalFailure()) return;
+      }
+  }
 }
 
 // tensor2d and tensorstream launch as programmatic dependents of the kernel before them

@@ -9,7 +9,7 @@
 //     pixels (16 bytes) of one row, all four channels; K is contracted, so the order of the pixels
 //     within a chunk is free, and R's columns follow the order the loads give (pixelOfSlot).
 //     The input arrives through a ring of steps in the warp's shared memory (cp.async, one step
-//     ahead, two at r > 24 on a large frame: ringOf), which holds no registers while it is in
+//     ahead, two at r > 12 on a large frame: ringOf), which holds no registers while it is in
 //     flight, and from whose stages the input alpha of the stored rows is taken; the weight fragments are
 //     made once per block in shared memory and read where they are used. Both keep the registers down, so that more
 //     warps share an SM (see docs/perf/NOTES.md, item 21).
@@ -501,12 +501,13 @@ int tensorStreamSlots(const Launch& l, int ahead) {
   return v;
 }
 
-// How deep a launch's rings prefetch. Two steps ahead where an SM holds at most 8 of the
-// instance's warps (r = 25..32: 2 blocks of 4) and the grid fills more than one round of them,
-// if the deeper ring keeps those blocks on the SM: there too few warps hide the loads' latency
-// (4K r=32 5% faster). Elsewhere one: a deeper ring's shared memory is taken from the L1 cache,
-// whose hits on the neighbouring strips' aprons were worth more (4K r <= 16 8-19% slower with two
-// steps ahead; 1080p, under one round of blocks, level to 2.5% slower; NOTES.md items 24, 53).
+// How deep a launch's rings prefetch. Two steps ahead at r > 12 where the grid fills more than one
+// round of blocks, if the deeper ring keeps those blocks on the SM: the loads' latency is what
+// those warps wait on (4K back to back on the H100: r=13..16 0.88-0.93, r=17..24 0.93-0.94, r=32
+// 0.95). At r <= 12 one: a deeper ring's shared memory is taken from the L1 cache, whose hits on
+// the neighbouring strips' aprons are worth more there (4K r <= 8 1.17-1.19x slower with two steps
+// ahead, r = 9..12 1.00-1.03x and 1080p 1.05x; NOTES.md items 24, 53, 63). Under one round of
+// blocks the deeper ring has nothing to overlap (1080p level to 2.5% slower, item 53).
 // The launch's depth and its grid's schedule (which depends on the blocks the GPU holds at once,
 // and so on the depth), made once a launch.
 struct Ring {
@@ -518,8 +519,7 @@ Ring ringOf(const Launch& l, int radius) {
   const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 1);
   Ring ring{1, scheduleOf<B0>(l, radius, slots1)};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
-  const int warps = tensorStreamThreads(l) / 32, sms = deviceInfo().multiprocessors;
-  if (slots1 * warps > 8 * sms || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
+  if (radius <= 12 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
   const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 2);
   if (slots2 < slots1) return ring;
   ring.ahead = 2;
