@@ -122,4 +122,63 @@ TEST_F(AbRound, NamesABadCommandAMissingProgramAndAFailedRun) {
   EXPECT_NE(r.output.find("fake-bench: told to fail"), std::string::npos) << r.output;
 }
 
+// verify-round.sh with stand-ins for the test programs and compute-sanitizer (scripts that print a
+// gtest summary and exit with their FAKE_*_RC knobs): the log gathers each summary and exit status,
+// a failed test or sanitizer makes the exit status 1 and is named, and a missing program is named.
+class VerifyRound : public BenchOutput {
+ protected:
+  void SetUp() override {
+    BenchOutput::SetUp();
+    if (std::system("command -v xz >/dev/null 2>&1") != 0) GTEST_SKIP() << "xz is not installed (./run.sh installs it)";
+    fs::create_directories(dir_ / "bins");
+    const auto stand = [&](const std::string& name, const std::string& body) {
+      const fs::path f = dir_ / name;
+      std::ofstream(f) << "#!/bin/sh\n" << body << "\n";
+      ASSERT_EQ(std::system(("xz -c " + f.string() + " > " + (dir_ / "bins" / (name + ".xz")).string()).c_str()), 0);
+    };
+    stand("convlive_tests_gpu", R"(echo "[  PASSED  ] 3 tests."; exit ${FAKE_TESTS_RC:-0})");
+    stand("convlive_tests_inspect_gpu", R"(echo "[  PASSED  ] 4 tests.")");
+    stand("convlive-bench", "exit 0");
+    const fs::path sanitizer = dir_ / "fake-sanitizer";
+    std::ofstream(sanitizer) << "#!/bin/sh\necho \"========= ERROR SUMMARY: 0 errors ($2)\"\nexit ${FAKE_SAN_RC:-0}\n";
+    fs::permissions(sanitizer, fs::perms::owner_all);
+    sanitizer_ = sanitizer.string();
+  }
+  convlive::testing::ProgramResult run(const std::string& env) {
+    return runProgram(CONVLIVE_VERIFY_ROUND, "",
+                      "BINS=" + (dir_ / "bins").string() + " OUT=" + (dir_ / "out").string() +
+                          " STEPS='tests sanitize' SANITIZER=" + sanitizer_ + " " + env);
+  }
+  std::string log() const {
+    std::ifstream in(dir_ / "out" / "tests-final.log");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  std::string sanitizer_;
+};
+
+TEST_F(VerifyRound, GathersEveryTestAndSanitizerSummary) {
+  const auto r = run("");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string l = log();
+  EXPECT_NE(l.find("=== convlive_tests_gpu (all)\n[  PASSED  ] 3 tests.\nrc=0"), std::string::npos) << l;
+  EXPECT_NE(l.find("[  PASSED  ] 4 tests."), std::string::npos) << l;
+  EXPECT_NE(l.find("ERROR SUMMARY: 0 errors (memcheck)"), std::string::npos) << l;
+  EXPECT_NE(l.find("racecheck rc=0"), std::string::npos) << l;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "final.tar.xz"));
+}
+
+TEST_F(VerifyRound, AFailedTestOrSanitizerOrAMissingProgramFailsTheRound) {
+  auto r = run("FAKE_TESTS_RC=1");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(log().find("[  PASSED  ] 3 tests.\nrc=1"), std::string::npos) << log();
+  EXPECT_NE(r.output.find("a test or sanitizer failed"), std::string::npos) << r.output;
+  r = run("FAKE_SAN_RC=9");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(log().find("memcheck rc=9"), std::string::npos) << log();
+  fs::remove(dir_ / "bins" / "convlive-bench.xz");
+  r = run("");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot unpack"), std::string::npos) << r.output;
+}
+
 }  // namespace

@@ -11,6 +11,8 @@
 #                         the dependent-launch test; the ring and dependent-launch tests)
 #   BENCH_ARGS            passed to convlive-bench (default: stream, tensorstream and tensor2d,
 #                         gaussian r = 1..32 and 2D r = 8, 16, 32)
+#   STEPS                 which of "tests sanitize bench" to run (default: all three)
+#   SANITIZER             the compute-sanitizer program (default: compute-sanitizer on the PATH)
 #
 # Writes to $OUT (at most 8 files come back): tests-final.log, summary.md, and final.tar.xz with
 # every result (bench.log, convlive.json/.csv, npp.json, peers.json, summary.csv, the plot). Exits 1
@@ -20,6 +22,8 @@ BINS=${BINS:-build-ab}
 OUT=${OUT:-/tmp/convlive-verify}
 MEMCHECK=${MEMCHECK:-TensorStreamStrips.*:DependentLaunches.*}
 RACECHECK=${RACECHECK:-TensorStreamStrips.Ring*:DependentLaunches.*}
+STEPS=${STEPS:-tests sanitize bench}
+SANITIZER=${SANITIZER:-compute-sanitizer}
 BENCH_ARGS=${BENCH_ARGS:---variants stream,tensorstream,tensor2d --radii 1,2,3,4,8,16,24,32 --custom-radii 8,16,32 --repeats 50}
 [ -f .devbundle/env.sh ] && source .devbundle/env.sh
 W=$(mktemp -d /tmp/verify-round.XXXXXX)
@@ -33,22 +37,30 @@ L=$W/out/tests-final.log
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 ||
     echo "no nvidia-smi here"; } > "$L"
 T=$W/bin/convlive_tests_gpu failed=0
-echo "=== convlive_tests_gpu (all)" >> "$L"
-timeout 300 "$T" --gtest_brief=1 >> "$L" 2>&1; rc=$?; echo "rc=$rc" >> "$L"; ((rc)) && failed=1
-echo "=== convlive_tests_inspect_gpu" >> "$L"
-timeout 60 "$W/bin/convlive_tests_inspect_gpu" --gtest_brief=1 >> "$L" 2>&1; rc=$?; echo "rc=$rc" >> "$L"; ((rc)) && failed=1
-for tool in memcheck racecheck; do
-  filter=$MEMCHECK; [ $tool = racecheck ] && filter=$RACECHECK
-  echo "=== compute-sanitizer --tool $tool, --gtest_filter=$filter" >> "$L"
-  timeout 250 compute-sanitizer --tool $tool --error-exitcode 9 "$T" --gtest_filter="$filter" --gtest_brief=1 >> "$L" 2>&1
-  rc=$?; echo "$tool rc=$rc" >> "$L"; ((rc)) && failed=1
-done
+if [[ " $STEPS " == *" tests "* ]]; then
+  echo "=== convlive_tests_gpu (all)" >> "$L"
+  timeout 300 "$T" --gtest_brief=1 >> "$L" 2>&1; rc=$?; echo "rc=$rc" >> "$L"; ((rc)) && failed=1
+  echo "=== convlive_tests_inspect_gpu" >> "$L"
+  timeout 60 "$W/bin/convlive_tests_inspect_gpu" --gtest_brief=1 >> "$L" 2>&1; rc=$?; echo "rc=$rc" >> "$L"
+  ((rc)) && failed=1
+fi
+if [[ " $STEPS " == *" sanitize "* ]]; then
+  for tool in memcheck racecheck; do
+    filter=$MEMCHECK; [ $tool = racecheck ] && filter=$RACECHECK
+    echo "=== compute-sanitizer --tool $tool, --gtest_filter=$filter" >> "$L"
+    timeout 250 "$SANITIZER" --tool $tool --error-exitcode 9 "$T" --gtest_filter="$filter" --gtest_brief=1 >> "$L" 2>&1
+    rc=$?; echo "$tool rc=$rc" >> "$L"; ((rc)) && failed=1
+  done
+fi
 grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=|Failure" "$L"
 cp "$L" "$OUT/"
-OUT=$W/out BUILD=$W/bin BENCH_ARGS="$BENCH_ARGS" timeout 300 "$(dirname "$0")/gpu-round.sh" bench npp peers
-echo "benchmark rc=$?"
-nvidia-smi > "$W/out/nvidia-smi.log" 2>&1
-cp "$W/out/summary.md" "$OUT/" 2>/dev/null
+if [[ " $STEPS " == *" bench "* ]]; then
+  OUT=$W/out BUILD=$W/bin BENCH_ARGS="$BENCH_ARGS" timeout 300 "$(dirname "$0")/gpu-round.sh" bench npp peers
+  echo "benchmark rc=$?"
+  nvidia-smi > "$W/out/nvidia-smi.log" 2>&1
+  cp "$W/out/summary.md" "$OUT/" 2>/dev/null
+  head -16 "$W/out/summary.md" 2>/dev/null
+fi
 tar -C "$W/out" -cJf "$OUT/final.tar.xz" .
-head -16 "$W/out/summary.md" 2>/dev/null
+((failed)) && echo "verify-round.sh: a test or sanitizer failed (tests-final.log says which)"
 exit $failed
