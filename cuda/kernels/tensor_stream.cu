@@ -402,7 +402,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
           const uint4 px = make_uint4(packPixel<NCH, Out>(acc[p], 0, 2 * i, src.x, carried ? 0 : 3),
                                       packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y, carried ? 1 : 3),
                                       packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z, carried ? 2 : 3),
-                                      packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w, carried ? 3 : 3));
+                                      packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w, 3));
           unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + 4 * t;
           if (full) {
             *reinterpret_cast<uint4*>(row) = px;
