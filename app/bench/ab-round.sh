@@ -44,29 +44,17 @@ W=$(mktemp -d /tmp/ab-round.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$OUT" "$W/bin"
 [ -f .devbundle/env.sh ] && source .devbundle/env.sh
-unpack() {  # BINS/$1.xz -> $W/bin/$1, once
-  [ -x "$W/bin/$1" ] && return 0
-  xz -dc "$BINS/$1.xz" > "$W/bin/$1" && chmod +x "$W/bin/$1" ||
-    { echo "ab-round.sh: cannot unpack $BINS/$1.xz" >&2; exit 1; }
-}
+source "$(dirname "$0")/steps.sh"
 L=$OUT/tests.log
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 ||
-    echo "no nvidia-smi here"; } > "$L"
+gpuHeader "$L"
 if [ -n "$tests" ]; then
   unpack "$tests"
   T=$W/bin/$tests
-  echo "=== $tests --gtest_filter=$filter" >> "$L"
-  timeout 300 "$T" --gtest_filter="$filter" --gtest_brief=1 >> "$L" 2>&1
-  echo "rc=$?" >> "$L"
+  logged "$L" "$tests --gtest_filter=$filter" "" 300 "$T" --gtest_filter="$filter" --gtest_brief=1
   if [ -n "$sanitize" ]; then
-    for tool in memcheck racecheck; do
-      echo "=== compute-sanitizer --tool $tool, --gtest_filter=$sanitize" >> "$L"
-      timeout 250 compute-sanitizer --tool $tool --error-exitcode 9 "$T" --gtest_filter="$sanitize" \
-        --gtest_brief=1 >> "$L" 2>&1
-      echo "$tool rc=$?" >> "$L"
-    done
+    for tool in memcheck racecheck; do sanitized "$L" compute-sanitizer $tool "$sanitize" "$T"; done
   fi
-  grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=" "$L"
+  summary "$L"
 fi
 runs=() failed=0
 for ((round = 1; round <= rounds; ++round)); do

@@ -29,30 +29,20 @@ BENCH_ARGS=${BENCH_ARGS:---variants stream,tensorstream,tensor2d --radii 1,2,3,4
 W=$(mktemp -d /tmp/verify-round.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$OUT" "$W/bin" "$W/out"
-for f in convlive_tests_gpu convlive_tests_inspect_gpu convlive-bench; do
-  xz -dc "$BINS/$f.xz" > "$W/bin/$f" && chmod +x "$W/bin/$f" ||
-    { echo "verify-round.sh: cannot unpack $BINS/$f.xz" >&2; exit 1; }
-done
+source "$(dirname "$0")/steps.sh"
+for f in convlive_tests_gpu convlive_tests_inspect_gpu convlive-bench; do unpack $f; done
 L=$W/out/tests-final.log
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 ||
-    echo "no nvidia-smi here"; } > "$L"
+gpuHeader "$L"
 T=$W/bin/convlive_tests_gpu failed=0
 if [[ " $STEPS " == *" tests "* ]]; then
-  echo "=== convlive_tests_gpu (all)" >> "$L"
-  timeout 300 "$T" --gtest_brief=1 >> "$L" 2>&1; rc=$?; echo "rc=$rc" >> "$L"; ((rc)) && failed=1
-  echo "=== convlive_tests_inspect_gpu" >> "$L"
-  timeout 60 "$W/bin/convlive_tests_inspect_gpu" --gtest_brief=1 >> "$L" 2>&1; rc=$?; echo "rc=$rc" >> "$L"
-  ((rc)) && failed=1
+  logged "$L" "convlive_tests_gpu (all)" "" 300 "$T" --gtest_brief=1 || failed=1
+  logged "$L" convlive_tests_inspect_gpu "" 60 "$W/bin/convlive_tests_inspect_gpu" --gtest_brief=1 || failed=1
 fi
 if [[ " $STEPS " == *" sanitize "* ]]; then
-  for tool in memcheck racecheck; do
-    filter=$MEMCHECK; [ $tool = racecheck ] && filter=$RACECHECK
-    echo "=== compute-sanitizer --tool $tool, --gtest_filter=$filter" >> "$L"
-    timeout 250 "$SANITIZER" --tool $tool --error-exitcode 9 "$T" --gtest_filter="$filter" --gtest_brief=1 >> "$L" 2>&1
-    rc=$?; echo "$tool rc=$rc" >> "$L"; ((rc)) && failed=1
-  done
+  sanitized "$L" "$SANITIZER" memcheck "$MEMCHECK" "$T" || failed=1
+  sanitized "$L" "$SANITIZER" racecheck "$RACECHECK" "$T" || failed=1
 fi
-grep -E "^===|PASSED|FAILED|SKIPPED|ERROR SUMMARY|RACECHECK SUMMARY|rc=|Failure" "$L"
+summary "$L"
 cp "$L" "$OUT/"
 if [[ " $STEPS " == *" bench "* ]]; then
   OUT=$W/out BUILD=$W/bin BENCH_ARGS="$BENCH_ARGS" timeout 300 "$(dirname "$0")/gpu-round.sh" bench npp peers
