@@ -617,7 +617,7 @@ class Schedules : public ::testing::Test {
 
 TEST_F(Schedules, TensorStreamBlocksCoverEveryStripRowOnce) {
   int cases = 0;
-  for (int divisor : {0, 1, 2, 4})
+  for (int divisor : {0, 1, 2, 4, 8})
     // slots: unknown (taken as one wave), always past one wave, the H200's at r <= 16, never past one.
     for (int slots : {0, 1, 528, 100000}) {
       for (const Tile& t : findVariant("tensorstream")->tiles)
@@ -660,6 +660,53 @@ TEST_F(Schedules, TensorStreamBlocksCoverEveryStripRowOnce) {
           }
     }
   EXPECT_GT(cases, 20000);
+}
+
+// Where the grid is one round of the blocks the GPU holds, a launch splits its edge columns an
+// eighth or a quarter of the tile's height, as long as the grid still fits the round; past one
+// round, or with the GPU unknown, it halves them (kTensorStreamEdgeDivisor).
+TEST_F(Schedules, TensorStreamSplitsEdgesFinerWithinOneRound) {
+  auto blocks = [](const kernels::Launch& l, int r, int slots, int div) {
+    const auto s = std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(l, r, slots, div));
+    return long(s->segments) * s->entries;  // within one round every entry's segments are blocks
+  };
+  int finer = 0, halved = 0;
+  for (const Tile& t : findVariant("tensorstream")->tiles)
+    for (const auto& [w, h] : sizes())
+      for (int r : {1, 8, 9, 16, 24, 32})
+        for (int slots : {0, 1, 132, 264, 396, 528, 792, 100000}) {
+          const kernels::Launch l = launch(w, h, t);
+          const int d = kernels::tensorStreamEdgeDivisor(l, r, slots);
+          SCOPED_TRACE(::testing::Message()
+                       << t.str() << " " << w << "x" << h << " r=" << r << " slots " << slots << ": divisor " << d);
+          const bool oneRound = slots > 0 && blocks(l, r, slots, kernels::kTensorStreamEdgeDivisor) <= slots;
+          if (!oneRound) {
+            EXPECT_EQ(d, kernels::kTensorStreamEdgeDivisor);
+            ++halved;
+            continue;
+          }
+          ASSERT_TRUE(d == 8 || d == 4 || d == kernels::kTensorStreamEdgeDivisor);
+          if (d != kernels::kTensorStreamEdgeDivisor) {
+            EXPECT_LE(blocks(l, r, slots, d), slots);
+          }
+          if (d != 8) {
+            EXPECT_GT(blocks(l, r, slots, 8), slots);
+          }
+          if (d == kernels::kTensorStreamEdgeDivisor) {
+            EXPECT_GT(blocks(l, r, slots, 4), slots);
+          }
+          finer += d != kernels::kTensorStreamEdgeDivisor;
+        }
+  EXPECT_GT(finer, 1000);
+  EXPECT_GT(halved, 1000);
+  // Cases with the H100's places: 1080p on 64x192 fits an eighth at r=4 (6 blocks of 4 warps an SM:
+  // 264 blocks for 792) and at r=32 (2 an SM: 264 blocks for 264, round 9's best at 1080p r=32);
+  // 4K at r=4 on 64x192 only a quarter (888 blocks with an eighth, 792 with a quarter, for 792);
+  // 4K at r=16 on 64x256 (4 an SM) is past one round.
+  EXPECT_EQ(kernels::tensorStreamEdgeDivisor(launch(1920, 1080, {64, 192}), 4, 6 * 132), 8);
+  EXPECT_EQ(kernels::tensorStreamEdgeDivisor(launch(1920, 1080, {64, 192}), 32, 2 * 132), 8);
+  EXPECT_EQ(kernels::tensorStreamEdgeDivisor(launch(3840, 2160, {64, 192}), 4, 6 * 132), 4);
+  EXPECT_EQ(kernels::tensorStreamEdgeDivisor(launch(3840, 2160, {64, 256}), 16, 4 * 132), 2);
 }
 
 TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {

@@ -488,6 +488,30 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
       check(v, p.filter, kBorders[r % 4], r % 2, randomFrame(3840, 2160, rng), {t});
       if (HasFatalFailure()) return;
     }
+  // Within one round of blocks the edge columns' segments are split an eighth or a quarter of the
+  // tile's height (tensorStreamEdgeDivisor): 1080p grids are one round on an H100 or H200 with these
+  // tiles; the described grid, more entries than the halved split's, says the finer split was taken.
+  for (const auto& [r, t] :
+       {std::pair{4, Tile{64, 192}}, std::pair{24, Tile{128, 192}}, std::pair{32, Tile{64, 192}}}) {
+    FilterParams p;
+    p.filter = *filterFor("gaussian", r, rng);
+    p.tile = t;
+    kernels::Launch l{};
+    l.width = 1920;
+    l.height = 1080;
+    l.tileW = t.w;
+    l.tileH = t.h;
+    const auto halved = std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(l, r, 0));
+    const PassLaunch made = v.describeLaunch(p, 1920, 1080).passes.at(0);
+    if (made.grid.x <= halved->entries) {
+      ADD_FAILURE() << "1080p r=" << r << " " << t.str() << ": grid " << made.grid.str()
+                    << " has no more entries than the halved split's (" << halved->entries
+                    << "): the GPU does not hold it in one round?";
+      continue;
+    }
+    check(v, p.filter, kBorders[r % 4], r % 2, randomFrame(1920, 1080, rng), {t});
+    if (HasFatalFailure()) return;
+  }
   // Factors whose fp16 rounding could move an output past the budget are refused with the reason.
   FilterParams coarse;
   coarse.filter.mask = Mask::fromFactors({1000.3f, 1000.3f, 1000.3f}, {1.f, 1.f, 1.f});

@@ -59,8 +59,9 @@ class Tuner {
   // programmatic dependents, and tensorstream offers 64x80, 64x96 and 64x144 (one round of blocks at
   // 1080p r=16, 24 and 32; docs/perf/2026-11-26-h100-s16-1080p); 8: tensorstream at r > 8 with smaller
   // rings, two steps ahead from r = 13 (4K r=13..24 6-11% faster, its best tiles moved to 64x256;
-  // docs/perf/2026-11-26-h100-s17-last).
-  static constexpr int kVersion = 8;
+  // docs/perf/2026-11-26-h100-s17-last); 9: tensorstream splits its edge columns finer where its grid
+  // is one round (1080p 6-16% faster, its best tiles taller: NOTES.md items 68, 69).
+  static constexpr int kVersion = 9;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.

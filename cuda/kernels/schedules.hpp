@@ -59,13 +59,18 @@ CL_HOST_DEVICE inline BlockPlace placeOf(const StripSchedule& s, unsigned bx, un
 // least one 16-row step (0: no edge columns; 1: edge columns first at the tile's height; 4: a
 // quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
 // item 36): against 1, 1080p 9-14% faster at r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower;
-// a quarter lost 7-12% at 4K r=16 and 32.
+// a quarter lost 7-12% at 4K r=16 and 32. That is the grids past one round: a launch whose grid is
+// one round splits them finer (tensorStreamEdgeDivisor below; items 68, 69).
 inline constexpr int kTensorStreamEdgeDivisor = 2;
 static_assert(kTensorStreamEdgeDivisor >= 0 && kTensorStreamEdgeDivisor <= 8, "kMaxEntries' margin holds to 8");
 // The schedule of a tensorstream launch at this radius (l's size and tile) on a GPU that holds
 // `slots` of its blocks at once (0: unknown, taken as one wave). Throws past kMaxEntries columns
 // (the variant refuses such frames first).
 StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int edgeDivisor = kTensorStreamEdgeDivisor);
+// The edge divisor a launch takes on a GPU that holds `slots` of its blocks at once: where the
+// grid is one round (at kTensorStreamEdgeDivisor), the finest of 8 and 4 whose grid still is;
+// elsewhere, and where slots is unknown (0), kTensorStreamEdgeDivisor (NOTES.md items 68, 69).
+int tensorStreamEdgeDivisor(const Launch& l, int radius, int slots);
 
 // stream: a unit is one strip's segment, walked by one warp; units 0 .. edgeUnits - 1 are the edge
 // strips' (left then right, a segment row at a time), the rest the interior strips'.

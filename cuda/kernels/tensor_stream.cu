@@ -439,15 +439,19 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
 
 int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
 
-// Which block columns hold an edge strip, and the grid's entries (schedules.hpp).
+// The grid's shape before its entries: which block columns hold an edge strip, and how finely
+// their segments are split (schedules.hpp).
+struct StripLayout {
+  int columns = 0, left = 0, right = 0, shift = 0, segments = 0;
+  long blocks() const { return long(segments) * (columns + (left + right) * ((1 << shift) - 1)); }
+};
 template <int B0>
-StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTensorStreamEdgeDivisor) {
+StripLayout layoutOf(const Launch& l, int radius, int div) {
   constexpr int KC = Shape<B0>::KC;
   const int apron = (radius + 3) & ~3;
   div = std::min(div, 8);  // shift <= 3, step <= 4: the entry's fields and kMaxEntries' margin
-  StripSchedule s{};
+  StripLayout s;
   s.columns = static_cast<int>(ceilDiv(l.width, l.tileW));
-  s.rows = l.tileH;
   s.segments = static_cast<int>(ceilDiv(l.height, l.tileH));
   if (div > 0) {
     // A strip at x0 leaves the frame on the left when x0 < apron, on the right when
@@ -464,11 +468,39 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
     // left 64x272's edge columns unsplit and that tile 14% slower than 64x288 at 4K r=32; split, it
     // is 4% faster (NOTES.md item 52).
     while ((2 << s.shift) <= div && (l.tileH >> (s.shift + 1)) >= 16) ++s.shift;
-    // Past one wave, the edge columns' blocks go ahead (twice the entries, so all in the grid's
-    // first half rows); within one, every block starts at once and they spread over every row.
-    const long blocks = long(s.segments) * (s.columns + (s.left + s.right) * ((1 << s.shift) - 1));
-    s.step = s.shift + (slots > 0 && blocks > slots ? 1 : 0);
   }
+  return s;
+}
+
+// How finely a launch splits its edge columns' segments, given the blocks the GPU holds at once.
+// Past one round of blocks, halved (kTensorStreamEdgeDivisor): their blocks go first and the
+// interior's overlap them. Within one round every block starts at once, and the edge columns'
+// blocks, whose lanes go through the border mode, finish last: so an eighth, else a quarter, as
+// long as the grid still fits the round. The interior then takes taller tiles with less apron
+// (H100, 1080p back to back: r <= 8 0.91-0.94 of the halved split's time, r=13..16 0.92-0.94,
+// r=24 0.84, r=32 0.85; 4K level; NOTES.md items 68, 69).
+template <int B0>
+int edgeDivisorOf(const Launch& l, int radius, int slots) {
+  if (slots <= 0 || layoutOf<B0>(l, radius, kTensorStreamEdgeDivisor).blocks() > slots) return kTensorStreamEdgeDivisor;
+  for (int div : {8, 4})
+    if (layoutOf<B0>(l, radius, div).blocks() <= slots) return div;
+  return kTensorStreamEdgeDivisor;
+}
+
+// The grid's entries (schedules.hpp).
+template <int B0>
+StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTensorStreamEdgeDivisor) {
+  const StripLayout layout = layoutOf<B0>(l, radius, div);
+  StripSchedule s{};
+  s.columns = layout.columns;
+  s.left = layout.left;
+  s.right = layout.right;
+  s.shift = layout.shift;
+  s.rows = l.tileH;
+  s.segments = layout.segments;
+  // Past one wave, the edge columns' blocks go ahead (twice the entries, so all in the grid's
+  // first half rows); within one, every block starts at once and they spread over every row.
+  if (div > 0) s.step = s.shift + (slots > 0 && layout.blocks() > slots ? 1 : 0);
   const int extra = (s.left + s.right) * ((1 << s.step) - 1);
   if (s.columns + extra > StripSchedule::kMaxEntries || s.columns > 0xffff)
     throw std::invalid_argument("tensorstream: " + std::to_string(s.columns) + " block columns, past its " +
@@ -509,7 +541,8 @@ int tensorStreamSlots(const Launch& l, int ahead) {
 // ahead, r = 9..12 1.00-1.03x and 1080p 1.05x; NOTES.md items 24, 53, 63). Under one round of
 // blocks the deeper ring has nothing to overlap (1080p level to 2.5% slower, item 53).
 // The launch's depth and its grid's schedule (which depends on the blocks the GPU holds at once,
-// and so on the depth), made once a launch.
+// and so on the depth; within one round its edge columns are split finer: edgeDivisorOf), made
+// once a launch.
 struct Ring {
   int ahead;
   StripSchedule schedule;
@@ -517,7 +550,7 @@ struct Ring {
 template <int B0, int NCH, int Out, bool SplitH>
 Ring ringOf(const Launch& l, int radius) {
   const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 1);
-  Ring ring{1, scheduleOf<B0>(l, radius, slots1)};
+  Ring ring{1, scheduleOf<B0>(l, radius, slots1, edgeDivisorOf<B0>(l, radius, slots1))};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
   if (radius <= 12 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
   const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 2);
@@ -593,6 +626,11 @@ const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free
 StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int edgeDivisor) {
   return tensorStreamB0<3, kClamp, false>(
       radius, [&](auto k) { return scheduleOf<decltype(k)::B0>(l, radius, slots, edgeDivisor); });
+}
+
+int tensorStreamEdgeDivisor(const Launch& l, int radius, int slots) {
+  return tensorStreamB0<3, kClamp, false>(radius,
+                                          [&](auto k) { return edgeDivisorOf<decltype(k)::B0>(l, radius, slots); });
 }
 
 std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha) {
