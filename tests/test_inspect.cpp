@@ -69,7 +69,8 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
         // stream is persistent: its grid is what the device holds, not the tiles; fft's pad covers the
         // padded planes and its product the spectrum (Fft.* below checks them).
         // tensorstream's grid is entries x segment rows, an edge block column taking up to
-        // 2 x kTensorStreamEdgeDivisor entries (Schedules.* below checks its places).
+        // 2 x kTensorStreamEdgeDivisor entries here, with no device (up to eight on one, where the
+        // grid is one round; Schedules.* below checks its places).
         const int columns = (64 + pass.outputTile.x - 1) / std::max(1, pass.outputTile.x);
         const int segments = (48 + pass.outputTile.y - 1) / std::max(1, pass.outputTile.y);
         if (v.name == "tensorstream") {
