@@ -464,28 +464,38 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
     check(v, *filterFor("gaussian", r, rng), kBorders[r % 4], r % 2, randomFrame(517, 133, rng), v.tiles);
     if (HasFatalFailure()) return;
   }
+  // A gaussian on a w x h frame: the entries of its schedule with the halved edge split on `slots`
+  // places, and the launch the variant describes (what it makes: InspectGpu checks that).
+  struct Grids {
+    FilterParams params;
+    int halvedEntries;
+    PassLaunch made;
+  };
+  auto grids = [&](int w, int h, Tile t, int r, int slots) {
+    Grids g{{}, 0, {}};
+    g.params.filter = *filterFor("gaussian", r, rng);
+    g.params.tile = t;
+    kernels::Launch l{};
+    l.width = w;
+    l.height = h;
+    l.tileW = t.w;
+    l.tileH = t.h;
+    g.halvedEntries = std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(l, r, slots))->entries;
+    g.made = v.describeLaunch(g.params, w, h).passes.at(0);
+    return g;
+  };
   // Past one wave the edge columns' blocks go ahead (twice the entries): a 4K frame at r = 24 and 32
-  // is 1.4 to 4 waves on an H100 or H200 with these tiles; the described grid (what the launch
-  // makes: InspectGpu checks that) says the path was taken.
+  // is 1.4 to 4 waves on an H100 or H200 with these tiles; the described grid says the path was taken.
   for (int r : {24, 32})
     for (Tile t : {Tile{64, 256}, Tile{64, 128}}) {
-      FilterParams p;
-      p.filter = *filterFor("gaussian", r, rng);
-      p.tile = t;
-      kernels::Launch l{};
-      l.width = 3840;
-      l.height = 2160;
-      l.tileW = t.w;
-      l.tileH = t.h;
-      const auto ahead = std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(l, r, 1));
-      const PassLaunch made = v.describeLaunch(p, 3840, 2160).passes.at(0);
-      if (made.grid.x != ahead->entries) {
-        ADD_FAILURE() << "4K r=" << r << " " << t.str() << ": grid " << made.grid.str()
-                      << " is not the edges-ahead one (" << ahead->entries
+      const Grids g = grids(3840, 2160, t, r, 1);
+      if (g.made.grid.x != g.halvedEntries) {
+        ADD_FAILURE() << "4K r=" << r << " " << t.str() << ": grid " << g.made.grid.str()
+                      << " is not the edges-ahead one (" << g.halvedEntries
                       << " entries): the GPU holds all its blocks at once?";
         continue;
       }
-      check(v, p.filter, kBorders[r % 4], r % 2, randomFrame(3840, 2160, rng), {t});
+      check(v, g.params.filter, kBorders[r % 4], r % 2, randomFrame(3840, 2160, rng), {t});
       if (HasFatalFailure()) return;
     }
   // Within one round of blocks the edge columns' segments are split an eighth or a quarter of the
@@ -493,23 +503,14 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
   // tiles; the described grid, more entries than the halved split's, says the finer split was taken.
   for (const auto& [r, t] :
        {std::pair{4, Tile{64, 192}}, std::pair{24, Tile{128, 192}}, std::pair{32, Tile{64, 192}}}) {
-    FilterParams p;
-    p.filter = *filterFor("gaussian", r, rng);
-    p.tile = t;
-    kernels::Launch l{};
-    l.width = 1920;
-    l.height = 1080;
-    l.tileW = t.w;
-    l.tileH = t.h;
-    const auto halved = std::make_unique<kernels::StripSchedule>(kernels::tensorStreamSchedule(l, r, 0));
-    const PassLaunch made = v.describeLaunch(p, 1920, 1080).passes.at(0);
-    if (made.grid.x <= halved->entries) {
-      ADD_FAILURE() << "1080p r=" << r << " " << t.str() << ": grid " << made.grid.str()
-                    << " has no more entries than the halved split's (" << halved->entries
+    const Grids g = grids(1920, 1080, t, r, 0);
+    if (g.made.grid.x <= g.halvedEntries) {
+      ADD_FAILURE() << "1080p r=" << r << " " << t.str() << ": grid " << g.made.grid.str()
+                    << " has no more entries than the halved split's (" << g.halvedEntries
                     << "): the GPU does not hold it in one round?";
       continue;
     }
-    check(v, p.filter, kBorders[r % 4], r % 2, randomFrame(1920, 1080, rng), {t});
+    check(v, g.params.filter, kBorders[r % 4], r % 2, randomFrame(1920, 1080, rng), {t});
     if (HasFatalFailure()) return;
   }
   // Factors whose fp16 rounding could move an output past the budget are refused with the reason.
