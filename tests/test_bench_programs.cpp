@@ -122,6 +122,21 @@ TEST_F(AbRound, NamesABadCommandAMissingProgramAndAFailedRun) {
   EXPECT_NE(r.output.find("fake-bench: told to fail"), std::string::npos) << r.output;
 }
 
+// --tests-env sets the environment of the tests (a build's knob), not of the benchmark runs.
+TEST_F(AbRound, RunsItsTestsUnderTheirKnobs) {
+  const fs::path tests = dir_ / "fake-tests";
+  std::ofstream(tests) << "#!/bin/sh\necho \"[  PASSED  ] 1 test. knob=$TEST_KNOB other=$OTHER_KNOB\"\n";
+  ASSERT_EQ(std::system(("xz -c " + tests.string() + " > " + (dir_ / "bins" / "fake-tests.xz").string()).c_str()), 0);
+  const auto r =
+      run("--variants stream --rounds 1 --tests fake-tests --filter 'X.*' --tests-env TEST_KNOB=7,OTHER_KNOB=x "
+          "head=fake-bench");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(dir_ / "out" / "tests.log");
+  const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(log.find("=== fake-tests --gtest_filter=X.* under TEST_KNOB=7,OTHER_KNOB=x"), std::string::npos) << log;
+  EXPECT_NE(log.find("[  PASSED  ] 1 test. knob=7 other=x\nrc=0"), std::string::npos) << log;
+}
+
 // verify-round.sh with stand-ins for the test programs and compute-sanitizer (scripts that print a
 // gtest summary and exit with their FAKE_*_RC knobs): the log gathers each summary and exit status,
 // a failed test or sanitizer makes the exit status 1 and is named, and a missing program is named.

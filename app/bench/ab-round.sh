@@ -13,6 +13,8 @@
 #   --rounds N     interleaved rounds of every build (default 2)
 #   --tests PROGRAM --filter GTEST_FILTER   a gtest program in BINS (xz) run first, then
 #   --sanitize GTEST_FILTER                 memcheck and racecheck on those of its cases
+#   --tests-env ENV=VAL,ENV=VAL             the environment of those runs (a build's A/B knob, so
+#                                           that its tests check the form it times)
 #
 # Writes to $OUT (at most 8 files come back): tests.log, and ab-VARIANT.txt for each variant
 # (app/bench/ab.py: each case's best tile per run, each later build's ratio to the first; events
@@ -20,7 +22,7 @@
 # when a program cannot be unpacked or a benchmark run failed (each one named), 2 on a bad command.
 set -uo pipefail
 variants=stream,tensorstream radii=1,2,4,8,16,24,32 sizes=3840x2160,1920x1080 repeats=50 rounds=2
-tests="" filter="*" sanitize=""
+tests="" filter="*" sanitize="" tests_env=""
 builds=()
 while (($#)); do
   case $1 in
@@ -32,6 +34,7 @@ while (($#)); do
     --tests) tests=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
     --sanitize) sanitize=$2; shift 2 ;;
+    --tests-env) tests_env=$2; shift 2 ;;
     -*) echo "ab-round.sh: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
     *=*) builds+=("$1"); shift ;;
     *) echo "ab-round.sh: '$1' is not LABEL=PROGRAM[@ENV=VAL,...]" >&2; exit 2 ;;
@@ -50,10 +53,14 @@ gpuHeader "$L"
 if [ -n "$tests" ]; then
   unpack "$tests"
   T=$W/bin/$tests
-  logged "$L" "$tests --gtest_filter=$filter" "" 300 "$T" --gtest_filter="$filter" --gtest_brief=1
-  if [ -n "$sanitize" ]; then
-    for tool in memcheck racecheck; do sanitized "$L" compute-sanitizer $tool "$sanitize" "$T"; done
-  fi
+  (
+    for kv in ${tests_env//,/ }; do export "$kv"; done
+    logged "$L" "$tests --gtest_filter=$filter${tests_env:+ under $tests_env}" "" 300 "$T" --gtest_filter="$filter" \
+      --gtest_brief=1
+    if [ -n "$sanitize" ]; then
+      for tool in memcheck racecheck; do sanitized "$L" compute-sanitizer $tool "$sanitize" "$T"; done
+    fi
+  )
   summary "$L"
 fi
 runs=() failed=0
