@@ -439,17 +439,29 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
 
 int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
 
+// How many times the edge columns' segments are halved for an edge divisor: while the half is at
+// least one step tall, even where it is not a whole number of steps (64x272's 136 rows: its last
+// step computes 8 rows it does not store). Requiring whole steps left 64x272's edge columns unsplit
+// and that tile 14% slower than 64x288 at 4K r=32; split, it is 4% faster (NOTES.md item 52).
+int edgeShift(int tileH, int div) {
+  div = std::min(div, 8);  // shift <= 3, step <= 4: the entry's fields and kMaxEntries' margin
+  int shift = 0;
+  while ((2 << shift) <= div && (tileH >> (shift + 1)) >= 16) ++shift;
+  return shift;
+}
+
 // The grid's shape before its entries: which block columns hold an edge strip, and how finely
 // their segments are split (schedules.hpp).
 struct StripLayout {
   int columns = 0, left = 0, right = 0, shift = 0, segments = 0;
-  long blocks() const { return long(segments) * (columns + (left + right) * ((1 << shift) - 1)); }
+  // The blocks of the grid within one round, its edge columns' segments halved `edgeShift` times.
+  long blocks(int edgeShift) const { return long(segments) * (columns + (left + right) * ((1 << edgeShift) - 1)); }
+  long blocks() const { return blocks(shift); }
 };
 template <int B0>
 StripLayout layoutOf(const Launch& l, int radius, int div) {
   constexpr int KC = Shape<B0>::KC;
   const int apron = (radius + 3) & ~3;
-  div = std::min(div, 8);  // shift <= 3, step <= 4: the entry's fields and kMaxEntries' margin
   StripLayout s;
   s.columns = static_cast<int>(ceilDiv(l.width, l.tileW));
   s.segments = static_cast<int>(ceilDiv(l.height, l.tileH));
@@ -463,11 +475,7 @@ StripLayout layoutOf(const Launch& l, int radius, int div) {
       if (std::min(bx * l.tileW + l.tileW - 16, lastStrip) + 16 * KC - apron <= l.width) break;
       ++s.right;
     }
-    // Halved while the half is at least one step tall, even where it is not a whole number of steps
-    // (64x272's 136 rows: its last step computes 8 rows it does not store). Requiring whole steps
-    // left 64x272's edge columns unsplit and that tile 14% slower than 64x288 at 4K r=32; split, it
-    // is 4% faster (NOTES.md item 52).
-    while ((2 << s.shift) <= div && (l.tileH >> (s.shift + 1)) >= 16) ++s.shift;
+    s.shift = edgeShift(l.tileH, div);
   }
   return s;
 }
@@ -479,12 +487,16 @@ StripLayout layoutOf(const Launch& l, int radius, int div) {
 // long as the grid still fits the round. The interior then takes taller tiles with less apron
 // (H100, 1080p back to back: r <= 8 0.91-0.94 of the halved split's time, r=13..16 0.92-0.94,
 // r=24 0.84, r=32 0.85; 4K level; NOTES.md items 68, 69).
+// `halved`: the launch's layout at kTensorStreamEdgeDivisor (the edge columns do not depend on it).
+int edgeDivisorOf(const StripLayout& halved, int tileH, int slots) {
+  if (slots <= 0 || halved.blocks() > slots) return kTensorStreamEdgeDivisor;
+  for (int div : {8, 4})
+    if (halved.blocks(edgeShift(tileH, div)) <= slots) return div;
+  return kTensorStreamEdgeDivisor;
+}
 template <int B0>
 int edgeDivisorOf(const Launch& l, int radius, int slots) {
-  if (slots <= 0 || layoutOf<B0>(l, radius, kTensorStreamEdgeDivisor).blocks() > slots) return kTensorStreamEdgeDivisor;
-  for (int div : {8, 4})
-    if (layoutOf<B0>(l, radius, div).blocks() <= slots) return div;
-  return kTensorStreamEdgeDivisor;
+  return edgeDivisorOf(layoutOf<B0>(l, radius, kTensorStreamEdgeDivisor), l.tileH, slots);
 }
 
 // The grid's entries (schedules.hpp).
