@@ -49,6 +49,15 @@
 namespace convlive::kernels {
 namespace {
 
+// How many pixels left of its strip a warp's window starts. r rounded up to 4 keeps every load 16-byte
+// aligned; at B0 >= 2, r rounded up to 8 (8 B0, which any r <= 8 B0 allows: the KC chunks then reach
+// 16 + 8 B0 right of the strip's start) keeps a row's 16-byte loads within 32-byte sectors (1080p
+// back to back r = 9..12 and 25..28 0.81-0.84, 4K r=25..28 0.96; NOTES.md item 71). Computed, not a
+// constant of the instance: as one, ptxas gave r <= 32 three registers more and it ran 5% slower.
+__host__ __device__ constexpr int apronOf(int b0, int radius) {
+  return (radius + (b0 >= 2 ? 7 : 3)) & (b0 >= 2 ? ~7 : ~3);
+}
+
 // Where pixel slot k (0..15) of a K chunk lies in the chunk: lane t's 16-byte load holds pixels
 // 4t..4t+3, which the B fragment calls k = 2t, 2t+1 (first register) and 2t+8, 2t+9 (second).
 // The same order on the output side: the column pass's C elements n = 2t, 2t+1 of the two 8-slot
@@ -172,7 +181,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   uint4* colFrag = rowFrag + KC * 32;                           // [NO][32 lanes]
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
-  const int r = m.radius, apron = (r + 3) & ~3;  // r rounded up to 4: every load 16-byte aligned
+  const int r = m.radius, apron = apronOf(B0, r);
   // The next kernel on the stream, if a dependent launch, may start its blocks once this grid's
   // have all started (at r <= 8: reached their last step). An edge entry's rows past its column's
   // last segment (schedules.hpp) return before making the weights: the whole block or none of it,
@@ -461,7 +470,7 @@ struct StripLayout {
 template <int B0>
 StripLayout layoutOf(const Launch& l, int radius, int div) {
   constexpr int KC = Shape<B0>::KC;
-  const int apron = (radius + 3) & ~3;
+  const int apron = apronOf(B0, radius);
   StripLayout s;
   s.columns = static_cast<int>(ceilDiv(l.width, l.tileW));
   s.segments = static_cast<int>(ceilDiv(l.height, l.tileH));
@@ -675,7 +684,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;
     // Each warp reads (B0 + 1) 16-pixel chunks from r rounded up to 4 left of its strip, and 8 B0
     // rows above and below its segment.
-    const int apron = (radius + 3) & ~3;
+    const int apron = apronOf(K::B0, radius);
     setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
     p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<K::B0, K::NCH>);
     p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
