@@ -401,7 +401,8 @@ TEST_F(StreamSmallRadii, Fp16SumsAreTheEmulatedStepsByteForByte) {
 // tensorstream's warps walk 16-pixel strips in segments of the tile's height, 16 rows a step, and
 // load 4 pixels a lane (16 bytes where the row allows): frames whose width is not a multiple of 16
 // or 4, heights that end a segment mid-step, several segments per strip, every radius 0..32 (its
-// apron rounds r up to 4; four kernels, r <= 8, 16, 24 and 32), every border, both alpha modes, every
+// apron rounds r up to 4 at r <= 8, up to 8 above; four kernels, r <= 8, 16, 24 and 32, the middle
+// two making their weights from a staged copy of the factors), every border, both alpha modes, every
 // tile; a row pitch that is not a multiple of 16 bytes runs the 4-byte loads. Masks: gaussian and
 // box (sums in the byte range: no clamp), pitch (Abs), a separable sharpen (sums below 0 and past
 // 255) and a box summing to 1.5 (non-negative, past 255).

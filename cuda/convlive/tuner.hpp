@@ -62,8 +62,10 @@ class Tuner {
   // docs/perf/2026-11-26-h100-s17-last); 9: tensorstream splits its edge columns finer where its grid
   // is one round (1080p 6-16% faster, its best tiles taller: NOTES.md items 68, 69); 10: tensorstream's
   // window at r > 8 starts r rounded up to 8 left (aligned sectors: 1080p r=9..12 and 25..28 18-19%
-  // faster back to back, its best 1080p r=9..12 tile 64x80 in place of 32x64; NOTES.md item 71).
-  static constexpr int kVersion = 10;
+  // faster back to back, its best 1080p r=9..12 tile 64x80 in place of 32x64; NOTES.md item 71); 11:
+  // tensorstream at r = 9..24 makes its weights from a staged copy of the factors (1080p r=9..16 5-7%
+  // faster back to back, its best tile there 32x64 again; NOTES.md item 72).
+  static constexpr int kVersion = 11;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.

@@ -93,6 +93,22 @@ struct Shape {
     return row * RowBytes + (Swizzle ? byte ^ ((row & 1) << 6) ^ (((row >> 1) & 3) << 5) : byte);
   }
 };
+// The factors' staged copy (the weight fragments are made from it): entry i is factor entry
+// i - kFactorPad, zero outside 0..2r. The fragments read entries kFactorPad - 22 to kFactorPad +
+// 16 B0 + 15: the row factor's 16 c + x(k) - apron - x(m) + r with r <= apron <= r + 7, c <= B0 and
+// x(k), x(m) in 0..15; the column factor's k - m - 8 (2 j - B0) + r with 8 (B0 - 1) < r <= 8 B0.
+constexpr int kFactorPad = 24, kFactorSpan = 128;
+// Where the fragments are made from the staged copy rather than from the kernel's parameters: at
+// B0 = 2 and 3 (r = 9..24), where the parameters' lane-indexed loads have up to 26 distinct in-range
+// indices each (H100, back to back: 1080p r=12 and 16 0.94-0.95, r=20 and 24 0.99, 4K 0.97-1.0).
+// Not at r <= 8, where r <= 4 has few distinct indices and the copy's fixed cost (a pass of loads,
+// then a shared store and load a entry) made it 2-4% slower, and a choice by r at run time 9-11%;
+// nor at r > 24, where the kernel so changed was 2-5% slower in its main loop (178 registers
+// instead of 176; NOTES.md item 72).
+template <int B0>
+inline constexpr bool kStagedFactors = B0 == 2 || B0 == 3;
+static_assert(kFactorPad >= 22 && kFactorPad + 16 * 4 + 15 < kFactorSpan, "the fragments' reads stay within the copy");
+static_assert(2 * kFactorSpan * sizeof(float) <= Shape<1>::StageBytes, "both factors fit a stage of the smallest ring");
 // The earlier steps a ring keeps for the rows being stored: only where their input alpha is read
 // back from there at the store (B0 = 1, alpha kept). At B0 >= 2 each step reads the alpha of the
 // rows it will store later from its own stage and carries it in registers; a filtered alpha needs none.
@@ -226,13 +242,32 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   // Launched as a dependent of the previous kernel on the stream (dependent_launch.cuh): the
   // weights are made while that kernel may still run, and the loads wait for it to finish.
   if (warp == 0) {
+    // The factors, copied first into this warp's first stage (free until its loads are issued below)
+    // with kFactorPad zeros before them and zeros to kFactorSpan after: every entry a fragment reads
+    // is then one shared load with no range check. Read from the kernel's parameters, an index that
+    // differs by lane costs one constant-cache pass per distinct in-range index, and the fragments'
+    // 8 entries a lane each had up to 2r + 1: at 1080p, whose grid starts every block at once, the
+    // block's other warps waited for warp 0 at the barrier below (NOTES.md item 72).
+    constexpr bool staged = kStagedFactors<B0>;
+    float* rowF = reinterpret_cast<float*>(ring);
+    float* colF = rowF + kFactorSpan;
+    if constexpr (staged) {
+#pragma unroll
+      for (int i = lane; i < kFactorSpan; i += 32) {
+        const int j = i - kFactorPad;
+        const bool in = j >= 0 && j <= 2 * r;
+        rowF[i] = in ? m.row[j] : 0.f;
+        colF[i] = in ? m.col[j] : 0.f;
+      }
+      __syncwarp();
+    }
     // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
     // the pixel of input slot k relative to the strip's first output pixel, x(m) output slot m's.
 #pragma unroll
     for (int c = 0; c < KC; ++c) {
       auto w = [&](int mm, int k) {
         const int j = 16 * c + pixelOfSlot(k) - apron - pixelOfSlot(mm) + r;
-        return j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
+        return staged ? rowF[kFactorPad + j] : j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
       };
       rowFrag[c * 32 + lane] =
           make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
@@ -244,12 +279,14 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     for (int j = 0; j < NO; ++j) {
       auto w = [&](int mm, int k) {
         const int i = k - mm - 8 * (2 * j - B0) + r;
-        return i >= 0 && i <= 2 * r ? m.col[i] : 0.f;
+        return staged ? colF[kFactorPad + i] : i >= 0 && i <= 2 * r ? m.col[i] : 0.f;
       };
       colFrag[j * 32 + lane] =
           make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
                      halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
     }
+    if constexpr (staged)
+      __syncwarp();  // every lane's reads of the staged factors done before the loads below overwrite them
   }
   waitForPrerequisites();
   // The first `ahead` steps: a group each (empty past the last step), as every later step commits one.
