@@ -245,9 +245,9 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     // The factors, copied first into this warp's first stage (free until its loads are issued below)
     // with kFactorPad zeros before them and zeros to kFactorSpan after: every entry a fragment reads
     // is then one shared load with no range check. Read from the kernel's parameters, an index that
-    // differs by lane costs one constant-cache pass per distinct in-range index, and the fragments'
-    // 8 entries a lane each had up to 2r + 1: at 1080p, whose grid starts every block at once, the
-    // block's other warps waited for warp 0 at the barrier below (NOTES.md item 72).
+    // differs by lane costs one pass of the SM's constant cache per distinct in-range index, and
+    // each of a lane's 8 entries a fragment had up to 26: the copy takes 2r + 1 for all of them
+    // (NOTES.md item 72; where kStagedFactors).
     constexpr bool staged = kStagedFactors<B0>;
     float* rowF = reinterpret_cast<float*>(ring);
     float* colF = rowF + kFactorSpan;
@@ -719,7 +719,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     p.block = dimsOf(tensorStreamThreads(l));
     p.threadsPerBlock = tensorStreamThreads(l);
     p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;
-    // Each warp reads (B0 + 1) 16-pixel chunks from r rounded up to 4 left of its strip, and 8 B0
+    // Each warp reads (B0 + 1) 16-pixel chunks from apronOf(B0, r) left of its strip, and 8 B0
     // rows above and below its segment.
     const int apron = apronOf(K::B0, radius);
     setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
