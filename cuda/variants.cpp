@@ -66,6 +66,10 @@ class Prepared {
     if (!halfSeparable_) halfSeparable_ = planHalfSeparable(params_.filter.mask, params_.filter.combine);
     return *halfSeparable_;
   }
+  const std::vector<unsigned>& tensorStreamFragments() {  // tensorstream: its weights, where read from memory
+    if (!fragments_) fragments_ = kernels::tensorStreamFragments(sep());
+    return *fragments_;
+  }
   const HalfWeightsPlan& halfWeights() {  // tensor2d (1.2 ms on the host for a 65 x 65 mask)
     if (!halfWeights_) halfWeights_ = planHalfWeights(params_.filter.mask, params_.filter.combine);
     return *halfWeights_;
@@ -80,6 +84,7 @@ class Prepared {
   std::unique_ptr<kernels::Mask2D> mask2d_;
   std::optional<HalfSumsPlan> halfSums_;
   std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_;
+  std::optional<std::vector<unsigned>> fragments_;
 };
 
 }  // namespace
@@ -103,9 +108,11 @@ struct Workspace::Impl {
     return *prepared.back();
   }
 
-  DeviceBuffer tmp0, tmp1;      // separable: intermediate planes
-  DeviceBuffer maskDevice;      // naive: the mask in global memory
-  std::vector<float> maskHost;  // what maskDevice holds
+  DeviceBuffer tmp0, tmp1;              // separable: intermediate planes
+  DeviceBuffer maskDevice;              // naive: the mask in global memory
+  std::vector<float> maskHost;          // what maskDevice holds
+  DeviceBuffer fragmentsDevice;         // tensorstream: its weight fragments, where read from memory
+  std::vector<unsigned> fragmentsHost;  // what fragmentsDevice holds
   struct CachedTexture {
     const void* data;
     int width, height;
@@ -478,7 +485,20 @@ void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in,
                      cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
   const HalfWeightsPlan& plan = pp.halfSeparable();
-  kernels::tensorStream(launchOf(v, p, in, out, s), pp.sep(), !plan.halfIntermediate,
+  const std::vector<unsigned>& fragments = pp.tensorStreamFragments();
+  const unsigned* fragmentsDevice = nullptr;
+  if (!fragments.empty()) {
+    auto& w = ws.impl();
+    if (w.fragmentsHost != fragments) {
+      // Stream-ordered, as runNaive's mask: launches already queued read the old fragments first.
+      w.fragmentsDevice.reserve(fragments.size() * sizeof(unsigned));
+      w.fragmentsHost = fragments;
+      CL_CUDA(cudaMemcpyAsync(w.fragmentsDevice.get(), w.fragmentsHost.data(), fragments.size() * sizeof(unsigned),
+                              cudaMemcpyHostToDevice, s));
+    }
+    fragmentsDevice = w.fragmentsDevice.as<unsigned>();
+  }
+  kernels::tensorStream(launchOf(v, p, in, out, s), pp.sep(), fragmentsDevice, !plan.halfIntermediate,
                         p.filter.combine == Combine::Identity && plan.sumsInByteRange);
 }
 

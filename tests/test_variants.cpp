@@ -564,7 +564,7 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
   std::mt19937 rng(seedForRun() ^ 0x51a6u);
   const std::vector<Tile> tiles = {{64, 32}, {64, 256}, {128, 64}};
   for (Size s : {Size{70, 300}, Size{33, 129}})
-    for (int r : {1, 9, 17, 25, 32})
+    for (int r : {1, 6, 9, 17, 25, 32})  // 6: the weight fragments read from memory
       for (Border b : kBorders)
         for (bool alpha : {false, true}) {
           check(v, *filterFor("gaussian", r, rng), b, alpha, randomFrame(s.w, s.h, rng), tiles);
@@ -576,9 +576,9 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
   widest.filter = *filterFor("gaussian", 32, rng);
   widest.tile = {128, 64};
   if (v.whyNot(widest, 70, 300).empty())
-    EXPECT_EQ(checked_, 2 * 5 * 4 * 2 * 3 * 2);
+    EXPECT_EQ(checked_, 2 * 6 * 4 * 2 * 3 * 2);
   else
-    EXPECT_GE(checked_, 2 * 5 * 4 * 2 * 2 * 2);
+    EXPECT_GE(checked_, 2 * 6 * 4 * 2 * 2 * 2);
   // At r > 12 a grid of more blocks than the GPU holds at once prefetches two steps ahead, with a
   // deeper ring (ringOf in tensor_stream.cu): the described launch's shared memory says it was
   // taken. With 64x32, a 520-pixel-wide frame is 9 block columns and more (the edge columns split);
@@ -636,7 +636,10 @@ TEST_F(DependentLaunches, ReadWhatTheKernelBeforeThemWrote) {
     Filter filter;
     Tile tile;
   };
+  // r=7: the launch that reads its weight fragments from memory too (written by a copy on the
+  // stream before the producer, read before the wait).
   const std::vector<Case> cases = {{"tensorstream", *filterFor("gaussian", 4, rng), {64, 64}},
+                                   {"tensorstream", *filterFor("gaussian", 7, rng), {32, 64}},
                                    {"tensorstream", *filterFor("gaussian", 16, rng), {64, 128}},
                                    {"tensorstream", *filterFor("box", 32, rng), {64, 64}},
                                    {"tensor2d", *filterFor("custom", 3, rng), {64, 32}}};
@@ -751,31 +754,37 @@ TEST_P(MaskChanges, NeverRaceFramesInFlight) {
   const HostImage in = randomFrame(301, 203, rng);
   DeviceImage din(in.width(), in.height());
   din.upload(in.view());
-  // Three different masks (radii clipped to the variant's limit; different sigmas keep them apart).
+  // Four different masks (radii clipped to the variant's limit; different sigmas keep them apart).
+  // Two share a radius range whose weights a variant may keep in device memory (tensorstream at
+  // r = 5..8): each workspace switches from one to the other between two launches in flight.
   const Filter masks[] = {makeFilter("gaussian", {.radius = std::min(5, v.maxRadius)}),
                           makeFilter("box", {.radius = 2}),
-                          makeFilter("gaussian", {.radius = std::min(9, v.maxRadius), .sigma = 6.f})};
-  constexpr int kLaunches = 12;
+                          makeFilter("gaussian", {.radius = std::min(9, v.maxRadius), .sigma = 6.f}),
+                          makeFilter("box", {.radius = std::min(7, v.maxRadius)})};
+  // Launch i's mask: each workspace (pairs of launches alternate) runs every mask twice, in the
+  // order 0 1 1 2 2 3 3 0 or 2 3 3 0 0 1 1 2.
+  auto maskOf = [&](int i) -> const Filter& { return masks[(i + i / 4) % 4]; };
+  constexpr int kLaunches = 16;
   Stream streams[2];
   Workspace ws[2];
   std::vector<DeviceImage> outs;
   for (int i = 0; i < kLaunches; ++i) outs.emplace_back(in.width(), in.height());
   for (int i = 0; i < kLaunches; ++i) {
     FilterParams p;
-    p.filter = masks[i % 3];
+    p.filter = maskOf(i);
     const int s = (i / 2) % 2;  // pairs on one stream, alternating streams
     CL_CUDA(cudaMemsetAsync(outs[i].view().data, 0x5a, outs[i].pitch() * outs[i].height(), streams[s].get()));
     v.run(p, din.view(), outs[i].view(), ws[s], streams[s].get());
   }
   CL_CUDA(cudaDeviceSynchronize());
-  // Each workspace ran the three masks twice each: prepared once a mask, then reused.
-  EXPECT_EQ(ws[0].preparations(), 3u);
-  EXPECT_EQ(ws[1].preparations(), 3u);
+  // Each workspace ran the four masks twice each: prepared once a mask, then reused.
+  EXPECT_EQ(ws[0].preparations(), 4u);
+  EXPECT_EQ(ws[1].preparations(), 4u);
   for (int i = 0; i < kLaunches; ++i) {
     HostImage got(in.width(), in.height()), want(in.width(), in.height());
     outs[i].download(got.view());
     CL_CUDA(cudaDeviceSynchronize());
-    referenceFilter(masks[i % 3], Border::Clamp, false, in.view(), want.view());
+    referenceFilter(maskOf(i), Border::Clamp, false, in.view(), want.view());
     EXPECT_TRUE(matches(got, want)) << v.name << " launch " << i << " seed=" << seedForRun();
   }
 }

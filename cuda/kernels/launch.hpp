@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "convlive/border.hpp"
 #include "convlive/work_model.hpp"
@@ -76,7 +77,15 @@ void tensorSep(const Launch& l, const MaskSep& m);
 // splitIntermediate: the row sums as fp16 high + low parts (else fp16 alone; see
 // convlive/precision.hpp planHalfSeparable). sumsInByteRange (Identity only): every computed sum
 // lies in [-0.5, 255.5), so the outputs need rounding but no clamp.
-void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange);
+// fragments: tensorStreamFragments(m) in device memory, 16-byte aligned, where that is not empty
+// (kept by the caller until the launch has run; null otherwise).
+void tensorStream(const Launch& l, const MaskSep& m, const unsigned* fragments, bool splitIntermediate,
+                  bool sumsInByteRange);
+// The weight fragments a tensorstream launch with mask m reads from memory (the factors scaled for
+// its fp16 inputs, as Toeplitz tiles in the mma.sync operand layout), made once per mask: at
+// r = 5..8, where warp 0 making them from the kernel's parameters kept the block waiting (NOTES.md
+// items 73, 74); empty where the launch makes its own.
+std::vector<unsigned> tensorStreamFragments(const MaskSep& m);
 
 // The fft variant's buffers (cuda/fft.cpp owns them and runs cuFFT between these launches):
 // `channels` real planes of padW x padH floats, one after the other; their spectra, padH x

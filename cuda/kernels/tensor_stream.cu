@@ -10,9 +10,10 @@
 //     within a chunk is free, and R's columns follow the order the loads give (pixelOfSlot).
 //     The input arrives through a ring of steps in the warp's shared memory (cp.async, one step
 //     ahead, two at r > 12 on a large frame: ringOf), which holds no registers while it is in
-//     flight, and from whose stages the input alpha of the stored rows is taken; the weight fragments are
-//     made once per block in shared memory and read where they are used. Both keep the registers down, so that more
-//     warps share an SM (see docs/perf/NOTES.md, item 21).
+//     flight, and from whose stages the input alpha of the stored rows is taken; the weight
+//     fragments are made once per block in shared memory (at r = 5..8 made once per mask on the
+//     host and copied in) and read where they are used. Both keep the registers down, so that
+//     more warps share an SM (see docs/perf/NOTES.md, item 21).
 //   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly B fragments
 //     of the next product (K = 16 rows, N = 8 pixels: slots 0..7, then 8..15), split into fp16
 //     high + low parts where the error plan needs it (the intermediate kept to about 2^-22
@@ -35,6 +36,11 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
@@ -62,7 +68,7 @@ __host__ __device__ constexpr int apronOf(int b0, int radius) {
 // 4t..4t+3, which the B fragment calls k = 2t, 2t+1 (first register) and 2t+8, 2t+9 (second).
 // The same order on the output side: the column pass's C elements n = 2t, 2t+1 of the two 8-slot
 // halves are pixels 4t..4t+3.
-__device__ __forceinline__ int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 2 * (k >> 3) + (k & 1); }
+__host__ __device__ constexpr int pixelOfSlot(int k) { return 4 * ((k & 7) >> 1) + 2 * (k >> 3) + (k & 1); }
 
 // What a warp keeps in shared memory: the weight fragments (shared by the block) and a ring of
 // input steps of 16 rows x 16 KC pixels, raw RGBA8 as the frame has them: the step being read,
@@ -179,10 +185,14 @@ __device__ __forceinline__ unsigned alphaWord(uint4 v) {
 // 3 blocks of 256 threads an SM, which its unrolled loop would otherwise pass; the others keep
 // ptxas's own choice (a minimum of 0 is none: 1 would let it take more, a block less an SM at
 // r = 9..24, NOTES.md item 51).
-template <int B0, int NCH, int Out, bool SplitH>
-__global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
-    tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
-                       const __grid_constant__ StripSchedule sched, int ahead) {
+//
+// Fetched (B0 = 1 only: tensorStreamFetchedKernel): the weight fragments are not made by warp 0
+// from the factors but copied in from `fragments`, made once per mask on the host
+// (tensorStreamFragments; NOTES.md items 73, 74).
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
+__device__ __forceinline__ void tensorStreamBody(const Launch& l, const MaskSep& m, const StripSchedule& sched,
+                                                 int ahead, const uint4* fragments) {
+  static_assert(!Fetched || B0 == 1, "fragments are fetched at B0 = 1 only");
 #if __CUDA_ARCH__ >= 800
   using S = Shape<B0>;
   constexpr int KC = S::KC, NO = S::NO;
@@ -239,9 +249,17 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
   // Step q reads rows s = y0 - 8 B0 + 16 q .. s + 15 and, from q = B0 on, stores rows
   // s - 8 B0 .. s - 8 B0 + 15 (block 0), so the first B0 steps only fill the window.
   const int lastStep = steps + B0 - 1;
+  if constexpr (Fetched) {
+    // Every thread copies its share of the fragments, a group of its own ahead of the steps' (the
+    // barrier below waits for it alone). Written before the previous kernel on the stream started
+    // (a stream-ordered copy when the mask changed), so read before waiting for that kernel.
+    constexpr int kFragments = (KC + NO) * 32;  // rowFrag, then colFrag
+    for (int i = threadIdx.x; i < kFragments; i += blockDim.x) copyAsync<16, true>(rowFrag + i, fragments + i);
+    commitAsync();
+  }
   // Launched as a dependent of the previous kernel on the stream (dependent_launch.cuh): the
   // weights are made while that kernel may still run, and the loads wait for it to finish.
-  if (warp == 0) {
+  if (!Fetched && warp == 0) {
     // The factors, copied first into this warp's first stage (free until its loads are issued below)
     // with kFactorPad zeros before them and zeros to kFactorSpan after: every entry a fragment reads
     // is then one shared load with no range check. Read from the kernel's parameters, an index that
@@ -295,6 +313,15 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
       if (a <= lastStep) issue(a, a);
       commitAsync();
     }
+  if constexpr (Fetched) {
+    // The fragments' group done: the steps' `ahead` groups after it may still be in flight.
+    if (!active)
+      waitAsync<0>();
+    else if (ahead == 2)
+      waitAsync<2>();
+    else
+      waitAsync<1>();
+  }
   __syncthreads();
   if (!active) return;
 
@@ -483,6 +510,24 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
 #endif
 }
 
+template <int B0, int NCH, int Out, bool SplitH>
+__global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
+    tensorStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
+                       const __grid_constant__ StripSchedule sched, int ahead) {
+  tensorStreamBody<B0, NCH, Out, SplitH, false>(l, m, sched, ahead, nullptr);
+}
+// B0 = 1 with the weight fragments read from memory: a kernel of its own, so that the other
+// instances' parameters and code stay as they were (their PTX is unchanged). Neither pointer is
+// __restrict__: on the body's parameter, even unused, that alone changed NVVM's code for B0 = 4 and
+// B0 = 1 with alpha kept (178 registers instead of 176 at r > 24, the form item 73 measured 2-5%
+// slower; NOTES.md item 74).
+template <int NCH, int Out, bool SplitH>
+__global__ void __launch_bounds__(256, NCH == 3 && !SplitH ? 3 : 0)
+    tensorStreamFetchedKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
+                              const __grid_constant__ StripSchedule sched, int ahead, const uint4* fragments) {
+  tensorStreamBody<1, NCH, Out, SplitH, true>(l, m, sched, ahead, fragments);
+}
+
 int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
 
 // How many times the edge columns' segments are halved for an edge divisor: while the half is at
@@ -576,16 +621,25 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
   return s;
 }
 
+// The kernel of an instance.
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
+constexpr auto kernelOf() {
+  if constexpr (Fetched)
+    return &tensorStreamFetchedKernel<NCH, Out, SplitH>;
+  else
+    return &tensorStreamKernel<B0, NCH, Out, SplitH>;
+}
+
 // Blocks of this instance the GPU holds at once with the launch's block and a ring `ahead` steps
 // deep (0 without a device), asked once per instance, block width and depth.
-template <int B0, int NCH, int Out, bool SplitH>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
 int tensorStreamSlots(const Launch& l, int ahead) {
   if (!deviceInfo().available) return 0;
   const int warps = tensorStreamThreads(l) / 32;
   static std::array<std::array<std::atomic<int>, kMaxAhead + 1>, 9> known{};
   std::atomic<int>& slot = known[std::clamp(warps, 0, 8)][std::clamp(ahead, 0, kMaxAhead)];
   if (const int v = slot.load(std::memory_order_relaxed); v > 0) return v;
-  const int v = residentBlocks(reinterpret_cast<const void*>(&tensorStreamKernel<B0, NCH, Out, SplitH>), 32 * warps,
+  const int v = residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched>()), 32 * warps,
                                sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>));
   slot.store(v, std::memory_order_relaxed);
   return v;
@@ -605,13 +659,13 @@ struct Ring {
   int ahead;
   StripSchedule schedule;
 };
-template <int B0, int NCH, int Out, bool SplitH>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
 Ring ringOf(const Launch& l, int radius) {
-  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 1);
+  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched>(l, 1);
   Ring ring{1, scheduleOf<B0>(l, radius, slots1, edgeDivisorOf<B0>(l, radius, slots1))};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
   if (radius <= 12 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
-  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH>(l, 2);
+  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched>(l, 2);
   if (slots2 < slots1) return ring;
   ring.ahead = 2;
   if (slots2 != slots1) ring.schedule = scheduleOf<B0>(l, radius, slots2);
@@ -634,27 +688,88 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
   return scaled;
 }
 
-template <int B0, int NCH, int Out, bool SplitH>
-void launchTensorStream(const Launch& l, const MaskSep& m) {
-  const Ring ring = ringOf<B0, NCH, Out, SplitH>(l, m.radius);
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
+void launchTensorStream(const Launch& l, const MaskSep& m, const unsigned* fragments) {
+  const Ring ring = ringOf<B0, NCH, Out, SplitH, Fetched>(l, m.radius);
   const StripSchedule& s = ring.schedule;
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>);
-  allowSharedBytes(tensorStreamKernel<B0, NCH, Out, SplitH>, shared);
+  constexpr auto kernel = kernelOf<B0, NCH, Out, SplitH, Fetched>();
+  allowSharedBytes(kernel, shared);
   const dim3 grid(s.entries, s.segments), block(tensorStreamThreads(l));
-  launchDependent(tensorStreamKernel<B0, NCH, Out, SplitH>, grid, block, shared, l.stream, l, scaledForTensorInputs(m),
-                  s, ring.ahead);
+  if constexpr (Fetched) {
+    if (!fragments || reinterpret_cast<std::uintptr_t>(fragments) % 16)
+      throw std::invalid_argument(
+          "tensorstream: at r = " + std::to_string(m.radius) +
+          " its weight fragments (tensorStreamFragments) must be in device memory, 16-byte aligned");
+    launchDependent(kernel, grid, block, shared, l.stream, l, scaledForTensorInputs(m), s, ring.ahead,
+                    reinterpret_cast<const uint4*>(fragments));
+  } else {
+    launchDependent(kernel, grid, block, shared, l.stream, l, scaledForTensorInputs(m), s, ring.ahead);
+  }
 }
+
+// halfPair's bits on the host: lo in the low half, each rounded to nearest even as the kernel's.
+unsigned hostHalfPair(float lo, float hi) {
+  const __half_raw a = __float2half_rn(lo), b = __float2half_rn(hi);
+  return unsigned(a.x) | unsigned(b.x) << 16;
+}
+// The weight fragments tensorStreamBody<B0> makes for the scaled factors m (warp 0's formulas),
+// lane by lane as rowFrag (KC entries of 32 lanes) and then colFrag (NO entries) hold them, 4
+// words an entry.
+template <int B0>
+std::vector<unsigned> fragmentsOf(const MaskSep& m) {
+  constexpr int KC = Shape<B0>::KC, NO = Shape<B0>::NO;
+  const int r = m.radius, apron = apronOf(B0, r);
+  std::vector<unsigned> f(std::size_t(KC + NO) * 32 * 4);
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane >> 2, t = lane & 3;
+    auto put = [&](int entry, auto w) {
+      unsigned* e = &f[(std::size_t(entry) * 32 + lane) * 4];
+      e[0] = hostHalfPair(w(g, 2 * t), w(g, 2 * t + 1));
+      e[1] = hostHalfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1));
+      e[2] = hostHalfPair(w(g, 2 * t + 8), w(g, 2 * t + 9));
+      e[3] = hostHalfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9));
+    };
+    for (int c = 0; c < KC; ++c)
+      put(c, [&](int mm, int k) {
+        const int j = 16 * c + pixelOfSlot(k) - apron - pixelOfSlot(mm) + r;
+        return j >= 0 && j <= 2 * r ? m.row[j] : 0.f;
+      });
+    for (int j = 0; j < NO; ++j)
+      put(KC + j, [&](int mm, int k) {
+        const int i = k - mm - 8 * (2 * j - B0) + r;
+        return i >= 0 && i <= 2 * r ? m.col[i] : 0.f;
+      });
+  }
+  return f;
+}
+
+// Where a launch reads its weight fragments from memory (tensorStreamFetchedKernel) instead of
+// making them in warp 0: B0 = 1 from r = 5. CONVLIVE_TS_FETCH_FROM (1..9) moves the threshold for
+// an A/B measurement (9: never).
+int fetchedFromRadius() {
+  static const int from = [] {
+    const char* e = std::getenv("CONVLIVE_TS_FETCH_FROM");
+    const int v = e ? std::atoi(e) : 0;
+    return v >= 1 && v <= 9 ? v : 5;
+  }();
+  return from;
+}
+bool fragmentsFetched(int radius) { return radius <= 8 && radius >= fetchedFromRadius(); }
 
 // The compiled instance for a launch, handed to `f`: B0 from the radius, NCH from the alpha mode,
 // Out from the combine rule and the byte-range bound, SplitH from the error plan.
-template <int B0_, int NCH_, int Out_, bool SplitH_>
+template <int B0_, int NCH_, int Out_, bool SplitH_, bool Fetched_ = false>
 struct TensorStreamInstance {
   static constexpr int B0 = B0_, NCH = NCH_, Out = Out_;
-  static constexpr bool splitH = SplitH_;
+  static constexpr bool splitH = SplitH_, fetched = Fetched_;
 };
 template <int NCH, int Out, bool SplitH, class F>
 decltype(auto) tensorStreamB0(int radius, F&& f) {
-  if (radius <= 8) return f(TensorStreamInstance<1, NCH, Out, SplitH>{});
+  if (radius <= 8) {
+    if (fragmentsFetched(radius)) return f(TensorStreamInstance<1, NCH, Out, SplitH, true>{});
+    return f(TensorStreamInstance<1, NCH, Out, SplitH>{});
+  }
   if (radius <= 16) return f(TensorStreamInstance<2, NCH, Out, SplitH>{});
   if (radius <= 24) return f(TensorStreamInstance<3, NCH, Out, SplitH>{});
   return f(TensorStreamInstance<4, NCH, Out, SplitH>{});
@@ -700,21 +815,28 @@ std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha) {
   });
 }
 
-void tensorStream(const Launch& l, const MaskSep& m, bool splitIntermediate, bool sumsInByteRange) {
+void tensorStream(const Launch& l, const MaskSep& m, const unsigned* fragments, bool splitIntermediate,
+                  bool sumsInByteRange) {
   tensorStreamInstance(l, m.radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
-    launchTensorStream<K::B0, K::NCH, K::Out, K::splitH>(l, m);
+    launchTensorStream<K::B0, K::NCH, K::Out, K::splitH, K::fetched>(l, m, fragments);
   });
+}
+
+std::vector<unsigned> tensorStreamFragments(const MaskSep& m) {
+  if (!fragmentsFetched(m.radius)) return {};
+  return fragmentsOf<1>(scaledForTensorInputs(m));
 }
 
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange) {
   return tensorStreamInstance(l, radius, splitIntermediate, sumsInByteRange, [&](auto k) {
     using K = decltype(k);
-    const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH>(l, radius);
+    const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched>(l, radius);
     const StripSchedule& s = ring.schedule;
     PassLaunch p;
-    p.kernel = "tensorStreamKernel<" + std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) +
-               ", " + (K::splitH ? "fp16 high + low" : "fp16") + ">";
+    p.kernel = std::string(K::fetched ? "tensorStreamFetchedKernel<" : "tensorStreamKernel<") + std::to_string(K::B0) +
+               ", " + std::to_string(K::NCH) + ", " + outName(K::Out) + ", " +
+               (K::splitH ? "fp16 high + low" : "fp16") + ">";
     p.grid = dimsOf(s.entries, s.segments);
     p.block = dimsOf(tensorStreamThreads(l));
     p.threadsPerBlock = tensorStreamThreads(l);
@@ -724,7 +846,7 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
     const int apron = apronOf(K::B0, radius);
     setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
     p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<K::B0, K::NCH>);
-    p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamKernel<K::B0, K::NCH, K::Out, K::splitH>);
+    p.kernelFunction = reinterpret_cast<const void*>(kernelOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched>());
     return LaunchDescription{{p}, ""};
   });
 }
