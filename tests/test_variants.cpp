@@ -579,16 +579,17 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
     EXPECT_EQ(checked_, 2 * 6 * 4 * 2 * 3 * 2);
   else
     EXPECT_GE(checked_, 2 * 6 * 4 * 2 * 2 * 2);
-  // At r > 12 a grid of more blocks than the GPU holds at once prefetches two steps ahead, with a
+  // At r > 8 a grid of more blocks than the GPU holds at once prefetches two steps ahead, with a
   // deeper ring (ringOf in tensor_stream.cu): the described launch's shared memory says it was
   // taken. With 64x32, a 520-pixel-wide frame is 9 block columns and more (the edge columns split);
-  // 2800 rows (r = 14, 20: 4 and 3 blocks an SM) and 1400 (r = 29: 2) make grids past what a GPU of
-  // fewer than 198 SMs holds. r=29 with every border, the others with two; both alpha modes.
+  // 2800 rows (r = 10, 14, 20: 4, 4 and 3 blocks an SM) and 1400 (r = 29: 2) make grids past what a
+  // GPU of fewer than 198 SMs holds. r=29 with every border, the others with two; both alpha modes.
   struct Deep {
     int r, h;
     std::vector<Border> borders;
   };
-  for (const Deep& d : {Deep{14, 2800, {Border::Clamp, Border::Zero}}, Deep{20, 2800, {Border::Mirror, Border::Wrap}},
+  for (const Deep& d : {Deep{10, 2800, {Border::Wrap, Border::Mirror}}, Deep{14, 2800, {Border::Clamp, Border::Zero}},
+                        Deep{20, 2800, {Border::Mirror, Border::Wrap}},
                         Deep{29, 1400, std::vector<Border>(std::begin(kBorders), std::end(kBorders))}}) {
     FilterParams deep;
     deep.filter = *filterFor("gaussian", d.r, rng);

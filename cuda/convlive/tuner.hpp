@@ -65,8 +65,10 @@ class Tuner {
   // faster back to back, its best 1080p r=9..12 tile 64x80 in place of 32x64; NOTES.md item 71); 11:
   // tensorstream at r = 9..24 makes its weights from a staged copy of the factors (1080p r=9..16 5-7%
   // faster back to back, its best tile there 32x64 again; NOTES.md item 72); 12: tensorstream at
-  // r = 5..8 reads weight fragments made on the host (1080p 2.5-7% faster back to back; item 74).
-  static constexpr int kVersion = 12;
+  // r = 5..8 reads weight fragments made on the host (1080p 2.5-7% faster back to back; item 74); 13:
+  // tensorstream prefetches two steps ahead from r = 9 on grids past one round (4K r = 9..12 7-8%
+  // faster; item 77).
+  static constexpr int kVersion = 13;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.

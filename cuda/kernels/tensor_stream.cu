@@ -9,7 +9,7 @@
 //     pixels (16 bytes) of one row, all four channels; K is contracted, so the order of the pixels
 //     within a chunk is free, and R's columns follow the order the loads give (pixelOfSlot).
 //     The input arrives through a ring of steps in the warp's shared memory (cp.async, one step
-//     ahead, two at r > 12 on a large frame: ringOf), which holds no registers while it is in
+//     ahead, two at r > 8 on a large frame: ringOf), which holds no registers while it is in
 //     flight, and from whose stages the input alpha of the stored rows is taken; the weight
 //     fragments are made once per block in shared memory (at r = 5..8 made once per mask on the
 //     host and copied in) and read where they are used. Both keep the registers down, so that
@@ -645,13 +645,13 @@ int tensorStreamSlots(const Launch& l, int ahead) {
   return v;
 }
 
-// How deep a launch's rings prefetch. Two steps ahead at r > 12 where the grid fills more than one
+// How deep a launch's rings prefetch. Two steps ahead at r > 8 where the grid fills more than one
 // round of blocks, if the deeper ring keeps those blocks on the SM: the loads' latency is what
 // those warps wait on (4K back to back on the H100: r=13..16 0.88-0.93, r=17..24 0.93-0.94, r=32
-// 0.95). At r <= 12 one: a deeper ring's shared memory is taken from the L1 cache, whose hits on
-// the neighbouring strips' aprons are worth more there (4K r <= 8 1.17-1.19x slower with two steps
-// ahead, r = 9..12 1.00-1.03x and 1080p 1.05x; NOTES.md items 24, 53, 63). Under one round of
-// blocks the deeper ring has nothing to overlap (1080p level to 2.5% slower, item 53).
+// 0.95; r = 9..12 since their windows are sector-aligned, item 77). At r <= 8 one: a deeper ring's
+// shared memory is taken from the L1 cache, whose hits on the neighbouring strips' aprons are worth
+// more there (4K 1.17-1.19x slower with two steps ahead; NOTES.md items 24, 53, 63). Under one
+// round of blocks the deeper ring has nothing to overlap (1080p level to 2.5% slower, item 53).
 // The launch's depth and its grid's schedule (which depends on the blocks the GPU holds at once,
 // and so on the depth; within one round its edge columns are split finer: edgeDivisorOf), made
 // once a launch.
@@ -664,7 +664,7 @@ Ring ringOf(const Launch& l, int radius) {
   const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched>(l, 1);
   Ring ring{1, scheduleOf<B0>(l, radius, slots1, edgeDivisorOf<B0>(l, radius, slots1))};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
-  if (radius <= 12 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
+  if (B0 == 1 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
   const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched>(l, 2);
   if (slots2 < slots1) return ring;
   ring.ahead = 2;
