@@ -84,13 +84,16 @@ class AbRound : public BenchOutput {
     std::ofstream(fake) << R"(#!/bin/sh
 out=""; while [ $# -gt 0 ]; do [ "$1" = --out-dir ] && out=$2; shift; done
 [ -n "$FAKE_FAIL" ] && { echo "fake-bench: told to fail"; exit 1; }
+[ -n "$ORDER_LOG" ] && echo "${FAKE_MS:-1.0}" >> "$ORDER_LOG"
 mkdir -p "$out" && printf '{"results":[{"variant":"stream","width":64,"height":48,"mask":"gaussian","radius":1,"tile":"32x8","median_ms":%s,"error":null}]}' "${FAKE_MS:-1.0}" > "$out/convlive.json"
 )";
     fs::create_directories(dir_ / "bins");
     ASSERT_EQ(std::system(("xz -c " + fake.string() + " > " + (dir_ / "bins" / "fake-bench.xz").string()).c_str()), 0);
   }
   convlive::testing::ProgramResult run(const std::string& args) {
-    return runProgram(CONVLIVE_AB_ROUND, args, "BINS=" + (dir_ / "bins").string() + " OUT=" + (dir_ / "out").string());
+    return runProgram(CONVLIVE_AB_ROUND, args,
+                      "BINS=" + (dir_ / "bins").string() + " OUT=" + (dir_ / "out").string() +
+                          " ORDER_LOG=" + (dir_ / "order.log").string());
   }
 };
 
@@ -104,6 +107,10 @@ TEST_F(AbRound, ComparesEachBuildWithTheFirstUnderItsKnobs) {
   EXPECT_NE(table.find("64x48 gaussian r=1 | 1.0000 32x8 | 0.5000 32x8 | 1.0000 32x8 | 0.5000 32x8 | 0.500"),
             std::string::npos)
       << table;
+  // The second round ran them in reverse (no build always runs second), the table in the order given.
+  std::ifstream order(dir_ / "order.log");
+  const std::string ran((std::istreambuf_iterator<char>(order)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(ran, "1.0\n0.5\n0.5\n1.0\n");
 }
 
 TEST_F(AbRound, NamesABadCommandAMissingProgramAndAFailedRun) {

@@ -10,7 +10,7 @@
 #                  after '@' (an A/B knob); the first is the one the others are compared with
 #   --variants a,b --radii 1,2 --sizes WxH,WxH --repeats N   passed to convlive-bench (defaults:
 #                  stream,tensorstream; 1,2,4,8,16,24,32; 3840x2160,1920x1080; 50)
-#   --rounds N     interleaved rounds of every build (default 2)
+#   --rounds N     interleaved rounds of every build (default 2), in the order given, then reversed
 #   --tests PROGRAM --filter GTEST_FILTER   a gtest program in BINS (xz) run first, then
 #   --sanitize GTEST_FILTER                 memcheck and racecheck on those of its cases
 #   --tests-env ENV=VAL,ENV=VAL             the environment of those runs (a build's A/B knob, so
@@ -64,8 +64,15 @@ if [ -n "$tests" ]; then
   summary "$L"
 fi
 runs=() failed=0
+# Odd rounds run the builds in the order given, even rounds in reverse: a build that always ran
+# second measured 2% slower than the same code run first (NOTES.md item 77, 4K r=16).
 for ((round = 1; round <= rounds; ++round)); do
-  for spec in "${builds[@]}"; do
+  order=("${builds[@]}")
+  if ((round % 2 == 0)); then
+    order=()
+    for ((i = ${#builds[@]} - 1; i >= 0; --i)); do order+=("${builds[i]}"); done
+  fi
+  for spec in "${order[@]}"; do
     label=${spec%%=*} rest=${spec#*=}
     program=${rest%%@*} knobs=""
     [[ $rest == *@* ]] && knobs=${rest#*@}
@@ -74,8 +81,8 @@ for ((round = 1; round <= rounds; ++round)); do
     env ${knobs//,/ } timeout 200 "$W/bin/$program" --variants "$variants" --radii "$radii" --sizes "$sizes" \
       --repeats "$repeats" --out-dir "$run" > "$run.log" 2>&1 ||
       { echo "bench $label-$round failed:"; tail -3 "$run.log"; failed=1; }
-    runs+=("$label-$round=$run")
   done
+  for spec in "${builds[@]}"; do runs+=("${spec%%=*}-$round=$W/${spec%%=*}-$round"); done  # the table's order
 done
 for v in ${variants//,/ }; do
   { python3 "$(dirname "$0")/ab.py" --variant "$v" "${runs[@]}"
