@@ -37,7 +37,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -745,17 +744,9 @@ std::vector<unsigned> fragmentsOf(const MaskSep& m) {
 }
 
 // Where a launch reads its weight fragments from memory (tensorStreamFetchedKernel) instead of
-// making them in warp 0: B0 = 1 from r = 5. CONVLIVE_TS_FETCH_FROM (1..9) moves the threshold for
-// an A/B measurement (9: never).
-int fetchedFromRadius() {
-  static const int from = [] {
-    const char* e = std::getenv("CONVLIVE_TS_FETCH_FROM");
-    const int v = e ? std::atoi(e) : 0;
-    return v >= 1 && v <= 9 ? v : 5;
-  }();
-  return from;
-}
-bool fragmentsFetched(int radius) { return radius <= 8 && radius >= fetchedFromRadius(); }
+// making them in warp 0: B0 = 1 from r = 5 (1080p back to back r=5 0.975, r=6 0.955, r=8 0.929; at
+// r <= 2, with few distinct parameter indices, fetching was 1.5% slower; NOTES.md item 74).
+constexpr bool fragmentsFetched(int radius) { return radius >= 5 && radius <= 8; }
 
 // The compiled instance for a launch, handed to `f`: B0 from the radius, NCH from the alpha mode,
 // Out from the combine rule and the byte-range bound, SplitH from the error plan.
