@@ -89,6 +89,27 @@ class Prepared {
 
 }  // namespace
 
+// A device copy of a small host table (a mask's weights, weight fragments), copied again only when
+// the table changes. Stream-ordered: kernels already queued on the stream read the old table
+// before the copy lands. A pageable source is staged before the call returns, so `host_` may
+// change after.
+template <class T>
+class MirroredTable {
+ public:
+  const T* upload(const std::vector<T>& table, cudaStream_t s) {
+    if (host_ != table) {
+      device_.reserve(table.size() * sizeof(T));
+      host_ = table;
+      CL_CUDA(cudaMemcpyAsync(device_.get(), host_.data(), table.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    }
+    return device_.as<T>();
+  }
+
+ private:
+  DeviceBuffer device_;
+  std::vector<T> host_;  // what device_ holds
+};
+
 struct Workspace::Impl {
   std::vector<std::unique_ptr<Prepared>> prepared;  // the most recently used last
   std::size_t preparations = 0;
@@ -108,11 +129,9 @@ struct Workspace::Impl {
     return *prepared.back();
   }
 
-  DeviceBuffer tmp0, tmp1;              // separable: intermediate planes
-  DeviceBuffer maskDevice;              // naive: the mask in global memory
-  std::vector<float> maskHost;          // what maskDevice holds
-  DeviceBuffer fragmentsDevice;         // tensorstream: its weight fragments, where read from memory
-  std::vector<unsigned> fragmentsHost;  // what fragmentsDevice holds
+  DeviceBuffer tmp0, tmp1;            // separable: intermediate planes
+  MirroredTable<float> mask;          // naive: the mask in global memory
+  MirroredTable<unsigned> fragments;  // tensorstream: its weight fragments, where read from memory
   struct CachedTexture {
     const void* data;
     int width, height;
@@ -411,17 +430,7 @@ void runNaive(const Variant& v, const FilterParams& p, ConstImageView in, ImageV
               cudaStream_t s) {
   prepared(v, p, in, out, ws);
   const auto l = launchOf(v, p, in, out, s);
-  auto& w = ws.impl();
-  const auto& weights = p.filter.mask.weights();
-  if (w.maskHost != weights) {
-    // Stream-ordered: kernels already queued on this stream read the old mask before the copy
-    // lands. A pageable source is staged before the call returns, so maskHost may change after.
-    w.maskDevice.reserve(weights.size() * sizeof(float));
-    w.maskHost = weights;
-    CL_CUDA(cudaMemcpyAsync(w.maskDevice.get(), w.maskHost.data(), weights.size() * sizeof(float),
-                            cudaMemcpyHostToDevice, s));
-  }
-  kernels::naive(l, w.maskDevice.as<float>(), p.filter.mask.radius());
+  kernels::naive(l, ws.impl().mask.upload(p.filter.mask.weights(), s), p.filter.mask.radius());
 }
 
 // The 2D variants that take the mask by value: build it, launch `Kernel`.
@@ -486,18 +495,7 @@ void runTensorStream(const Variant& v, const FilterParams& p, ConstImageView in,
   Prepared& pp = prepared(v, p, in, out, ws);
   const HalfWeightsPlan& plan = pp.halfSeparable();
   const std::vector<unsigned>& fragments = pp.tensorStreamFragments();
-  const unsigned* fragmentsDevice = nullptr;
-  if (!fragments.empty()) {
-    auto& w = ws.impl();
-    if (w.fragmentsHost != fragments) {
-      // Stream-ordered, as runNaive's mask: launches already queued read the old fragments first.
-      w.fragmentsDevice.reserve(fragments.size() * sizeof(unsigned));
-      w.fragmentsHost = fragments;
-      CL_CUDA(cudaMemcpyAsync(w.fragmentsDevice.get(), w.fragmentsHost.data(), fragments.size() * sizeof(unsigned),
-                              cudaMemcpyHostToDevice, s));
-    }
-    fragmentsDevice = w.fragmentsDevice.as<unsigned>();
-  }
+  const unsigned* fragmentsDevice = fragments.empty() ? nullptr : ws.impl().fragments.upload(fragments, s);
   kernels::tensorStream(launchOf(v, p, in, out, s), pp.sep(), fragmentsDevice, !plan.halfIntermediate,
                         p.filter.combine == Combine::Identity && plan.sumsInByteRange);
 }
