@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -11,6 +12,8 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
@@ -176,17 +179,37 @@ int runDemo(const std::string& dir, std::ostream& log, std::ostream& err) {
 void listVariants(std::ostream& out) {
   const DeviceInfo& dev = deviceInfo();
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n\n";
-  out << std::left << std::setw(12) << "variant" << std::setw(8) << "max r" << std::setw(30) << "tiles (default first)"
-      << "description\n";
+  // The tiles wrap within their column; the other columns are as wide as their longest entry.
+  constexpr std::size_t kTilesWidth = 28;
+  std::size_t nameWidth = std::string_view("variant").size();
+  std::size_t takesWidth = std::string_view("masks").size();
   for (const Variant& v : variants()) {
-    std::ostringstream tiles;
-    for (const Tile& t : v.tiles) tiles << t.str() << ' ';
-    if (v.tiles.empty()) tiles << '-';
-    out << std::setw(12) << v.name << std::setw(8) << v.maxRadius << std::setw(30) << tiles.str() << v.description
-        << (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : "") << "\n";
+    nameWidth = std::max(nameWidth, v.name.size());
+    takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
   }
-  out << "\nseparable and fused need a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one custom);"
-         " fused runs one mask (not sobel/scharr).\n";
+  const auto row = [&](std::string_view name, std::string_view radius, std::string_view takes, std::string_view tiles,
+                       std::string_view description) {
+    std::ostringstream line;
+    line << std::left << std::setw(int(nameWidth + 2)) << name << std::setw(7) << radius
+         << std::setw(int(takesWidth + 2)) << takes << std::setw(int(kTilesWidth + 2)) << tiles << description;
+    const std::string text = line.str();
+    out << text.substr(0, text.find_last_not_of(' ') + 1) << "\n";
+  };
+  row("variant", "max r", "masks", "tiles (default first)", "description");
+  for (const Variant& v : variants()) {
+    std::vector<std::string> lines{v.tiles.empty() ? "-" : ""};
+    for (const Tile& t : v.tiles) {
+      const std::string tile = t.str();
+      if (!lines.back().empty() && lines.back().size() + 1 + tile.size() > kTilesWidth) lines.emplace_back();
+      lines.back() += (lines.back().empty() ? "" : " ") + tile;
+    }
+    const std::string description = v.description + (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : "");
+    row(v.name, std::to_string(v.maxRadius), maskTakesName(v.takes), lines.front(), description);
+    for (std::size_t i = 1; i < lines.size(); ++i) row("", "", "", lines[i], "");
+  }
+  out << "\nmasks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
+         "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two masks). "
+         "Each refuses the masks it does not take and names a variant that takes them.\n";
 }
 
 }  // namespace convlive

@@ -198,8 +198,23 @@ const Variant& self(std::string_view name) { return *findVariant(name); }
 
 using Code = Problem::Code;
 
-// Checks every variant shares; `sharedBytes` (GPU tiled variants) is what the tile needs.
+// The masks v's table entry says it takes (Variant::takes): a variant that needs a separable mask
+// names tiled-coop for the others; one that runs one mask names separable (or tiled-coop, where
+// the mask need not be separable) for a gradient magnitude.
+Problem maskWhyNot(const Variant& v, const FilterParams& p) {
+  if (needsSeparable(v.takes) && !p.filter.mask.separable())
+    return problem(Code::CannotRun, "variant",
+                   "the mask is not separable (not an outer product of a column and a row): it needs a 2D variant",
+                   "variant", "tiled-coop");
+  if (needsOneMask(v.takes) && p.filter.combine == Combine::Magnitude)
+    return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
+                   "variant", needsSeparable(v.takes) ? "separable" : "tiled-coop");
+  return {};
+}
+
+// Checks every variant shares: the masks it takes, the frame, the radius, the tile, the device.
 Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
+  if (Problem why = maskWhyNot(v, p)) return why;
   if (width < 1 || height < 1)
     return problem(Code::Invalid, "",
                    "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
@@ -224,14 +239,6 @@ Problem sharedWhyNot(const Variant& v, std::size_t bytes) {
                  v.name + " needs " + std::to_string(bytes / 1024) +
                      " KiB of shared memory for this tile and radius; the device " + "gives a block " +
                      std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius");
-}
-
-Problem separableWhyNot(const FilterParams& p) {
-  if (!p.filter.mask.separable())
-    return problem(Code::CannotRun, "variant",
-                   "the mask is not separable (not an outer product of a column and a row): it needs a 2D variant",
-                   "variant", "tiled-coop");
-  return {};
 }
 
 Problem directWhyNot(const FilterParams& p, int w, int h, const char* name) {
@@ -260,17 +267,10 @@ Problem tiledCoopWhyNot(const FilterParams& p, int w, int h) {
 }
 Problem separableVariantWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("separable");
-  if (auto why = separableWhyNot(p); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   const std::size_t planes = p.filter.combine == Combine::Magnitude ? 2 : 1;
   return sharedWhyNot(v, kernels::separableSharedBytes(t.w, t.h, p.filter.mask.radius()) * planes);
-}
-// Variants that run one mask cannot make a gradient magnitude (two masks).
-Problem oneMaskWhyNot(const Variant& v, const FilterParams& p, const char* instead) {
-  if (p.filter.combine != Combine::Magnitude) return {};
-  return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
-                 "variant", instead);
 }
 // The tensor-core variants: fp16 mma.sync m16n8k16 needs compute capability 8.0, and the mask must
 // fit the fp16 error budget (`planWhy`, from convlive/precision.hpp).
@@ -286,8 +286,6 @@ Problem tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const cha
 
 Problem fusedWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("fused");
-  if (auto why = separableWhyNot(p); why) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
@@ -316,15 +314,9 @@ Problem fftWhyNot(const FilterParams& p, int w, int h) {
   }
   return {};
 }
-Problem streamWhyNot(const FilterParams& p, int w, int h) {
-  const Variant& v = self("stream");
-  if (auto why = separableWhyNot(p); why) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
-  return commonWhyNot(v, p, w, h);
-}
+Problem streamWhyNot(const FilterParams& p, int w, int h) { return directWhyNot(p, w, h, "stream"); }
 Problem tensor2dWhyNot(const FilterParams& p, int w, int h) {
   const Variant& v = self("tensor2d");
-  if (auto why = oneMaskWhyNot(v, p, "tiled-coop"); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const HalfWeightsPlan half = planHalfWeights(p.filter.mask, p.filter.combine);
   if (auto why = tensorCoreWhyNot(v, half.why, "tiled-coop"); why) return why;
@@ -333,8 +325,6 @@ Problem tensor2dWhyNot(const FilterParams& p, int w, int h) {
 }
 // The separable tensor-core variants: one separable mask, fp16 factors within the error budget.
 Problem tensorSeparableWhyNot(const Variant& v, const FilterParams& p, int w, int h) {
-  if (auto why = separableWhyNot(p); why) return why;
-  if (auto why = oneMaskWhyNot(v, p, "separable"); why) return why;
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   return tensorCoreWhyNot(v, planHalfSeparable(p.filter.mask, p.filter.combine).why, "fused");
 }
@@ -649,7 +639,8 @@ std::vector<Variant> makeTable() {
        separableVariantWhyNot,
        runSeparable,
        separableLaunch,
-       separableModel},
+       separableModel,
+       MaskTakes::Separable},
       {"fused",
        "single-pass separable: tile + apron in shared memory, column then row factor, no intermediate",
        true,
@@ -659,7 +650,8 @@ std::vector<Variant> makeTable() {
        fusedWhyNot,
        runFused,
        fusedLaunch,
-       fusedModel},
+       fusedModel,
+       MaskTakes::OneSeparable},
       {"stream",
        "separable, r <= 4: each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp "
        "shuffles, the column window in registers; no block barrier; fp16 sums (two channels an instruction) where "
@@ -671,7 +663,8 @@ std::vector<Variant> makeTable() {
        streamWhyNot,
        runStream,
        streamLaunch,
-       streamModel},
+       streamModel,
+       MaskTakes::OneSeparable},
       {"tensor2d",
        "any 2D mask on the tensor cores: per mask row a Toeplitz product (mma.sync, fp16 in, fp32 sums), weights "
        "as fp16 or fp16 high + low parts within a 1 LSB error bound",
@@ -682,7 +675,8 @@ std::vector<Variant> makeTable() {
        tensor2dWhyNot,
        runTensor2D,
        tensor2dLaunch,
-       tensor2dModel},
+       tensor2dModel,
+       MaskTakes::One},
       {"tensorsep",
        "separable on the tensor cores: a row then a column Toeplitz product per tile (mma.sync, fp16 factors, the "
        "intermediate as fp16 high + low parts), within a 1 LSB error bound",
@@ -693,7 +687,8 @@ std::vector<Variant> makeTable() {
        tensorSepWhyNot,
        runTensorSep,
        tensorSepLaunch,
-       tensorSepModel},
+       tensorSepModel,
+       MaskTakes::OneSeparable},
       {"tensorstream",
        "separable, r <= 32, on the tensor cores: each warp walks down a 16-pixel strip, 16 rows a step, its input "
        "through a cp.async ring in shared memory; the row product's result is the column product's operand in "
@@ -719,7 +714,8 @@ std::vector<Variant> makeTable() {
        tensorStreamWhyNot,
        runTensorStream,
        tensorStreamLaunch,
-       tensorStreamModel},
+       tensorStreamModel,
+       MaskTakes::OneSeparable},
       {"texture", "one thread per pixel; image read through a texture object with hardware border addressing", true,
        kMax2DRadius, blocks, "thread block", textureWhyNot, runTexture, textureLaunch, textureModel},
       {"fft",
@@ -765,6 +761,22 @@ Problem Variant::tileProblem(Tile t) const {
   std::string offered;
   for (const Tile& x : tiles) offered += (offered.empty() ? "" : ", ") + x.str();
   return problem(Problem::Code::Unknown, "tile", name + " has no tile " + t.str() + ": it offers " + offered);
+}
+
+bool needsSeparable(MaskTakes t) { return t == MaskTakes::Separable || t == MaskTakes::OneSeparable; }
+bool needsOneMask(MaskTakes t) { return t == MaskTakes::One || t == MaskTakes::OneSeparable; }
+const char* maskTakesName(MaskTakes t) {
+  switch (t) {
+    case MaskTakes::One:
+      return "one";
+    case MaskTakes::Separable:
+      return "separable";
+    case MaskTakes::OneSeparable:
+      return "one separable";
+    case MaskTakes::Any:
+      break;
+  }
+  return "any";
 }
 
 const std::vector<Variant>& variants() {

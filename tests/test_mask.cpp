@@ -223,3 +223,37 @@ TEST(Variants, RejectWithTheReason) {
   EXPECT_NE(findVariant("naive")->whyNot(p, 0, 5).text().find("at least 1"), std::string::npos);
   EXPECT_EQ(findVariant("cpu")->whyNot(p, 5, 5).text(), "");
 }
+
+// Each variant refuses exactly the masks its table entry says it does not take (Variant::takes,
+// what `list variants` prints), before anything else, and names a variant that takes them.
+TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
+  FilterParams twoD, magnitude, plain;
+  twoD.filter = makeFilter("emboss", {.radius = 2});      // one mask, not separable
+  magnitude.filter = makeFilter("sobel", {.radius = 1});  // two separable masks
+  plain.filter = makeFilter("gaussian", {.radius = 1});   // one separable mask
+  ASSERT_FALSE(twoD.filter.mask.separable());
+  ASSERT_EQ(magnitude.filter.combine, Combine::Magnitude);
+  const auto takes = [](const std::string& name, const FilterParams& p) {
+    const Variant& v = *findVariant(name);
+    return (!needsSeparable(v.takes) || p.filter.mask.separable()) &&
+           (!needsOneMask(v.takes) || p.filter.combine != Combine::Magnitude);
+  };
+  int refusals = 0;
+  for (const Variant& v : variants())
+    for (const auto& [p, refusal] :
+         {std::pair{twoD, "not separable"}, std::pair{magnitude, "runs one mask"}, std::pair{plain, ""}}) {
+      SCOPED_TRACE(v.name + " " + p.filter.name + " takes " + maskTakesName(v.takes));
+      const Problem why = v.whyNot(p, 64, 64);
+      if (takes(v.name, p)) {
+        EXPECT_TRUE(why.empty() || why.code == Problem::Code::NoDevice) << why.text();
+        continue;
+      }
+      ++refusals;
+      EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
+      EXPECT_NE(why.detail.find(refusal), std::string::npos) << why.text();
+      ASSERT_EQ(why.fixSetting, "variant") << why.text();
+      ASSERT_NE(findVariant(why.fixValue), nullptr) << why.text();
+      EXPECT_TRUE(takes(why.fixValue, p)) << why.text();
+    }
+  EXPECT_EQ(refusals, 10);  // separable: emboss; fused, stream, tensorsep, tensorstream: both; tensor2d: sobel
+}

@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
+#include <string>
 
 #include "convlive/mask.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
 #include "image_compare.hpp"
 #include "image_io.hpp"
 #include "png_bytes.hpp"
@@ -85,6 +89,41 @@ TEST_F(StillCommand, ListVariants) {
                         "tensorsep", "texture", "cpu", "cpu-simd"})
     EXPECT_NE(r.output.find(v), std::string::npos) << v;
   EXPECT_NE(r.output.find("32x8"), std::string::npos);
+  // The columns line up whatever the names and tile lists: each row's masks and description start
+  // where the header's do, and a tile list that does not fit its column goes on below.
+  std::istringstream lines(r.output);
+  std::string line;
+  std::size_t masksAt = std::string::npos, tilesAt = std::string::npos, descriptionAt = std::string::npos;
+  std::map<std::string, std::string> masks;
+  int continued = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("variant ", 0) == 0) {
+      masksAt = line.find("masks");
+      tilesAt = line.find("tiles");
+      descriptionAt = line.find("description");
+      continue;
+    }
+    if (descriptionAt == std::string::npos) continue;
+    if (line.empty()) break;  // the table's end: the note on masks follows
+    const std::string name = line.substr(0, line.find(' '));
+    if (name.empty()) {  // a tile list's next line: tiles only
+      ++continued;
+      EXPECT_EQ(line.find_first_not_of(' '), tilesAt) << line;
+      continue;
+    }
+    ASSERT_NE(findVariant(name), nullptr) << line;
+    EXPECT_EQ(line[descriptionAt - 1], ' ') << line;
+    EXPECT_NE(line[descriptionAt], ' ') << line;
+    EXPECT_EQ(line.substr(descriptionAt, 20), findVariant(name)->description.substr(0, 20)) << line;
+    const std::size_t end = line.find("  ", masksAt);
+    masks[name] = line.substr(masksAt, end - masksAt);
+  }
+  EXPECT_EQ(masks.size(), variants().size());
+  EXPECT_GT(continued, 0) << "tensorstream's 14 tiles need more than one line";
+  EXPECT_EQ(masks["naive"], "any");
+  EXPECT_EQ(masks["separable"], "separable");
+  EXPECT_EQ(masks["tensor2d"], "one");
+  EXPECT_EQ(masks["tensorstream"], "one separable");
 }
 
 TEST_F(StillCommand, TuneFillsTheCacheOrSaysWhyItCannot) {

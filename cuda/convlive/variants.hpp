@@ -48,6 +48,15 @@ class Workspace {
   std::unique_ptr<Impl> impl_;
 };
 
+// Which masks a variant takes. Its whyNot refuses the others first, naming a variant that takes
+// them; `convlive list variants` prints it. A separable mask is an outer product of a column and a
+// row (box, gaussian, sobel, scharr, pitch, a rank-one custom mask); a gradient magnitude (sobel,
+// scharr) is two masks.
+enum class MaskTakes { Any, One, Separable, OneSeparable };
+bool needsSeparable(MaskTakes t);
+bool needsOneMask(MaskTakes t);
+const char* maskTakesName(MaskTakes t);  // "any", "one", "separable", "one separable"
+
 struct Variant {
   std::string name;
   std::string description;
@@ -72,6 +81,7 @@ struct Variant {
   // std::invalid_argument (a tile or radius with no compiled instance).
   LaunchDescription (*describeLaunch)(const FilterParams&, int width, int height) = nullptr;
   WorkModel (*workModel)(const FilterParams&, int width, int height) = nullptr;
+  MaskTakes takes = MaskTakes::Any;
 
   void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
     runImpl(*this, p, in, out, ws, stream);
