@@ -203,4 +203,50 @@ TEST_F(VerifyRound, AFailedTestOrSanitizerOrAMissingProgramFailsTheRound) {
   EXPECT_NE(r.output.find("cannot unpack"), std::string::npos) << r.output;
 }
 
+// app/bench/shares.py: 1080p's share of the 4K throughput, each size's best tile, back to back and
+// with events; cases timed at one size only are left out, failed rows skipped, and a file with no
+// case at both sizes refused with what to do.
+TEST_F(BenchOutput, SharesTakeEachSizesBestTile) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  const auto row = [](const char* variant, int w, int h, const char* tile, double events, double b2b,
+                      const char* error = nullptr) {
+    nlohmann::json r = {{"variant", variant}, {"mask", "gaussian"}, {"radius", 4},         {"width", w},
+                        {"height", h},        {"tile", tile},       {"median_ms", events}, {"back_to_back_ms", b2b}};
+    r["error"] = error ? nlohmann::json(error) : nlohmann::json(nullptr);
+    return r;
+  };
+  nlohmann::json doc = {{"device", "Test GPU"}};
+  doc["results"] = {row("tensorstream", 1920, 1080, "64x64", 0.010, 0.008),
+                    row("tensorstream", 1920, 1080, "64x32", 0.012, 0.009),
+                    row("tensorstream", 1920, 1080, "32x64", 0.001, 0.001, "refused"),  // skipped
+                    row("tensorstream", 3840, 2160, "64x192", 0.032, 0.0256),
+                    row("tensorstream", 3840, 2160, "64x64", 0.034, 0.0300),
+                    row("stream", 3840, 2160, "32x8", 0.030, 0.025)};  // 4K only: left out
+  const fs::path in = dir_ / "convlive.json", out = dir_ / "shares";
+  std::ofstream(in) << doc.dump();
+  const std::string script = std::string(CONVLIVE_SHARES);
+  auto r = runProgram("python3", script + " --convlive " + in.string() + " --out-dir " + out.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  // back to back: (2.0736 MPix / 0.008) / (8.2944 / 0.0256) = 0.8; events (... / 0.010) / (... / 0.032) = 0.8
+  EXPECT_NE(r.output.find("| tensorstream | gaussian | 4 | 0.0080 (64x64) | 0.0256 (64x192) | 80.0% | 0.0100 | "
+                          "0.0320 | 80.0% |"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("| stream |"), std::string::npos) << r.output;
+  std::ifstream csv(out / "shares.csv");
+  const std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "variant,mask,radius,small_tile,small_b2b_ms,large_tile,large_b2b_ms,share_b2b,small_events_ms,"
+            "large_events_ms,share_events")
+      << text;
+  EXPECT_TRUE(fs::exists(out / "shares.md"));
+
+  r = runProgram("python3", script + " --convlive " + in.string() + " --out-dir " + out.string() + " --small 640x480");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("no case timed at both 640x480 and 3840x2160"), std::string::npos) << r.output;
+  r = runProgram("python3", script + " --convlive " + (dir_ / "missing.json").string() + " --out-dir " + out.string());
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot read"), std::string::npos) << r.output;
+}
+
 }  // namespace

@@ -13,7 +13,8 @@ source .devbundle/env.sh
 export PYTHONUNBUFFERED=1
 steps=${*:-tests bench peers npp}
 # At most 8 files come back: tests.log, bench.log (with the peers' log), convlive.json/.csv,
-# peers.json, and the plot's summary.md, summary.csv and mpix_vs_radius.png.
+# peers.json, and the plot's summary.md, summary.csv and mpix_vs_radius.png (verify-round.sh packs
+# them, with shares.md/.csv: 1080p's share of the 4K throughput, into one archive).
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv | tee "$OUT/tests.log"
 for step in $steps; do
   case $step in
@@ -77,4 +78,6 @@ if [ -f "$OUT/convlive.json" ]; then
   for f in "$OUT/peers.json" "$OUT/npp.json"; do [ -f "$f" ] && peers+=("$f"); done
   ((${#peers[@]})) && peers=(--peers "${peers[@]}")
   python3 app/bench/plot.py --convlive "$OUT/convlive.json" "${peers[@]}" --out-dir "$OUT" 2>&1 | tail -12
+  # 1080p's share of the 4K throughput, each variant's best tile (issue 9's small-frame target).
+  python3 app/bench/shares.py --convlive "$OUT/convlive.json" --out-dir "$OUT" > /dev/null
 fi

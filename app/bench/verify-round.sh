@@ -15,7 +15,8 @@
 #   SANITIZER             the compute-sanitizer program (default: compute-sanitizer on the PATH)
 #
 # Writes to $OUT (at most 8 files come back): tests-final.log, summary.md, and final.tar.xz with
-# every result (bench.log, convlive.json/.csv, npp.json, peers.json, summary.csv, the plot). Exits 1
+# every result (bench.log, convlive.json/.csv, npp.json, peers.json, summary.csv, the plot, and
+# shares.md/.csv: 1080p's share of the 4K throughput, app/bench/shares.py). Exits 1
 # when a program cannot be unpacked, or a test or sanitizer failed (the benchmark still runs).
 set -uo pipefail
 BINS=${BINS:-build-ab}
@@ -50,6 +51,7 @@ if [[ " $STEPS " == *" bench "* ]]; then
   nvidia-smi > "$W/out/nvidia-smi.log" 2>&1
   cp "$W/out/summary.md" "$OUT/" 2>/dev/null
   head -16 "$W/out/summary.md" 2>/dev/null
+  grep -E "^\| (stream|tensorstream|tensor2d) " "$W/out/shares.md" 2>/dev/null
 fi
 tar -C "$W/out" -cJf "$OUT/final.tar.xz" .
 ((failed)) && echo "verify-round.sh: a test or sanitizer failed (tests-final.log says which)"
