@@ -81,7 +81,7 @@ struct Variant {
   // std::invalid_argument (a tile or radius with no compiled instance).
   LaunchDescription (*describeLaunch)(const FilterParams&, int width, int height) = nullptr;
   WorkModel (*workModel)(const FilterParams&, int width, int height) = nullptr;
-  MaskTakes takes = MaskTakes::Any;
+  MaskTakes takes = MaskTakes::Any;  // the masks it takes: whyNot refuses the others
 
   void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
     runImpl(*this, p, in, out, ws, stream);
