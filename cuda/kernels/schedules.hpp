@@ -37,16 +37,11 @@ struct StripSchedule {
   // 64 holds for edge divisors up to 8). The table (8 KB) makes the kernel's parameters larger than
   // 4 KB, which needs a CUDA 12.1 driver (R530); CUDA 13, which builds this, needs R580 anyway.
   static constexpr int kMaxEntries = 2048;
-  int columns, left, right;  // block columns; the edge ones on each side
-  int rows;                  // the interior's segment height (the tile's)
-  int shift, step;           // the edge columns' segments: rows >> shift tall, 1 << step entries
-  int segments;              // gridDim.y: ceil(height / rows); 1 where linear
-  int entries;               // gridDim.x: (left + right) << step, then the interior's columns
-  // Linear (a grid of one round, where its blocks fit the table): one entry a block, the
-  // interior's blocks first, then the edge columns', with the block's segment in j (step 0) and no
-  // block past the frame: the order in which the GPU deals one round's blocks to its SMs then puts
-  // the heavier blocks where each SM takes its first ones.
-  int linear;
+  int columns, left, right;     // block columns; the edge ones on each side
+  int rows;                     // the interior's segment height (the tile's)
+  int shift, step;              // the edge columns' segments: rows >> shift tall, 1 << step entries
+  int segments;                 // gridDim.y: ceil(height / rows)
+  int entries;                  // gridDim.x: (left + right) << step, then the interior's columns
   unsigned entry[kMaxEntries];  // column | shift << 16 | step << 20 | j << 24
 };
 struct BlockPlace {

@@ -37,7 +37,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -590,15 +589,6 @@ int edgeDivisorOf(const Launch& l, int radius, int slots) {
   return edgeDivisorOf(layoutOf<B0>(l, radius, kTensorStreamEdgeDivisor), l.tileH, slots);
 }
 
-// A/B knob (session 21): CONVLIVE_TS_LINEAR=1 makes one-round grids linear (schedules.hpp).
-bool linearWithinOneRound() {
-  static const bool on = [] {
-    const char* v = std::getenv("CONVLIVE_TS_LINEAR");
-    return v && *v == '1';
-  }();
-  return on;
-}
-
 // The grid's entries (schedules.hpp).
 template <int B0>
 StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTensorStreamEdgeDivisor) {
@@ -627,25 +617,6 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
       for (int j = 0; j < 1 << s.step; ++j) add(c, s.shift, s.step, j);
   }
   for (int c = s.left; c < s.columns - s.right; ++c) add(c, 0, 0, 0);
-  if (const long blocks = long(s.entries) * s.segments;
-      linearWithinOneRound() && slots > 0 && blocks <= slots && blocks <= StripSchedule::kMaxEntries) {
-    // One round: one entry a block, heavier first (schedules.hpp). j holds the segment (8 bits).
-    std::vector<unsigned> interior, edges;
-    for (int by = 0; by < s.segments; ++by)
-      for (int bx = 0; bx < s.entries; ++bx) {
-        const BlockPlace p = placeOf(s, bx, by);
-        if (p.y0 >= l.height) continue;
-        const unsigned shift = s.entry[bx] >> 16 & 15u, j = static_cast<unsigned>(p.y0 / p.rows);
-        if (j > 255) return s;  // past the field: keep the grid of rows
-        (shift ? edges : interior).push_back(static_cast<unsigned>(p.column) | shift << 16 | j << 24);
-      }
-    s.entries = 0;
-    for (const auto* part : {&interior, &edges})
-      for (unsigned e : *part) s.entry[s.entries++] = e;
-    s.segments = 1;
-    s.step = 0;
-    s.linear = 1;
-  }
   return s;
 }
 
