@@ -1,12 +1,14 @@
 #include "cli.hpp"
 
 #include <cuda_runtime_api.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -252,11 +254,24 @@ int listDetails(CLI::App* c, Values& v, std::ostream& out, std::ostream& err) {
   });
 }
 
+// The width to wrap tables to: COLUMNS where it is a number, else the terminal's when standard
+// output is one, else 0 (not wrapped: a pipe or a file gets whole lines).
+int terminalWidth() {
+  if (const char* c = std::getenv("COLUMNS"); c && *c) {
+    char* end = nullptr;
+    const long n = std::strtol(c, &end, 10);
+    if (*end == '\0' && n > 0 && n < 10000) return int(n);
+  }
+  winsize w{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  return 0;
+}
+
 int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream& out, std::ostream& err) {
   CLI::App* c = app.get_subcommand(command);
   if (command == "list") {
     if (v.listDetails || !detailsOptionGiven(c).empty()) return listDetails(c, v, out, err);
-    if (v.listWhat == "variants") return listVariants(out), kOk;
+    if (v.listWhat == "variants") return listVariants(out, terminalWidth()), kOk;
     if (v.listWhat == "patterns") return listPatternsCommand(out, err);
     return listCamerasCommand(out, err);
   }

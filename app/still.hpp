@@ -45,7 +45,8 @@ int runDemo(const std::string& dir, std::ostream& log, std::ostream& err);
 
 // Runs the command; messages go to `err` (one line for bad input), a summary to `log`.
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err);
-// Prints the variant table with limits, tiles and whether each runs on this machine.
-void listVariants(std::ostream& out);
+// Prints the variant table with limits, the masks each takes, tiles and whether each runs on this
+// machine, its lines wrapped to `width` characters (0: not wrapped).
+void listVariants(std::ostream& out, int width = 0);
 
 }  // namespace convlive

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -83,7 +84,8 @@ TEST_F(StillCommand, CustomSobelAndPitchMasks) {
 }
 
 TEST_F(StillCommand, ListVariants) {
-  const auto r = runConvlive("--list-variants");
+  // Not wrapped where COLUMNS is not set and the output is not a terminal (a pipe here).
+  const auto r = convlive::testing::runConvliveWith("--list-variants", "env -u COLUMNS");
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* v : {"naive", "constant", "tiled", "tiled-coop", "separable", "fused", "stream", "tensor2d",
                         "tensorsep", "texture", "cpu", "cpu-simd"})
@@ -124,6 +126,35 @@ TEST_F(StillCommand, ListVariants) {
   EXPECT_EQ(masks["separable"], "separable");
   EXPECT_EQ(masks["tensor2d"], "one");
   EXPECT_EQ(masks["tensorstream"], "one separable");
+}
+
+// With COLUMNS set (as a terminal's width is), every line fits it: the descriptions go on below
+// in their own column, beside the tile lists' next lines, and say the same words.
+TEST_F(StillCommand, ListVariantsWrapsToTheTerminalsWidth) {
+  const auto r = convlive::testing::runConvliveWith("list variants", "env COLUMNS=110");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::istringstream lines(r.output);
+  std::string line, name;
+  std::size_t descriptionAt = std::string::npos;
+  std::map<std::string, std::string> described;
+  while (std::getline(lines, line)) {
+    EXPECT_LE(line.size(), 110u) << line;
+    if (line.rfind("variant ", 0) == 0) {
+      descriptionAt = line.find("description");
+      continue;
+    }
+    if (descriptionAt == std::string::npos) continue;
+    if (line.empty()) break;
+    if (line[0] != ' ') name = line.substr(0, line.find(' '));
+    if (line.size() > descriptionAt) {
+      EXPECT_EQ(line[descriptionAt - 1], ' ') << line;
+      described[name] += (described[name].empty() ? "" : " ") + line.substr(descriptionAt);
+    }
+  }
+  ASSERT_EQ(described.size(), variants().size()) << r.output;
+  for (const Variant& v : variants())
+    EXPECT_EQ(described[v.name].substr(0, v.description.size()), v.description) << v.name;
+  EXPECT_GT(std::count(r.output.begin(), r.output.end(), '\n'), long(variants().size()) + 20) << "nothing wrapped";
 }
 
 TEST_F(StillCommand, TuneFillsTheCacheOrSaysWhyItCannot) {
