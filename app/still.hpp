@@ -34,8 +34,10 @@ struct FilteredImage {
   double ms;
   Tile tile{};  // the tile it ran with ({0,0}: the variant has none)
 };
-// variant: a name from the table, or "auto". Throws std::invalid_argument when it cannot run.
-FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std::string& variant, std::ostream& log);
+// variant: a name from the table, or "auto", whose choice (or, without a GPU, that the CPU runs) is
+// said on `log` unless sayAuto is false. Throws std::invalid_argument when it cannot run.
+FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std::string& variant, std::ostream& log,
+                          bool sayAuto = true);
 
 // A deterministic test picture that shows blur and edges well: a zone plate, gradients, a
 // checkerboard and thin lines.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "convlive/resources.hpp"
@@ -216,6 +217,17 @@ TEST(VideoCommand, CommandsCheckTheirOptionsAndSecondsIsStreamTime) {
   r = run("demo " + q(demo));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(fs::exists(demo / "input.png"));
+  // Each mask's auto choice on a GPU; without one, that the CPU runs, said once.
+  const auto lines = [&](const std::string& start, const std::string& with) {
+    std::istringstream in(r.output);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.rfind(start, 0) == 0 && line.find(with) != line.npos;
+    return n;
+  };
+  if (deviceInfo().available)
+    EXPECT_EQ(lines("auto ", ""), 4) << r.output;
+  else
+    EXPECT_EQ(lines("note: ", "running on the CPU"), 1) << r.output;
 }
 
 TEST(VideoCommand, ListsCamerasAndPatterns) {
