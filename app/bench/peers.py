@@ -54,6 +54,8 @@ from typing import Callable
 
 import numpy as np
 
+from frame_size import parse_size
+
 SEED = 1234
 SLOW_CALL_MS = 200.0        # a call slower than this gets only SLOW_REPEATS
 SLOW_REPEATS = 5
@@ -676,14 +678,7 @@ def self_test() -> int:
 # ---------------------------------------------------------------- arguments
 
 def parse_sizes(text: str) -> list[tuple[int, int]]:
-    sizes = []
-    for item in text.split(","):
-        width, sep, height = item.strip().lower().partition("x")
-        if not sep or not width.isdigit() or not height.isdigit() \
-                or int(width) == 0 or int(height) == 0:
-            raise argparse.ArgumentTypeError(f"bad size {item!r}, want WxH")
-        sizes.append((int(width), int(height)))
-    return sizes
+    return [parse_size(item) for item in text.split(",")]
 
 
 def parse_radii(text: str) -> list[int]:

@@ -43,6 +43,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
+from frame_size import parse_size  # noqa: E402
+
 FIG_SIZE_IN = (10.0, 6.25)      # 1200 x 750 px at DPI
 DPI = 120
 RADIUS_TICKS = [1, 2, 4, 8, 16, 32]
@@ -64,13 +66,6 @@ class Point:
 def load_json(path: str) -> dict:
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    width, sep, height = text.lower().partition("x")
-    if not sep or not width.isdigit() or not height.isdigit():
-        raise argparse.ArgumentTypeError(f"bad size {text!r}, want WxH")
-    return int(width), int(height)
 
 
 def usable_rows(document: dict | None, mask: str) -> list[dict]:

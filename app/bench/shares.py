@@ -25,18 +25,10 @@ import json
 import os
 import sys
 
+from frame_size import parse_size
+
 COLUMNS = ["variant", "mask", "radius", "small_tile", "small_b2b_ms", "large_tile", "large_b2b_ms",
            "share_b2b", "small_events_ms", "large_events_ms", "share_events"]
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    try:
-        width, height = (int(part) for part in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size: write WxH, e.g. 1920x1080") from None
-    if width < 1 or height < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: width and height must be at least 1")
-    return width, height
 
 
 def best(rows: list[dict], key: str) -> dict | None:
