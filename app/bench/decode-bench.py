@@ -1,21 +1,21 @@
 #!/usr/bin/env python3
-"""Throughput of the pipeline against its source alone (GPU machine), by steady rates.
+"""Throughput of the pipeline against its source alone (a machine with an NVIDIA GPU), by steady rates.
 
 For each source (the gradient test pattern as I420 and as RGBA; H.264 MP4 files decoded on the
 CPU and on NVDEC) and each size, runs `convlive run --decode-only` (the source alone), the
 pipeline with the null sink, and the pipeline with every frame brought back to host memory
 (`--sink download`), interleaved, REPEATS times. Rates are the report's fps_steady (frames per
 second after the first 30: page-locking the pool's buffers and loading kernels are start-up
-costs, not throughput) and wall-clock fps beside them. Writes decode.json and decode.md to OUT.
+costs, not throughput) and wall-clock fps beside them. Writes decode.json and decode.md to OUT_DIR.
 
-  OUT=/tmp/out CONVLIVE_EXE=build/convlive app/bench/decode-bench.py
+  OUT_DIR=decode-results CONVLIVE_EXE=build/convlive app/bench/decode-bench.py
 Environment: REPEATS (2), H264_1080 and H264_4K (paths of H.264 files; skipped when absent),
 FILTER ("--mask gaussian --radius 4"), SIZES of the pattern ("1920x1080:6000 3840x2160:2000", frames).
 """
 import json, os, statistics, subprocess, sys
 
 exe = os.environ.get("CONVLIVE_EXE", "build/convlive")
-out = os.environ.get("OUT", "/tmp/convlive-out")
+out = os.environ.get("OUT_DIR", "decode-results")
 repeats = int(os.environ.get("REPEATS", "2"))
 filt = os.environ.get("FILTER", "--mask gaussian --radius 4").split()
 os.makedirs(out, exist_ok=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Which padded sizes cuFFT transforms fastest: the fft variant's batched real 2D transforms
-(forward and inverse, one plane per channel) timed with CuPy on the GPU machine, for the frame plus
+(forward and inverse, one plane per channel) timed with CuPy on a machine with an NVIDIA GPU, for the frame plus
 2r and each rounding rule (prime factors up to 7, up to 5, up to 3, powers of two).
 Medians of CUDA-event timings after warm-up. Usage: fft_sizes.py [--channels 3] [--repeats 30]"""
 import argparse

@@ -28,7 +28,7 @@ with a float64 NumPy reference of the same convolution; the largest absolute
 difference is stored as "max_abs_err" (0.5 means correctly rounded; about 1
 means the library truncates to uint8).
 
-Run on the GPU machine, from the repository root:
+Run on a machine with an NVIDIA GPU, from the repository root:
 
     python3 app/bench/peers.py --out peers.json
     python3 app/bench/peers.py --out peers.json --sizes 3840x2160 \\

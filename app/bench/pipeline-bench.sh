@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# The pipeline benchmark (GPU machine): headless throughput at 1080p and 4K, per stage, with
+# The pipeline benchmark (a machine with an NVIDIA GPU): headless throughput at 1080p and 4K, per stage, with
 # pinned memory (GStreamer's buffers page-locked, or copied into pinned slots) and pageable memory,
 # with and without overlap, against the source alone (decode-only rate); one run also brings every
 # frame back to host memory (the output stage of an export). Two sources: a cheap one (gradient)
 # and the default (moving zone plate). One JSON report per run goes to $RUNS; pipeline.json (all
-# of them) and pipeline.md (the table) go to $OUT.
-#   app/bench/pipeline-bench.sh [BUILD]
+# of them) and pipeline.md (the table) go to OUT_DIR (default pipeline-results).
+#   app/bench/pipeline-bench.sh [BUILD] [OUT_DIR]
 set -uo pipefail
-BUILD=${1:-${BUILD:-build-dev}}
-OUT=${OUT:-/tmp/convlive-out}
+BUILD=${1:-${BUILD:-build}}
+out_dir=${2:-pipeline-results}
 export RUNS=${RUNS:-/tmp/convlive-pipeline-runs}
 FILTER=${FILTER:---mask gaussian --radius 4}
 SIZES=${SIZES:-1920x1080 3840x2160}
-rm -rf "$RUNS"; mkdir -p "$RUNS" "$OUT"
+rm -rf "$RUNS"; mkdir -p "$RUNS" "$out_dir"
 exe=$BUILD/convlive
 run() {  # name, args...
   local name=$1; shift
@@ -37,7 +37,7 @@ for size in $SIZES; do
     done
   done
 done
-python3 - "$OUT" <<'PY'
+python3 - "$out_dir" <<'PY'
 import json, glob, os, sys
 out = sys.argv[1]
 runs = {os.path.basename(f)[:-5]: json.load(open(f)) for f in sorted(glob.glob(os.path.join(os.environ["RUNS"], "*.json")))}

@@ -7,8 +7,8 @@ share of the window, the CPU it last ran on, its context switches (voluntary: it
 involuntary: it was preempted) and migrations between CPUs in the window, the command's wall time,
 exit code and last output lines.
 Threads that started or ended inside the window count from their first or to their last reading.
-perf is not on the GPU machine; this is what tells a decoder thread that slows down from one that
-waits.
+Where perf cannot read hardware counters (a virtual machine), this is what tells a decoder thread that
+slows down from one that waits.
 
   app/bench/thread-cpu.py --window 1.5:4.5 -- build/convlive run --input clip.mp4 --frames 900
 """

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The viewer's own costs on the GPU machine, offscreen (headless EGL on the GPU's EGL device):
+# The viewer's own costs on a machine with an NVIDIA GPU, offscreen (headless EGL on the GPU's EGL device):
 #   - present at 4K: the interop copy's GPU time (the pipeline's output stage: map, copy into the
 #     mapped array, unmap) and the host time of those calls (present (cpu));
 #   - the panel (ImGui build, cpu) and drawing (cpu and gpu, a GL timer query);
 #   - at 1080p60 test pattern: the rate shown against the source's rate, and latency.
-# Usage: app/bench/viewer-bench.sh BUILD   (writes $OUT/viewer.json, viewer.md, viewer-h200.png)
+# Usage: app/bench/viewer-bench.sh [BUILD] [OUT_DIR]   (writes OUT_DIR/viewer.json, viewer.md and
+# viewer.png, a screenshot of the split view; OUT_DIR defaults to viewer-results)
 set -uo pipefail
-BUILD=${1:-build-dev}
-OUT=${OUT:-/tmp/convlive-out}
+BUILD=${1:-build}
+out_dir=${2:-viewer-results}
 RUNS=${RUNS:-/tmp/convlive-viewer-runs}
-mkdir -p "$OUT" "$RUNS"
+mkdir -p "$out_dir" "$RUNS"
 exe="$BUILD/convlive"
 common=(--offscreen --window-size 1600x900 --mask gaussian --radius 4 --variant "${VARIANT:-fused}")
 run() {  # name, then arguments
@@ -27,8 +28,8 @@ for i in 1 2 3; do
     --report "$RUNS/decode-1080p60-$i.json" > "$RUNS/decode-1080p60-$i.log" 2>&1
   grep "decode only" "$RUNS/decode-1080p60-$i.log"
 done
-run 1080p-screenshot --size 1920x1080 --fps 60 --seconds 4 --split --screenshot "$OUT/viewer-h200.png"
-python3 - "$RUNS" "$OUT" <<'PY'
+run 1080p-screenshot --size 1920x1080 --fps 60 --seconds 4 --split --screenshot "$out_dir/viewer.png"
+python3 - "$RUNS" "$out_dir" <<'PY'
 import json, sys, glob, os, statistics, datetime
 runs, out = sys.argv[1], sys.argv[2]
 rows = []
