@@ -21,7 +21,7 @@
 namespace convlive {
 
 // The smallest n' >= n of the form 2^a 3^b with b <= 4. Timed on the H200 with cuFFT
-// (app/bench/fft_sizes.py and the benchmark, docs/perf/NOTES.md item 20): sizes with factors 5 and
+// (app/bench/fft_sizes.py and the benchmark): sizes with factors 5 and
 // 7 gave smaller planes but transforms up to 1.5x slower (4K + 2 x 64: 3969x2304 in 1.03 ms
 // against 4096x2304 in 0.69), and many factors of 3 slower ones too (4K + 2 x 8: 3888x2187, 3^5
 // and 3^7, 0.69 ms for fft against 0.62 at 4096x2304).

@@ -16,7 +16,7 @@ namespace convlive::kernels {
 // A byte placed in the mantissa of 2^23 (0x4B000000), minus 2^23, is its exact value: PRMT + FADD
 // instead of I2F. `fused` uses it on 16-byte chunks. Tried in toFloat4 for the per-tap loads of the
 // 2D variants, it made them slower on the H200 (tiled-coop r=4 at 4K: 0.55 -> 0.74 ms), so those keep
-// the plain conversion (docs/perf/NOTES.md).
+// the plain conversion.
 __device__ __forceinline__ float byteAt(unsigned word, unsigned selector) {
   return __int_as_float(static_cast<int>(__byte_perm(word, 0x4B000000u, selector))) - 8388608.f;
 }

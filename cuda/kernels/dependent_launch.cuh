@@ -4,7 +4,7 @@
 // blocks' set-up (weights into shared memory) then overlap the previous frame's last blocks
 // instead of following them. tensor2d and tensorstream launch so; stream, whose grid
 // fills the GPU and whose blocks share out its work when they start, was slower so (1080p r=1
-// 1.30x back to back; docs/perf/NOTES.md item 55).
+// 1.30x back to back: the dependent grid's blocks waited for places the previous grid still held).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -3,9 +3,9 @@
 // inspector and the cpu tests (test_inspect.cpp: every strip row covered once) read the same.
 //
 // Both kernels walk strips of the frame, and the strips at its edges are slower than the rest:
-// their lanes whose loads leave the frame copy pixel by pixel through the border mode (items 32,
-// 34 and 35 of docs/perf/NOTES.md). So their blocks or units come first, in segments of their own
-// height, and the interior's follow.
+// their lanes whose loads leave the frame copy pixel by pixel through the border mode, and their
+// warps took 1.5-2.4x an interior warp's time, ending last. So their blocks or units come first, in
+// segments of their own height, and the interior's follow.
 #pragma once
 
 #include "launch.hpp"
@@ -23,7 +23,7 @@ namespace convlive::kernels {
 // tensorstream: a block is tileW / 16 strips (a warp each) wide and one segment tall. The grid is
 // entries x segment rows, run x fastest, so a row of blocks runs after the row above it (as
 // neighbouring columns share their apron's input in L2, that order reads less from DRAM than a
-// column's segments one after another: NOTES.md items 36-37). Each row starts with the edge block
+// column's segments one after another, which was 3-6% slower). Each row starts with the edge block
 // columns' entries (left, then right), then the interior's columns. An edge column has 1 << step
 // entries whose segments are rows >> shift tall: entry j takes segments j, j + (1 << step), ... of
 // its column. Where the grid is more than one wave, step = shift + 1, so an edge column's blocks
@@ -57,10 +57,10 @@ CL_HOST_DEVICE inline BlockPlace placeOf(const StripSchedule& s, unsigned bx, un
 }
 // The edge columns' segments: 1 / kTensorStreamEdgeDivisor of the tile's height where that is at
 // least one 16-row step (0: no edge columns; 1: edge columns first at the tile's height; 4: a
-// quarter). Halved was measured best overall on the H200 (2026-11-26, NOTES
-// item 36): against 1, 1080p 9-14% faster at r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower;
-// a quarter lost 7-12% at 4K r=16 and 32. That is the grids past one round: a launch whose grid is
-// one round splits them finer (tensorStreamEdgeDivisor below; items 68, 69).
+// quarter). Halved was measured best overall on the H200: against 1, 1080p 9-14% faster at
+// r <= 8, 4K r=24 5% faster, 4K r=32 1-2% slower; a quarter lost 7-12% at 4K r=16 and 32. That is
+// the grids past one round: a launch whose grid is one round splits them finer
+// (tensorStreamEdgeDivisor below: 1080p 6-16% faster back to back).
 inline constexpr int kTensorStreamEdgeDivisor = 2;
 static_assert(kTensorStreamEdgeDivisor >= 0 && kTensorStreamEdgeDivisor <= 8, "kMaxEntries' margin holds to 8");
 // The schedule of a tensorstream launch at this radius (l's size and tile) on a GPU that holds
@@ -69,7 +69,8 @@ static_assert(kTensorStreamEdgeDivisor >= 0 && kTensorStreamEdgeDivisor <= 8, "k
 StripSchedule tensorStreamSchedule(const Launch& l, int radius, int slots, int edgeDivisor = kTensorStreamEdgeDivisor);
 // The edge divisor a launch takes on a GPU that holds `slots` of its blocks at once: where the
 // grid is one round (at kTensorStreamEdgeDivisor), the finest of 8 and 4 whose grid still is;
-// elsewhere, and where slots is unknown (0), kTensorStreamEdgeDivisor (NOTES.md items 68, 69).
+// elsewhere, and where slots is unknown (0), kTensorStreamEdgeDivisor. Within one round the edge
+// columns' blocks are the grid's long pole (split finer: 1080p r=24 0.84x, r=32 0.85x back to back).
 int tensorStreamEdgeDivisor(const Launch& l, int radius, int slots);
 
 // stream: a unit is one strip's segment, walked by one warp; units 0 .. edgeUnits - 1 are the edge
@@ -94,7 +95,7 @@ CL_HOST_DEVICE inline UnitPlace unitPlace(const StreamUnits& u, int unit) {
 }
 // The edge strips' segments: 1 / kStreamEdgeDivisor of the interior's (1: not set apart). Halved
 // made 4K r=1 0.0367 -> 0.0284 ms, r=2 0.045 -> 0.033, r=4 0.088 -> 0.063 on the H200, 1080p
-// 17-25% faster (2026-11-26, NOTES item 36).
+// 17-25% faster.
 inline constexpr int kStreamEdgeDivisor = 2;
 // The units of a stream launch at this radius (l's size, tile and alpha mode; halfSums: the fp16
 // instance, whose strips are 4 pixels a lane at every radius) on a GPU that holds residentWarps of

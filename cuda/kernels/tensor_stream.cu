@@ -13,7 +13,7 @@
 //     flight, and from whose stages the input alpha of the stored rows is taken; the weight
 //     fragments are made once per block in shared memory (at r = 5..8 made once per mask on the
 //     host and copied in) and read where they are used. Both keep the registers down, so that
-//     more warps share an SM (see docs/perf/NOTES.md, item 21).
+//     more warps share an SM (r <= 8: 116 -> 80 registers, 4K r=8 15% faster; r=32: 255 -> 174).
 //   column pass: the row pass's C fragments of 16 rows (two n-blocks) are exactly B fragments
 //     of the next product (K = 16 rows, N = 8 pixels: slots 0..7, then 8..15), split into fp16
 //     high + low parts where the error plan needs it (the intermediate kept to about 2^-22
@@ -23,7 +23,8 @@
 //     j = 0..B0; after it block 0 is complete and is stored, the others carry on. The output
 //     pixels follow the row factor's M order, chosen (pixelOfSlot again) so that a lane's C
 //     elements are 4 adjacent pixels of one row: one 16-byte store, and the alpha it keeps one
-//     16-byte shared load (NOTES.md item 48; before, lanes held 2 pixels of 2 rows: 4-byte stores).
+//     16-byte shared load (before, lanes held 2 pixels of 2 rows: 4-byte stores; this made 4K
+//     r=16 9% and r=32 5% faster).
 // The bytes enter as fp16 subnormals, v 2^-24 (their bits are the byte: one PRMT a channel from
 // pixel pairs regrouped once a step, where a biased 1024 + v took four instructions), with the row
 // factor scaled by 2^S and the column factor by 2^(24 - S) on the host (convlive/tensor_inputs.hpp).
@@ -57,7 +58,7 @@ namespace {
 // How many pixels left of its strip a warp's window starts. r rounded up to 4 keeps every load 16-byte
 // aligned; at B0 >= 2, r rounded up to 8 (8 B0, which any r <= 8 B0 allows: the KC chunks then reach
 // 16 + 8 B0 right of the strip's start) keeps a row's 16-byte loads within 32-byte sectors (1080p
-// back to back r = 9..12 and 25..28 0.81-0.84, 4K r=25..28 0.96; NOTES.md item 71). Computed, not a
+// back to back r = 9..12 and 25..28 0.81-0.84, 4K r=25..28 0.96). Computed, not a
 // constant of the instance: as one, ptxas gave r <= 32 three registers more and it ran 5% slower.
 __host__ __device__ constexpr int apronOf(int b0, int radius) {
   return (radius + (b0 >= 2 ? 7 : 3)) & (b0 >= 2 ? ~7 : ~3);
@@ -79,7 +80,7 @@ constexpr int kMaxAhead = 2;
 // the next one start: at r > 8 once each block has started (back to back on the H100, 1080p r=16
 // 0.888, r=32 0.970, 4K r=16 0.985, r=32 0.973); at r <= 8 once each warp is at its last step
 // (1080p 0.975-0.988, 4K 0.980-0.982): its 1080p grid is one round of short blocks, whose places
-// the next grid's took unevenly when it could start at once (1.02-1.04 slower; NOTES.md items 55, 57).
+// the next grid's took unevenly when it could start at once (1.02-1.04 slower).
 template <int B0>
 inline constexpr bool kTriggerAtLastStep = B0 == 1;
 template <int B0>
@@ -91,8 +92,8 @@ struct Shape {
   // An LDS.128 phase reads rows g and g + 1 (64 bytes each): rows 128 bytes apart (KC even) would
   // put both on the same banks, so odd rows swap their 64-byte halves. The stores' alpha reads
   // (LDS.U8) take rows 2t + h, t = 0..3, at once, 256 bytes apart: on the same banks, a 4-way
-  // conflict that was 16% of the L1 pipe's wavefronts at r=4 (NOTES.md item 46); so row pairs also
-  // move their 32-byte quarters by (row / 2) % 4 (both rows of an LDS.128 phase alike).
+  // conflict that was 16% of the L1 pipe's wavefronts at r=4; so row pairs also move their 32-byte
+  // quarters by (row / 2) % 4 (both rows of an LDS.128 phase alike: 4K r <= 8 6-9% faster).
   static constexpr bool Swizzle = KC % 2 == 0;
   __host__ __device__ static constexpr int offset(int row, int byte) {
     return row * RowBytes + (Swizzle ? byte ^ ((row & 1) << 6) ^ (((row >> 1) & 3) << 5) : byte);
@@ -109,7 +110,7 @@ constexpr int kFactorPad = 24, kFactorSpan = 128;
 // Not at r <= 8, where r <= 4 has few distinct indices and the copy's fixed cost (a pass of loads,
 // then a shared store and load a entry) made it 2-4% slower, and a choice by r at run time 9-11%;
 // nor at r > 24, where the kernel so changed was 2-5% slower in its main loop (178 registers
-// instead of 176; NOTES.md item 72).
+// instead of 176).
 template <int B0>
 inline constexpr bool kStagedFactors = B0 == 2 || B0 == 3;
 static_assert(kFactorPad >= 22 && kFactorPad + 16 * 4 + 15 < kFactorSpan, "the fragments' reads stay within the copy");
@@ -129,7 +130,8 @@ constexpr std::size_t sharedBytes(int warps, int ahead, int history) {
 // frame of an aligned row is still one 16-byte copy (at r=32 three of an edge lane's five), the
 // others pixel by pixel through the border mode. The edge strips' warps are the kernel's long
 // pole: copying every pixel made them 1.5x (r=1) to 3.5x (r=32) slower than the others; with
-// the whole chunks, 1.5x to 2.4x (docs/perf/NOTES.md, items 32 and 33).
+// the whole chunks, 1.5x to 2.4x (4K r=32 17% faster). Fixing clamp and mirror pixels from the
+// staged row afterwards (a shared load and store a pixel) was 13% slower at r=32.
 template <int B0>
 __device__ __noinline__ void stageBorderedChunks(const uchar4* row, int width, Border border, bool aligned,
                                                  unsigned char* dst, int rowInStage, int x, int t) {
@@ -179,15 +181,15 @@ __device__ __forceinline__ unsigned alphaWord(uint4 v) {
 }
 
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
-// six, r <= 24 four and eight, r <= 32 five and ten (see docs/perf/NOTES.md for the registers
-// each needs). Every blur at r <= 8 (alpha kept, one fp16 intermediate) is held to 80 registers,
+// six, r <= 24 four and eight, r <= 32 five and ten (ptxas -v, sm_90, alpha kept: about 80, 107,
+// 156 and 176 registers). Every blur at r <= 8 (alpha kept, one fp16 intermediate) is held to 80 registers,
 // 3 blocks of 256 threads an SM, which its unrolled loop would otherwise pass; the others keep
 // ptxas's own choice (a minimum of 0 is none: 1 would let it take more, a block less an SM at
-// r = 9..24, NOTES.md item 51).
+// r = 9..24: r = 9..16 took 130 registers instead of 107, and ran 1.2x slower).
 //
 // Fetched (B0 = 1 only: tensorStreamFetchedKernel): the weight fragments are not made by warp 0
 // from the factors but copied in from `fragments`, made once per mask on the host
-// (tensorStreamFragments; NOTES.md items 73, 74).
+// (tensorStreamFragments), so that no block waits on warp 0's parameter loads (r = 5..8).
 template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
 __device__ __forceinline__ void tensorStreamBody(const Launch& l, const MaskSep& m, const StripSchedule& sched,
                                                  int ahead, const uint4* fragments) {
@@ -197,8 +199,8 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const MaskSep&
   constexpr int KC = S::KC, NO = S::NO;
   constexpr bool kRotate = B0 == 1;
   // At B0 >= 2 a step reads the input alpha of the rows it will store from its own stage and carries
-  // it in registers until then, so that the ring keeps no stages for it (kHistory; NOTES.md item 59:
-  // 4K r=28..32 3-5% faster). B0 = 1 reads it back at the store.
+  // it in registers until then, so that the ring keeps no stages for it (kHistory; the smaller ring
+  // leaves the L1 cache more of the aprons: 4K r=28..32 3-5% faster). B0 = 1 reads it back at the store.
   constexpr bool kCarryAlpha = B0 >= 2;
   constexpr int History = kHistory<B0, NCH>;
   extern __shared__ __align__(16) unsigned char tensorStreamSmem[];
@@ -264,7 +266,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const MaskSep&
     // is then one shared load with no range check. Read from the kernel's parameters, an index that
     // differs by lane costs one pass of the SM's constant cache per distinct in-range index, and
     // each of a lane's 8 entries a fragment had up to 26: the copy takes 2r + 1 for all of them
-    // (NOTES.md item 72; where kStagedFactors).
+    // (where kStagedFactors).
     constexpr bool staged = kStagedFactors<B0>;
     float* rowF = reinterpret_cast<float*>(ring);
     float* colF = rowF + kFactorSpan;
@@ -344,8 +346,8 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const MaskSep&
   int stage = 0;     // q % stages
   int next = ahead;  // (q + ahead) % stages (stages > ahead)
   // Where kRotate (r <= 8), the loop is unrolled NO times, and in step q = q0 + p logical block j
-  // is acc[(j + p) % NO]: the blocks move on by renaming, not copying (NOTES.md item 51: 3-4%
-  // at 4K). Elsewhere p = 0 and the blocks are copied down after each step: unrolled five times,
+  // is acc[(j + p) % NO]: the blocks move on by renaming, not copying (3-4% faster at 4K).
+  // Elsewhere p = 0 and the blocks are copied down after each step: unrolled five times,
   // r = 25..32 was 2% slower at 4K and 9% at 1080p.
   constexpr int R = kRotate ? NO : 1;
 #pragma unroll 1
@@ -372,7 +374,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const MaskSep&
       // The lane's two pixel pairs of each row and chunk, regrouped once for every channel: rb[.][.][j]
       // holds pair j's bytes R0 B0 R1 B1, ga[.][.][j] G0 A0 G1 A1 (pixels 4t + 2j and 4t + 2j + 1).
       // At r = 17..24 the raw words stay instead and each register takes two PRMT: regrouped, that
-      // instance was 3% slower than before the subnormal inputs, kept raw level (NOTES.md item 45).
+      // instance was 3% slower than before the subnormal inputs, kept raw level.
       constexpr bool kRegroup = B0 != 3;
       uint4 in[2][KC];
       unsigned rb[2][KC][2], ga[2][KC][2];
@@ -518,8 +520,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
 // B0 = 1 with the weight fragments read from memory: a kernel of its own, so that the other
 // instances' parameters and code stay as they were (their PTX is unchanged). Neither pointer is
 // __restrict__: on the body's parameter, even unused, that alone changed NVVM's code for B0 = 4 and
-// B0 = 1 with alpha kept (178 registers instead of 176 at r > 24, the form item 73 measured 2-5%
-// slower; NOTES.md item 74).
+// B0 = 1 with alpha kept (178 registers instead of 176 at r > 24, a form measured 2-5% slower
+// there).
 template <int NCH, int Out, bool SplitH>
 __global__ void __launch_bounds__(256, NCH == 3 && !SplitH ? 3 : 0)
     tensorStreamFetchedKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m,
@@ -532,7 +534,7 @@ int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a w
 // How many times the edge columns' segments are halved for an edge divisor: while the half is at
 // least one step tall, even where it is not a whole number of steps (64x272's 136 rows: its last
 // step computes 8 rows it does not store). Requiring whole steps left 64x272's edge columns unsplit
-// and that tile 14% slower than 64x288 at 4K r=32; split, it is 4% faster (NOTES.md item 52).
+// and that tile 14% slower than 64x288 at 4K r=32; split, it is 4% faster.
 int edgeShift(int tileH, int div) {
   div = std::min(div, 8);  // shift <= 3, step <= 4: the entry's fields and kMaxEntries' margin
   int shift = 0;
@@ -576,7 +578,7 @@ StripLayout layoutOf(const Launch& l, int radius, int div) {
 // blocks, whose lanes go through the border mode, finish last: so an eighth, else a quarter, as
 // long as the grid still fits the round. The interior then takes taller tiles with less apron
 // (H100, 1080p back to back: r <= 8 0.91-0.94 of the halved split's time, r=13..16 0.92-0.94,
-// r=24 0.84, r=32 0.85; 4K level; NOTES.md items 68, 69).
+// r=24 0.84, r=32 0.85; 4K level).
 // `halved`: the launch's layout at kTensorStreamEdgeDivisor (the edge columns do not depend on it).
 int edgeDivisorOf(const StripLayout& halved, int tileH, int slots) {
   if (slots <= 0 || halved.blocks() > slots) return kTensorStreamEdgeDivisor;
@@ -647,10 +649,10 @@ int tensorStreamSlots(const Launch& l, int ahead) {
 // How deep a launch's rings prefetch. Two steps ahead at r > 8 where the grid fills more than one
 // round of blocks, if the deeper ring keeps those blocks on the SM: the loads' latency is what
 // those warps wait on (4K back to back on the H100: r=13..16 0.88-0.93, r=17..24 0.93-0.94, r=32
-// 0.95; r = 9..12 since their windows are sector-aligned, item 77). At r <= 8 one: a deeper ring's
+// 0.95; r = 9..12 0.92-0.93 since their windows are sector-aligned). At r <= 8 one: a deeper ring's
 // shared memory is taken from the L1 cache, whose hits on the neighbouring strips' aprons are worth
-// more there (4K 1.17-1.19x slower with two steps ahead; NOTES.md items 24, 53, 63). Under one
-// round of blocks the deeper ring has nothing to overlap (1080p level to 2.5% slower, item 53).
+// more there (4K 1.17-1.19x slower with two steps ahead). Under one round of blocks the deeper ring
+// has nothing to overlap (1080p level to 2.5% slower).
 // The launch's depth and its grid's schedule (which depends on the blocks the GPU holds at once,
 // and so on the depth; within one round its edge columns are split finer: edgeDivisorOf), made
 // once a launch.
@@ -745,7 +747,7 @@ std::vector<unsigned> fragmentsOf(const MaskSep& m) {
 
 // Where a launch reads its weight fragments from memory (tensorStreamFetchedKernel) instead of
 // making them in warp 0: B0 = 1 from r = 5 (1080p back to back r=5 0.975, r=6 0.955, r=8 0.929; at
-// r <= 2, with few distinct parameter indices, fetching was 1.5% slower; NOTES.md item 74).
+// r <= 2, with few distinct parameter indices, fetching was 1.5% slower).
 constexpr bool fragmentsFetched(int radius) { return radius >= 5 && radius <= 8; }
 
 // The compiled instance for a launch, handed to `f`: B0 from the radius, NCH from the alpha mode,
