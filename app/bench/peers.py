@@ -346,37 +346,37 @@ def make_torch_separable(dtype_name: str) -> Callable[..., Prepared]:
     return prepare
 
 
-_CUPY_NOTES = ("float32 weights, so float32 accumulation; mode=nearest; "
-               "output= preallocated uint8 (cast as CuPy does, not rounded)")
-_TORCH_NOTES = ("timed chain: uint8 HWC -> permute (NCHW view, channels_last "
-                "strides) -> {dtype} -> F.pad replicate -> depthwise conv2d "
-                "groups=4{what} -> round_, clamp_ -> copy_ (casts to uint8) "
-                "into a preallocated HWC output; intermediates come from "
-                "torch's caching allocator inside the timed call; weights "
-                "flipped so it is a convolution; cudnn.benchmark=True")
+_CUPY_DETAIL = ("float32 weights, so float32 accumulation; mode=nearest; "
+                "output= preallocated uint8 (cast as CuPy does, not rounded)")
+_TORCH_DETAIL = ("timed chain: uint8 HWC -> permute (NCHW view, channels_last "
+                 "strides) -> {dtype} -> F.pad replicate -> depthwise conv2d "
+                 "groups=4{what} -> round_, clamp_ -> copy_ (casts to uint8) "
+                 "into a preallocated HWC output; intermediates come from "
+                 "torch's caching allocator inside the timed call; weights "
+                 "flipped so it is a convolution; cudnn.benchmark=True")
 _SEPARABLE_PASSES = (" (4,1,1,2r+1) then (4,1,2r+1,1), the frame padded once "
                      "by r on all four sides before both passes")
 
 PEERS = [
     Peer("cupy/ndimage.convolve", "cupy", False,
          "cupyx.scipy.ndimage.convolve with a (2r+1,2r+1,1) mask; "
-         + _CUPY_NOTES,
+         + _CUPY_DETAIL,
          prepare_cupy_convolve),
     Peer("cupy/ndimage.convolve1d", "cupy", True,
          "convolve1d axis 1 then axis 0 via a preallocated float32 "
-         "intermediate; " + _CUPY_NOTES,
+         "intermediate; " + _CUPY_DETAIL,
          prepare_cupy_convolve1d),
     Peer("torch/conv2d-fp32", "torch", False,
-         _TORCH_NOTES.format(dtype="float32", what=" (4,1,2r+1,2r+1)"),
+         _TORCH_DETAIL.format(dtype="float32", what=" (4,1,2r+1,2r+1)"),
          make_torch_conv2d("float32")),
     Peer("torch/conv2d-fp16", "torch", False,
-         _TORCH_NOTES.format(dtype="float16", what=" (4,1,2r+1,2r+1)"),
+         _TORCH_DETAIL.format(dtype="float16", what=" (4,1,2r+1,2r+1)"),
          make_torch_conv2d("float16")),
     Peer("torch/separable-fp32", "torch", True,
-         _TORCH_NOTES.format(dtype="float32", what=_SEPARABLE_PASSES),
+         _TORCH_DETAIL.format(dtype="float32", what=_SEPARABLE_PASSES),
          make_torch_separable("float32")),
     Peer("torch/separable-fp16", "torch", True,
-         _TORCH_NOTES.format(dtype="float16", what=_SEPARABLE_PASSES),
+         _TORCH_DETAIL.format(dtype="float16", what=_SEPARABLE_PASSES),
          make_torch_separable("float16")),
 ]
 
