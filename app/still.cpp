@@ -15,9 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "convlive/check.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
-#include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
 #include "guarded.hpp"
 #include "image_io.hpp"
@@ -73,28 +72,18 @@ class SignalsHeld {
 
 FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const std::string& variant, std::ostream& log,
                           bool sayAuto) {
-  FilterParams p = asked;  // auto may fill in the measured tile
-  std::string why;
-  const Variant& v = resolveVariant(variant, p, in.width(), in.height(), why);
+  // A named GPU variant is refused without a device (the user asked for it); auto runs on the CPU.
+  Plan plan = Plan::make(asked, variant, ImageDesc::rgba8(in.width(), in.height()),
+                         {.memory = Memory::Host, .cpuFallback = false});
   if (variant == "auto" && sayAuto) {
     if (deviceInfo().available)
-      log << "auto " << why << "\n";
+      log << "auto " << plan.autoWhy() << "\n";
     else
       log << "note: " << deviceInfo().reason << "; running on the CPU\n";
   }
-  if (auto why = v.whyNot(p, in.width(), in.height())) throw ProblemError(why);
-  FilteredImage r{HostImage(in.width(), in.height()), &v, 0.0, v.tiles.empty() ? Tile{} : v.tileFor(p)};
+  FilteredImage r{HostImage(in.width(), in.height()), &plan.variant(), 0.0, plan.tile()};
   const auto t0 = std::chrono::steady_clock::now();
-  Workspace ws;
-  if (v.onGpu) {
-    DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
-    din.upload(in.view());
-    v.run(p, din.view(), dout.view(), ws, nullptr);
-    dout.download(r.image.view());
-    CL_CUDA(cudaDeviceSynchronize());
-  } else {
-    v.run(p, in.view(), r.image.view(), ws, nullptr);
-  }
+  plan.run(in.view(), r.image.view());
   r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

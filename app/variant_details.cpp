@@ -221,7 +221,7 @@ int listVariantDetails(const VariantDetailsOptions& o, std::ostream& out, std::o
   std::vector<const Variant*> chosen;
   for (const Variant& v : variants())
     if (o.spec.variant == "auto" || v.name == o.spec.variant) chosen.push_back(&v);
-  if (chosen.empty()) chosen.push_back(&chooseVariant(o.spec.variant, p, size->w, size->h));  // throws: unknown
+  if (chosen.empty()) chosen.push_back(&variantNamed(o.spec.variant));  // throws: unknown
 
   const DeviceInfo& dev = deviceInfo();
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n";

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "convlive/check.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
 #include "kernels/launch.hpp"
@@ -187,16 +188,15 @@ double median(std::vector<double> v) {
 
 // GPU variants: each launch between two events on the frame's stream, after warm-up launches
 // (module load, attributes, textures, the workspace's planes).
-Timing timeOnGpu(const Variant& v, const FilterParams& p, TimingFrame::Impl& f, int runs) {
+Timing timeOnGpu(Plan& plan, TimingFrame::Impl& f, int runs) {
   f.onDevice();
   const cudaStream_t s = f.stream->get();
-  Workspace ws;
-  for (int i = 0; i < 3; ++i) v.run(p, f.deviceIn->view(), f.deviceOut->view(), ws, s);
+  for (int i = 0; i < 3; ++i) plan.run(f.deviceIn->view(), f.deviceOut->view(), s);
   Event a, b;
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {
     a.record(s);
-    v.run(p, f.deviceIn->view(), f.deviceOut->view(), ws, s);
+    plan.run(f.deviceIn->view(), f.deviceOut->view(), s);
     b.record(s);
     b.synchronize();
     ms.push_back(b.elapsedSince(a));
@@ -206,11 +206,10 @@ Timing timeOnGpu(const Variant& v, const FilterParams& p, TimingFrame::Impl& f, 
 
 // CPU variants: the steady clock, one warm-up run, then as many runs as fit in about 250 ms (3 to
 // `runs`): the reference takes tens of milliseconds a frame.
-Timing timeOnCpu(const Variant& v, const FilterParams& p, TimingFrame::Impl& f, int runs) {
-  Workspace ws;
+Timing timeOnCpu(Plan& plan, TimingFrame::Impl& f, int runs) {
   const auto once = [&] {
     const auto t0 = std::chrono::steady_clock::now();
-    v.run(p, f.in.view(), f.out.view(), ws, nullptr);
+    plan.run(f.in.view(), f.out.view());
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   const double first = once();
@@ -223,10 +222,12 @@ Timing timeOnCpu(const Variant& v, const FilterParams& p, TimingFrame::Impl& f, 
 }  // namespace
 
 Timing timeVariant(const Variant& v, const FilterParams& p, TimingFrame& frame, int runs) {
-  const FilterParams q = withOwnTile(v, p);
-  if (Problem why = v.whyNot(q, frame.width(), frame.height())) return {false, 0, 0, why};
+  Problem why;
+  Plan plan = Plan::make(withOwnTile(v, p), v.name, ImageDesc::rgba8(frame.width(), frame.height()),
+                         {.memory = Memory::Native, .cpuFallback = false}, why);
+  if (!plan) return {false, 0, 0, why};
   runs = std::max(1, runs);
-  return v.onGpu ? timeOnGpu(v, q, frame.impl(), runs) : timeOnCpu(v, q, frame.impl(), runs);
+  return plan.onGpu() ? timeOnGpu(plan, frame.impl(), runs) : timeOnCpu(plan, frame.impl(), runs);
 }
 
 }  // namespace convlive

@@ -14,6 +14,7 @@
 #include "convlive/check.hpp"
 #include "convlive/precision.hpp"
 #include "convlive/resources.hpp"
+#include "kernels/launch.hpp"
 
 namespace convlive {
 namespace fs = std::filesystem;
@@ -86,7 +87,7 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   k.combine = p.filter.combine;
   k.halfSplit = planHalfWeights(p.filter.mask, p.filter.combine).split();
   // Two masks of one kind and radius (gaussians of two sigmas) can take stream's fp16 sums or not,
-  // which changes its time (docs/perf/NOTES.md, item 39): timed apart.
+  // which changes its time: timed apart.
   const Variant* stream = findVariant("stream");
   const bool streamTakes = k.separable && k.combine != Combine::Magnitude && stream && k.radius <= stream->maxRadius;
   k.singleSums = streamTakes && !planHalfSums(p.filter.mask).fits;
@@ -296,13 +297,28 @@ AutoChoice chooseAuto(const FilterParams& p, int width, int height) {
   }
 }
 
-const Variant& resolveVariant(std::string_view name, FilterParams& params, int width, int height, std::string& why) {
-  why.clear();
-  if (name != "auto") return chooseVariant(name, params, width, height);
-  const AutoChoice c = chooseAuto(params, width, height);
-  if (params.tile == Tile{}) params.tile = c.tile;
-  why = c.why;
-  return *c.variant;
+const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
+  // Fastest first, as the benchmark measured on the H200 (4K and 1080p, RGBA8): stream leads for
+  // separable masks at r = 1 (0.028 ms at 4K against tensorstream's 0.032) and at r = 2 where its fp16
+  // sums hold 1 LSB or the frame is past 1080p (0.030-0.0325 against 0.032-0.036); tensorstream from
+  // there to r = 32 (0.033 at 4K r = 3..8, 0.069 at r = 32 against fused's 0.58); tensor2d for 2D
+  // masks up to r = 24 (r = 21 at 1080p and below), fft past that (0.626 ms at 4K whatever the
+  // radius, against tensor2d's 0.529 at r = 24 and 0.869 at r = 28) and for every mask past r = 32.
+  const int r = p.filter.mask.radius();
+  const bool large = double(width) * height > 1920.0 * 1088;
+  std::vector<const char*> order;
+  if (r <= 1 || (r == 2 && p.filter.mask.separable() && (large || planHalfSums(p.filter.mask).fits)))
+    order.push_back("stream");
+  order.push_back("tensorstream");
+  if (r <= 4) order.push_back("stream");
+  const bool twoD = !p.filter.mask.separable();
+  const bool fftFirst =
+      r > kernels::kMax2DRadius || (twoD && (r >= 25 || (r >= 22 && double(width) * height <= 1920.0 * 1088)));
+  if (fftFirst) order.push_back("fft");
+  for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft"}) order.push_back(n);
+  for (const char* n : order)
+    if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
+  return cpuChoice(p, width, height);
 }
 
 }  // namespace convlive

@@ -12,7 +12,6 @@
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/tensor_inputs.hpp"
-#include "convlive/tuner.hpp"
 #include "cpu_model.hpp"
 #include "fft.hpp"
 #include "kernels/launch.hpp"
@@ -790,54 +789,21 @@ const Variant* findVariant(std::string_view name) {
   return nullptr;
 }
 
+const Variant& variantNamed(std::string_view name) {
+  if (const Variant* v = findVariant(name)) return *v;
+  throw ProblemError(problem(Problem::Code::Unknown, "variant",
+                             "'" + std::string(name) + "' is not one: use one of " + variantNames() + " or auto"));
+}
+
 std::string variantNames() {
   std::string s;
   for (const auto& v : variants()) s += (s.empty() ? "" : ", ") + v.name;
   return s;
 }
 
-const Variant& chooseVariant(std::string_view name, const FilterParams& p, int width, int height) {
-  if (name != "auto") {
-    const Variant* v = findVariant(name);
-    if (!v)
-      throw ProblemError(problem(Problem::Code::Unknown, "variant",
-                                 "'" + std::string(name) + "' is not one: use one of " + variantNames() + " or auto"));
-    return *v;
-  }
-  return *chooseAuto(p, width, height).variant;
-}
-
 const Variant& cpuChoice(const FilterParams& p, int width, int height) {
   const Variant& simd = *findVariant("cpu-simd");
   return simd.whyNot(p, width, height) ? *findVariant("cpu") : simd;
-}
-
-const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
-  // Fastest first, as measured by convlive-bench on the H200 (docs/perf/2026-11-26-h200-session14-final):
-  // stream leads for separable masks at r = 1 (0.028 ms at 4K against tensorstream's 0.032, 0.011 at
-  // 1080p) and, with fp16 sums (planHalfSums), at r = 2 (0.030 at 4K against 0.032; at 1080p 0.0132
-  // against 0.0131, a tie); with fp32 sums at r = 2 past 1080p (docs/perf/2026-11-26-h200-rows-ahead:
-  // 0.0325 against 0.036). tensorstream from there to r = 32 (0.033 at 4K r=3..8 against stream's
-  // 0.035-0.039 and fused's 0.18, 0.069 at r=32 against fused's 0.58), fft past it, tensor2d for 2D
-  // masks up to r = 24 (8.1x NPP at r = 8, docs/perf/2026-11-21-h200-tensor2d) and fft from there.
-  const int r = p.filter.mask.radius();
-  const bool large = double(width) * height > 1920.0 * 1088;
-  std::vector<const char*> order;
-  if (r <= 1 || (r == 2 && p.filter.mask.separable() && (large || planHalfSums(p.filter.mask).fits)))
-    order.push_back("stream");
-  order.push_back("tensorstream");
-  if (r <= 4) order.push_back("stream");
-  // fft: from r = 25 for 2D masks (r = 22 at 1080p and below), past r = 32 for every mask
-  // (docs/perf/2026-11-21-h200-tensor2d/ab-v3-v4.txt: fft 0.626 ms at 4K and 0.143 at 1080p whatever
-  // the radius; tensor2d 0.529 at 4K r = 24 and 0.869 at r = 28 (five K chunks from r = 25), 0.135 at 1080p
-  // r = 20 and 0.165 at r = 24; docs/perf/2026-11-21-h200-fft: separable 0.88 at r = 48).
-  const bool twoD = !p.filter.mask.separable();
-  const bool fftFirst = r > kMax2DRadius || (twoD && (r >= 25 || (r >= 22 && double(width) * height <= 1920.0 * 1088)));
-  if (fftFirst) order.push_back("fft");
-  for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft"}) order.push_back(n);
-  for (const char* n : order)
-    if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
-  return cpuChoice(p, width, height);
 }
 
 }  // namespace convlive

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "convlive/check.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
-#include "convlive/tuner.hpp"
 #include "source_opener.hpp"
 
 namespace convlive {
@@ -73,7 +74,8 @@ struct Slot {
   YuvLayout yuvLayout;                    // YUV frames: the planes in the uploaded block
   bool yuvOut = false;                    // the frame goes to the sink as I420 (filteredYuv) ...
   ColourSpec yuvOutColour;                // ... with these colours
-  Workspace ws;
+  Plan plan;                              // a copy of the pipeline's plan for this slot's stream
+  std::uint64_t planGeneration = 0;       // which of the pipeline's plans it copies
   int width = 0, height = 0;
   bool busy = false;
   SourceFrame frame;                              // kept until done: pageable uploads and sourceHost read it
@@ -99,11 +101,24 @@ OutputFrame outputOf(const Slot& slot, ConstImageView filtered, ConstImageView s
   return f;
 }
 
+// A filter change: what was asked, and the plan made for it at the current frame size.
+struct FilterChange {
+  std::string variant;
+  FilterParams params;
+  std::shared_ptr<const Plan> plan;
+};
+
 struct Controls {
   std::optional<bool> paused, loop;
   std::optional<double> seek;
-  std::optional<std::pair<const Variant*, FilterParams>> filter;
+  std::optional<FilterChange> filter;
 };
+
+// The pipeline's plans: device frames for a GPU variant, host frames for a CPU one. A named GPU
+// variant without a device is refused (as on the command line); auto runs on the CPU.
+Plan makePlan(const std::string& variant, const FilterParams& params, int w, int h) {
+  return Plan::make(params, variant, ImageDesc::rgba8(w, h), {.memory = Memory::Native, .cpuFallback = false});
+}
 
 }  // namespace
 
@@ -125,8 +140,10 @@ struct Pipeline::Impl {
 
   mutable std::mutex controlMutex;  // guards `pending` and the fields below it that readers see
   Controls pending;
-  const Variant* variant = nullptr;
-  FilterParams params;
+  std::string askedVariant;  // the variant asked for ("auto" or a name), and the filter
+  FilterParams askedParams;
+  std::shared_ptr<const Plan> plan;  // for askedParams on frames of the current size
+  std::uint64_t planGeneration = 1;  // bumped with every new plan (slots copy it when it moves on)
   SourceInfo info;
   std::string lastError;
   bool paused = false;
@@ -139,8 +156,6 @@ struct Pipeline::Impl {
   std::deque<Clock::time_point> completions;    // recent completion times, for fps
   SteadyRate steady;                            // completions after the warm-up, for steadyFps
   std::optional<Clock::time_point> firstTaken;  // when the first frame was pulled (for firstFrameMs)
-
-  std::string autoWhy;  // what auto chose and why (empty: a named variant); under controlMutex
 
   // Sources opening in the background. `opening` is the newest switchSource's; older ones it
   // superseded are cancelled and wait in `retired` until their workers have finished, so that
@@ -158,12 +173,9 @@ struct Pipeline::Impl {
     openSource(config.source);
     width = source->info().nativeWidth;
     height = source->info().nativeHeight;
-    FilterParams chosen = config.params;
-    const Variant& v = resolveVariant(config.variant, chosen, std::max(width, 1), std::max(height, 1), autoWhy);
-    if (auto why = v.whyNot(chosen, std::max(width, 1), std::max(height, 1)); !why.empty())
-      throw std::invalid_argument(why);
-    variant = &v;
-    params = chosen;
+    askedVariant = config.variant;
+    askedParams = config.params;
+    plan = std::make_shared<const Plan>(makePlan(askedVariant, askedParams, std::max(width, 1), std::max(height, 1)));
     slots.resize(std::size_t(gpu ? config.slots : 1));
   }
 
@@ -267,8 +279,10 @@ struct Pipeline::Impl {
       std::lock_guard lock(controlMutex);
       c = std::exchange(pending, Controls{});
       if (c.filter) {
-        variant = c.filter->first;
-        params = c.filter->second;
+        askedVariant = c.filter->variant;
+        askedParams = c.filter->params;
+        plan = c.filter->plan;
+        ++planGeneration;
       }
       if (c.loop) config.loop = *c.loop;
       if (c.paused) paused = *c.paused;
@@ -303,15 +317,22 @@ struct Pipeline::Impl {
     slot.height = h;
   }
 
-  // A variant that was fine at the old size may not be at the new one: fall back to auto.
-  // Caller holds controlMutex.
-  void checkVariantFor(int w, int h) {
-    if (auto why = variant->whyNot(params, w, h); !why.empty()) {
-      const Variant& fallback = chooseVariant("auto", params, w, h);
-      lastError = "variant " + variant->name + " cannot run at " + std::to_string(w) + "x" + std::to_string(h) + " (" +
-                  why.text() + "); switched to " + fallback.name;
-      variant = &fallback;
+  // The plan for width x height frames: the current one, or one made now. A variant that was fine at
+  // the old size may not be at the new one: auto then, with the reason in lastError. Caller holds
+  // controlMutex.
+  void ensurePlanFor(int w, int h) {
+    if (plan->image().width == w && plan->image().height == h) return;
+    Problem why;
+    Plan next = Plan::make(askedParams, askedVariant, ImageDesc::rgba8(w, h),
+                           {.memory = Memory::Native, .cpuFallback = false}, why);
+    if (!next && askedVariant != "auto") {
+      next = makePlan("auto", askedParams, w, h);
+      lastError = "variant " + askedVariant + " cannot run at " + std::to_string(w) + "x" + std::to_string(h) + " (" +
+                  why.text() + "); switched to " + next.variant().name;
     }
+    if (!next) throw ProblemError(why);
+    plan = std::make_shared<const Plan>(std::move(next));
+    ++planGeneration;
   }
 
   StepResult step(std::chrono::milliseconds wait) {
@@ -358,8 +379,8 @@ struct Pipeline::Impl {
       return StepResult::EndOfStream;
     }
     const int w = frame.pixels.width, h = frame.pixels.height;
-    const Variant* v;
-    FilterParams p;
+    std::shared_ptr<const Plan> current;
+    std::uint64_t generation = 0;
     {
       std::lock_guard lock(controlMutex);
       const bool resized = w != width || h != height;
@@ -368,24 +389,29 @@ struct Pipeline::Impl {
       position = source->positionSeconds();
       ++framesIn;
       if (resized) lastError.clear();
-      checkVariantFor(w, h);
-      v = variant;
-      p = params;
+      ensurePlanFor(w, h);
+      current = plan;
+      generation = planGeneration;
     }
     Slot& slot = slots[nextSlot];
     nextSlot = (nextSlot + 1) % slots.size();
-    if (v->onGpu && !slot.gpu) {
+    if (slot.planGeneration != generation) {  // its own copy: one workspace per stream
+      slot.plan = *current;
+      slot.planGeneration = generation;
+    }
+    const bool onGpu = slot.plan.onGpu();
+    if (onGpu && !slot.gpu) {
       slot.gpu = std::make_unique<GpuSlot>();
       slot.width = slot.height = 0;  // allocate its device frames
     }
     fit(slot, w, h);
     slot.frame = std::move(frame);
     slot.waitMs = waitMs;
-    if (v->onGpu) {
-      enqueueGpu(slot, *v, p);
+    if (onGpu) {
+      enqueueGpu(slot);
     } else {
       drain();  // frames still on the GPU go out first: sinks see frames in order
-      runCpu(slot, *v, p);
+      runCpu(slot);
     }
     return StepResult::Frame;
   }
@@ -493,11 +519,11 @@ struct Pipeline::Impl {
           cudaMemcpy2DAsync(to, rowBytes, g.out.view().data, g.out.pitch(), rowBytes, h, cudaMemcpyDeviceToHost, s));
   }
 
-  void enqueueGpu(Slot& slot, const Variant& v, const FilterParams& p) {
+  void enqueueGpu(Slot& slot) {
     GpuSlot& g = *slot.gpu;
     const cudaStream_t s = g.stream.get();
     enqueueUpload(slot, s);
-    v.run(p, g.in.view(), g.out.view(), slot.ws, s);
+    slot.plan.run(g.in.view(), g.out.view(), s);
     g.filtered.record(s);
     enqueueDownload(slot, s);
     const ConstImageView upFrom = slot.uploadedFrom;
@@ -554,11 +580,11 @@ struct Pipeline::Impl {
     return rgba;
   }
 
-  void runCpu(Slot& slot, const Variant& v, const FilterParams& p) {
+  void runCpu(Slot& slot) {
     const ConstImageView src = rgbaOnHost(slot);
     const ImageView out{slot.hostOut.data(), src.width, src.height, std::size_t(src.width) * 4};
     const auto t0 = Clock::now();
-    v.run(p, src, out, slot.ws, nullptr);
+    slot.plan.run(src, out);
     const auto t1 = Clock::now();
     const OutputFrame f = outputOf(slot, out, src, src);
     std::exception_ptr sinkFailure;
@@ -709,18 +735,11 @@ PendingSource Pipeline::pendingSource() const {
 std::string Pipeline::setFilter(const std::string& variant, const FilterParams& params) {
   std::lock_guard lock(impl_->controlMutex);
   const int w = std::max(impl_->width, 1), h = std::max(impl_->height, 1);
-  const Variant* v;
-  FilterParams chosen = params;
-  std::string autoWhy;
   try {
-    v = &resolveVariant(variant, chosen, w, h, autoWhy);
-  } catch (const std::invalid_argument& e) {
+    impl_->pending.filter = {variant, params, std::make_shared<const Plan>(makePlan(variant, params, w, h))};
+  } catch (const std::exception& e) {
     return e.what();
   }
-  if (v->onGpu && !impl_->gpu) return deviceInfo().reason + ": only the CPU variants (cpu-simd, cpu) run here";
-  if (auto why = v->whyNot(chosen, w, h); !why.empty()) return why;
-  impl_->pending.filter = {v, chosen};
-  impl_->autoWhy = autoWhy;
   return "";
 }
 
@@ -734,15 +753,15 @@ SourceInfo Pipeline::sourceInfo() const {
 }
 std::string Pipeline::autoChoice() const {
   std::lock_guard lock(impl_->controlMutex);
-  return impl_->autoWhy;
+  return impl_->plan->autoWhy();
 }
 std::string Pipeline::variantName() const {
   std::lock_guard lock(impl_->controlMutex);
-  return impl_->variant->name;
+  return impl_->plan->variant().name;
 }
 FilterParams Pipeline::filterParams() const {
   std::lock_guard lock(impl_->controlMutex);
-  return impl_->params;
+  return impl_->plan->params();
 }
 std::string Pipeline::lastError() const {
   {
@@ -756,7 +775,7 @@ std::string Pipeline::lastError() const {
 std::string Pipeline::memoryMode() const {
   std::lock_guard lock(impl_->controlMutex);
   if (!impl_->gpu) return "pageable (no CUDA device: CPU variant)";
-  if (!impl_->variant->onGpu) return "pageable (CPU variant)";
+  if (!impl_->plan->onGpu()) return "pageable (CPU variant)";
   return impl_->config.pinned ? "pinned" : "pageable";
 }
 bool Pipeline::paused() const {

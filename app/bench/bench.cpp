@@ -19,6 +19,7 @@
 #include "bench_args.hpp"
 #include "convlive/atomic_file.hpp"
 #include "convlive/check.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/variants.hpp"
 #include "reference_kernels.hpp"
@@ -334,7 +335,6 @@ int main(int argc, char** argv) {
         if (!v.onGpu) continue;
         if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end())
           continue;
-        Workspace ws;
         for (const Case& c : cases)
           for (const Tile& t : v.runnableTiles()) {
             FilterParams p;
@@ -353,15 +353,17 @@ int main(int argc, char** argv) {
                      {"height", h},
                      {"floor_ms", floorMs},
                      {"error", nullptr}};
-            if (const std::string why = v.whyNot(p, w, h); !why.empty()) {
-              row["error"] = why;
+            Problem why;
+            Plan plan = Plan::make(p, v.name, ImageDesc::rgba8(w, h), {.memory = Memory::Device}, why);
+            if (!plan) {
+              row["error"] = why.text();
               results.push_back(row);
               continue;
             }
             bool graphed = false;
             double hostUs = 0, backToBack = 0;
             const Stats st = timeLaunches(
-                o, stream.get(), [&](int i) { v.run(p, ins[i % ins.size()].view(), out.view(), ws, stream.get()); },
+                o, stream.get(), [&](int i) { plan.run(ins[i % ins.size()].view(), out.view(), stream.get()); },
                 &graphed, true, &hostUs, &backToBack);
             const double mpix = pixels / 1e6 / (st.median * 1e-3), gbs = bytes / (st.median * 1e-3) / 1e9;
             row.update({{"median_ms", st.median},

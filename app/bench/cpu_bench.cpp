@@ -16,6 +16,7 @@
 #include "bench_args.hpp"
 #include "convlive/atomic_file.hpp"
 #include "convlive/cpu_simd.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/variants.hpp"
 
 using namespace convlive;
@@ -116,13 +117,12 @@ struct Timing {
   int runs;
 };
 
-Timing timeRuns(const Variant& v, const FilterParams& p, const HostImage& in, HostImage& out, int warmup, int runs) {
-  Workspace ws;
-  for (int i = 0; i < warmup; ++i) v.run(p, in.view(), out.view(), ws, nullptr);
+Timing timeRuns(Plan& plan, const HostImage& in, HostImage& out, int warmup, int runs) {
+  for (int i = 0; i < warmup; ++i) plan.run(in.view(), out.view());
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    v.run(p, in.view(), out.view(), ws, nullptr);
+    plan.run(in.view(), out.view());
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
@@ -162,18 +162,19 @@ int run(const Options& o) {
     for (const auto& [kind, f] : filters)
       for (Border b : o.borders)
         for (const std::string& name : o.variants) {
-          const Variant& v = *findVariant(name);
           FilterParams p;
           p.filter = f;
           p.border = b;
           p.filterAlpha = true;  // all four channels, as OpenCV filters them
-          if (auto why = v.whyNot(p, w, h)) {
+          Problem why;
+          Plan plan = Plan::make(p, name, ImageDesc::rgba8(w, h), {.memory = Memory::Host, .cpuFallback = false}, why);
+          if (!plan) {
             std::cerr << name << " cannot run " << kind << " r=" << f.mask.radius() << ": " << why.text() << "\n";
             continue;
           }
           const bool reference = name == "cpu";
           const Timing t =
-              timeRuns(v, p, in, out, reference ? 1 : o.warmup, reference ? o.referenceRepeats : o.repeats);
+              timeRuns(plan, in, out, reference ? 1 : o.warmup, reference ? o.referenceRepeats : o.repeats);
           const std::string key =
               sizeName(w, h) + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
           if (!o.framesDir.empty() && name == "cpu-simd") {

@@ -7,8 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "convlive/plan.hpp"
+#include "convlive/resources.hpp"
 #include "cuda_memory.hpp"
-#include "filter_plan.hpp"
 #include "frame_runner.hpp"
 #include "spec_properties.hpp"
 #include "yuv_frames.hpp"
@@ -36,9 +37,10 @@ struct ElementState {
   ColourSpec colour;             // their matrix and range, from the caps' colorimetry
   bool cudaCaps = false;         // the frames are CUDA memory (video/x-raw(memory:CUDAMemory))
   int cudaPathSaid = 0;          // CUDA memory: which way the frames went was logged (1: device, 2: host) for this plan
-  FilterPlan plan;
-  FrameRunner runner;   // frames in system memory
-  CudaMemoryPath cuda;  // frames in CUDA memory
+  Plan plan;                     // empty: cannot run, `problem` says why
+  std::string problem;           // "property 'variant': the mask is not separable ...: set variant=tiled-coop"
+  FrameRunner runner;            // frames in system memory
+  CudaMemoryPath cuda;           // frames in CUDA memory
   bool saidNoDevice = false;
 };
 
@@ -139,12 +141,30 @@ void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
   storeText(s, text, *value);
 }
 
-// What a variant needs on the frames that come: device work in the pipeline's CUDA context for CUDA
+// What a plan needs on the frames that come: device work in the pipeline's CUDA context for CUDA
 // memory, and the host runner's buffers in any case: CUDA memory from another context is filtered
 // through system memory (on the H200 a frame from cudaupload failed on an unprepared runner).
-void prepareFor(ElementState& st, const Variant& v) {
-  if (st.cudaCaps && v.onGpu) st.cuda.prepare();
-  st.runner.prepare(v, st.width, st.height, st.yuv);
+void prepareFor(ElementState& st, const Plan& plan) {
+  if (st.cudaCaps && plan.onGpu()) st.cuda.prepare(plan);
+  st.runner.prepare(plan, st.yuv);
+}
+
+// The plan for `spec` on the negotiated frames, or the reason it cannot run in the element's words.
+// Frames reach a GPU plan in device memory (the runner's device frames or CUDA memory), a CPU plan
+// in host memory (Memory::Native); without a CUDA device the CPU runs in place of a GPU variant,
+// with a warning.
+Plan makePlan(const ElementState& st, const FilterSpec& spec, std::string& problem) {
+  ImageDesc image = ImageDesc::rgba8(st.width, st.height);
+  image.alpha = st.hasAlpha;  // RGBx, BGRx: padding, copied through whatever filter-alpha says
+  try {
+    Problem why;
+    Plan plan = Plan::make(spec, image, {.memory = Memory::Native, .cpuFallback = true}, why);
+    if (why) problem = propertyWords(why);
+    return plan;
+  } catch (const std::exception& e) {
+    problem = "choosing variant " + spec.variant + " failed: " + e.what();
+  }
+  return {};
 }
 
 // Streaming thread: turns a property or caps change into a plan, once per change. A change that
@@ -163,47 +183,49 @@ void refreshPlan(GstConvliveFilter* self) {
   spec = st.spec;
   GST_OBJECT_UNLOCK(self);
 
-  FilterPlan next = planFilter(spec, st.width, st.height, st.hasAlpha);
-  if (!next.note.empty() && !st.saidNoDevice) {
-    GST_WARNING_OBJECT(self, "%s", next.note.c_str());
+  std::string problem;
+  Plan next = makePlan(st, spec, problem);
+  if (next && !next.note().empty() && !st.saidNoDevice) {
+    GST_WARNING_OBJECT(self, "%s", next.note().c_str());
     st.saidNoDevice = true;
   }
-  if (next.runs()) {
+  if (next) {
     try {
-      prepareFor(st, *next.variant);
+      prepareFor(st, next);
     } catch (const std::exception& e) {
-      next.problem = "preparing " + next.variant->name + " for " + std::to_string(st.width) + "x" +
-                     std::to_string(st.height) + " frames failed: " + e.what();
-      next.variant = nullptr;
+      problem = "preparing " + next.variant().name + " for " + std::to_string(st.width) + "x" +
+                std::to_string(st.height) + " frames failed: " + e.what();
+      next = Plan();
     }
   }
-  const bool keepRunning = !next.runs() && st.plan.runs() && !st.capsChanged;
+  const bool keepRunning = !next && st.plan && !st.capsChanged;
   if (keepRunning) {
-    const std::string message = "the new settings (" + spec.describe() + ") cannot run: " + next.problem +
-                                "; still filtering with " + st.plan.variant->name + " as before";
+    const std::string message = "the new settings (" + spec.describe() + ") cannot run: " + problem +
+                                "; still filtering with " + st.plan.variant().name + " as before";
     GST_WARNING_OBJECT(self, "%s", message.c_str());
     GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("%s", message.c_str()), (nullptr));
     try {
-      prepareFor(st, *st.plan.variant);  // a failed prepare may have cleared it
+      prepareFor(st, st.plan);  // a failed prepare may have cleared it
     } catch (const std::exception& e) {
-      st.plan = FilterPlan{};
-      st.plan.problem = std::string("preparing the previous filter again failed: ") + e.what();
+      st.plan = Plan();
+      st.problem = std::string("preparing the previous filter again failed: ") + e.what();
     }
   } else {
     st.plan = std::move(next);
-    if (st.plan.runs())
+    st.problem = problem;
+    if (st.plan)
       GST_INFO_OBJECT(self, "%s on %dx%d with %s%s%s", spec.describe().c_str(), st.width, st.height,
-                      st.plan.variant->name.c_str(), st.plan.autoWhy.empty() ? "" : ": ", st.plan.autoWhy.c_str());
+                      st.plan.variant().name.c_str(), st.plan.autoWhy().empty() ? "" : ": ", st.plan.autoWhy().c_str());
   }
   st.applied = generation;
   st.capsChanged = false;
   st.cudaPathSaid = 0;
   GST_OBJECT_LOCK(self);
-  st.active = st.plan.runs() ? st.plan.variant->name : "";
+  st.active = st.plan ? st.plan.variant().name : "";
   GST_OBJECT_UNLOCK(self);
 
   GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
-  const bool passthrough = st.plan.runs() && st.plan.identity;
+  const bool passthrough = st.plan && st.plan.identity();
   if (passthrough != bool(gst_base_transform_is_passthrough(trans))) {
     GST_DEBUG_OBJECT(self, "passthrough %s", passthrough ? "on: the filter is the identity" : "off");
     gst_base_transform_set_passthrough(trans, passthrough);
@@ -244,17 +266,17 @@ ImageView viewOf(GstVideoFrame* frame) {
 
 GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideoFrame* out) {
   ElementState& st = stateOf(filter);
-  if (!st.plan.runs()) {
-    GST_ELEMENT_ERROR(filter, LIBRARY, SETTINGS, ("cannot filter: %s", st.plan.problem.c_str()), (nullptr));
+  if (!st.plan) {
+    GST_ELEMENT_ERROR(filter, LIBRARY, SETTINGS, ("cannot filter: %s", st.problem.c_str()), (nullptr));
     return GST_FLOW_ERROR;
   }
   try {
     if (st.yuv)
-      st.runner.runYuv(*st.plan.variant, st.plan.params, st.colour, yuvViewOf(*in), yuvViewOf(*out));
+      st.runner.runYuv(st.plan, st.colour, yuvViewOf(*in), yuvViewOf(*out));
     else
-      st.runner.run(*st.plan.variant, st.plan.params, viewOf(in), viewOf(out));
+      st.runner.run(st.plan, viewOf(in), viewOf(out));
   } catch (const std::exception& e) {
-    GST_ELEMENT_ERROR(filter, RESOURCE, FAILED, ("%s failed on a frame: %s", st.plan.variant->name.c_str(), e.what()),
+    GST_ELEMENT_ERROR(filter, RESOURCE, FAILED, ("%s failed on a frame: %s", st.plan.variant().name.c_str(), e.what()),
                       (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -266,8 +288,8 @@ GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideo
 GstFlowReturn transform(GstBaseTransform* trans, GstBuffer* in, GstBuffer* out) {
   ElementState& st = stateOf(trans);
   auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
-  if (!st.cudaCaps || !st.plan.runs()) return parent->transform(trans, in, out);
-  const std::string why = st.plan.variant->onGpu ? st.cuda.whyNot(in, out) : "a CPU variant";
+  if (!st.cudaCaps || !st.plan) return parent->transform(trans, in, out);
+  const std::string why = st.plan.onGpu() ? st.cuda.whyNot(in, out) : "a CPU variant";
   if (!why.empty()) {
     if (st.cudaPathSaid != 2)
       GST_INFO_OBJECT(trans, "CUDA memory frames filtered through system memory (%s)", why.c_str());
@@ -275,14 +297,14 @@ GstFlowReturn transform(GstBaseTransform* trans, GstBuffer* in, GstBuffer* out) 
     return parent->transform(trans, in, out);
   }
   if (st.cudaPathSaid != 1)
-    GST_INFO_OBJECT(trans, "CUDA memory frames filtered on the device with %s", st.plan.variant->name.c_str());
+    GST_INFO_OBJECT(trans, "CUDA memory frames filtered on the device with %s", st.plan.variant().name.c_str());
   st.cudaPathSaid = 1;
   GstVideoFilter* filter = GST_VIDEO_FILTER(trans);
   try {
-    st.cuda.run(*st.plan.variant, st.plan.params, in, filter->in_info, out, filter->out_info);
+    st.cuda.run(in, filter->in_info, out, filter->out_info);
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(trans, RESOURCE, FAILED,
-                      ("%s failed on a CUDA memory frame: %s", st.plan.variant->name.c_str(), e.what()), (nullptr));
+                      ("%s failed on a CUDA memory frame: %s", st.plan.variant().name.c_str(), e.what()), (nullptr));
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
@@ -328,7 +350,8 @@ gboolean stop(GstBaseTransform* trans) {
   ElementState& st = stateOf(trans);
   st.runner = FrameRunner();
   st.cuda.reset();
-  st.plan = FilterPlan{};
+  st.plan = Plan();
+  st.problem.clear();
   st.applied = 0;
   st.capsChanged = true;
   GST_OBJECT_LOCK(trans);

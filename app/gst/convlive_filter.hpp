@@ -9,7 +9,7 @@
 //
 // Threading: properties may be set from any thread, also while playing (GST_PARAM_MUTABLE_PLAYING);
 // they are kept under the object lock and take effect at the next frame, where the streaming thread
-// turns them into a FilterPlan once per change. A value the library refuses is not taken (a
+// turns them into a convlive::Plan once per change. A value the library refuses is not taken (a
 // warning names the property and the problem; the old value stays). A combination that cannot run
 // (a variant that cannot take the mask, a tile with auto) stops the stream with an element error
 // naming the property to change. Without a CUDA device the CPU variant runs, said once as a warning.

@@ -64,7 +64,7 @@ class MappedFrame {
 
 struct CudaMemoryPath::Device {
   Stream stream;
-  Workspace ws;
+  Plan plan;
   DeviceImage rgbaIn, rgbaOut;  // NV12/I420 frames as RGBA8 around the filter (made at the first such frame)
   int width = 0, height = 0;    // their size
   void ensureRgba(int w, int h) {
@@ -200,16 +200,16 @@ std::string CudaMemoryPath::whyNot(GstBuffer* in, GstBuffer* out) const {
   return "";
 }
 
-void CudaMemoryPath::prepare() {
+void CudaMemoryPath::prepare(const Plan& plan) {
   ContextCurrent current(cudaContext(context_));
   device_.reset();  // the old stream goes in this context, before the new one is made
   device_ = std::make_unique<Device>();
+  device_->plan = plan;
 }
 
-void CudaMemoryPath::run(const Variant& v, const FilterParams& p, GstBuffer* in, const GstVideoInfo& inInfo,
-                         GstBuffer* out, const GstVideoInfo& outInfo) {
+void CudaMemoryPath::run(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out, const GstVideoInfo& outInfo) {
   ContextCurrent current(cudaContext(context_));
-  if (!device_) device_ = std::make_unique<Device>();
+  if (!device_ || !device_->plan) throw std::logic_error("the CUDA memory path runs before it was prepared");
   MappedFrame from(inInfo, in, GST_MAP_READ);
   MappedFrame to(outInfo, out, GST_MAP_WRITE);
   Device& d = *device_;
@@ -218,10 +218,10 @@ void CudaMemoryPath::run(const Variant& v, const FilterParams& p, GstBuffer* in,
     const ColourSpec colour = colourSpecOf(inInfo.colorimetry, GST_VIDEO_INFO_HEIGHT(&inInfo));
     d.ensureRgba(GST_VIDEO_INFO_WIDTH(&inInfo), GST_VIDEO_INFO_HEIGHT(&inInfo));
     yuvToRgba(from.yuvView(), d.rgbaIn.view(), colour, s);
-    v.run(p, d.rgbaIn.view(), d.rgbaOut.view(), d.ws, s);
+    d.plan.run(d.rgbaIn.view(), d.rgbaOut.view(), s);
     rgbaToYuv(d.rgbaOut.view(), to.yuvView(), colour, s);
   } else {
-    v.run(p, from.view(), to.view(), d.ws, s);
+    d.plan.run(from.view(), to.view(), s);
   }
   d.stream.synchronize();  // 1.22's CUDA memory has no stream to hand the work on with
 }

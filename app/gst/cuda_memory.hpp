@@ -2,7 +2,7 @@
 // frames that are already in GPU memory (nvh264dec ! cudaconvert, cudaupload) are filtered where
 // they are, with no host copy. The CUDA context is the pipeline's: taken from the neighbours
 // through the context query or the one set on the element (gst_cuda_ensure_element_context), made
-// current around every CUDA call here; the element's stream and the variant's workspace live in it.
+// current around every CUDA call here; the element's stream and its plan's workspace live in it.
 // GstCuda 1.22 memory carries no stream, so each frame is waited for before it goes downstream (as
 // nvcodec's elements do). Frames whose memory belongs to another context go the host way instead.
 // NV12/I420 frames are converted to RGBA8 on the device (convlive/colour.hpp, in device frames of
@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "convlive/variants.hpp"
+#include "convlive/plan.hpp"
 
 namespace convlive::gstelement {
 
@@ -57,12 +57,12 @@ class CudaMemoryPath {
   bool canRun(GstBuffer* in, GstBuffer* out) const { return whyNot(in, out).empty(); }
   // Why the frames cannot be filtered in this element's context ("" when they can).
   std::string whyNot(GstBuffer* in, GstBuffer* out) const;
-  // The stream and a fresh workspace, made in the context. Throws CudaError, std::runtime_error.
-  void prepare();
-  // out = v(p, in) on the device, waited for (YUV: converted with the matrix and range of inInfo's
-  // colorimetry). Throws CudaError, ProblemError, std::runtime_error.
-  void run(const Variant& v, const FilterParams& p, GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out,
-           const GstVideoInfo& outInfo);
+  // The stream and a copy of `plan` (a device-memory plan: its own workspace), made in the context.
+  // Throws CudaError, std::runtime_error.
+  void prepare(const Plan& plan);
+  // out = plan(in) on the device, waited for (YUV: converted with the matrix and range of inInfo's
+  // colorimetry). Throws CudaError, std::invalid_argument, std::runtime_error.
+  void run(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out, const GstVideoInfo& outInfo);
   // Frees the stream and workspace (in the context) and lets go of the context.
   void reset();
 

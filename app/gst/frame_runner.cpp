@@ -26,9 +26,9 @@ void copyPlanes(const ConstYuvView& from, const YuvView& to) {
   }
 }
 
-void FrameRunner::prepare(const Variant& v, int width, int height, std::optional<YuvFormat> yuv) {
-  ws_ = Workspace();  // a workspace's planes and textures belong to the old filter and size
-  if (v.onGpu) {
+void FrameRunner::prepare(const Plan& plan, std::optional<YuvFormat> yuv) {
+  const int width = plan.image().width, height = plan.image().height;
+  if (plan.onGpu()) {
     if (!gpu_ || width != width_ || height != height_ || yuv != yuv_) {
       gpu_.reset();  // the old frames go before the new ones are made
       auto g = std::make_unique<Gpu>();
@@ -60,18 +60,19 @@ void FrameRunner::checkSize(int width, int height) const {
                                 std::to_string(height_));
 }
 
-void FrameRunner::run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
+void FrameRunner::run(Plan& plan, ConstImageView in, ImageView out) {
   checkSize(in.width, in.height);
   checkSize(out.width, out.height);
   if (yuv_) throw std::logic_error("FrameRunner: prepared for YUV frames, given RGBA8 ones");
-  if (v.onGpu)
-    runOnGpu(v, p, in, out);
+  if (plan.onGpu())
+    runOnGpu(plan, in, out);
   else
-    runOnHost(v, p, in, out);
+    runOnHost(plan, in, out);
 }
 
-void FrameRunner::runOnGpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
-  if (!gpu_) throw std::logic_error("FrameRunner: " + v.name + " runs on the GPU but was prepared for the CPU");
+void FrameRunner::runOnGpu(Plan& plan, ConstImageView in, ImageView out) {
+  if (!gpu_)
+    throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
   Gpu& g = *gpu_;
   const std::size_t packed = std::size_t(width_) * 4;
   const ImageView hostIn{static_cast<std::uint8_t*>(g.hostIn.get()), width_, height_, packed};
@@ -79,13 +80,13 @@ void FrameRunner::runOnGpu(const Variant& v, const FilterParams& p, ConstImageVi
   const cudaStream_t s = g.stream.get();
   copyPixels(in, hostIn);
   g.in.upload(hostIn, s);
-  v.run(p, g.in.view(), g.out.view(), ws_, s);
+  plan.run(g.in.view(), g.out.view(), s);
   g.out.download(hostOut, s);
   g.stream.synchronize();
   copyPixels(hostOut, out);
 }
 
-void FrameRunner::runOnHost(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out) {
+void FrameRunner::runOnHost(Plan& plan, ConstImageView in, ImageView out) {
   // The CPU variants take rows whose stride is a multiple of 4 bytes; others go through packed copies.
   const auto fits = [](const std::uint8_t* data, std::size_t pitch) {
     return pitch % 4 == 0 && reinterpret_cast<std::uintptr_t>(data) % 4 == 0;
@@ -104,25 +105,24 @@ void FrameRunner::runOnHost(const Variant& v, const FilterParams& p, ConstImageV
     packedOut_.resize(packed * std::size_t(height_));
     to = ImageView{packedOut_.data(), width_, height_, packed};
   }
-  v.run(p, from, to, ws_, nullptr);
+  plan.run(from, to);
   if (packOut) copyPixels(to, out);
 }
 
-void FrameRunner::runYuv(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
-                         const YuvView& out) {
+void FrameRunner::runYuv(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out) {
   checkSize(in.width, in.height);
   checkSize(out.width, out.height);
   if (!yuv_ || in.format != *yuv_ || out.format != *yuv_)
     throw std::logic_error("FrameRunner: the YUV frames are not of the prepared format");
-  if (v.onGpu)
-    runYuvOnGpu(v, p, colour, in, out);
+  if (plan.onGpu())
+    runYuvOnGpu(plan, colour, in, out);
   else
-    runYuvOnHost(v, p, colour, in, out);
+    runYuvOnHost(plan, colour, in, out);
 }
 
-void FrameRunner::runYuvOnGpu(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
-                              const YuvView& out) {
-  if (!gpu_) throw std::logic_error("FrameRunner: " + v.name + " runs on the GPU but was prepared for the CPU");
+void FrameRunner::runYuvOnGpu(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out) {
+  if (!gpu_)
+    throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
   Gpu& g = *gpu_;
   const YuvLayout& layout = g.yuv.layout();
   const YuvView host = yuvViewAt(layout, static_cast<std::uint8_t*>(g.hostYuv.get()));
@@ -132,22 +132,21 @@ void FrameRunner::runYuvOnGpu(const Variant& v, const FilterParams& p, ColourSpe
   copyPlanes(in, host);
   CL_CUDA(cudaMemcpyAsync(deviceBase, g.hostYuv.get(), layout.bytes, cudaMemcpyHostToDevice, s));
   yuvToRgba(device, g.in.view(), colour, s);
-  v.run(p, g.in.view(), g.out.view(), ws_, s);
+  plan.run(g.in.view(), g.out.view(), s);
   rgbaToYuv(g.out.view(), device, colour, s);  // the upload was read by yuvToRgba before, in stream order
   CL_CUDA(cudaMemcpyAsync(g.hostYuv.get(), deviceBase, layout.bytes, cudaMemcpyDeviceToHost, s));
   g.stream.synchronize();
   copyPlanes(host, out);
 }
 
-void FrameRunner::runYuvOnHost(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
-                               const YuvView& out) {
+void FrameRunner::runYuvOnHost(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out) {
   const std::size_t packed = std::size_t(width_) * 4;
   packedIn_.resize(packed * std::size_t(height_));
   packedOut_.resize(packed * std::size_t(height_));
   const ImageView rgbaIn{packedIn_.data(), width_, height_, packed};
   const ImageView rgbaOut{packedOut_.data(), width_, height_, packed};
   referenceYuvToRgba(in, rgbaIn, colour);
-  v.run(p, rgbaIn, rgbaOut, ws_, nullptr);
+  plan.run(rgbaIn, rgbaOut);
   referenceRgbaToYuv(rgbaOut, out, colour);
 }
 

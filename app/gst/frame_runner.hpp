@@ -1,4 +1,4 @@
-// Runs a variant on frames in host memory (mapped GStreamer buffers), synchronously: RGBA8 (run) or
+// Runs a plan on frames in host memory (mapped GStreamer buffers), synchronously: RGBA8 (run) or
 // NV12/I420 (runYuv).
 // GPU variants: the frame is copied into a pinned buffer, uploaded on the runner's own CUDA stream,
 // filtered, downloaded into a second pinned buffer, waited for, and copied into the output frame
@@ -9,7 +9,8 @@
 // converted by the colour library's CPU reference.
 //
 // One per element, used by its streaming thread only. prepare() per caps or filter change (it
-// allocates); run()/runYuv() per frame (they do not, once prepared).
+// allocates); run()/runYuv() per frame (they do not, once prepared). A GPU plan is made for device
+// memory (the runner's device frames); a CPU plan for host memory.
 #pragma once
 
 #include <cstdint>
@@ -19,23 +20,23 @@
 
 #include "convlive/colour.hpp"
 #include "convlive/image.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
-#include "convlive/variants.hpp"
 
 namespace convlive::gstelement {
 
 class FrameRunner {
  public:
-  // Makes what `v` needs for width x height frames, RGBA8 or (`yuv` set) that YUV format: for a GPU
-  // variant the stream, device frames and pinned buffers (kept when the size and format are
-  // unchanged), and a fresh workspace. Throws CudaError.
-  void prepare(const Variant& v, int width, int height, std::optional<YuvFormat> yuv = std::nullopt);
-  // out = v(p, in). in and out: host memory, the prepared size, any pitch. Returns once `out` is
-  // written. Throws CudaError, ProblemError (the variant refused) or std::invalid_argument.
-  void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out);
-  // The same for YUV frames of the prepared format: in -> RGBA8 (alpha 255) -> v(p) -> out, both
+  // Makes what `plan` needs for its frames, RGBA8 or (`yuv` set) that YUV format: for a GPU plan
+  // the stream, device frames and pinned buffers (kept when the size and format are unchanged).
+  // Throws CudaError.
+  void prepare(const Plan& plan, std::optional<YuvFormat> yuv = std::nullopt);
+  // out = plan(in). in and out: host memory, the prepared size, any pitch. Returns once `out` is
+  // written. Throws CudaError or std::invalid_argument.
+  void run(Plan& plan, ConstImageView in, ImageView out);
+  // The same for YUV frames of the prepared format: in -> RGBA8 (alpha 255) -> plan -> out, both
   // conversions with `colour`. Any plane pitches.
-  void runYuv(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in, const YuvView& out);
+  void runYuv(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out);
 
  private:
   struct Gpu {
@@ -46,16 +47,13 @@ class FrameRunner {
     PinnedBuffer hostYuv;          // YUV: the same layout, both ways (one stream orders the copies)
   };
   void checkSize(int width, int height) const;
-  void runOnGpu(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out);
-  void runOnHost(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out);
-  void runYuvOnGpu(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
-                   const YuvView& out);
-  void runYuvOnHost(const Variant& v, const FilterParams& p, ColourSpec colour, const ConstYuvView& in,
-                    const YuvView& out);
+  void runOnGpu(Plan& plan, ConstImageView in, ImageView out);
+  void runOnHost(Plan& plan, ConstImageView in, ImageView out);
+  void runYuvOnGpu(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out);
+  void runYuvOnHost(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out);
 
   std::unique_ptr<Gpu> gpu_;
   std::vector<std::uint8_t> packedIn_, packedOut_;  // host variants: frames with strides they cannot take
-  Workspace ws_;
   int width_ = 0, height_ = 0;
   std::optional<YuvFormat> yuv_;  // the prepared frames' format: RGBA8 when empty
 };

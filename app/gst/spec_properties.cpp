@@ -133,4 +133,11 @@ void storeText(const Setting& s, const std::string& text, GValue& value) {
   }
 }
 
+std::string propertyWords(const Problem& p) {
+  const Wording element{
+      [](const std::string& name) { return "property '" + name + "'"; },
+      [](const std::string& setting, const std::string& value) { return "set " + setting + "=" + value; }};
+  return words(p, element);
+}
+
 }  // namespace convlive::gstelement

@@ -23,5 +23,7 @@ GParamSpec* paramSpecFor(const Setting& s, GParamFlags flags);
 std::string textOf(const Setting& s, const GValue& value);
 // Stores FilterSpec::get's text into the property's value.
 void storeText(const Setting& s, const std::string& text, GValue& value);
+// A library Problem worded for the element: settings named as properties, the fix as "set p=v".
+std::string propertyWords(const Problem& p);
 
 }  // namespace convlive::gstelement

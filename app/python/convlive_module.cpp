@@ -3,8 +3,8 @@
 // Numba). The keywords of filter() are the spec's settings (specSettings(), dashes as underscores),
 // read from the table at every call, so the module cannot drift from the command line.
 //
-// Threads: filter() releases the GIL while it filters. Calls on one (device, stream) share one
-// Workspace and are serialised on it; calls on different streams run side by side.
+// Threads: filter() releases the GIL while it filters. Calls on one (device, stream) share its plans
+// (convlive/plan.hpp) and are serialised on them; calls on different streams run side by side.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "convlive/check.hpp"
+#include "convlive/plan.hpp"
 #include "convlive/problem.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/spec.hpp"
-#include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
 #include "dlpack_abi.hpp"
 
@@ -414,19 +414,43 @@ class CurrentDevice {
   int old_ = 0;
 };
 
-// One Workspace per (device, stream), kept for the process (never freed: freeing at interpreter exit
-// may come after the CUDA runtime has gone).
-struct WorkspaceSlot {
+// The plans of one (device, stream), kept for the process (never freed: freeing at interpreter exit
+// may come after the CUDA runtime has gone). A call with the settings, frame size and memory of one
+// of the last few reuses its plan: making one resolves auto and prepares the variant.
+struct PlanSlot {
   std::mutex mutex;
-  Workspace ws;
-  DeviceImage staging;  // the texture variant's input, when the caller's frame is not aligned for it
+  struct Kept {
+    FilterSpec spec;
+    ImageDesc image;
+    Memory memory;
+    Plan plan;
+  };
+  std::vector<Kept> plans;  // the most recently used last
+  DeviceImage staging;      // the texture variant's input, when the caller's frame is not aligned for it
+
+  // Caller holds `mutex`. Throws ProblemError when the plan cannot be made.
+  Plan& planFor(const FilterSpec& spec, const ImageDesc& image, Memory memory, int device) {
+    auto it = std::find_if(plans.begin(), plans.end(),
+                           [&](const Kept& k) { return k.memory == memory && k.image == image && k.spec == spec; });
+    if (it == plans.end()) {
+      // A named GPU variant is refused without a device, as on the command line; auto runs on the CPU.
+      Plan made = Plan::make(spec, image, {.memory = memory, .device = device, .cpuFallback = false});
+      if (plans.size() >= 4) plans.erase(plans.begin());
+      plans.push_back({spec, image, memory, std::move(made)});
+      it = plans.end() - 1;
+    } else {
+      std::rotate(it, it + 1, plans.end());
+      it = plans.end() - 1;
+    }
+    return it->plan;
+  }
 };
-WorkspaceSlot& workspaceFor(int device, cudaStream_t s) {
+PlanSlot& slotFor(int device, cudaStream_t s) {
   static std::mutex mutex;
-  static auto* slots = new std::map<std::pair<int, std::uintptr_t>, std::unique_ptr<WorkspaceSlot>>;
+  static auto* slots = new std::map<std::pair<int, std::uintptr_t>, std::unique_ptr<PlanSlot>>;
   std::lock_guard lock(mutex);
   auto& slot = (*slots)[{device, reinterpret_cast<std::uintptr_t>(s)}];
-  if (!slot) slot = std::make_unique<WorkspaceSlot>();
+  if (!slot) slot = std::make_unique<PlanSlot>();
   return *slot;
 }
 
@@ -455,15 +479,6 @@ void checkOut(const Frame& in, const Frame& out) {
     throw py::value_error("out: shares memory with img; convlive does not filter in place: pass another array");
 }
 
-// The variant for the spec on a width x height frame (auto: measured, its tile into params), and
-// whether it can run there.
-const Variant& variantFor(const FilterSpec& spec, FilterParams& params, int width, int height) {
-  std::string why;
-  const Variant& v = resolveVariant(spec.variant, params, width, height, why);
-  if (Problem p = v.whyNot(params, width, height)) throw py::value_error(forPython(p));
-  return v;
-}
-
 // ---- filter() ---------------------------------------------------------------------------------
 
 py::object filterHost(py::handle img, py::handle outArg, cudaStream_t stream, const FilterSpec& spec) {
@@ -481,24 +496,13 @@ py::object filterHost(py::handle img, py::handle outArg, cudaStream_t stream, co
   }
   const Frame out = hostFrame("out", result);
   checkOut(in, out);
-  FilterParams params = spec.params();
   {
     py::gil_scoped_release released;
-    const Variant& v = variantFor(spec, params, in.width, in.height);
-    if (!v.onGpu) {
-      Workspace ws;
-      v.run(params, in.view(), out.view(), ws, nullptr);
-    } else {  // through the library's own device frames, on the caller's stream
-      int device = 0;
-      CL_CUDA(cudaGetDevice(&device));
-      WorkspaceSlot& slot = workspaceFor(device, stream);
-      std::lock_guard lock(slot.mutex);
-      DeviceImage din(in.width, in.height), dout(in.width, in.height);
-      din.upload(in.view(), stream);
-      v.run(params, din.view(), dout.view(), slot.ws, stream);
-      dout.download(out.view(), stream);
-      CL_CUDA(cudaStreamSynchronize(stream));
-    }
+    int device = -1;
+    if (deviceInfo().available) CL_CUDA(cudaGetDevice(&device));
+    PlanSlot& slot = slotFor(device, stream);
+    std::lock_guard lock(slot.mutex);
+    slot.planFor(spec, ImageDesc::rgba8(in.width, in.height), Memory::Host, device).run(in.view(), out.view(), stream);
   }
   return result;
 }
@@ -519,22 +523,16 @@ py::object filterDevice(py::handle img, py::handle outArg, cudaStream_t stream, 
   checkOut(in.frame, out.frame);
   if (in.frame.data % 4 != 0 || out.frame.data % 4 != 0)
     throw py::value_error("img and out must start on a 4-byte boundary (one RGBA8 pixel)");
-  FilterParams params = spec.params();
   {
     py::gil_scoped_release released;
     CurrentDevice current(in.frame.device);
-    const Variant& v = variantFor(spec, params, in.frame.width, in.frame.height);
-    if (!v.onGpu)
-      throw py::value_error("variant: " + v.name + (spec.variant == "auto" ? " (auto's choice)" : "") +
-                            " runs on host memory, and img is a CUDA array: " +
-                            (spec.variant == "auto" ? "no GPU variant can run this filter; " : "") +
-                            "pass a NumPy array, or name a GPU variant");
+    PlanSlot& slot = slotFor(in.frame.device, stream);
+    std::lock_guard lock(slot.mutex);
+    Plan& plan = slot.planFor(spec, ImageDesc::rgba8(in.frame.width, in.frame.height), Memory::Device, in.frame.device);
     for (const Frame* f : {&in.frame, &out.frame})
       if (f->stream) streamWaits(stream, caiStream(*f->stream));
-    WorkspaceSlot& slot = workspaceFor(in.frame.device, stream);
-    std::lock_guard lock(slot.mutex);
     ConstImageView src = in.frame.view();
-    if (textureCannotRead(v, in.frame, in.frame.device)) {
+    if (textureCannotRead(plan.variant(), in.frame, in.frame.device)) {
       if (slot.staging.width() != src.width || slot.staging.height() != src.height)
         slot.staging = DeviceImage(src.width, src.height);
       const ImageView st = slot.staging.view();
@@ -542,7 +540,7 @@ py::object filterDevice(py::handle img, py::handle outArg, cudaStream_t stream, 
                                 cudaMemcpyDeviceToDevice, stream));
       src = st;
     }
-    v.run(params, src, out.frame.view(), slot.ws, stream);
+    plan.run(src, out.frame.view(), stream);
   }
   return py::reinterpret_borrow<py::object>(outArg);
 }
@@ -647,20 +645,18 @@ py::object deviceDescription() {
 // What filter() would run for these settings on a width x height frame (auto: measured on a GPU).
 py::dict choose(int width, int height, const py::kwargs& kw) {
   const FilterSpec spec = specFrom(kw);
-  FilterParams params = spec.params();
-  std::string why;
-  const Variant* v = nullptr;
+  Problem why;
+  Plan plan;
   {
     py::gil_scoped_release released;
-    v = &resolveVariant(spec.variant, params, width, height, why);
+    plan = Plan::make(spec, ImageDesc::rgba8(width, height), {.memory = Memory::Host, .cpuFallback = false}, why);
   }
   py::dict d;
-  d["variant"] = v->name;
-  d["tile"] = v->tiles.empty() ? py::object(py::none())
-                               : py::object(py::make_tuple(v->tileFor(params).w, v->tileFor(params).h));
-  d["why"] = why;
-  const Problem p = v->whyNot(params, width, height);
-  d["why_not"] = p ? py::object(py::str(forPython(p))) : py::object(py::none());
+  d["variant"] = plan ? plan.variant().name : spec.variant;
+  d["tile"] = !plan || plan.variant().tiles.empty() ? py::object(py::none())
+                                                    : py::object(py::make_tuple(plan.tile().w, plan.tile().h));
+  d["why"] = plan ? plan.autoWhy() : std::string();
+  d["why_not"] = why ? py::object(py::str(forPython(why))) : py::object(py::none());
   return d;
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 
+#include "convlive/plan.hpp"
 #include "words.hpp"
 
 namespace convlive {
@@ -16,18 +17,19 @@ class FrameTimer : public VariantTimer {
       if (!frame_ || frame_->width() != width || frame_->height() != height) frame_.emplace(width, height);
       return timeVariant(v, p, *frame_, runs);
     }
-    const FilterParams q = withTile(v, p);
-    if (Problem why = v.whyNot(q, width, height)) return {false, 0, 0, why};
+    Problem why;
+    Plan plan = Plan::make(withTile(v, p), v.name, ImageDesc::rgba8(width, height),
+                           {.memory = Memory::Native, .cpuFallback = false}, why);
+    if (!plan) return {false, 0, 0, why};
     if (in_.width() != width || in_.height() != height) {
       in_ = HostImage(width, height);
       out_ = HostImage(width, height);
       for (std::size_t i = 0; i < in_.pixels().size(); ++i) in_.pixels()[i] = std::uint8_t(i * 2654435761u >> 24);
     }
-    Workspace ws;
     std::vector<double> ms;
     for (int i = 0; i < std::max(1, runs); ++i) {
       const auto t0 = std::chrono::steady_clock::now();
-      v.run(q, in_.view(), out_.view(), ws, nullptr);
+      plan.run(in_.view(), out_.view());
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::nth_element(ms.begin(), ms.begin() + long(ms.size() / 2), ms.end());

@@ -1,11 +1,57 @@
-// RGBA8 pitch-linear frames: non-owning views (host or device memory) and an owning host image.
+// Frames: the description a plan is made for (ImageDesc: element type, channels, size, row pitch,
+// a batch of frames), non-owning views of RGBA8 frames (host or device memory) and an owning host
+// image.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace convlive {
+
+// The type of one channel value.
+enum class PixelType : std::uint8_t { U8, U16, F16, F32 };
+const char* pixelTypeName(PixelType t);  // "u8", "u16", "f16", "f32"
+std::size_t pixelTypeBytes(PixelType t);
+
+// What a plan filters: `batch` frames of width x height pixels, each pixel `channels` interleaved
+// values of `type`, rows `pitch` bytes apart, frames `batchStride` bytes apart. Channels-first data
+// (C, H, W) is a batch of C one-channel planes. Plain value: copy freely.
+struct ImageDesc {
+  int width = 0, height = 0;
+  PixelType type = PixelType::U8;
+  int channels = 4;
+  bool alpha = true;            // 4 channels: the 4th is alpha (false: padding, copied through unfiltered)
+  std::size_t pitch = 0;        // bytes from one row to the next; 0: packed (rowBytes())
+  int batch = 1;                // frames of this size, filtered by one run()
+  std::size_t batchStride = 0;  // bytes from one frame to the next; 0: height x rowPitch()
+
+  // width x height RGBA8, the layout every variant takes.
+  static ImageDesc rgba8(int width, int height, std::size_t pitch = 0) {
+    ImageDesc d;
+    d.width = width;
+    d.height = height;
+    d.pitch = pitch;
+    return d;
+  }
+  bool isRgba8() const { return type == PixelType::U8 && channels == 4; }
+  std::size_t pixelBytes() const { return pixelTypeBytes(type) * std::size_t(channels); }
+  std::size_t rowBytes() const { return pixelBytes() * std::size_t(width > 0 ? width : 0); }
+  std::size_t rowPitch() const { return pitch ? pitch : rowBytes(); }
+  std::size_t frameStride() const {
+    return batchStride ? batchStride : rowPitch() * std::size_t(height > 0 ? height : 0);
+  }
+  // Bytes from the first frame's first pixel to the end of the last frame's last row.
+  std::size_t span() const;
+  // "1920x1080 u8x4" (then " pitch 8192", " batch 8" where they are not the defaults).
+  std::string str() const;
+  bool operator==(const ImageDesc& o) const {  // C++17: the kernels' .cu files include this header
+    return width == o.width && height == o.height && type == o.type && channels == o.channels && alpha == o.alpha &&
+           rowPitch() == o.rowPitch() && batch == o.batch && frameStride() == o.frameStride();
+  }
+  bool operator!=(const ImageDesc& o) const { return !(*this == o); }
+};
 
 // A view of width x height RGBA8 pixels, rows `pitch` bytes apart (pitch >= 4 * width). The
 // pointer may be host or device memory; the view never owns it and is valid as long as it is.

@@ -47,30 +47,11 @@ struct AutoChoice {
 
 class Tuner {
  public:
-  // 2: fft joined the candidates; 3: tensor2d rebuilt (10-53% less time, docs/perf/2026-11-21-h200-tensor2d)
-  // and the tensor cores' sums in the error plans: earlier winners and refusals no longer hold;
-  // 4: stream's and tensorstream's edge strips first in shorter segments, tensorstream's blocks a row
-  // at a time (docs/perf/2026-11-26-h200-edge-schedules, -rows-ahead): their best tiles moved;
-  // 5: stream's fp16 sums with alpha kept 3-18% faster (now ahead of tensorstream at 4K r=3 and 1080p
-  // r=2, docs/perf/2026-11-26-h200-stream-blue-pairs), tensorstream's subnormal inputs 3-7% (-ts-subnormal),
-  // and the key says when stream sums in fp32; 6: tensorstream stores rows of 16 bytes (2-9% faster,
-  // docs/perf/2026-11-26-h200-ts-row-stores) and offers taller tiles (64x192, 128x192, 64x288, 64x272: 3-11%
-  // at 4K, -ts-tiles), which earlier entries never timed; 7: tensor2d and tensorstream at r > 8 launch as
-  // programmatic dependents, and tensorstream offers 64x80, 64x96 and 64x144 (one round of blocks at
-  // 1080p r=16, 24 and 32; docs/perf/2026-11-26-h100-s16-1080p); 8: tensorstream at r > 8 with smaller
-  // rings, two steps ahead from r = 13 (4K r=13..24 6-11% faster, its best tiles moved to 64x256;
-  // docs/perf/2026-11-26-h100-s17-last); 9: tensorstream splits its edge columns finer where its grid
-  // is one round (1080p 6-16% faster, its best tiles taller: NOTES.md items 68, 69); 10: tensorstream's
-  // window at r > 8 starts r rounded up to 8 left (aligned sectors: 1080p r=9..12 and 25..28 18-19%
-  // faster back to back, its best 1080p r=9..12 tile 64x80 in place of 32x64; NOTES.md item 71); 11:
-  // tensorstream at r = 9..24 makes its weights from a staged copy of the factors (1080p r=9..16 5-7%
-  // faster back to back, its best tile there 32x64 again; NOTES.md item 72); 12: tensorstream at
-  // r = 5..8 reads weight fragments made on the host (1080p 2.5-7% faster back to back; item 74); 13:
-  // tensorstream prefetches two steps ahead from r = 9 on grids past one round (4K r = 9..12 7-8%
-  // faster; item 77).
+  // Raised whenever a kernel change can move the winners or the refusals (a new candidate, a faster
+  // schedule, new tiles): a cache of another version is discarded and measured again.
   static constexpr int kVersion = 13;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
-  // texture) were never the fastest in any measured case (docs/perf) and one of their launches at
+  // texture) were never the fastest in any measured case and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.
   static const std::vector<std::string>& candidates();
 
@@ -108,11 +89,11 @@ class Tuner {
   std::string why_;
 };
 
+// The order measured on the GPUs, without timing anything: what `auto` falls back to when timing
+// fails (out of device memory, say).
+const Variant& fixedOrderChoice(const FilterParams& p, int width, int height);
 // `auto` for p on a width x height frame: Tuner::shared().choose, or, when timing fails, the fixed
-// measured order (fixedOrderChoice) with the reason.
+// measured order (fixedOrderChoice) with the reason. Convlive::Plan asks it; front ends make plans.
 AutoChoice chooseAuto(const FilterParams& p, int width, int height);
-// The variant `name` names (chooseVariant), or for "auto" the measured choice, whose tile then goes
-// into params when none was asked for; `why` gets auto's reason (empty for a named variant).
-const Variant& resolveVariant(std::string_view name, FilterParams& params, int width, int height, std::string& why);
 
 }  // namespace convlive

@@ -101,17 +101,11 @@ struct Variant {
 
 const std::vector<Variant>& variants();
 const Variant* findVariant(std::string_view name);  // nullptr when unknown
-std::string variantNames();                         // "naive, constant, ..." for messages
-// The variant `name` names or, for "auto", the fastest that can run p on a width x height frame:
-// measured on this GPU on first use and cached (convlive/tuner.hpp: chooseAuto also gives the tile
-// and the reason); cpuChoice when no GPU variant can run. Throws std::invalid_argument for an unknown
-// name. Does not check that a named variant can run: ask its whyNot.
-const Variant& chooseVariant(std::string_view name, const FilterParams& p, int width, int height);
+// The variant `name` names; throws ProblemError (setting "variant") naming the others when unknown.
+const Variant& variantNamed(std::string_view name);
+std::string variantNames();  // "naive, constant, ..." for messages
 // Without a GPU variant: cpu-simd, or the cpu reference where cpu-simd refuses p.
 const Variant& cpuChoice(const FilterParams& p, int width, int height);
-// The order measured on the H200, without timing anything: what `auto` falls back to when timing
-// fails (out of device memory, say).
-const Variant& fixedOrderChoice(const FilterParams& p, int width, int height);
 
 const char* borderName(Border b);
 std::optional<Border> parseBorder(std::string_view name);

@@ -1,0 +1,327 @@
+#include "convlive/plan.hpp"
+
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "convlive/check.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/tuner.hpp"
+
+namespace convlive {
+
+const char* pixelTypeName(PixelType t) {
+  switch (t) {
+    case PixelType::U8:
+      return "u8";
+    case PixelType::U16:
+      return "u16";
+    case PixelType::F16:
+      return "f16";
+    case PixelType::F32:
+      return "f32";
+  }
+  return "?";
+}
+
+std::size_t pixelTypeBytes(PixelType t) {
+  switch (t) {
+    case PixelType::U8:
+      return 1;
+    case PixelType::U16:
+    case PixelType::F16:
+      return 2;
+    case PixelType::F32:
+      return 4;
+  }
+  return 0;
+}
+
+std::size_t ImageDesc::span() const {
+  if (width < 1 || height < 1 || batch < 1) return 0;
+  return frameStride() * std::size_t(batch - 1) + rowPitch() * std::size_t(height - 1) + rowBytes();
+}
+
+std::string ImageDesc::str() const {
+  std::string s =
+      std::to_string(width) + "x" + std::to_string(height) + " " + pixelTypeName(type) + "x" + std::to_string(channels);
+  if (channels == 4 && !alpha) s += " (no alpha)";
+  if (pitch && pitch != rowBytes()) s += " pitch " + std::to_string(pitch);
+  if (batch != 1) s += " batch " + std::to_string(batch);
+  return s;
+}
+
+namespace {
+
+using Code = Problem::Code;
+
+// The calling thread's current device set to `device` while it lives (nothing when -1 or already
+// current), the caller's restored after.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (device < 0) return;
+    CL_CUDA(cudaGetDevice(&old_));
+    if (old_ != device) {
+      CL_CUDA(cudaSetDevice(device));
+      restore_ = true;
+    }
+  }
+  ~DeviceScope() {
+    if (restore_) cudaSetDevice(old_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int old_ = 0;
+  bool restore_ = false;
+};
+
+Problem deviceProblem(int device) {
+  if (device < 0) return {};
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  if (device >= count)
+    return problem(Code::OutOfRange, "device",
+                   std::to_string(device) + " is not a CUDA device here: this machine has " + std::to_string(count) +
+                       (count == 1 ? " (device 0)"
+                        : count    ? " (0.." + std::to_string(count - 1) + ")"
+                                   : ""),
+                   "device", count ? "0" : "");
+  return {};
+}
+
+bool isIdentity(const Filter& filter) {
+  if (filter.combine == Combine::Magnitude) return false;
+  const Mask& m = filter.mask;
+  const int r = m.radius();
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx)
+      if (m.at(dy, dx) != (dy == 0 && dx == 0 ? 1.f : 0.f)) return false;
+  return true;
+}
+
+}  // namespace
+
+Problem imageProblem(const ImageDesc& d) {
+  if (d.width < 1 || d.height < 1)
+    return problem(Code::Invalid, "image",
+                   "the frame is " + std::to_string(d.width) + "x" + std::to_string(d.height) +
+                       ": width and height must be at least 1");
+  if (d.channels != 1 && d.channels != 3 && d.channels != 4)
+    return problem(Code::Invalid, "image",
+                   std::to_string(d.channels) + " channels: frames have 1, 3 or 4 interleaved channels");
+  if (d.batch < 1)
+    return problem(Code::Invalid, "image", "a batch of " + std::to_string(d.batch) + " frames: at least 1");
+  if (d.pitch && (d.pitch < d.rowBytes() || d.pitch % pixelTypeBytes(d.type)))
+    return problem(Code::Invalid, "image",
+                   "row pitch " + std::to_string(d.pitch) + " bytes: a row of " + d.str() + " needs " +
+                       std::to_string(d.rowBytes()) + ", and the pitch must be a multiple of the element size");
+  if (d.batch > 1 && d.batchStride && d.batchStride < d.rowPitch() * std::size_t(d.height))
+    return problem(Code::Invalid, "image",
+                   "frames " + std::to_string(d.batchStride) + " bytes apart overlap: a frame spans " +
+                       std::to_string(d.rowPitch() * std::size_t(d.height)));
+  if (!d.isRgba8())
+    return problem(Code::CannotRun, "image",
+                   std::string("the variants filter 8-bit RGBA frames (u8x4); this one is ") + pixelTypeName(d.type) +
+                       "x" + std::to_string(d.channels) + ": convert it to RGBA8 first");
+  if (d.rowPitch() % 4)
+    return problem(Code::Invalid, "image",
+                   "row pitch " + std::to_string(d.rowPitch()) + " bytes: RGBA8 rows must be a multiple of 4 apart");
+  return {};
+}
+
+struct Plan::State {
+  const Variant* variant = nullptr;
+  FilterParams params;
+  ImageDesc image;
+  PlanOptions options;
+  std::string autoWhy, note;
+  bool identity = false;
+  Workspace ws;
+  DeviceImage stageIn, stageOut;  // Memory::Host with a GPU variant
+
+  // Allocates what run() needs and prepares the variant: all that can be done before a frame.
+  void prepare() {
+    const DeviceScope scope(options.device);
+    if (Problem why = variant->prepare(params, image.width, image.height, ws)) throw ProblemError(why);
+    if (variant->onGpu && options.memory == Memory::Host) {
+      stageIn = DeviceImage(image.width, image.height);
+      stageOut = DeviceImage(image.width, image.height);
+    }
+  }
+};
+
+Plan::Plan() = default;
+Plan::~Plan() = default;
+Plan::Plan(Plan&&) noexcept = default;
+Plan& Plan::operator=(Plan&&) noexcept = default;
+
+Plan::Plan(const Plan& o) {
+  if (!o.state_) return;
+  state_ = std::make_unique<State>();
+  State& s = *state_;
+  s.variant = o.state_->variant;
+  s.params = o.state_->params;
+  s.image = o.state_->image;
+  s.options = o.state_->options;
+  s.autoWhy = o.state_->autoWhy;
+  s.note = o.state_->note;
+  s.identity = o.state_->identity;
+  s.prepare();
+}
+
+Plan& Plan::operator=(const Plan& o) {
+  if (this != &o) *this = Plan(o);
+  return *this;
+}
+
+Plan Plan::make(const FilterSpec& spec, const ImageDesc& image, const PlanOptions& options) {
+  FilterParams params;
+  if (Problem why = spec.compile(params)) throw ProblemError(why);
+  return make(params, spec.variant, image, options);
+}
+
+Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDesc& image, const PlanOptions& options) {
+  if (Problem why = imageProblem(image)) throw ProblemError(why);
+  if (Problem why = deviceProblem(options.device)) throw ProblemError(why);
+  if (options.memory == Memory::Device && !deviceInfo().available)
+    throw ProblemError(problem(Code::NoDevice, "", deviceInfo().reason + ": device memory needs a CUDA device"));
+  const DeviceScope scope(options.device);
+  const int w = image.width, h = image.height;
+  auto s = std::make_unique<State>();
+  s->params = asked;
+  s->image = image;
+  s->options = options;
+  if (image.channels == 4 && !image.alpha) s->params.filterAlpha = false;  // padding is copied, never filtered
+
+  if (name == "auto") {
+    const AutoChoice c = chooseAuto(s->params, w, h);
+    if (s->params.tile == Tile{}) s->params.tile = c.tile;
+    s->variant = c.variant;
+    s->autoWhy = c.why;
+  } else {
+    s->variant = &variantNamed(name);
+  }
+
+  // A variant that cannot take the filter anywhere (a 2D mask for a separable variant, a radius past
+  // its limit) is the caller's to change; only a missing device is worked around, and only where the
+  // frames are in host memory.
+  Problem why = s->variant->whyNot(s->params, w, h);
+  if (s->variant->onGpu && !deviceInfo().available && (!why || why.code == Code::NoDevice) &&
+      options.memory != Memory::Device && options.cpuFallback) {
+    const Variant& cpu = cpuChoice(s->params, w, h);
+    s->note =
+        "no CUDA device (" + deviceInfo().reason + "): " + cpu.name + " runs on the CPU instead of " + s->variant->name;
+    s->params.tile = Tile{};  // the GPU variant's tile means nothing to a CPU variant
+    s->variant = &cpu;
+    why = s->variant->whyNot(s->params, w, h);
+  } else if (name == "auto" && !s->variant->onGpu && !deviceInfo().available)
+    s->note = "no CUDA device (" + deviceInfo().reason + "): " + s->variant->name + " runs on the CPU";
+  if (why) throw ProblemError(why);
+  if (!s->variant->onGpu && options.memory == Memory::Device)
+    throw ProblemError(
+        problem(Code::Conflict, "variant",
+                s->variant->name + " runs on the CPU and reads host memory, but the frames are in device memory",
+                "variant", "auto"));
+  s->identity = isIdentity(s->params.filter);
+  s->prepare();
+  Plan plan;
+  plan.state_ = std::move(s);
+  return plan;
+}
+
+Plan Plan::make(const FilterSpec& spec, const ImageDesc& image, const PlanOptions& options, Problem& why) {
+  why = {};
+  try {
+    return make(spec, image, options);
+  } catch (const ProblemError& e) {
+    why = e.problem();
+  }
+  return {};
+}
+
+Plan Plan::make(const FilterParams& params, std::string_view variant, const ImageDesc& image,
+                const PlanOptions& options, Problem& why) {
+  why = {};
+  try {
+    return make(params, variant, image, options);
+  } catch (const ProblemError& e) {
+    why = e.problem();
+  }
+  return {};
+}
+
+const Plan::State& Plan::state() const {
+  if (!state_) throw std::logic_error("convlive::Plan: the plan is empty (made by default, moved from, or refused)");
+  return *state_;
+}
+
+const Variant& Plan::variant() const { return *state().variant; }
+Tile Plan::tile() const {
+  const State& s = state();
+  return s.variant->tiles.empty() ? Tile{} : s.variant->tileFor(s.params);
+}
+const FilterParams& Plan::params() const { return state().params; }
+const ImageDesc& Plan::image() const { return state().image; }
+const PlanOptions& Plan::options() const { return state().options; }
+bool Plan::onGpu() const { return state().variant->onGpu; }
+const std::string& Plan::autoWhy() const { return state().autoWhy; }
+const std::string& Plan::note() const { return state().note; }
+bool Plan::identity() const { return state().identity; }
+
+std::string Plan::describe() const {
+  const State& s = state();
+  std::ostringstream o;
+  o << s.params.filter.name << " r=" << s.params.filter.mask.radius() << " border=" << borderName(s.params.border)
+    << " variant=" << s.variant->name;
+  if (!s.variant->tiles.empty()) o << " tile=" << tile().str();
+  o << " on " << s.image.str();
+  return o.str();
+}
+
+LaunchDescription Plan::launches() const {
+  const State& s = state();
+  return s.variant->describeLaunch(s.params, s.image.width, s.image.height);
+}
+WorkModel Plan::workModel() const {
+  const State& s = state();
+  return s.variant->workModel(s.params, s.image.width, s.image.height);
+}
+
+void Plan::run(ConstImageView in, ImageView out, cudaStream_t stream) {
+  state();
+  State& s = *state_;
+  const ImageDesc& d = s.image;
+  for (const auto& [what, w, h, pitch] :
+       {std::tuple{"input", in.width, in.height, in.pitch}, std::tuple{"output", out.width, out.height, out.pitch}})
+    if (w != d.width || h != d.height || pitch < d.rowBytes())
+      throw std::invalid_argument(std::string("convlive::Plan::run: the ") + what + " is " + std::to_string(w) + "x" +
+                                  std::to_string(h) + " with rows " + std::to_string(pitch) +
+                                  " bytes apart; the plan was made for " + d.str());
+  const DeviceScope scope(s.options.device);
+  const std::size_t stride = d.frameStride();
+  for (int f = 0; f < d.batch; ++f) {
+    const std::size_t at = stride * std::size_t(f);
+    const ConstImageView fi(in.data + at, d.width, d.height, in.pitch);
+    const ImageView fo{out.data + at, d.width, d.height, out.pitch};
+    if (s.variant->onGpu && s.options.memory == Memory::Host) {
+      s.stageIn.upload(fi, stream);
+      s.variant->run(s.params, s.stageIn.view(), s.stageOut.view(), s.ws, stream);
+      s.stageOut.download(fo, stream);
+    } else {
+      s.variant->run(s.params, fi, fo, s.ws, stream);
+    }
+  }
+  if (s.variant->onGpu && s.options.memory == Memory::Host) CL_CUDA(cudaStreamSynchronize(stream));
+}
+
+void Plan::run(const void* in, void* out, cudaStream_t stream) {
+  const ImageDesc& d = state().image;
+  run(ConstImageView(static_cast<const std::uint8_t*>(in), d.width, d.height, d.rowPitch()),
+      ImageView{static_cast<std::uint8_t*>(out), d.width, d.height, d.rowPitch()}, stream);
+}
+
+}  // namespace convlive

@@ -1,0 +1,239 @@
+// convlive::Plan, the library's front door: what it refuses and why, what it falls back to, and that
+// what it runs equals the CPU reference (within 1 LSB) on fresh random frames of odd sizes, batches
+// and pitched rows included, with the outputs poisoned first. The device-memory path is in
+// test_plan_gpu.cpp (label gpu).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+#include "convlive/plan.hpp"
+#include "convlive/reference.hpp"
+#include "convlive/resources.hpp"
+#include "filter_cases.hpp"
+#include "image_compare.hpp"
+
+namespace convlive {
+namespace {
+
+using testcases::imagesMatch;
+
+HostImage randomImage(int w, int h, std::mt19937& rng) {
+  HostImage img(w, h);
+  for (auto& b : img.pixels()) b = static_cast<std::uint8_t>(rng() >> 24);
+  return img;
+}
+
+HostImage reference(const FilterParams& p, const HostImage& in) {
+  HostImage want(in.width(), in.height());
+  referenceFilter(p.filter, p.border, p.filterAlpha, in.view(), want.view());
+  return want;
+}
+
+FilterSpec spec(const std::string& mask, int radius, const std::string& variant = "auto") {
+  FilterSpec s;
+  s.mask = mask;
+  s.radius = radius;
+  s.variant = variant;
+  return s;
+}
+
+Problem refusal(const FilterSpec& s, const ImageDesc& d, const PlanOptions& o = {.memory = Memory::Host}) {
+  Problem why;
+  const Plan plan = Plan::make(s, d, o, why);
+  EXPECT_FALSE(plan) << "made a plan that should have been refused";
+  return why;
+}
+
+TEST(ImageDesc, DescribesItsLayout) {
+  ImageDesc d = ImageDesc::rgba8(37, 23);
+  EXPECT_EQ(d.rowBytes(), 148u);
+  EXPECT_EQ(d.rowPitch(), 148u);
+  EXPECT_EQ(d.frameStride(), 148u * 23);
+  EXPECT_EQ(d.span(), 148u * 23);
+  EXPECT_EQ(d.str(), "37x23 u8x4");
+  d.pitch = 160;
+  d.batch = 3;
+  EXPECT_EQ(d.frameStride(), 160u * 23);
+  EXPECT_EQ(d.span(), 160u * 23 * 2 + 160u * 22 + 148);
+  EXPECT_EQ(d.str(), "37x23 u8x4 pitch 160 batch 3");
+  ImageDesc grey{.width = 5, .height = 4, .type = PixelType::F32, .channels = 1};
+  EXPECT_EQ(grey.pixelBytes(), 4u);
+  EXPECT_EQ(grey.str(), "5x4 f32x1");
+}
+
+TEST(ImageDesc, BadShapesAreRefusedWithTheReason) {
+  EXPECT_NE(imageProblem(ImageDesc::rgba8(0, 5)).text().find("width and height must be at least 1"), std::string::npos);
+  ImageDesc two = ImageDesc::rgba8(8, 8);
+  two.channels = 2;
+  EXPECT_NE(imageProblem(two).text().find("1, 3 or 4"), std::string::npos) << imageProblem(two).text();
+  EXPECT_NE(imageProblem(ImageDesc::rgba8(8, 8, 16)).text().find("needs 32"), std::string::npos);
+  ImageDesc batch = ImageDesc::rgba8(8, 8);
+  batch.batch = 0;
+  EXPECT_NE(imageProblem(batch).text().find("at least 1"), std::string::npos);
+  batch.batch = 2;
+  batch.batchStride = 32 * 7;
+  EXPECT_NE(imageProblem(batch).text().find("overlap"), std::string::npos);
+  EXPECT_TRUE(imageProblem(ImageDesc::rgba8(8, 8, 48)).empty());
+}
+
+TEST(ImageDesc, TypesTheVariantsDoNotTakeYetAreRefusedNamingWhatTheyTake) {
+  for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32}) {
+    ImageDesc d{.width = 9, .height = 7, .type = t, .channels = 4};
+    const Problem why = imageProblem(d);
+    EXPECT_EQ(why.code, Problem::Code::CannotRun);
+    EXPECT_NE(why.text().find("8-bit RGBA"), std::string::npos) << why.text();
+  }
+  const Problem grey = refusal(spec("gaussian", 2), ImageDesc{.width = 9, .height = 7, .channels = 1});
+  EXPECT_NE(grey.text().find("u8x1"), std::string::npos) << grey.text();
+}
+
+TEST(Plan, RefusesBadSettingsUnknownVariantsAndDevicesWithTheReason) {
+  EXPECT_EQ(refusal(spec("gaussian", 999), ImageDesc::rgba8(16, 16)).setting, "radius");
+  const Problem unknown = refusal(spec("gaussian", 2, "fastest"), ImageDesc::rgba8(16, 16));
+  EXPECT_EQ(unknown.code, Problem::Code::Unknown);
+  EXPECT_NE(unknown.text().find("cpu-simd"), std::string::npos) << unknown.text();
+  const Problem device = refusal(spec("gaussian", 2), ImageDesc::rgba8(16, 16), {.memory = Memory::Host, .device = 99});
+  EXPECT_EQ(device.setting, "device");
+  EXPECT_NE(device.text().find("99 is not a CUDA device here"), std::string::npos) << device.text();
+  // A 2D mask on a separable-only variant is the caller's to change: no fallback.
+  const Problem twoD = refusal(spec("emboss", 2, "separable"), ImageDesc::rgba8(16, 16));
+  EXPECT_NE(twoD.text().find("not separable"), std::string::npos) << twoD.text();
+  EXPECT_THROW(Plan::make(spec("gaussian", 999), ImageDesc::rgba8(16, 16)), ProblemError);
+}
+
+TEST(Plan, AnEmptyPlanSaysSo) {
+  Plan plan;
+  EXPECT_FALSE(plan);
+  EXPECT_THROW(plan.variant(), std::logic_error);
+  EXPECT_THROW(plan.run(nullptr, nullptr), std::logic_error);
+}
+
+// Host memory: whatever runs (a GPU variant through the plan's device frames, or a CPU variant),
+// the result is the reference's within 1 LSB, on odd sizes, every border, several masks.
+TEST(Plan, HostFramesEqualTheReference) {
+  std::mt19937 rng(testcases::seedForRun());
+  for (const auto& [w, h] : {std::pair{37, 23}, {5, 3}, {64, 1}, {1, 17}})
+    for (Border b : testcases::kBorders)
+      for (const char* mask : {"gaussian", "sharpen", "sobel"}) {
+        FilterSpec s = spec(mask, 2);
+        s.border = b;
+        const Plan made = Plan::make(s, ImageDesc::rgba8(w, h), {.memory = Memory::Host});
+        Plan plan = made;  // a copy runs as the original would
+        const HostImage in = randomImage(w, h, rng);
+        HostImage got(w, h);
+        std::fill(got.pixels().begin(), got.pixels().end(), std::uint8_t(0xa5));
+        plan.run(in.view(), got.view());
+        EXPECT_TRUE(imagesMatch(got.view(), reference(plan.params(), in).view()))
+            << plan.describe() << " seed " << testcases::seedForRun();
+      }
+}
+
+TEST(Plan, EveryCpuVariantByNameEqualsTheReference) {
+  std::mt19937 rng(testcases::seedForRun());
+  for (const char* name : {"cpu", "cpu-simd"}) {
+    const HostImage in = randomImage(41, 19, rng);
+    Plan plan = Plan::make(spec("gaussian", 3, name), ImageDesc::rgba8(41, 19), {.memory = Memory::Host});
+    EXPECT_EQ(plan.variant().name, name);
+    EXPECT_FALSE(plan.onGpu());
+    EXPECT_TRUE(plan.autoWhy().empty());
+    EXPECT_TRUE(plan.note().empty()) << plan.note();
+    HostImage got(41, 19);
+    std::fill(got.pixels().begin(), got.pixels().end(), std::uint8_t(0x5a));
+    plan.run(in.view(), got.view());
+    EXPECT_TRUE(imagesMatch(got.view(), reference(plan.params(), in).view())) << name;
+  }
+}
+
+// Without a device: auto and (with cpuFallback) a named GPU variant run on the CPU, and say so;
+// device memory and cpuFallback = false are refused with the reason.
+TEST(Plan, WithoutADeviceTheCpuRunsWhereTheCallerAllowsIt) {
+  if (deviceInfo().available)
+    GTEST_SKIP() << "this machine has a CUDA device (" << deviceInfo().name << "): no fallback";
+  const ImageDesc d = ImageDesc::rgba8(33, 17);
+  const Plan autoPlan = Plan::make(spec("gaussian", 2), d, {.memory = Memory::Host});
+  EXPECT_FALSE(autoPlan.onGpu());
+  EXPECT_NE(autoPlan.note().find("no CUDA device"), std::string::npos) << autoPlan.note();
+  const Plan fallback = Plan::make(spec("gaussian", 2, "stream"), d, {.memory = Memory::Native});
+  EXPECT_EQ(fallback.variant().name, "cpu-simd");
+  EXPECT_NE(fallback.note().find("instead of stream"), std::string::npos) << fallback.note();
+  const Problem strict = refusal(spec("gaussian", 2, "stream"), d, {.memory = Memory::Host, .cpuFallback = false});
+  EXPECT_EQ(strict.code, Problem::Code::NoDevice) << strict.text();
+  const Problem device = refusal(spec("gaussian", 2), d, {.memory = Memory::Device});
+  EXPECT_EQ(device.code, Problem::Code::NoDevice) << device.text();
+  EXPECT_NE(device.text().find("device memory needs a CUDA device"), std::string::npos) << device.text();
+}
+
+TEST(Plan, ACpuVariantIsRefusedForDeviceMemory) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  const Problem why = refusal(spec("gaussian", 2, "cpu"), ImageDesc::rgba8(16, 16), {.memory = Memory::Device});
+  EXPECT_NE(why.text().find("host memory"), std::string::npos) << why.text();
+}
+
+// A batch of frames with gaps between them (rows pitched, frames further apart): every frame is
+// filtered, and the gaps are not written.
+TEST(Plan, BatchesFilterEveryFrameAndLeaveTheGapsAlone) {
+  std::mt19937 rng(testcases::seedForRun());
+  ImageDesc d = ImageDesc::rgba8(13, 9, 64);
+  d.batch = 3;
+  d.batchStride = 64 * 9 + 128;
+  std::vector<std::uint8_t> in(d.span()), out(d.span(), 0xc3);
+  for (auto& b : in) b = static_cast<std::uint8_t>(rng() >> 24);
+  Plan plan = Plan::make(spec("box", 1, "cpu-simd"), d, {.memory = Memory::Host});
+  plan.run(in.data(), out.data());
+  for (int f = 0; f < d.batch; ++f) {
+    const std::size_t at = d.frameStride() * std::size_t(f);
+    HostImage frame(d.width, d.height), got(d.width, d.height);
+    for (int y = 0; y < d.height; ++y) {
+      std::copy_n(in.data() + at + y * d.pitch, d.rowBytes(), frame.view().row(y));
+      std::copy_n(out.data() + at + y * d.pitch, d.rowBytes(), got.view().row(y));
+    }
+    EXPECT_TRUE(imagesMatch(got.view(), reference(plan.params(), frame).view())) << "frame " << f;
+    for (int y = 0; y < d.height; ++y)  // the pitch's padding
+      for (std::size_t x = d.rowBytes(); x < d.pitch && at + y * d.pitch + x < out.size(); ++x)
+        ASSERT_EQ(out[at + y * d.pitch + x], 0xc3) << "frame " << f << " row " << y << " byte " << x;
+  }
+  for (std::size_t x = 64 * 9; x < d.batchStride; ++x) ASSERT_EQ(out[x], 0xc3) << "gap byte " << x;
+}
+
+TEST(Plan, AViewOfAnotherSizeIsRefused) {
+  Plan plan = Plan::make(spec("gaussian", 1, "cpu"), ImageDesc::rgba8(16, 8), {.memory = Memory::Host});
+  HostImage a(16, 8), b(15, 8);
+  try {
+    plan.run(a.view(), b.view());
+    FAIL() << "ran on a 15x8 output";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("15x8"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("16x8 u8x4"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan, PaddingIsCopiedThroughWhateverFilterAlphaSays) {
+  std::mt19937 rng(testcases::seedForRun());
+  FilterSpec s = spec("gaussian", 2, "cpu-simd");
+  s.filterAlpha = true;
+  ImageDesc d = ImageDesc::rgba8(19, 11);
+  d.alpha = false;
+  Plan plan = Plan::make(s, d, {.memory = Memory::Host});
+  EXPECT_FALSE(plan.params().filterAlpha);
+  const HostImage in = randomImage(19, 11, rng);
+  HostImage got(19, 11);
+  plan.run(in.view(), got.view());
+  for (std::size_t i = 3; i < got.pixels().size(); i += 4) ASSERT_EQ(got.pixels()[i], in.pixels()[i]) << i;
+}
+
+TEST(Plan, DescribesItselfAndKnowsTheIdentity) {
+  FilterSpec one = spec("custom", 1, "cpu");
+  one.weights = "0,0,0;0,1,0;0,0,0";
+  const Plan identity = Plan::make(one, ImageDesc::rgba8(8, 8), {.memory = Memory::Host});
+  EXPECT_TRUE(identity.identity());
+  const Plan blur = Plan::make(spec("gaussian", 4, "cpu-simd"), ImageDesc::rgba8(64, 48), {.memory = Memory::Host});
+  EXPECT_FALSE(blur.identity());
+  EXPECT_EQ(blur.describe(), "gaussian r=4 border=clamp variant=cpu-simd on 64x48 u8x4");
+  EXPECT_FALSE(blur.launches().none.empty());
+  EXPECT_GT(blur.workModel().flops, 0);
+}
+
+}  // namespace
+}  // namespace convlive
