@@ -557,8 +557,7 @@ TEST_F(TensorStreamStrips, EveryStripSegmentAndEdgeEqualsTheCpuReference) {
 
 // The input ring at each depth (r 1, 9, 17, 25 and 32: two, three, four and five K chunks), every
 // border and alpha mode, short and long segments and 4 or 8 warps a block, and launches whose rings
-// prefetch two steps ahead (r = 14, 20, 29): a small set, sized for compute-sanitizer racecheck
-// (app/bench/gpu-round.sh's default filter names it).
+// prefetch two steps ahead (r = 14, 20, 29): a small set, sized for compute-sanitizer racecheck.
 TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
   const Variant& v = *findVariant("tensorstream");
   std::mt19937 rng(seedForRun() ^ 0x51a6u);
@@ -676,7 +675,7 @@ TEST_F(DependentLaunches, ReadWhatTheKernelBeforeThemWrote) {
 // and 16: three; 17: four; 25 and 32: five), weights as one fp16 part (random custom masks) and as
 // high + low parts (weights 0.45 of an fp16 step off the grid, |w| summing to 5-10), every
 // tile, borders in turn, both alpha modes, on frames that end every tile part-way: a small set,
-// sized for compute-sanitizer racecheck (app/bench/gpu-round.sh's default filter names it).
+// sized for compute-sanitizer racecheck.
 class Tensor2DProducts : public TensorCoreVariant {
  protected:
   // Every weight but the centre a power of two 2^e times (1 + 0.45 2^-10), random signs: 0.45 of

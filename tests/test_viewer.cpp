@@ -360,7 +360,7 @@ TEST_P(ViewerOn, ExitSummaryPrintsNotesAfterTheStageTable) {
 TEST_P(ViewerOn, ASlowFilterNeverHoldsUpTheUi) {
   // The cpu variant with a 2D 33x33 mask (emboss r=16: not separable) on 720p: about 4 G
   // multiply-adds a frame, seconds even on a fast core (a separable gaussian is not slow enough on
-  // the GPU machine's CPUs).
+  // a 16-core machine).
   FilterSpec slow = gaussian(16, Border::Clamp);
   slow.mask = "emboss";
   slow.variant = "cpu";

@@ -2,7 +2,8 @@
 // peers.py measure theirs, and writes rows in peers.py's JSON format (impl, mask, radius, width,
 // height, median_ms, min_ms, p90_ms, mpix_s, max_abs_err, notes, error).
 //
-// NPP is not on the build machines, so this is built where it runs (the GPU machine):
+// Not part of the CMake build (NPP comes with the CUDA toolkit's full install, which a build machine
+// may lack): built where it runs, for that GPU (sm_90: Hopper):
 //   nvcc -O2 -std=c++17 -arch=sm_90 -o npp-peer app/bench/npp_peer.cu -lnppif -lnppc
 //   ./npp-peer --out npp.json [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]
 // Frames are RGBA8 (4 channels, all filtered), random, 3 of them rotated so the L2 cache does not
