@@ -32,9 +32,9 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // ImGui's context and its GLFW (windows only) and OpenGL 3 backends, shut down in reverse order.
-class ImGuiSession {
+class ImGuiContextOwner {
  public:
-  explicit ImGuiSession(GLFWwindow* window) : window_(window) {
+  explicit ImGuiContextOwner(GLFWwindow* window) : window_(window) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
@@ -52,13 +52,13 @@ class ImGuiSession {
       throw GlError("ImGui's OpenGL 3 backend did not start (it needs OpenGL 3.3 core)");
     }
   }
-  ~ImGuiSession() {
+  ~ImGuiContextOwner() {
     ImGui_ImplOpenGL3_Shutdown();
     if (window_) ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
   }
-  ImGuiSession(const ImGuiSession&) = delete;
-  ImGuiSession& operator=(const ImGuiSession&) = delete;
+  ImGuiContextOwner(const ImGuiContextOwner&) = delete;
+  ImGuiContextOwner& operator=(const ImGuiContextOwner&) = delete;
 
  private:
   // Without a window (EGL) keys come only from InjectedInput, in GLFW's codes, as in a window:
@@ -92,7 +92,7 @@ float framebufferScale(float s) { return s > 0 ? s : 1; }
 struct Viewer::Gl {
   explicit Gl(GLFWwindow* window) : imgui(window) {}
   ~Gl() { present.synchronize(); }  // copies into the textures finish before they go
-  ImGuiSession imgui;
+  ImGuiContextOwner imgui;
   Renderer renderer;
   FrameTexture filtered, original;
   PresentStream present;  // after the textures: destroyed (and synchronized) first

@@ -156,7 +156,7 @@ class Viewer : private PanelModel {
   PipelineConfig config_;
   ViewerOptions options_;
   struct Gl;
-  std::unique_ptr<Gl> gl_;  // ImGui session, renderer, textures, present stream, GPU timer, panel
+  std::unique_ptr<Gl> gl_;  // ImGui context, renderer, textures, present stream, GPU timer, panel
   FrameMailbox mailbox_;    // declared before the worker, which posts into it
   std::unique_ptr<PipelineWorker> worker_;
   std::unique_ptr<FilterController> filter_;
