@@ -22,67 +22,41 @@ void released(cudaError_t code) {
 }  // namespace
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes) CL_CUDA(cudaMalloc(&ptr_, bytes));
+  void* p = nullptr;
+  if (bytes) CL_CUDA(cudaMalloc(&p, bytes));
+  ptr_.reset(p);
 }
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) released(cudaFree(ptr_));
-}
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  if (this != &o) {
-    if (ptr_) released(cudaFree(ptr_));
-    ptr_ = std::exchange(o.ptr_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
-  return *this;
-}
+void DeviceBuffer::release(void* p) noexcept { released(cudaFree(p)); }
 void DeviceBuffer::reserve(std::size_t bytes) {
-  if (bytes > bytes_) *this = DeviceBuffer(bytes);
+  if (bytes > this->bytes()) *this = DeviceBuffer(bytes);
 }
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes) CL_CUDA(cudaMallocHost(&ptr_, bytes));
+  void* p = nullptr;
+  if (bytes) CL_CUDA(cudaMallocHost(&p, bytes));
+  ptr_.reset(p);
 }
-PinnedBuffer::~PinnedBuffer() {
-  if (ptr_) released(cudaFreeHost(ptr_));
-}
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
-  if (this != &o) {
-    if (ptr_) released(cudaFreeHost(ptr_));
-    ptr_ = std::exchange(o.ptr_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
-  return *this;
-}
+void PinnedBuffer::release(void* p) noexcept { released(cudaFreeHost(p)); }
 
-Stream::Stream() { CL_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-Stream::~Stream() {
-  if (s_) released(cudaStreamDestroy(s_));
+Stream::Stream() {
+  cudaStream_t s = nullptr;
+  CL_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  s_.reset(s);
 }
-Stream& Stream::operator=(Stream&& o) noexcept {
-  if (this != &o) {
-    if (s_) released(cudaStreamDestroy(s_));
-    s_ = std::exchange(o.s_, nullptr);
-  }
-  return *this;
-}
-void Stream::synchronize() const { CL_CUDA(cudaStreamSynchronize(s_)); }
+void Stream::release(cudaStream_t s) noexcept { released(cudaStreamDestroy(s)); }
+void Stream::synchronize() const { CL_CUDA(cudaStreamSynchronize(get())); }
 
-Event::Event() { CL_CUDA(cudaEventCreate(&e_)); }
-Event::~Event() {
-  if (e_) released(cudaEventDestroy(e_));
+Event::Event() {
+  cudaEvent_t e = nullptr;
+  CL_CUDA(cudaEventCreate(&e));
+  e_.reset(e);
 }
-Event& Event::operator=(Event&& o) noexcept {
-  if (this != &o) {
-    if (e_) released(cudaEventDestroy(e_));
-    e_ = std::exchange(o.e_, nullptr);
-  }
-  return *this;
-}
-void Event::record(cudaStream_t s) const { CL_CUDA(cudaEventRecord(e_, s)); }
-void Event::synchronize() const { CL_CUDA(cudaEventSynchronize(e_)); }
+void Event::release(cudaEvent_t e) noexcept { released(cudaEventDestroy(e)); }
+void Event::record(cudaStream_t s) const { CL_CUDA(cudaEventRecord(get(), s)); }
+void Event::synchronize() const { CL_CUDA(cudaEventSynchronize(get())); }
 float Event::elapsedSince(const Event& start) const {
   float ms = 0.f;
-  CL_CUDA(cudaEventElapsedTime(&ms, start.e_, e_));
+  CL_CUDA(cudaEventElapsedTime(&ms, start.get(), get()));
   return ms;
 }
 
@@ -100,18 +74,11 @@ TextureObject::TextureObject(ConstImageView image, int addressMode, bool normali
   tex.filterMode = cudaFilterModePoint;
   tex.readMode = cudaReadModeElementType;
   tex.normalizedCoords = normalizedCoords ? 1 : 0;
-  CL_CUDA(cudaCreateTextureObject(&t_, &res, &tex, nullptr));
+  cudaTextureObject_t t = 0;
+  CL_CUDA(cudaCreateTextureObject(&t, &res, &tex, nullptr));
+  t_.reset(t);
 }
-TextureObject::~TextureObject() {
-  if (t_) released(cudaDestroyTextureObject(t_));
-}
-TextureObject& TextureObject::operator=(TextureObject&& o) noexcept {
-  if (this != &o) {
-    if (t_) released(cudaDestroyTextureObject(t_));
-    t_ = std::exchange(o.t_, 0);
-  }
-  return *this;
-}
+void TextureObject::release(cudaTextureObject_t t) noexcept { released(cudaDestroyTextureObject(t)); }
 
 DeviceImage::DeviceImage(int width, int height) : width_(width), height_(height) {
   // Rows padded to 512 bytes: aligned for vector loads and what texture objects over pitched memory need.

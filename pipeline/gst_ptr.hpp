@@ -1,50 +1,30 @@
-// Owning pointers for GStreamer and GLib objects (internal to pipeline/).
+// Owning pointers for GStreamer and GLib objects (internal to pipeline/): convlive::Handle with
+// each type's release.
 #pragma once
 
 #include <gst/gst.h>
 
-#include <memory>
 #include <string>
+
+#include "convlive/handle.hpp"
 
 namespace convlive::gst {
 
-struct ObjectUnref {
-  void operator()(gpointer p) const {
-    if (p) gst_object_unref(p);
-  }
-};
-struct CapsUnref {
-  void operator()(GstCaps* c) const {
-    if (c) gst_caps_unref(c);
-  }
-};
-struct SampleUnref {
-  void operator()(GstSample* s) const {
-    if (s) gst_sample_unref(s);
-  }
-};
-struct MessageUnref {
-  void operator()(GstMessage* m) const {
-    if (m) gst_message_unref(m);
-  }
-};
-struct ErrorFree {
-  void operator()(GError* e) const {
-    if (e) g_error_free(e);
-  }
-};
-struct GFree {
-  void operator()(gpointer p) const { g_free(p); }
-};
+// Caps, samples and messages are mini objects: one release for all of them (gst_caps_unref and
+// the like are inline functions, one per translation unit, so their addresses cannot name a type).
+template <class T>
+void unrefMiniObject(T* object) noexcept {
+  gst_mini_object_unref(GST_MINI_OBJECT_CAST(object));
+}
 
-using ElementPtr = std::unique_ptr<GstElement, ObjectUnref>;
-using PadPtr = std::unique_ptr<GstPad, ObjectUnref>;
-using BusPtr = std::unique_ptr<GstBus, ObjectUnref>;
-using CapsPtr = std::unique_ptr<GstCaps, CapsUnref>;
-using SamplePtr = std::unique_ptr<GstSample, SampleUnref>;
-using MessagePtr = std::unique_ptr<GstMessage, MessageUnref>;
-using ErrorPtr = std::unique_ptr<GError, ErrorFree>;
-using CharPtr = std::unique_ptr<gchar, GFree>;
+using ElementPtr = Handle<GstElement*, &gst_object_unref>;
+using PadPtr = Handle<GstPad*, &gst_object_unref>;
+using BusPtr = Handle<GstBus*, &gst_object_unref>;
+using CapsPtr = Handle<GstCaps*, &unrefMiniObject<GstCaps>>;
+using SamplePtr = Handle<GstSample*, &unrefMiniObject<GstSample>>;
+using MessagePtr = Handle<GstMessage*, &unrefMiniObject<GstMessage>>;
+using ErrorPtr = Handle<GError*, &g_error_free>;
+using CharPtr = Handle<gchar*, &g_free>;
 
 inline std::string str(const gchar* s) { return s ? s : ""; }
 

@@ -1,113 +1,94 @@
-// RAII owners of CUDA resources. Each is non-copyable and movable; destructors never throw (a
-// failure while releasing is ignored: there is nothing useful to do about it at that point).
+// RAII owners of CUDA resources, each a convlive::Handle with its release. Each is non-copyable and
+// movable (a moved-from one is empty); destructors never throw (a failure while releasing is
+// ignored: there is nothing useful to do about it at that point).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <string>
-#include <utility>
 
+#include "convlive/handle.hpp"
 #include "convlive/image.hpp"
 
 namespace convlive {
 
-template <class Derived>
-class MoveOnly {
- public:
-  MoveOnly() = default;
-  MoveOnly(const MoveOnly&) = delete;
-  MoveOnly& operator=(const MoveOnly&) = delete;
-  MoveOnly(MoveOnly&&) = default;
-  MoveOnly& operator=(MoveOnly&&) = default;
-};
-
 // Device memory from cudaMalloc.
-class DeviceBuffer : MoveOnly<DeviceBuffer> {
+class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
-  void* get() const { return ptr_; }
+  void* get() const { return ptr_.get(); }
   template <class T>
   T* as() const {
-    return static_cast<T*>(ptr_);
+    return static_cast<T*>(ptr_.get());
   }
-  std::size_t bytes() const { return bytes_; }
+  std::size_t bytes() const { return ptr_ ? bytes_ : 0; }  // 0 once moved from
   // Grows (never shrinks) to at least `bytes`; the contents are not kept when it grows.
   void reserve(std::size_t bytes);
 
  private:
-  void* ptr_ = nullptr;
+  static void release(void* p) noexcept;
+  Handle<void*, &DeviceBuffer::release> ptr_;
   std::size_t bytes_ = 0;
 };
 
 // Page-locked host memory from cudaMallocHost.
-class PinnedBuffer : MoveOnly<PinnedBuffer> {
+class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   explicit PinnedBuffer(std::size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
-  void* get() const { return ptr_; }
-  std::size_t bytes() const { return bytes_; }
+  void* get() const { return ptr_.get(); }
+  std::size_t bytes() const { return ptr_ ? bytes_ : 0; }  // 0 once moved from
 
  private:
-  void* ptr_ = nullptr;
+  static void release(void* p) noexcept;
+  Handle<void*, &PinnedBuffer::release> ptr_;
   std::size_t bytes_ = 0;
 };
 
 // A non-blocking CUDA stream.
-class Stream : MoveOnly<Stream> {
+class Stream {
  public:
   Stream();
-  ~Stream();
-  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  Stream& operator=(Stream&& o) noexcept;
-  cudaStream_t get() const { return s_; }
+  cudaStream_t get() const { return s_.get(); }
   void synchronize() const;
 
  private:
-  cudaStream_t s_ = nullptr;
+  static void release(cudaStream_t s) noexcept;
+  Handle<cudaStream_t, &Stream::release> s_;
 };
 
 // A CUDA event with timing enabled.
-class Event : MoveOnly<Event> {
+class Event {
  public:
   Event();
-  ~Event();
-  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  Event& operator=(Event&& o) noexcept;
-  cudaEvent_t get() const { return e_; }
+  cudaEvent_t get() const { return e_.get(); }
   void record(cudaStream_t s) const;
   void synchronize() const;
   // Milliseconds from `start` to this event; both must have completed.
   float elapsedSince(const Event& start) const;
 
  private:
-  cudaEvent_t e_ = nullptr;
+  static void release(cudaEvent_t e) noexcept;
+  Handle<cudaEvent_t, &Event::release> e_;
 };
 
 // A texture object over a pitch-linear RGBA8 image in device memory (uchar4 element reads).
-class TextureObject : MoveOnly<TextureObject> {
+class TextureObject {
  public:
   TextureObject() = default;
   // normalizedCoords with wrap/mirror address modes; addressMode is a cudaTextureAddressMode.
   TextureObject(ConstImageView image, int addressMode, bool normalizedCoords);
-  ~TextureObject();
-  TextureObject(TextureObject&& o) noexcept : t_(std::exchange(o.t_, 0)) {}
-  TextureObject& operator=(TextureObject&& o) noexcept;
-  cudaTextureObject_t get() const { return t_; }
+  cudaTextureObject_t get() const { return t_.get(); }
 
  private:
-  cudaTextureObject_t t_ = 0;
+  static void release(cudaTextureObject_t t) noexcept;
+  Handle<cudaTextureObject_t, &TextureObject::release> t_;
 };
 
 // A device frame: RGBA8 in pitched device memory.
-class DeviceImage : MoveOnly<DeviceImage> {
+class DeviceImage {
  public:
   DeviceImage() = default;
   DeviceImage(int width, int height);
