@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/tuner.hpp"
 
@@ -53,7 +54,8 @@ int runTune(std::ostream& out, std::ostream& err) {
     for (const Case& c : cases) {
       FilterParams p;
       p.filter = filterFor(c);
-      const AutoChoice a = tuner.choose(p, w, h);
+      const Plan plan = Plan::make(p, "auto", ImageDesc::rgba8(w, h));  // measures, or finds it cached
+      const AutoChoice& a = *plan.autoChoice();
       const TuneEntry& e = a.entry;
       const std::string size = std::to_string(w) + "x" + std::to_string(h);
       out << std::left << std::setw(11) << size << std::setw(11) << c.kind << std::setw(4) << c.radius;

@@ -7,7 +7,6 @@
 
 #include "convlive/check.hpp"
 #include "convlive/resources.hpp"
-#include "convlive/tuner.hpp"
 
 namespace convlive {
 
@@ -139,6 +138,7 @@ struct Plan::State {
   ImageDesc image;
   PlanOptions options;
   std::string autoWhy, note;
+  std::optional<AutoChoice> autoChoice;
   bool identity = false;
   Workspace ws;
   DeviceImage stageIn, stageOut;  // Memory::Host with a GPU variant
@@ -168,6 +168,7 @@ Plan::Plan(const Plan& o) {
   s.image = o.state_->image;
   s.options = o.state_->options;
   s.autoWhy = o.state_->autoWhy;
+  s.autoChoice = o.state_->autoChoice;
   s.note = o.state_->note;
   s.identity = o.state_->identity;
   s.prepare();
@@ -202,6 +203,7 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
     if (s->params.tile == Tile{}) s->params.tile = c.tile;
     s->variant = c.variant;
     s->autoWhy = c.why;
+    s->autoChoice = c;
   } else {
     s->variant = &variantNamed(name);
   }
@@ -269,6 +271,10 @@ const ImageDesc& Plan::image() const { return state().image; }
 const PlanOptions& Plan::options() const { return state().options; }
 bool Plan::onGpu() const { return state().variant->onGpu; }
 const std::string& Plan::autoWhy() const { return state().autoWhy; }
+const AutoChoice* Plan::autoChoice() const {
+  const State& s = state();
+  return s.autoChoice ? &*s.autoChoice : nullptr;
+}
 const std::string& Plan::note() const { return state().note; }
 bool Plan::identity() const { return state().identity; }
 

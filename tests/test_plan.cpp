@@ -138,6 +138,7 @@ TEST(Plan, EveryCpuVariantByNameEqualsTheReference) {
     EXPECT_EQ(plan.variant().name, name);
     EXPECT_FALSE(plan.onGpu());
     EXPECT_TRUE(plan.autoWhy().empty());
+    EXPECT_EQ(plan.autoChoice(), nullptr);
     EXPECT_TRUE(plan.note().empty()) << plan.note();
     HostImage got(41, 19);
     std::fill(got.pixels().begin(), got.pixels().end(), std::uint8_t(0x5a));
@@ -155,6 +156,9 @@ TEST(Plan, WithoutADeviceTheCpuRunsWhereTheCallerAllowsIt) {
   const Plan autoPlan = Plan::make(spec("gaussian", 2), d, {.memory = Memory::Host});
   EXPECT_FALSE(autoPlan.onGpu());
   EXPECT_NE(autoPlan.note().find("no CUDA device"), std::string::npos) << autoPlan.note();
+  ASSERT_NE(autoPlan.autoChoice(), nullptr);
+  EXPECT_FALSE(autoPlan.autoChoice()->measured);
+  EXPECT_EQ(autoPlan.autoChoice()->variant, &autoPlan.variant());
   const Plan fallback = Plan::make(spec("gaussian", 2, "stream"), d, {.memory = Memory::Native});
   EXPECT_EQ(fallback.variant().name, "cpu-simd");
   EXPECT_NE(fallback.note().find("instead of stream"), std::string::npos) << fallback.note();

@@ -59,6 +59,8 @@ TEST_F(PlanOnDevice, AutoEqualsTheReferenceOnOddSizesEveryBorderAndMask) {
         Plan plan = Plan::make(s, ImageDesc::rgba8(w, h));
         EXPECT_TRUE(plan.onGpu());
         EXPECT_FALSE(plan.autoWhy().empty());
+        ASSERT_NE(plan.autoChoice(), nullptr);
+        EXPECT_TRUE(plan.autoChoice()->measured) << plan.autoWhy();
         const HostImage in = randomImage(w, h);
         EXPECT_TRUE(imagesMatch(runOnDevice(plan, in).view(), reference(plan.params(), in).view()))
             << plan.describe() << " seed " << testcases::seedForRun();

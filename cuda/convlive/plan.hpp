@@ -24,6 +24,7 @@
 #include "convlive/image.hpp"
 #include "convlive/problem.hpp"
 #include "convlive/spec.hpp"
+#include "convlive/tuner.hpp"
 #include "convlive/variants.hpp"
 #include "convlive/work_model.hpp"
 
@@ -89,6 +90,9 @@ class Plan {
   // auto's reason ("stream 32x16: 0.028 ms, ahead of tensorstream 64x64 at 0.031 ms"); empty for a
   // named variant.
   const std::string& autoWhy() const;
+  // auto's choice as data (the measured time, the runner-up and its time, whether from the cache);
+  // nullptr for a named variant.
+  const AutoChoice* autoChoice() const;
   // What was put in place of what was asked, when something was ("no CUDA device (...): cpu-simd
   // runs on the CPU instead of stream"); empty otherwise.
   const std::string& note() const;
