@@ -294,27 +294,25 @@ int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream&
     return kFailed;
   }
   return guarded(err, [&]() -> int {
-    StillOptions still;
-    still.spec = specFrom(c, v);
+    const FilterSpec filter = specFrom(c, v);
     if (command == "image") {
       if (v.input.empty()) throw std::invalid_argument("name the picture to filter: convlive image IN.png OUT.png");
       if (v.output.empty()) throw std::invalid_argument("name the picture to write: convlive image IN.png OUT.png");
       if (samePath(v.input, v.output))
         throw std::invalid_argument("--output '" + v.output + "' is the input picture: name another file");
-      still.input = v.input;
-      still.output = v.output;
+      StillOptions still{.input = v.input, .output = v.output, .spec = filter};
       if (c->count("--quality")) still.jpegQuality = v.quality;
       return runStill(still, out, err);
     }
     checkVideo(c, v);
-    if (command == "run") return runHeadless(v.video, still, out, err);
+    if (command == "run") return runHeadless(v.video, filter, out, err);
     if (command == "export") {
       if (v.video.output.empty()) throw std::invalid_argument("--output is missing: name the video file to write");
       if (samePath(v.video.input, v.video.output))
         throw std::invalid_argument("--output '" + v.video.output + "' is the input video: name another file");
-      return runExport(v.video, still, out, err);
+      return runExport(v.video, filter, out, err);
     }
-    return runViewer(v.video, still, v.viewer, out, err);
+    return runViewer(v.video, filter, v.viewer, out, err);
   });
 }
 

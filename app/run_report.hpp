@@ -13,8 +13,9 @@
 
 namespace convlive {
 
-// The pipeline the options describe. Throws std::invalid_argument naming a bad option.
-PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f);
+// The pipeline the options describe, running `filter` (the filter as the command line gave it,
+// validated, its variant included). Throws std::invalid_argument naming a bad option.
+PipelineConfig configFrom(const VideoOptions& v, const FilterSpec& filter);
 
 // Ctrl-C (and SIGTERM) stop a loop at a frame boundary instead of killing the process, so an
 // export can remove its temporary file and a run can still report. One at a time.

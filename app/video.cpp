@@ -109,14 +109,14 @@ Decoder decoderOf(const std::string& name) {
 
 }  // namespace
 
-PipelineConfig configFrom(const VideoOptions& v, const StillOptions& f) {
+PipelineConfig configFrom(const VideoOptions& v, const FilterSpec& filter) {
   if (v.frames == 0 || v.frames < -1) throw std::invalid_argument("--frames must be 1 or more");
   if (!(v.seconds == -1 || (std::isfinite(v.seconds) && v.seconds > 0)))
     throw std::invalid_argument("--seconds must be a number above 0");
   PipelineConfig c;
   c.source = sourceFrom(v);
-  c.variant = f.spec.variant;
-  c.params = f.spec.params();
+  c.variant = filter.variant;
+  c.params = filter.params();
   c.slots = v.slots;
   c.pinned = !v.pageable;
   c.registerSourceMemory = !v.copyToPinned;
@@ -363,9 +363,9 @@ int decodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log
 
 }  // namespace
 
-int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
+int runHeadless(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err) {
   return guarded(err, [&]() -> int {
-    PipelineConfig c = configFrom(v, f);
+    PipelineConfig c = configFrom(v, filter);
     checkReportPath(v.report);
     if (v.decodeOnly) return decodeOnly(v, c, log, err);
     // The download sink costs what an export's readback costs, without the encoder: I420 from YUV
@@ -418,7 +418,7 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     printSummary(log, p, c, wall);
     if (!v.report.empty()) {
-      writeReport(v.report, p, c, f.spec, wall, ended, v.sink);
+      writeReport(v.report, p, c, filter, wall, ended, v.sink);
       log << "report: " << v.report << "\n";
     }
     if (code == kFailed) err << "convlive: " << p.lastError() << "\n";
@@ -427,10 +427,10 @@ int runHeadless(const VideoOptions& v, const StillOptions& f, std::ostream& log,
   });
 }
 
-int runExport(const VideoOptions& v, const StillOptions& f, std::ostream& log, std::ostream& err) {
+int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err) {
   return guarded(err, [&]() -> int {
     const ExportFormat format = checkExportPath(v.output);
-    PipelineConfig c = configFrom(v, f);
+    PipelineConfig c = configFrom(v, filter);
     if (c.loop && v.frames < 0 && v.seconds < 0)
       throw std::invalid_argument("--loop would never end an export: give --frames or --seconds too");
     c.sync = false;  // an export runs as fast as it can, and drops nothing

@@ -5,7 +5,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "still.hpp"
+#include "convlive/spec.hpp"
 
 namespace convlive {
 
@@ -36,10 +36,12 @@ struct VideoOptions {
 // Exit code 130: interrupted (Ctrl-C), as shells report SIGINT.
 constexpr int kInterrupted = 130;
 
+// The commands below take the filter as the command line gave it (validated, its variant included):
+// the pipeline makes its plan from it, and the report says what was asked.
 // A pipeline run with no display: prints a summary of every stage (and writes the report).
-int runHeadless(const VideoOptions& v, const StillOptions& filter, std::ostream& log, std::ostream& err);
+int runHeadless(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err);
 // Decode, filter, encode into v.output. Writes a temporary file, renamed at the end.
-int runExport(const VideoOptions& v, const StillOptions& filter, std::ostream& log, std::ostream& err);
+int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err);
 // Prints the cameras present (or says there is none).
 int listCamerasCommand(std::ostream& out, std::ostream& err);
 int listPatternsCommand(std::ostream& out, std::ostream& err);

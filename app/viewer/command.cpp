@@ -10,13 +10,12 @@
 
 namespace convlive {
 
-int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,
+int runViewer(const VideoOptions& v, const FilterSpec& filter, const ViewerCommandOptions& o, std::ostream& log,
               std::ostream& err) {
   return guarded(err, [&]() -> int {
-    PipelineConfig c = configFrom(v, f);
+    PipelineConfig c = configFrom(v, filter);
     c.sync = true;             // a player: frames at the source's rate,
     c.newestFrameOnly = true;  // and the newest one when the filter falls behind
-    const FilterSpec& settings = f.spec;
     const auto size = Tile::parse(o.windowSize);
     if (!size || size->w < 320 || size->h < 240 || size->w > 16384 || size->h > 16384)
       throw std::invalid_argument("--window-size '" + o.windowSize + "' must be WxH, at least 320x240");
@@ -61,7 +60,7 @@ int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandO
     if (!deviceInfo().available)
       log << "note: " << deviceInfo().reason
           << ": a CPU variant runs (auto: cpu-simd) and frames go in with glTexSubImage2D\n";
-    Viewer viewer(*context, c, settings, vo);
+    Viewer viewer(*context, c, filter, vo);
     viewer.view().setSplit(o.split);
     viewer.view().setMode(o.view == "fill" ? FitMode::Fill : o.view == "1:1" ? FitMode::OneToOne : FitMode::Fit);
     return viewer.run(log, err);

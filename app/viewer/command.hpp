@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "still.hpp"
+#include "convlive/spec.hpp"
 #include "video.hpp"
 
 namespace convlive {
@@ -19,7 +19,8 @@ struct ViewerCommandOptions {
   bool overlay = false;      // start with the block-grid overlay on (key o)
 };
 
-int runViewer(const VideoOptions& v, const StillOptions& f, const ViewerCommandOptions& o, std::ostream& log,
+// `filter`: the filter as asked for on the command line (validated); the panel starts from it.
+int runViewer(const VideoOptions& v, const FilterSpec& filter, const ViewerCommandOptions& o, std::ostream& log,
               std::ostream& err);
 
 }  // namespace convlive
