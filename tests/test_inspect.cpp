@@ -44,8 +44,8 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
   const FilterParams p = paramsFor("gaussian", 2);
   for (const Variant& v : variants()) {
     SCOPED_TRACE(v.name);
-    ASSERT_NE(v.describeLaunch, nullptr);
-    ASSERT_NE(v.workModel, nullptr);
+    ASSERT_NE(v.describeLaunchImpl, nullptr);
+    ASSERT_NE(v.workModelImpl, nullptr);
     const VariantInspection in = inspectVariant(v, p, 64, 48);
     ASSERT_TRUE(in.hasFigures()) << in.why.text();
     if (v.onGpu) {

@@ -224,7 +224,7 @@ void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, int width
   if (!v || width <= 0 || height <= 0) return;
   try {
     launch_ = v->describeLaunch(p, width, height);
-    if (v->workModel) idleShare_ = v->workModel(p, width, height).idleThreads;
+    if (v->workModelImpl) idleShare_ = v->workModel(p, width, height).idleThreads;
   } catch (const std::exception& e) {
     launch_ = {};
     error_ = e.what();

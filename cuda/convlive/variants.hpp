@@ -57,35 +57,50 @@ bool needsSeparable(MaskTakes t);
 bool needsOneMask(MaskTakes t);
 const char* maskTakesName(MaskTakes t);  // "any", "one", "separable", "one separable"
 
+// One convolution strategy, whole: what it is (the table's columns), when it can run, how it
+// runs, and what it launches. Each variant's entry is made in its own file beside its kernel
+// (cuda/variants/<name>.cpp); the table (variants()) lists them. Read-only once made: the table's
+// entries live for the whole program, and a Workspace tells the variants apart by their address.
 struct Variant {
   std::string name;
   std::string description;
-  bool onGpu = true;        // images passed to run() are device memory (else host memory)
-  int maxRadius = 0;        // largest mask radius it takes
-  std::vector<Tile> tiles;  // offered tile shapes, the default first; empty: no choice
-  std::string tileMeaning;  // what the tile is for this variant ("block", "output tile", ...)
+  bool onGpu = true;                 // images passed to run() are device memory (else host memory)
+  int maxRadius = 0;                 // largest mask radius it takes
+  std::vector<Tile> tiles;           // offered tile shapes, the default first; empty: no choice
+  std::string tileMeaning;           // what the tile is for this variant ("block", "output tile", ...)
+  MaskTakes takes = MaskTakes::Any;  // the masks it takes: whyNot refuses the others
+
+  // The variant's own functions, each given the variant it serves (so none looks itself up).
+  // Call them through the members below.
+  Problem (*whyNotImpl)(const Variant&, const FilterParams&, int width, int height) = nullptr;
+  void (*runImpl)(const Variant&, const FilterParams&, ConstImageView in, ImageView out, Workspace&,
+                  cudaStream_t stream) = nullptr;
+  LaunchDescription (*describeLaunchImpl)(const Variant&, const FilterParams&, int width, int height) = nullptr;
+  WorkModel (*workModelImpl)(const Variant&, const FilterParams&, int width, int height) = nullptr;
+
   // Why these parameters cannot run on this machine for a width x height frame, as a value
   // (convlive/problem.hpp: the setting at fault and, when there is one, the variant to use
   // instead); empty: they can.
-  Problem (*whyNot)(const FilterParams&, int width, int height) = nullptr;
+  Problem whyNot(const FilterParams& p, int width, int height) const { return whyNotImpl(*this, p, width, height); }
   // Filters in into out (same size, pitch a multiple of 4, not overlapping) on `stream` (GPU
   // variants: asynchronous; cpu: done on return). Throws ProblemError with whyNot's reason
   // when it cannot run, CudaError when CUDA fails.
-  void (*runImpl)(const Variant&, const FilterParams&, ConstImageView in, ImageView out, Workspace&,
-                  cudaStream_t stream) = nullptr;
+  void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
+    runImpl(*this, p, in, out, ws, stream);
+  }
   // The inspector's figures for p on a width x height frame (convlive/inspect.hpp reads them),
   // each computed beside the variant's kernel from the shapes its launch uses: its launches (none
   // for the CPU variants; `none` says so) and its work per output pixel. Arithmetic, no device
   // needed (stream's persistent grid is sized to the device where there is one). For parameters
   // whyNot accepts, or refuses only for want of a device; otherwise they may throw
   // std::invalid_argument (a tile or radius with no compiled instance).
-  LaunchDescription (*describeLaunch)(const FilterParams&, int width, int height) = nullptr;
-  WorkModel (*workModel)(const FilterParams&, int width, int height) = nullptr;
-  MaskTakes takes = MaskTakes::Any;  // the masks it takes: whyNot refuses the others
-
-  void run(const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t stream) const {
-    runImpl(*this, p, in, out, ws, stream);
+  LaunchDescription describeLaunch(const FilterParams& p, int width, int height) const {
+    return describeLaunchImpl(*this, p, width, height);
   }
+  WorkModel workModel(const FilterParams& p, int width, int height) const {
+    return workModelImpl(*this, p, width, height);
+  }
+
   // What run() derives from p for width x height frames, made now and kept in ws (the CUTLASS
   // initialize / run split): whyNot's answer, the mask in the kernels' form, the fp16 error plans.
   // A run with the same parameters (sameComputation) and size reuses it, so a filter change costs

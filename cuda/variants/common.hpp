@@ -1,0 +1,170 @@
+// What the variants share (internal to convlive_cuda): the workspace they keep between launches
+// and the preparation cache in it, the checks every variant makes, and the kernels' launch
+// parameters. Each variant's own file (cuda/variants/<name>.cpp) builds on these.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convlive/check.hpp"
+#include "convlive/precision.hpp"
+#include "convlive/problem.hpp"
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+#include "kernels/launch.hpp"
+
+namespace convlive {
+
+class FftConvolver;  // fft.hpp
+
+namespace detail {
+
+// What a variant derives from its parameters for one frame size (Variant::prepare): whyNot's
+// answer at once, the rest on first use (each variant asks only for what its kernel takes).
+class Prepared {
+ public:
+  Prepared(const Variant& v, const FilterParams& p, int width, int height)
+      : variant_(&v), params_(p), width_(width), height_(height), why_(v.whyNot(p, width, height)) {}
+  bool matches(const Variant& v, const FilterParams& p, int width, int height) const {
+    return variant_ == &v && width_ == width && height_ == height && sameComputation(params_, p);
+  }
+  const Problem& why() const { return why_; }
+
+  const kernels::MaskSep& sep() {  // separable masks: the factors as the kernels take them
+    if (!sep_) {
+      const Mask& m = params_.filter.mask;
+      sep_.emplace();
+      sep_->radius = m.radius();
+      std::copy(m.row().begin(), m.row().end(), sep_->row);
+      std::copy(m.col().begin(), m.col().end(), sep_->col);
+    }
+    return *sep_;
+  }
+  const kernels::Mask2D& mask2d() {  // 17 KiB: on the heap, passed by value to the kernels
+    if (!mask2d_) {
+      const Mask& m = params_.filter.mask;
+      mask2d_ = std::make_unique<kernels::Mask2D>();
+      mask2d_->radius = m.radius();
+      std::copy(m.weights().begin(), m.weights().end(), mask2d_->w);
+    }
+    return *mask2d_;
+  }
+  const HalfSumsPlan& halfSums() {  // stream
+    if (!halfSums_) halfSums_ = planHalfSums(params_.filter.mask);
+    return *halfSums_;
+  }
+  const HalfWeightsPlan& halfSeparable() {  // tensorstream
+    if (!halfSeparable_) halfSeparable_ = planHalfSeparable(params_.filter.mask, params_.filter.combine);
+    return *halfSeparable_;
+  }
+  const std::vector<unsigned>& tensorStreamFragments() {  // tensorstream: its weights, where read from memory
+    if (!fragments_) fragments_ = kernels::tensorStreamFragments(sep());
+    return *fragments_;
+  }
+  const HalfWeightsPlan& halfWeights() {  // tensor2d (1.2 ms on the host for a 65 x 65 mask)
+    if (!halfWeights_) halfWeights_ = planHalfWeights(params_.filter.mask, params_.filter.combine);
+    return *halfWeights_;
+  }
+
+ private:
+  const Variant* variant_;
+  FilterParams params_;
+  int width_, height_;
+  Problem why_;
+  std::optional<kernels::MaskSep> sep_;
+  std::unique_ptr<kernels::Mask2D> mask2d_;
+  std::optional<HalfSumsPlan> halfSums_;
+  std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_;
+  std::optional<std::vector<unsigned>> fragments_;
+};
+
+// A device copy of a small host table (a mask's weights, weight fragments), copied again only when
+// the table changes. Stream-ordered: kernels already queued on the stream read the old table
+// before the copy lands. A pageable source is staged before the call returns, so `host_` may
+// change after.
+template <class T>
+class MirroredTable {
+ public:
+  const T* upload(const std::vector<T>& table, cudaStream_t s) {
+    if (host_ != table) {
+      device_.reserve(table.size() * sizeof(T));
+      host_ = table;
+      CL_CUDA(cudaMemcpyAsync(device_.get(), host_.data(), table.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    }
+    return device_.as<T>();
+  }
+
+ private:
+  DeviceBuffer device_;
+  std::vector<T> host_;  // what device_ holds
+};
+
+// The masks v's table entry says it takes (Variant::takes): a variant that needs a separable mask
+// names tiled-coop for the others; one that runs one mask names separable (or tiled-coop, where
+// the mask need not be separable) for a gradient magnitude.
+Problem maskWhyNot(const Variant& v, const FilterParams& p);
+// Checks every variant shares: the masks it takes, the frame, the radius, the tile, the device.
+// The whole whyNot of the variants that need nothing more.
+Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height);
+// Whether `bytes` of shared memory a block fit the device's opt-in limit.
+Problem sharedWhyNot(const Variant& v, std::size_t bytes);
+// The tensor-core variants: fp16 mma.sync m16n8k16 needs compute capability 8.0, and the mask must
+// fit the fp16 error budget (`planWhy`, from convlive/precision.hpp).
+Problem tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const char* instead);
+// The separable tensor-core variants: one separable mask, fp16 factors within the error budget.
+Problem tensorSeparableWhyNot(const Variant& v, const FilterParams& p, int width, int height);
+
+// The kernels' launch parameters for p on a width x height frame, without images (what the
+// inspector's figures read).
+kernels::Launch launchFor(const Variant& v, const FilterParams& p, int width, int height);
+// What run() checks first: the images' shapes, then whyNot's answer for p, kept with the rest
+// of p's preparation in ws (the first run with p, or Variant::prepare, made it). Throws
+// std::invalid_argument (ProblemError for whyNot's reasons) when p cannot run.
+Prepared& prepared(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws);
+// The launch description for the kernels (after prepared()).
+kernels::Launch launchOf(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s);
+
+inline int radiusOf(const FilterParams& p) { return p.filter.mask.radius(); }
+
+}  // namespace detail
+
+struct Workspace::Impl {
+  std::vector<std::unique_ptr<detail::Prepared>> prepared;  // the most recently used last
+  std::size_t preparations = 0;
+  // The preparation for (v, p, width x height): a kept one, else made now (the oldest of
+  // kPrepared goes).
+  detail::Prepared& prepare(const Variant& v, const FilterParams& p, int width, int height) {
+    auto it =
+        std::find_if(prepared.begin(), prepared.end(), [&](const auto& e) { return e->matches(v, p, width, height); });
+    if (it != prepared.end()) {
+      std::rotate(it, it + 1, prepared.end());
+      return *prepared.back();
+    }
+    auto made = std::make_unique<detail::Prepared>(v, p, width, height);
+    if (prepared.size() >= std::size_t(kPrepared)) prepared.erase(prepared.begin());
+    prepared.push_back(std::move(made));
+    ++preparations;
+    return *prepared.back();
+  }
+
+  DeviceBuffer tmp0, tmp1;                    // separable: intermediate planes
+  detail::MirroredTable<float> mask;          // naive: the mask in global memory
+  detail::MirroredTable<unsigned> fragments;  // tensorstream: its weight fragments, where read from memory
+  struct CachedTexture {
+    const void* data;
+    int width, height;
+    std::size_t pitch;
+    int mode;
+    TextureObject tex;
+  };
+  std::vector<CachedTexture> textures;  // the few most recent inputs (benchmarks rotate frames)
+  std::unique_ptr<FftConvolver> fft;    // fft: its plans, planes and the mask's spectra
+};
+
+}  // namespace convlive

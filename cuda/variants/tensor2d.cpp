@@ -1,0 +1,55 @@
+// tensor2d: any 2D mask on the tensor cores. Per mask row, a row of outputs is a product with a
+// banded Toeplitz matrix of that row's weights (mma.sync m16n8k16, fp16 in, fp32 sums); the
+// weights are fp16, or fp16 high + low parts where fp16 alone would miss 1 LSB. Kernel:
+// tensor2dKernel in kernels/tensor.cu.
+#include "variants/all.hpp"
+#include "variants/common.hpp"
+
+namespace convlive::detail {
+namespace {
+
+// Whether the weights go as fp16 high + low parts (convlive/precision.hpp), as run() passes it.
+bool split(const FilterParams& p) { return planHalfWeights(p.filter.mask, p.filter.combine).split(); }
+
+// Past the checks every variant makes: a device with tensor cores, weights within the fp16 error
+// budget, and the tile (its size depends on the split) within a block's shared memory.
+Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
+  const HalfWeightsPlan half = planHalfWeights(p.filter.mask, p.filter.combine);
+  if (auto why = tensorCoreWhyNot(v, half.why, "tiled-coop"); why) return why;
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius(), half.split()));
+}
+
+void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  Prepared& pp = prepared(v, p, in, out, ws);
+  kernels::tensor2d(launchOf(v, p, in, out, s), pp.mask2d(), pp.halfWeights().split());
+}
+
+LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
+  return kernels::describeTensor2D(launchFor(v, p, w, h), radiusOf(p), split(p));
+}
+WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
+  return kernels::modelTensor2D(launchFor(v, p, w, h), radiusOf(p), split(p));
+}
+
+}  // namespace
+
+Variant tensor2dVariant() {
+  return {
+      .name = "tensor2d",
+      .description =
+          "any 2D mask on the tensor cores: per mask row a Toeplitz product (mma.sync, fp16 in, fp32 sums), weights "
+          "as fp16 or fp16 high + low parts within a 1 LSB error bound",
+      .maxRadius = kernels::kMax2DRadius,
+      .tiles = {{64, 16}, {128, 16}, {64, 32}, {128, 32}},
+      .tileMeaning = "output tile (4 rows per warp)",
+      .takes = MaskTakes::One,
+      .whyNotImpl = whyNot,
+      .runImpl = run,
+      .describeLaunchImpl = describe,
+      .workModelImpl = workModel,
+  };
+}
+
+}  // namespace convlive::detail

@@ -1,0 +1,110 @@
+// tensorstream: separable masks up to r = 32 on the tensor cores. Each warp walks down a
+// 16-pixel strip, 16 rows a step, its input arriving through a cp.async ring in shared memory;
+// the row product's result is the column product's operand in the same registers. Kernel:
+// kernels/tensor_stream.cu.
+#include <sstream>
+
+#include "convlive/tensor_inputs.hpp"
+#include "kernels/schedules.hpp"
+#include "variants/all.hpp"
+#include "variants/common.hpp"
+
+namespace convlive::detail {
+namespace {
+
+using Code = Problem::Code;
+
+// The intermediate as fp16 high + low parts (convlive/precision.hpp), as run() passes it.
+bool splitIntermediate(const FilterParams& p) {
+  return !planHalfSeparable(p.filter.mask, p.filter.combine).halfIntermediate;
+}
+// Every sum lies in the byte range (Identity only), as run() passes it.
+bool sumsInByteRange(const FilterParams& p) {
+  return p.filter.combine == Combine::Identity && planHalfSeparable(p.filter.mask, p.filter.combine).sumsInByteRange;
+}
+
+// Past the separable tensor-core checks: the factors' scale, the frame's size in tiles, and the
+// block's shared memory.
+Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
+  // Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
+  // (convlive/tensor_inputs.hpp): both largest weights must fit fp16 so scaled.
+  if (const double row = largestWeight(p.filter.mask.row()), col = largestWeight(p.filter.mask.col());
+      tensorInputScale(row, col) < 0) {
+    std::ostringstream s;
+    s << "tensorstream scales the factors by 2^S and 2^(24 - S) for its fp16 inputs, and no S keeps both largest "
+         "weights ("
+      << row << " and " << col << ") within fp16's range (their product must stay below about 256)";
+    return problem(Code::CannotRun, "mask", s.str(), "variant", "tensorsep");
+  }
+  // Its grid's table of block columns (kernels/schedules.hpp), with room for the edge columns' entries.
+  const Tile t = v.tileFor(p);
+  if (constexpr int most = kernels::StripSchedule::kMaxEntries - 64; (w + t.w - 1) / t.w > most)
+    return problem(Code::CannotRun, "tile",
+                   "tensorstream takes frames up to " + std::to_string(most) + " tiles wide (" +
+                       std::to_string(most * t.w) + " pixels with " + t.str() + "); this one is " + std::to_string(w) +
+                       ": use a wider tile or another variant",
+                   "variant", "fused");
+  // Its grid's rows are the tile's segments: at most 65535 (a grid's y dimension).
+  if (constexpr long most = 65535; (long(h) + t.h - 1) / t.h > most)
+    return problem(Code::CannotRun, "tile",
+                   "tensorstream takes frames up to " + std::to_string(most * t.h) + " rows tall with " + t.str() +
+                       " (65535 segments of " + std::to_string(t.h) + " rows); this one is " + std::to_string(h) +
+                       ": use a taller tile or another variant",
+                   "variant", "fused");
+  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius(), p.filterAlpha));
+}
+
+// The weight fragments, where the kernel reads them from memory, are mirrored on the device once
+// per mask.
+void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  Prepared& pp = prepared(v, p, in, out, ws);
+  const HalfWeightsPlan& plan = pp.halfSeparable();
+  const std::vector<unsigned>& fragments = pp.tensorStreamFragments();
+  const unsigned* fragmentsDevice = fragments.empty() ? nullptr : ws.impl().fragments.upload(fragments, s);
+  kernels::tensorStream(launchOf(v, p, in, out, s), pp.sep(), fragmentsDevice, !plan.halfIntermediate,
+                        p.filter.combine == Combine::Identity && plan.sumsInByteRange);
+}
+
+LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
+  return kernels::describeTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
+}
+WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
+  return kernels::modelTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
+}
+
+}  // namespace
+
+Variant tensorStreamVariant() {
+  return {
+      .name = "tensorstream",
+      .description =
+          "separable, r <= 32, on the tensor cores: each warp walks down a 16-pixel strip, 16 rows a step, its input "
+          "through a cp.async ring in shared memory; the row product's result is the column product's operand in "
+          "registers (fp16 factors, the intermediate as fp16, or fp16 high + low parts where the error bound needs "
+          "them), within 1 LSB",
+      .maxRadius = kernels::kTensorStreamMaxRadius,
+      .tiles = {{64, 64},
+                {64, 32},
+                {64, 48},
+                {64, 128},
+                {128, 64},
+                {32, 64},
+                {64, 256},
+                {64, 192},
+                {128, 192},
+                {64, 288},
+                {64, 272},
+                {64, 80},
+                {64, 96},
+                {64, 144}},
+      .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
+      .takes = MaskTakes::OneSeparable,
+      .whyNotImpl = whyNot,
+      .runImpl = run,
+      .describeLaunchImpl = describe,
+      .workModelImpl = workModel,
+  };
+}
+
+}  // namespace convlive::detail
