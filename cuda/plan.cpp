@@ -224,10 +224,10 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
     s->note = "no CUDA device (" + deviceInfo().reason + "): " + s->variant->name + " runs on the CPU";
   if (why) throw ProblemError(why);
   if (!s->variant->onGpu && options.memory == Memory::Device)
-    throw ProblemError(
-        problem(Code::Conflict, "variant",
-                s->variant->name + " runs on the CPU and reads host memory, but the frames are in device memory",
-                "variant", "auto"));
+    throw ProblemError(problem(Code::Conflict, "variant",
+                               s->variant->name + " runs on host memory (a CPU variant), and the frames are in device "
+                                                  "memory: name a GPU variant, or give host memory",
+                               "variant", "auto"));
   s->identity = isIdentity(s->params.filter);
   s->prepare();
   Plan plan;
