@@ -17,7 +17,9 @@
 
 #include "convlive/resources.hpp"
 #include "convlive/spec.hpp"
+#include "demo.hpp"
 #include "guarded.hpp"
+#include "list_variants.hpp"
 #include "still.hpp"
 #include "tune.hpp"
 #include "variant_details.hpp"

@@ -1,53 +1,27 @@
-// What the headless run, the export and the viewer share: the pipeline settings from the command
-// line, Ctrl-C handling, the per-stage summary and the JSON report.
+// What the headless run, the export and the viewer print and write about a pipeline run: the
+// settings line, the per-stage summary and the JSON report. Called on the thread that ran the
+// pipeline, once it has been drained (the figures are final then).
 #pragma once
 
-#include <chrono>
 #include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 
 #include "convlive/pipeline.hpp"
-#include "video.hpp"
+#include "convlive/spec.hpp"
+#include "interrupt.hpp"  // the viewer's loop takes its Ctrl-C handling with the report
 
 namespace convlive {
 
-// The pipeline the options describe, running `filter` (the filter as the command line gave it,
-// validated, its variant included). Throws std::invalid_argument naming a bad option.
-PipelineConfig configFrom(const VideoOptions& v, const FilterSpec& filter);
+// x with `digits` decimals, as the summaries print figures.
+std::string decimals(double x, int digits);
+// Now in UTC as ISO 8601 ("2025-01-31T12:00:00Z"), the reports' "date".
+std::string nowIso();
 
-// Ctrl-C (and SIGTERM) stop a loop at a frame boundary instead of killing the process, so an
-// export can remove its temporary file and a run can still report. One at a time.
-// --seconds as a length of the stream: fed the position of each frame taken, it says when the
-// next frame would pass the limit. Sources without timestamps fall back to wall-clock time.
-class StreamLimit {
- public:
-  explicit StreamLimit(double seconds);  // seconds <= 0: no limit
-  void frameTaken(double positionSeconds, double fps);
-  bool reached() const;
-  double elapsed() const;  // stream seconds since the first frame (or wall-clock seconds)
-
- private:
-  double seconds_, first_ = 0, last_ = 0, offset_ = 0, fps_ = 0;
-  long frames_ = 0;
-  bool timestamps_ = false;
-  std::chrono::steady_clock::time_point start_;
-};
-
-class InterruptGuard {
- public:
-  InterruptGuard();
-  ~InterruptGuard();
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-  bool interrupted() const;
-
- private:
-  void (*previousInt_)(int) = nullptr;
-  void (*previousTerm_)(int) = nullptr;
-};
-
+// One line: the filter and variant running (auto's reason), memory mode, slots, overlap, the
+// frames' format and the decoder.
+std::string settingsLine(const Pipeline& p, const PipelineConfig& c);
 // Rows of "name last avg peak" in milliseconds (the table's header is printed by printSummary).
 void printStageRows(std::ostream& log, std::span<const StageStats> stages);
 // [{name, last_ms, average_ms, peak_ms, frames}, ...]

@@ -1,0 +1,15 @@
+// The exit codes of the convlive program, the same for every command.
+#pragma once
+
+namespace convlive {
+
+enum ExitCode {
+  kOk = 0,
+  kFailed = 1,    // the work failed (a CUDA error, a file that could not be written, ...)
+  kBadInput = 2,  // what was asked cannot be done (a bad option, a source that cannot open)
+};
+
+// Interrupted (Ctrl-C or SIGTERM): 128 + SIGINT, as shells report it.
+constexpr int kInterrupted = 130;
+
+}  // namespace convlive

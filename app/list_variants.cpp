@@ -1,0 +1,78 @@
+#include "list_variants.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convlive/resources.hpp"
+#include "convlive/variants.hpp"
+
+namespace convlive {
+namespace {
+
+// `text` in lines of at most `width` characters, broken at spaces (a longer word keeps its own
+// line); width <= 0: one line.
+std::vector<std::string> wrapped(const std::string& text, int width) {
+  if (width <= 0) return {text};
+  std::vector<std::string> lines{""};
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!lines.back().empty() && int(lines.back().size() + 1 + word.size()) > width) lines.emplace_back();
+    if (!lines.back().empty()) lines.back() += ' ';
+    lines.back() += word;
+  }
+  return lines;
+}
+
+}  // namespace
+
+void listVariants(std::ostream& out, int width) {
+  const DeviceInfo& dev = deviceInfo();
+  out << "device: " << (dev.available ? dev.name : dev.reason) << "\n\n";
+  // The tiles wrap within their column, the descriptions within what is left of `width`; the other
+  // columns are as wide as their longest entry.
+  constexpr int kTilesWidth = 28;
+  std::size_t nameWidth = std::string_view("variant").size();
+  std::size_t takesWidth = std::string_view("masks").size();
+  for (const Variant& v : variants()) {
+    nameWidth = std::max(nameWidth, v.name.size());
+    takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
+  }
+  const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + kTilesWidth + 2;
+  const int descriptionWidth = width > 0 ? std::max(30, width - descriptionAt) : 0;
+  const auto row = [&](std::string_view name, std::string_view radius, std::string_view takes, std::string_view tiles,
+                       std::string_view description) {
+    std::ostringstream line;
+    line << std::left << std::setw(int(nameWidth + 2)) << name << std::setw(7) << radius
+         << std::setw(int(takesWidth + 2)) << takes << std::setw(kTilesWidth + 2) << tiles << description;
+    const std::string text = line.str();
+    out << text.substr(0, text.find_last_not_of(' ') + 1) << "\n";
+  };
+  row("variant", "max r", "masks", "tiles (default first)", "description");
+  for (const Variant& v : variants()) {
+    std::string tileList;
+    for (const Tile& t : v.tiles) {
+      if (!tileList.empty()) tileList += ' ';
+      tileList += t.str();
+    }
+    const std::vector<std::string> tiles = wrapped(tileList.empty() ? "-" : tileList, kTilesWidth);
+    const std::vector<std::string> description =
+        wrapped(v.description + (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : ""), descriptionWidth);
+    for (std::size_t i = 0; i < std::max(tiles.size(), description.size()); ++i)
+      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : maskTakesName(v.takes),
+          i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
+  }
+  out << "\n";
+  for (const std::string& line :
+       wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
+               "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
+               "masks). Each refuses the masks it does not take and names a variant that takes them.",
+               width))
+    out << line << "\n";
+}
+
+}  // namespace convlive
