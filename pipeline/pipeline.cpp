@@ -10,9 +10,9 @@
 #include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
 #include "cpu_path.hpp"
-#include "filter_plans.hpp"
 #include "gpu_path.hpp"
 #include "pipeline_controls.hpp"
+#include "pipeline_plans.hpp"
 #include "pipeline_stats.hpp"
 #include "slot_ring.hpp"
 #include "source_switcher.hpp"
@@ -42,7 +42,7 @@ struct Pipeline::Impl {
   ControlQueue controls;
   std::unique_ptr<Source> source;
   bool failed = false;  // the source failed: step() says Error until another is adopted
-  FilterPlans filter;
+  PipelinePlans filter;
   SlotRing ring;  // after the source: the frames the slots hold go before it does
   GpuPath gpuPath;
   CpuPath cpuPath;
@@ -167,7 +167,7 @@ struct Pipeline::Impl {
     }
     status.frameTaken(source->positionSeconds());
     if (filter.resize(frame.pixels.width, frame.pixels.height)) status.setError("");  // the old size's note goes
-    FilterPlans::ForFrame current = filter.forFrame();
+    PipelinePlans::ForFrame current = filter.forFrame();
     if (!current.note.empty()) status.setError(current.note);
     Slot& slot = ring.takeUpcoming();
     slot.load(std::move(frame), waitMs, *current.plan, current.generation, config.pinned);

@@ -1,4 +1,4 @@
-#include "filter_plans.hpp"
+#include "pipeline_plans.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -17,14 +17,14 @@ Plan makePlan(const std::string& variant, const FilterParams& params, int w, int
 
 }  // namespace
 
-FilterPlans::FilterPlans(const std::string& variant, const FilterParams& params, int width, int height)
+PipelinePlans::PipelinePlans(const std::string& variant, const FilterParams& params, int width, int height)
     : variant_(variant),
       params_(params),
       plan_(std::make_shared<const Plan>(makePlan(variant, params, std::max(width, 1), std::max(height, 1)))),
       width_(width),
       height_(height) {}
 
-std::string FilterPlans::request(const std::string& variant, const FilterParams& params) {
+std::string PipelinePlans::request(const std::string& variant, const FilterParams& params) {
   std::lock_guard lock(mutex_);
   try {
     requested_ =
@@ -36,12 +36,12 @@ std::string FilterPlans::request(const std::string& variant, const FilterParams&
   return "";
 }
 
-std::shared_ptr<const Plan> FilterPlans::current() const {
+std::shared_ptr<const Plan> PipelinePlans::current() const {
   std::lock_guard lock(mutex_);
   return plan_;
 }
 
-void FilterPlans::applyRequest() {
+void PipelinePlans::applyRequest() {
   std::lock_guard lock(mutex_);
   if (!requested_) return;
   variant_ = std::move(requested_->variant);
@@ -51,7 +51,7 @@ void FilterPlans::applyRequest() {
   requested_.reset();
 }
 
-bool FilterPlans::resize(int width, int height) {
+bool PipelinePlans::resize(int width, int height) {
   std::lock_guard lock(mutex_);
   const bool resized = width != width_ || height != height_;
   width_ = width;
@@ -59,7 +59,7 @@ bool FilterPlans::resize(int width, int height) {
   return resized;
 }
 
-FilterPlans::ForFrame FilterPlans::forFrame() {
+PipelinePlans::ForFrame PipelinePlans::forFrame() {
   std::lock_guard lock(mutex_);
   std::string note;
   const int w = width_, h = height_;

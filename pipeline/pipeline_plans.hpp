@@ -18,10 +18,10 @@
 
 namespace convlive {
 
-class FilterPlans {
+class PipelinePlans {
  public:
   // The plan for width x height frames (sizes below 1 count as 1). Throws as Plan::make does.
-  FilterPlans(const std::string& variant, const FilterParams& params, int width, int height);
+  PipelinePlans(const std::string& variant, const FilterParams& params, int width, int height);
 
   // Any thread: "" when the change was taken (it applies from the next frame boundary), else the
   // reason, and nothing changes. Makes the plan while holding the lock: the pipeline thread's
