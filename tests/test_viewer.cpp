@@ -371,7 +371,9 @@ TEST_P(ViewerOn, ASlowFilterNeverHoldsUpTheUi) {
   const auto t0 = Clock::now();
   for (int i = 0; i < 10; ++i) v.frame();
   const double tenPasses = std::chrono::duration<double>(Clock::now() - t0).count();
-  EXPECT_LT(tenPasses, 0.6) << "10 passes took " << tenPasses << " s: the loop waited for the filter";
+  // Waiting for the filter would cost a whole frame's filtering a pass; the bound leaves room for 2
+  // cores shared with another test that runs the same filter (0.71-0.74 s seen there).
+  EXPECT_LT(tenPasses, 1.0) << "10 passes took " << tenPasses << " s: the loop waited for the filter";
   double worst = 0;
   for (int i = 0; i < 400 && !v.filterPace().behind; ++i) {
     const auto p0 = Clock::now();
