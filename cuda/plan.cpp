@@ -55,29 +55,6 @@ namespace {
 
 using Code = Problem::Code;
 
-// The calling thread's current device set to `device` while it lives (nothing when -1 or already
-// current), the caller's restored after.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    if (device < 0) return;
-    CL_CUDA(cudaGetDevice(&old_));
-    if (old_ != device) {
-      CL_CUDA(cudaSetDevice(device));
-      restore_ = true;
-    }
-  }
-  ~DeviceScope() {
-    if (restore_) cudaSetDevice(old_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int old_ = 0;
-  bool restore_ = false;
-};
-
 Problem deviceProblem(int device) {
   if (device < 0) return {};
   int count = 0;

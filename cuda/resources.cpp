@@ -149,6 +149,18 @@ DeviceInfo queryDevice() {
 }
 }  // namespace
 
+DeviceScope::DeviceScope(int device) {
+  if (device < 0) return;
+  CL_CUDA(cudaGetDevice(&old_));
+  if (old_ != device) {
+    CL_CUDA(cudaSetDevice(device));
+    restore_ = true;
+  }
+}
+DeviceScope::~DeviceScope() {
+  if (restore_) cudaSetDevice(old_);
+}
+
 const DeviceInfo& deviceInfo() {
   static const DeviceInfo info = queryDevice();
   return info;

@@ -400,20 +400,6 @@ void streamWaits(cudaStream_t consumer, cudaStream_t producer) {
   CL_CUDA(wait);
 }
 
-class CurrentDevice {
- public:
-  explicit CurrentDevice(int device) {
-    CL_CUDA(cudaGetDevice(&old_));
-    if (device != old_) CL_CUDA(cudaSetDevice(device));
-  }
-  ~CurrentDevice() { cudaSetDevice(old_); }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int old_ = 0;
-};
-
 // The plans of one (device, stream), kept for the process (never freed: freeing at interpreter exit
 // may come after the CUDA runtime has gone). A call with the settings, frame size and memory of one
 // of the last few reuses its plan: making one resolves auto and prepares the variant.
@@ -525,7 +511,7 @@ py::object filterDevice(py::handle img, py::handle outArg, cudaStream_t stream, 
     throw py::value_error("img and out must start on a 4-byte boundary (one RGBA8 pixel)");
   {
     py::gil_scoped_release released;
-    CurrentDevice current(in.frame.device);
+    const DeviceScope current(in.frame.device);
     PlanSlot& slot = slotFor(in.frame.device, stream);
     std::lock_guard lock(slot.mutex);
     Plan& plan = slot.planFor(spec, ImageDesc::rgba8(in.frame.width, in.frame.height), Memory::Device, in.frame.device);

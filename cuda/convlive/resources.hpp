@@ -121,6 +121,21 @@ struct DeviceInfo {
 };
 const DeviceInfo& deviceInfo();
 
+// The calling thread's current CUDA device set to `device` while it lives (nothing when it is -1 or
+// already current), the caller's restored after. Throws CudaError when the device cannot be made
+// current.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int old_ = 0;
+  bool restore_ = false;
+};
+
 // The device's copy bandwidth in GB/s (bytes read + written per second), the median of `runs`
 // device-to-device copies of `bytes`: what "% of the device's copy bandwidth" is measured against.
 // 0 without a device. Takes a few milliseconds on a large GPU.
