@@ -213,13 +213,9 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
 }
 
 Plan Plan::make(const FilterSpec& spec, const ImageDesc& image, const PlanOptions& options, Problem& why) {
-  why = {};
-  try {
-    return make(spec, image, options);
-  } catch (const ProblemError& e) {
-    why = e.problem();
-  }
-  return {};
+  FilterParams params;
+  if ((why = spec.compile(params))) return {};
+  return make(params, spec.variant, image, options, why);
 }
 
 Plan Plan::make(const FilterParams& params, std::string_view variant, const ImageDesc& image,
