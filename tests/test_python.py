@@ -13,6 +13,7 @@ tests also need a CUDA device and CuPy or PyTorch, and are skipped with the reas
   download), against cpu on the host copy within 1 LSB, the output poisoned before each run.
 """
 
+import contextlib
 import os
 import unittest
 
@@ -269,24 +270,67 @@ class BadInputsTest(unittest.TestCase):
 
     def test_dtype(self):
         img = frame(5, 6, 0)
-        self.raises(ValueError, ["dtype float32", "uint8", "(height, width, 4)"], img.astype(np.float32))
-        self.raises(ValueError, ["dtype int16"], img.astype(np.int16))
+        self.raises(ValueError, ["float64 is not taken", "pass img.astype(numpy.float32)"], img.astype(np.float64))
+        self.raises(ValueError, ["dtype int16", "img.astype(numpy.float32)"], img.astype(np.int16))
+        self.raises(ValueError, ["dtype bool", "img.astype(numpy.uint8)"], img > 127)
+        self.raises(ValueError, ["dtype uint32", "2**24"], img.astype(np.uint32))
+        self.raises(ValueError, ["complex64", "real and imaginary"], img.astype(np.complex64))
+        self.raises(ValueError, [">f4", "byte order"], img.astype(">f4"))
+        # The hint works.
+        self.assertEqual(convlive.filter(img.astype(np.float64).astype(np.float32)).dtype, np.float32)
 
     def test_shape(self):
         img = frame(5, 6, 0)
-        self.raises(ValueError, ["shape (5, 6, 3)", "alpha"], img[..., :3].copy())
-        self.raises(ValueError, ["shape (5, 6)", "alpha"], img[..., 0].copy())
-        self.raises(ValueError, ["shape (5, 6, 4, 1)"], img[..., None])
-        self.raises(ValueError, ["shape (0, 6, 4)"], img[:0])
+        self.raises(ValueError, ["shape (5, 6, 4, 1, 1)", "(N, C, H, W)"], img[..., None, None])
+        self.raises(ValueError, ["shape (7,)"], np.zeros(7, np.uint8))
+        self.raises(ValueError, ["shape (0, 6, 4)", "empty"], img[:0])
+
+    def test_two_channels(self):
+        img = frame(5, 6, 0)[..., :2].copy()
+        with self.assertRaises(ValueError) as ctx:
+            convlive.filter(img)
+        msg = str(ctx.exception)
+        for piece in ("shape (5, 6, 2)", "2 channels", "1, 3 or 4", "numpy.concatenate"):
+            self.assertIn(piece, msg)
+        # The hint works: a third channel added, filtered, dropped.
+        padded = np.concatenate([img, np.zeros_like(img[..., :1])], axis=-1)
+        got = convlive.filter(padded, variant="cpu")[..., :2]
+        want = convlive.filter(np.ascontiguousarray(img[..., 0]), variant="cpu")
+        self.assertTrue(np.array_equal(got[..., 0], want))
+        planes = np.ascontiguousarray(np.moveaxis(img, -1, 0))  # (2, 5, 6)
+        with self.assertRaises(ValueError) as ctx:
+            convlive.filter(planes, layout="CHW")
+        self.assertIn("reshape(-1, 1, 5, 6)", str(ctx.exception))
+        got = convlive.filter(planes.reshape(-1, 1, 5, 6), layout="NCHW", variant="cpu")
+        self.assertTrue(np.array_equal(got[0, 0], want))
+
+    def test_layout(self):
+        img = frame(5, 6, 0)
+        self.raises(ValueError, ["layout: 'WHC' is not a layout", "'NCHW'"], img, layout="WHC")
+        self.raises(ValueError, ["layout: 'HW' reads 2 dimensions", "shape (5, 6, 4)"], img, layout="HW")
+        self.raises(TypeError, ["layout: expected a str"], img, layout=3)
+        # (4, 5, 6) is read as (H, W, C) with 6 channels: the message says how to read it as (C, H, W).
+        chw = np.zeros((4, 5, 6), np.uint8)
+        self.raises(ValueError, ["6 channels", "channels-last by default", "layout='CHW'"], chw)
+        self.assertEqual(convlive.filter(chw, layout="CHW").shape, chw.shape)
 
     def test_strides(self):
         img = frame(6, 8, 0)
-        self.raises(ValueError, ["strides (32, 8, 1)", "multiple of 4"], img[:, ::2])  # pixels 8 bytes apart
-        self.raises(ValueError, ["strides (-32, 4, 1)"], img[::-1])
-        self.raises(ValueError, ["strides"], np.asfortranarray(img))
+        self.raises(ValueError, ["strides (32, 8, 1)", "pixels must be adjacent", "numpy.ascontiguousarray(img)"],
+                    img[:, ::2])  # pixels 8 bytes apart
+        self.raises(ValueError, ["strides (-32, 4, 1)", "negative"], img[::-1])
+        self.raises(ValueError, ["strides", "channels of a pixel"], np.asfortranarray(img))
         buf = np.zeros(6 * 34, np.uint8)  # rows 34 bytes apart: not a multiple of 4
         odd = np.lib.stride_tricks.as_strided(buf, (6, 8, 4), (34, 4, 1))
-        self.raises(ValueError, ["strides (34, 4, 1)"], odd)
+        self.raises(ValueError, ["strides (34, 4, 1)", "multiple of 4"], odd)
+        f32 = np.zeros((6, 8, 3), np.float32)
+        every_other = np.zeros((6, 16, 3), np.float32)[:, ::2]
+        self.raises(ValueError, ["strides (192, 24, 4)", "pixels must be adjacent"], every_other)
+        self.raises(ValueError, ["values of a row must be adjacent"], f32.transpose(2, 0, 1)[:, :, :], layout="CHW")
+        # Channels-first planes that are not one stride apart: three of four channels of a batch.
+        nchw = np.zeros((2, 4, 5, 6), np.uint16)[:, :3]
+        self.raises(ValueError, ["one stride apart", "numpy.ascontiguousarray(img)"], nchw, layout="NCHW")
+        self.assertEqual(convlive.filter(np.ascontiguousarray(nchw), layout="NCHW").shape, nchw.shape)
 
     def test_unknown_keyword(self):
         img = frame(5, 6, 0)
@@ -318,7 +362,8 @@ class BadInputsTest(unittest.TestCase):
         self.raises(ValueError, ["in place"], img, out=img)
         self.raises(ValueError, ["in place"], img, out=img[:, :])
         self.raises(ValueError, ["differs"], img, out=np.zeros((5, 7, 4), np.uint8))
-        self.raises(ValueError, ["out:", "dtype float32"], img, out=np.zeros((5, 6, 4), np.float32))
+        self.raises(ValueError, ["out:", "dtype float32", "differs from img's uint8"], img,
+                    out=np.zeros((5, 6, 4), np.float32))
         ro = np.zeros_like(img)
         ro.setflags(write=False)
         self.raises(ValueError, ["read-only"], img, out=ro)
@@ -330,6 +375,279 @@ class BadInputsTest(unittest.TestCase):
         if not gpu:
             self.skipTest("the table has no GPU variant")
         self.raises(ValueError, ["variant:", "use variant='cpu"], frame(5, 6, 0), variant=gpu[0])
+
+
+# ---- Typed frames: uint8, uint16, float16, float32 in every layout ----------------------------------
+
+DTYPES = (np.uint8, np.uint16, np.float16, np.float32)
+# (height, width): one pixel, 5x3 (width x height), 37x23.
+TYPED_SIZES = ((1, 1), (3, 5), (23, 37))
+# Weights exact in float32 (powers of two): the library's float weights are the reference's.
+EXACT_3x3 = np.array([[0.125, 0, -0.25], [0.5, 0.25, 0], [0, 0.375, 0.0625]])  # asymmetric, negative
+
+
+def typed_frames(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == np.uint8:
+        return rng.integers(0, 256, shape, dtype=np.uint8)
+    if dtype == np.uint16:
+        return rng.integers(0, 65536, shape, dtype=np.uint16)
+    if dtype == np.float16:
+        return rng.uniform(-4, 4, shape).astype(np.float16)
+    return rng.uniform(-100, 100, shape).astype(np.float32)
+
+
+# Layouts as (N, H, W, C) float64, and back.
+TO_NHWC = {
+    "HW": lambda a: a[None, :, :, None],
+    "HWC": lambda a: a[None],
+    "NHWC": lambda a: a,
+    "CHW": lambda a: a.transpose(1, 2, 0)[None],
+    "NCHW": lambda a: a.transpose(0, 2, 3, 1),
+}
+FROM_NHWC = {
+    "HW": lambda a: a[0, :, :, 0],
+    "HWC": lambda a: a[0],
+    "NHWC": lambda a: a,
+    "CHW": lambda a: a[0].transpose(2, 0, 1),
+    "NCHW": lambda a: a.transpose(0, 3, 1, 2),
+}
+
+
+def shape_of(layout, n, c, h, w):
+    return {"HW": (h, w), "HWC": (h, w, c), "NHWC": (n, h, w, c), "CHW": (c, h, w), "NCHW": (n, c, h, w)}[layout]
+
+
+def correlate_plane(plane, weights, border):
+    """float64 direct 2D correlation of one (H, W) plane, weight [0][0] on the top-left neighbour."""
+    r = weights.shape[0] // 2
+    h, w = plane.shape
+    acc = np.zeros(plane.shape)
+    for dy in range(-r, r + 1):
+        rows, zero_rows = border_index(np.arange(h) + dy, h, border)
+        for dx in range(-r, r + 1):
+            wt = weights[dy + r, dx + r]
+            if wt == 0:
+                continue
+            cols, zero_cols = border_index(np.arange(w) + dx, w, border)
+            sample = plane[rows][:, cols]
+            sample[zero_rows] = 0
+            sample[:, zero_cols] = 0
+            acc += wt * sample
+    return acc
+
+
+def exact_result(img, layout, weights, border, filter_alpha):
+    """The exact (float64, unrounded) result in img's layout; alpha (4 channels) copied unless filtered."""
+    src = TO_NHWC[layout](img.astype(np.float64))
+    acc = np.empty(src.shape)
+    for n in range(src.shape[0]):
+        for c in range(src.shape[3]):
+            acc[n, :, :, c] = correlate_plane(src[n, :, :, c], weights, border)
+    if src.shape[3] == 4 and not filter_alpha:
+        acc[..., 3] = src[..., 3]
+    return FROM_NHWC[layout](acc)
+
+
+def half_ulps(a, b):
+    """The distance of two float16 arrays in units in the last place."""
+    def ordered(x):
+        bits = x.astype(np.float16).view(np.uint16).astype(np.int32)
+        return np.where(bits & 0x8000, -(bits & 0x7FFF), bits)
+    return int(np.abs(ordered(a) - ordered(b)).max())
+
+
+class ContractCheck:
+    """The accuracy contract against the exact result: integers within 1 LSB of the rounded, saturated
+    result, float16 within 1 ulp of the correctly rounded result, float32 within 1e-5 x sum|w| x max|x|."""
+
+    def assert_within_contract(self, got, img, exact, weights):
+        self.assertEqual((got.dtype, got.shape), (img.dtype, img.shape))
+        if img.dtype in (np.uint8, np.uint16):
+            top = np.iinfo(img.dtype).max
+            want = np.clip(np.rint(exact), 0, top)
+            self.assertLessEqual(float(np.abs(got.astype(np.float64) - want).max()), 1)
+        elif img.dtype == np.float16:
+            self.assertLessEqual(half_ulps(got, exact.astype(np.float16)), 1)
+        else:
+            bound = 1e-5 * np.abs(weights).sum() * float(np.abs(img.astype(np.float64)).max())
+            self.assertLessEqual(float(np.abs(got.astype(np.float64) - exact).max()), bound)
+
+
+class TypedFramesTest(unittest.TestCase, ContractCheck):
+    """Every dtype and layout against the float64 reference above (host arrays: cpu here, or a GPU
+    variant through auto where there is a device)."""
+
+    CASES = (  # layout, frames, channels
+        ("HW", 1, 1), ("HWC", 1, 1), ("HWC", 1, 3), ("HWC", 1, 4), ("NHWC", 2, 3), ("NHWC", 2, 4),
+        ("CHW", 1, 1), ("CHW", 1, 3), ("CHW", 1, 4), ("NCHW", 2, 3), ("NCHW", 2, 4),
+    )
+
+    def check(self, layout, n, c, dtype, size, border, filter_alpha, **kw):
+        h, w = size
+        img = typed_frames(shape_of(layout, n, c, h, w), dtype, seed=h * 7 + c)
+        exact = exact_result(img, layout, EXACT_3x3, border, filter_alpha)
+        got = convlive.filter(img, layout=layout, mask="custom", weights=EXACT_3x3, border=border,
+                              filter_alpha=filter_alpha, **kw)
+        self.assert_within_contract(got, img, exact, EXACT_3x3)
+        return img, got
+
+    def test_every_dtype_and_layout(self):
+        for dtype in DTYPES:
+            for layout, n, c in self.CASES:
+                for size in TYPED_SIZES:
+                    for border in BORDERS:
+                        for alpha in ((False, True) if c == 4 else (False,)):
+                            with self.subTest(dtype=dtype.__name__, layout=layout, n=n, c=c, size=size,
+                                              border=border, filter_alpha=alpha):
+                                self.check(layout, n, c, dtype, size, border, alpha)
+
+    def test_inferred_layout(self):
+        # NumPy arrays are channels-last: (H, W), (H, W, C), (N, H, W, C) need no layout=.
+        for layout, shape in (("HW", (23, 37)), ("HWC", (23, 37, 3)), ("NHWC", (2, 23, 37, 4))):
+            img = typed_frames(shape, np.float32, 1)
+            with self.subTest(layout=layout):
+                self.assertTrue(np.array_equal(convlive.filter(img, variant="cpu"),
+                                               convlive.filter(img, variant="cpu", layout=layout)))
+
+    def test_gaussian_and_separable(self):
+        for dtype in DTYPES:
+            img = typed_frames((23, 37, 3), dtype, 2)
+            for r in (1, 3):
+                with self.subTest(dtype=dtype.__name__, radius=r):
+                    exact = exact_result(img, "HWC", gaussian_weights(r), "mirror", False)
+                    got = convlive.filter(img, mask="gaussian", radius=r, border="mirror")
+                    # the library's gaussian weights are floats: a float32-sized margin besides the contract
+                    if dtype == np.float32:
+                        self.assertLessEqual(float(np.abs(got - exact).max()), 2e-5 * float(np.abs(img).max()))
+                    else:
+                        self.assert_within_contract(got, img, exact, gaussian_weights(r))
+
+    def test_auto_runs_every_dtype(self):
+        for dtype in DTYPES:
+            c = convlive.choose(37, 23, dtype=dtype, channels=3)
+            self.assertIsNone(c["why_not"], c)
+            if not convlive.device().available:
+                self.assertIn(c["variant"], host_variants())
+        c = convlive.choose(37, 23, dtype="uint16", channels=1, batch=6, mask="box", radius=2)
+        self.assertIsNone(c["why_not"], c)
+
+    def test_choose_refuses(self):
+        with self.assertRaisesRegex(ValueError, r"float64 is not taken.*dtype='float32'"):
+            convlive.choose(37, 23, dtype=np.float64)
+        self.assertIn("2 channels", convlive.choose(37, 23, dtype="float32", channels=2)["why_not"])
+        with self.assertRaisesRegex(TypeError, "channels: expected an int"):
+            convlive.choose(37, 23, channels="3")
+        rgba_only = [v["name"] for v in convlive.variants() if not v["on_gpu"] and v["name"] != "cpu"]
+        for name in rgba_only:
+            why = convlive.choose(37, 23, dtype="float32", channels=3, variant=name)["why_not"]
+            if why is not None:  # a u8x4-only variant names one that takes the frames
+                self.assertIn("use variant='cpu'", why)
+            with self.assertRaisesRegex(ValueError, "use variant='cpu'") if why else contextlib.nullcontext():
+                convlive.filter(np.zeros((23, 37, 3), np.float32), variant=name)
+
+    def test_batch_with_padded_rows(self):
+        """Frames and rows padded (a slice of a bigger array): filtered where they are, out= alike."""
+        for dtype in DTYPES:
+            for layout in ("NHWC", "NCHW"):
+                full = (3, 25, 45, 3) if layout == "NHWC" else (3, 4, 25, 45)
+                cut = (slice(0, 2), slice(0, 23), slice(0, 37)) if layout == "NHWC" else \
+                    (slice(0, 2), slice(None), slice(0, 23), slice(0, 37))
+                big = np.zeros(full, dtype)
+                img = big[cut]
+                img[...] = typed_frames(img.shape, dtype, 5)
+                out_big = np.full(full, 7, dtype)
+                out = out_big[cut]
+                with self.subTest(dtype=dtype.__name__, layout=layout):
+                    got = convlive.filter(img, out=out, layout=layout, mask="custom", weights=EXACT_3x3,
+                                          border="wrap", filter_alpha=True)
+                    self.assertIs(got, out)
+                    exact = exact_result(np.ascontiguousarray(img), layout, EXACT_3x3, "wrap", True)
+                    self.assert_within_contract(out, img, exact, EXACT_3x3)
+                    untouched = np.ones(full, bool)
+                    untouched[cut] = False
+                    self.assertTrue((out_big[untouched] == 7).all())  # the padding is left alone
+                    # no out=: a new C-contiguous array (filtered with img's strides, then copied)
+                    new = convlive.filter(img, layout=layout, mask="custom", weights=EXACT_3x3, border="wrap",
+                                          filter_alpha=True)
+                    self.assertTrue(new.flags.c_contiguous)
+                    self.assertTrue(np.array_equal(new, out))
+
+    def test_out_of_another_layout(self):
+        img = typed_frames((23, 37, 3), np.float32, 6)
+        out = np.full((23, 40, 3), 5, np.float32)[:, :37]  # rows apart by other bytes than img's
+        convlive.filter(img, out=out, variant="cpu", mask="box")
+        self.assertTrue(np.array_equal(out, convlive.filter(img, variant="cpu", mask="box")))
+
+    def test_rgba8_unchanged(self):
+        """uint8 (H, W, 4) is filtered as before: the same as the RGBA8 reference of ReferenceTest."""
+        img = frame(23, 37, 9)
+        for border in BORDERS:
+            got = convlive.filter(img, variant="cpu", border=border, mask="custom", weights=ASYMMETRIC, normalize=True)
+            w = np.asarray(ASYMMETRIC, np.float64)
+            self.assertLessEqual(max_diff(got, correlate(img, w / w.sum(), border, False)), 1)
+
+
+class StubTest(unittest.TestCase):
+    """The type hints (app/python/convlive.pyi) cover the module."""
+
+    @classmethod
+    def setUpClass(cls):
+        import ast
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app", "python", "convlive.pyi")
+        with open(path) as f:
+            cls.tree = ast.parse(f.read())
+        cls.defs = {node.name: node for node in cls.tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        cls.names = set(cls.defs) | {t.id for node in cls.tree.body if isinstance(node, (ast.AnnAssign, ast.Assign))
+                                     for t in ([node.target] if isinstance(node, ast.AnnAssign) else node.targets)
+                                     if isinstance(t, ast.Name)}
+
+    def test_every_public_name(self):
+        public = [n for n in dir(convlive) if not n.startswith("_")] + ["__version__"]
+        for name in public:
+            self.assertIn(name, self.names)
+
+    def test_every_keyword(self):
+        keywords = {s["keyword"] for s in convlive.spec_settings()}
+        for fn, extra in (("filter", {"out", "stream", "layout"}), ("describe", set()),
+                          ("choose", {"dtype", "channels", "batch"})):
+            args = {a.arg for a in self.defs[fn].args.kwonlyargs}
+            self.assertEqual(args, keywords | extra, fn)
+
+    def test_installed_beside_the_module(self):
+        here = os.path.dirname(os.path.abspath(convlive.__file__))
+        self.assertTrue(os.path.exists(os.path.join(here, "convlive.pyi")), here)
+
+
+def _torch_cpu():
+    try:
+        import torch
+        return torch, ""
+    except Exception as e:  # noqa: BLE001
+        return None, f"torch cannot be imported ({type(e).__name__}: {e})"
+
+
+TORCH, NO_TORCH = _torch_cpu()
+
+
+@unittest.skipIf(TORCH is None, NO_TORCH)
+class TorchHostTest(unittest.TestCase, ContractCheck):
+    """torch CPU tensors: channels-first by default."""
+
+    def test_channels_first_by_default(self):
+        for dtype in DTYPES:
+            img = typed_frames((2, 3, 23, 37), dtype, 3)
+            t = TORCH.from_numpy(img)
+            with self.subTest(dtype=dtype.__name__):
+                got = convlive.filter(t, mask="custom", weights=EXACT_3x3)
+                self.assertIsInstance(got, TORCH.Tensor)
+                self.assert_within_contract(got.numpy(), img, exact_result(img, "NCHW", EXACT_3x3, "clamp", False),
+                                            EXACT_3x3)
+        hwc = TORCH.zeros((23, 37, 4), dtype=TORCH.uint8)
+        with self.assertRaisesRegex(ValueError, "channels-first by default.*layout='HWC'"):
+            convlive.filter(hwc)
+        with self.assertRaisesRegex(ValueError, r"float64 is not taken.*img.to\(torch.float32\)"):
+            convlive.filter(TORCH.zeros((3, 5, 6), dtype=TORCH.float64))
 
 
 # ---- GPU: CuPy and PyTorch arrays ------------------------------------------------------------------
@@ -381,7 +699,7 @@ def gpu_cases():
 
 
 @unittest.skipIf(NO_DEVICE, NO_DEVICE)
-class CupyTest(unittest.TestCase):
+class CupyTest(unittest.TestCase, ContractCheck):
     @classmethod
     def setUpClass(cls):
         cls.cp, why = _import("cupy")
@@ -461,6 +779,30 @@ class CupyTest(unittest.TestCase):
                         convlive.filter(img, out=out, variant=name, **settings)
                         self.assertLessEqual(max_diff(out, want), 1)
 
+    def test_typed_frames(self):
+        """Every dtype and layout on CuPy arrays, every GPU variant that takes them, against the float64
+        reference within the contract, the output poisoned first."""
+        cp = self.cp
+        ran = 0
+        for dtype in DTYPES:
+            for layout, n, c in TypedFramesTest.CASES:
+                h, w = 23, 37
+                img = typed_frames(shape_of(layout, n, c, h, w), dtype, seed=c)
+                exact = exact_result(img, layout, EXACT_3x3, "mirror", False)
+                planes = layout in ("CHW", "NCHW")
+                shape = dict(dtype=dtype, channels=1 if planes else c, batch=n * c if planes else n)
+                for name in gpu_variants():
+                    s = dict(mask="custom", weights=EXACT_3x3, border="mirror", variant=name)
+                    if convlive.choose(w, h, **shape, **s)["why_not"] is not None:
+                        continue
+                    d_out = cp.full(img.shape, 3, dtype)
+                    with self.subTest(dtype=dtype.__name__, layout=layout, c=c, variant=name):
+                        convlive.filter(cp.asarray(img), out=d_out, layout=layout, **s)
+                        cp.cuda.Device().synchronize()
+                        self.assert_within_contract(cp.asnumpy(d_out), img, exact, EXACT_3x3)
+                        ran += 1
+        self.assertGreater(ran, 0)
+
     def test_device_errors(self):
         cp = self.cp
         d = cp.asarray(frame(5, 6, 0))
@@ -474,14 +816,17 @@ class CupyTest(unittest.TestCase):
             convlive.filter(frame(5, 6, 0), out=cp.zeros((5, 6, 4), cp.uint8))
         with self.assertRaisesRegex(ValueError, "runs on host memory"):
             convlive.filter(d, out=cp.empty_like(d), variant="cpu")
-        with self.assertRaisesRegex(ValueError, "dtype"):
-            convlive.filter(d.astype(cp.float32), out=cp.empty((5, 6, 4), cp.float32))
-        with self.assertRaisesRegex(ValueError, "shape"):
+        with self.assertRaisesRegex(ValueError, r"float64 is not taken.*astype\(cupy.float32\)"):
+            convlive.filter(d.astype(cp.float64), out=cp.empty((5, 6, 4), cp.float64))
+        with self.assertRaisesRegex(ValueError, "pixels must be adjacent"):
             convlive.filter(d[..., :3], out=cp.empty((5, 6, 3), cp.uint8))
+        with self.assertRaisesRegex(ValueError, "differ from img's"):  # one plan, one layout: strides must match
+            f = cp.zeros((5, 8, 3), cp.float32)[:, :6]
+            convlive.filter(f, out=cp.empty((5, 6, 3), cp.float32))
 
 
 @unittest.skipIf(NO_DEVICE, NO_DEVICE)
-class TorchTest(unittest.TestCase):
+class TorchTest(unittest.TestCase, ContractCheck):
     @classmethod
     def setUpClass(cls):
         cls.torch, why = _import("torch")
@@ -503,12 +848,28 @@ class TorchTest(unittest.TestCase):
                     with torch.cuda.stream(stream):
                         t_in = torch.from_numpy(img).cuda()
                         t_out = torch.full(img.shape, POISON, dtype=torch.uint8, device="cuda")
-                        got = convlive.filter(t_in, out=t_out, stream=stream, variant=name, **s)
+                        got = convlive.filter(t_in, out=t_out, stream=stream, variant=name, layout="HWC", **s)
                     self.assertIs(got, t_out)
                     stream.synchronize()
                     self.assertLessEqual(max_diff(t_out.cpu().numpy(), want), 1)
                     ran += 1
         self.assertGreater(ran, 0)
+
+    def test_typed_channels_first(self):
+        """(N, C, H, W) tensors, channels-first by default, each dtype, auto's GPU variant."""
+        torch = self.torch
+        for dtype in DTYPES:
+            img = typed_frames((2, 4, 23, 37), dtype, 4)
+            with self.subTest(dtype=dtype.__name__):
+                try:
+                    t_in = torch.from_numpy(img).cuda()
+                    t_out = torch.from_numpy(np.full(img.shape, 3, dtype)).cuda()
+                except (TypeError, RuntimeError) as e:  # uint16 arrived in torch 2.3
+                    self.skipTest(f"this torch has no {dtype.__name__} CUDA tensors: {e}")
+                convlive.filter(t_in, out=t_out, mask="custom", weights=EXACT_3x3, border="wrap")
+                torch.cuda.synchronize()
+                self.assert_within_contract(t_out.cpu().numpy(), img,
+                                               exact_result(img, "NCHW", EXACT_3x3, "wrap", False), EXACT_3x3)
 
     def test_dlpack_default_stream(self):
         torch = self.torch

@@ -1,7 +1,8 @@
 // The Python module `convlive`: the filter spec and every variant of the table on NumPy arrays (host
 // memory) and, without a copy, on CUDA arrays (__cuda_array_interface__ or DLPack: CuPy, PyTorch,
-// Numba). The keywords of filter() are the spec's settings (specSettings(), dashes as underscores),
-// read from the table at every call, so the module cannot drift from the command line.
+// Numba): uint8, uint16, float16 or float32 frames, channels-last or channels-first (docs/python.md).
+// The keywords of filter() are the spec's settings (specSettings(), dashes as underscores), read from
+// the table at every call, so the module cannot drift from the command line.
 //
 // Threads: filter() releases the GIL while it filters. Calls on one (device, stream) share its plans
 // (convlive/plan.hpp) and are serialised on them; calls on different streams run side by side.
@@ -11,11 +12,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -64,7 +68,7 @@ std::string keywordList() {
     if (!s.empty()) s += ", ";
     s += keywordOf(x.name);
   }
-  return s + ", out, stream";
+  return s + ", out, stream, layout";
 }
 
 // ---- Keyword values as the text FilterSpec::set reads ----------------------------------------
@@ -167,18 +171,94 @@ FilterSpec specFrom(const py::kwargs& kw, std::initializer_list<const char*> ign
   return spec;
 }
 
-// ---- Frames: the memory a Python object holds ------------------------------------------------
+// ---- Arrays: what a Python object says about its memory ----------------------------------------
 
-struct Frame {
+enum class Framework { NumPy, CuPy, Torch, Other };  // for hints in its own words
+
+Framework frameworkOf(py::handle obj) {
+  const std::string mod = py::str(py::type::of(obj).attr("__module__"));
+  const std::string top = mod.substr(0, mod.find('.'));
+  if (top == "numpy" || py::isinstance<py::memoryview>(obj)) return Framework::NumPy;
+  if (top == "cupy") return Framework::CuPy;
+  if (top == "torch") return Framework::Torch;
+  return Framework::Other;
+}
+
+// How to fix an array, in its framework's words: `what` is the argument's name (img, out).
+struct Fix {
+  Framework fw;
+  std::string what;
+  std::string cast(const std::string& dtype) const {
+    if (what == "dtype") return "dtype='" + dtype + "'";  // choose()'s keyword
+    switch (fw) {
+      case Framework::Torch:
+        return what + ".to(torch." + dtype + ")";
+      case Framework::CuPy:
+        return what + ".astype(cupy." + dtype + ")";
+      case Framework::NumPy:
+        return what + ".astype(numpy." + dtype + ")";
+      case Framework::Other:
+      default:
+        return "a " + dtype + " copy of " + what + " (" + what + ".astype(" + dtype + ") in NumPy or CuPy)";
+    }
+  }
+  std::string contiguous() const {
+    switch (fw) {
+      case Framework::Torch:
+        return what + ".contiguous()";
+      case Framework::CuPy:
+        return "cupy.ascontiguousarray(" + what + ")";
+      case Framework::NumPy:
+        return "numpy.ascontiguousarray(" + what + ")";
+      case Framework::Other:
+      default:
+        return "a C-contiguous copy of " + what;
+    }
+  }
+  std::string addChannel() const {  // (..., 2) -> (..., 3)
+    if (fw == Framework::Torch) return "torch.cat([" + what + ", torch.zeros_like(" + what + "[..., :1])], dim=-1)";
+    const std::string np = fw == Framework::CuPy ? "cupy" : "numpy";
+    return np + ".concatenate([" + what + ", " + np + ".zeros_like(" + what + "[..., :1])], axis=-1)";
+  }
+};
+
+// A dtype as the module reads it, whatever the interface.
+struct Element {
+  char kind = '?';  // 'u', 'i', 'f', 'b' (bool), 'c' (complex), 'B' (bfloat16), '?' (other)
+  int bytes = 0;
+  bool native = true;  // byte order
+  std::string name;    // "float32", ">f4", "bfloat16"
+};
+
+std::string elementName(char kind, int bytes) {
+  const std::string bits = std::to_string(8 * bytes);
+  switch (kind) {
+    case 'u':
+      return "uint" + bits;
+    case 'i':
+      return "int" + bits;
+    case 'f':
+      return "float" + bits;
+    case 'c':
+      return "complex" + bits;
+    case 'b':
+      return "bool";
+    case 'B':
+      return "bfloat16";
+    default:
+      return "an unknown type of " + bits + " bits";
+  }
+}
+
+// The array's memory as an interface describes it; strides in bytes, always given.
+struct Array {
   std::uintptr_t data = 0;
-  int width = 0, height = 0;
-  std::size_t pitch = 0;
-  bool readonly = false;
-  bool onDevice = false;
+  std::vector<std::int64_t> shape, strides;
+  Element element;
+  bool readonly = false, onDevice = false;
   int device = -1;
   std::optional<std::intptr_t> stream;  // CAI v3: work on this stream must finish before the data is used
-  std::size_t span() const { return pitch * std::size_t(height - 1) + std::size_t(width) * 4; }
-  ImageView view() const { return {reinterpret_cast<std::uint8_t*>(data), width, height, pitch}; }
+  Framework framework = Framework::Other;
 };
 
 std::string tupleText(const std::vector<std::int64_t>& v) {
@@ -190,53 +270,55 @@ std::string tupleText(const std::vector<std::int64_t>& v) {
   return s + (v.size() == 1 ? ",)" : ")");
 }
 
-// Checks the layout convlive filters (uint8, height x width x 4, channels adjacent, pixels 4 bytes
-// apart, rows a multiple of 4 bytes apart) and fills the frame's size; strides in bytes, nullopt
-// when C-contiguous.
-void checkLayout(Frame& f, const char* what, const std::vector<std::int64_t>& shape,
-                 const std::optional<std::vector<std::int64_t>>& stridesIn, bool isUint8, const std::string& dtype) {
-  std::vector<std::int64_t> strides;
-  if (stridesIn) {
-    strides = *stridesIn;
-  } else {
-    strides.assign(shape.size(), 1);
-    for (int i = int(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+std::vector<std::int64_t> packedStrides(const std::vector<std::int64_t>& shape, std::int64_t itemBytes) {
+  std::vector<std::int64_t> s(shape.size(), itemBytes);
+  for (int i = int(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+// The pixel type of an element, or a refusal with a cast that works.
+PixelType pixelTypeOf(const Element& e, const Fix& fix) {
+  if (e.native) {
+    if (e.kind == 'u' && e.bytes == 1) return PixelType::U8;
+    if (e.kind == 'u' && e.bytes == 2) return PixelType::U16;
+    if (e.kind == 'f' && e.bytes == 2) return PixelType::F16;
+    if (e.kind == 'f' && e.bytes == 4) return PixelType::F32;
   }
-  const bool ok = shape.size() == 3 && shape[2] == 4 && isUint8 && shape[0] >= 1 && shape[1] >= 1 &&
-                  shape[0] <= 1 << 30 && shape[1] <= 1 << 28 && strides[2] == 1 && (shape[1] == 1 || strides[1] == 4) &&
-                  (shape[0] == 1 || (strides[0] % 4 == 0 && strides[0] >= 4 * shape[1]));
-  if (!ok) {
-    std::string msg = std::string(what) +
-                      ": convlive filters RGBA8 frames: a uint8 array of shape (height, width, 4), C-contiguous "
-                      "or with rows a multiple of 4 bytes apart (pixels 4 bytes apart, channels adjacent); got "
-                      "shape " +
-                      tupleText(shape) + ", dtype " + dtype + ", strides " + tupleText(strides) + " (bytes)";
-    if ((shape.size() == 2 || (shape.size() == 3 && shape[2] == 3)) && isUint8)
-      msg += "; add an alpha channel first, e.g. numpy.dstack([rgb, numpy.full(rgb.shape[:2], 255, numpy.uint8)])";
-    throw py::value_error(msg);
+  std::string msg = fix.what + ": dtype " + e.name + " is not taken (uint8, uint16, float16 and float32 are)";
+  if (!e.native)
+    throw py::value_error(msg + ": its byte order is not this machine's; pass " +
+                          fix.cast(elementName(e.kind, e.bytes)));
+  if (e.kind == 'c') throw py::value_error(msg + ": filter the real and imaginary parts apart, as float32");
+  if (e.kind == 'b') throw py::value_error(msg + ": pass " + fix.cast("uint8"));
+  if (e.kind == 'u' || e.kind == 'i' || e.kind == 'f' || e.kind == 'B') {
+    const bool wide = e.kind != 'f' && e.kind != 'B' && e.bytes > 2;
+    throw py::value_error(msg + ": pass " + fix.cast("float32") + (wide ? " (exact up to 2**24)" : ""));
   }
-  f.height = int(shape[0]);
-  f.width = int(shape[1]);
-  f.pitch = shape[0] == 1 ? std::size_t(4 * shape[1]) : std::size_t(strides[0]);
+  throw py::value_error(msg);
 }
 
 bool isNumpyArray(py::handle v) { return py::isinstance(v, py::module_::import("numpy").attr("ndarray")); }
 
-Frame hostFrame(const char* what, const py::array& a) {
-  Frame f;
-  std::vector<std::int64_t> shape, strides;
+Array hostArray(const py::array& a, Framework fw) {
+  Array r;
   for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-    shape.push_back(a.shape(i));
-    strides.push_back(a.strides(i));
+    r.shape.push_back(a.shape(i));
+    r.strides.push_back(a.strides(i));
   }
   // Through Python attributes, not pybind11's dtype accessors: pybind11 2.10 (Debian 12) reads
   // the descriptor's C struct, whose layout NumPy 2 changed (its itemsize() is wrong there).
   const py::object dt = a.attr("dtype");
-  const bool u8 = py::str(dt.attr("kind")).cast<std::string>() == "u" && dt.attr("itemsize").cast<int>() == 1;
-  checkLayout(f, what, shape, strides, u8, py::str(dt));
-  f.data = reinterpret_cast<std::uintptr_t>(a.data());
-  f.readonly = !a.writeable();
-  return f;
+  const std::string kind = py::str(dt.attr("kind"));
+  const std::string order = py::str(dt.attr("byteorder"));
+  const bool little = std::string(py::str(py::module_::import("sys").attr("byteorder"))) == "little";
+  r.element.kind = kind.empty() ? '?' : kind[0];
+  r.element.bytes = dt.attr("itemsize").cast<int>();
+  r.element.native = order == "=" || order == "|" || order == (little ? "<" : ">");
+  r.element.name = py::str(dt);
+  r.data = reinterpret_cast<std::uintptr_t>(a.data());
+  r.readonly = !a.writeable();
+  r.framework = fw;
+  return r;
 }
 
 bool hasCudaArrayInterface(py::handle v) { return py::hasattr(v, "__cuda_array_interface__"); }
@@ -255,27 +337,61 @@ int deviceOfPointer(std::uintptr_t p) {
   return attr.device;
 }
 
-Frame caiFrame(const char* what, py::handle obj) {
+// "<f4" -> float32; "|u1" -> uint8.
+Element typestrElement(const std::string& typestr) {
+  Element e;
+  e.name = "'" + typestr + "'";
+  if (typestr.size() < 3) return e;
+  int bytes = 0;
+  std::from_chars(typestr.data() + 2, typestr.data() + typestr.size(), bytes);
+  const bool little = py::str(py::module_::import("sys").attr("byteorder")).cast<std::string>() == "little";
+  e.kind = typestr[1] == 'u' || typestr[1] == 'i' || typestr[1] == 'f' || typestr[1] == 'c' || typestr[1] == 'b'
+               ? typestr[1]
+               : '?';
+  e.bytes = bytes;
+  e.native = typestr[0] == '|' || typestr[0] == '=' || typestr[0] == (little ? '<' : '>');
+  if (e.kind != '?') e.name = e.native ? elementName(e.kind, bytes) : typestr;
+  return e;
+}
+
+Array caiArray(const char* what, py::handle obj) {
   py::dict cai = obj.attr("__cuda_array_interface__");
   if (cai.contains("mask") && !cai["mask"].is_none())
     throw py::value_error(std::string(what) + ": masked arrays (__cuda_array_interface__ 'mask') are not supported");
-  std::vector<std::int64_t> shape;
-  for (auto d : py::tuple(cai["shape"])) shape.push_back(d.cast<std::int64_t>());
-  std::optional<std::vector<std::int64_t>> strides;
+  Array r;
+  for (auto d : py::tuple(cai["shape"])) r.shape.push_back(d.cast<std::int64_t>());
+  r.element = typestrElement(py::str(cai["typestr"]));
   if (cai.contains("strides") && !cai["strides"].is_none()) {
-    strides.emplace();
-    for (auto d : py::tuple(cai["strides"])) strides->push_back(d.cast<std::int64_t>());
+    for (auto d : py::tuple(cai["strides"])) r.strides.push_back(d.cast<std::int64_t>());
+  } else {
+    r.strides = packedStrides(r.shape, std::max(r.element.bytes, 1));
   }
-  const std::string typestr = py::str(cai["typestr"]);
-  Frame f;
-  checkLayout(f, what, shape, strides, typestr.size() == 3 && typestr.substr(1) == "u1", "'" + typestr + "'");
   py::tuple data = cai["data"];
-  f.data = data[0].cast<std::uintptr_t>();
-  f.readonly = data[1].cast<bool>();
-  f.onDevice = true;
-  f.device = deviceOfPointer(f.data);
-  if (cai.contains("stream") && !cai["stream"].is_none()) f.stream = cai["stream"].cast<std::intptr_t>();
-  return f;
+  r.data = data[0].cast<std::uintptr_t>();
+  r.readonly = data[1].cast<bool>();
+  r.onDevice = true;
+  r.device = r.data ? deviceOfPointer(r.data) : 0;
+  if (cai.contains("stream") && !cai["stream"].is_none()) r.stream = cai["stream"].cast<std::intptr_t>();
+  r.framework = frameworkOf(obj);
+  return r;
+}
+
+Element dlpackElement(const dlpack::DataType& dt) {
+  Element e;
+  e.bytes = dt.bits / 8;
+  e.kind = dt.code == dlpack::kUInt      ? 'u'
+           : dt.code == dlpack::kInt     ? 'i'
+           : dt.code == dlpack::kFloat   ? 'f'
+           : dt.code == dlpack::kBfloat  ? 'B'
+           : dt.code == dlpack::kComplex ? 'c'
+           : dt.code == dlpack::kBool    ? 'b'
+                                         : '?';
+  e.name = elementName(e.kind, e.bytes);
+  if (dt.lanes != 1) {
+    e.name += "x" + std::to_string(dt.lanes);
+    e.kind = '?';
+  }
+  return e;
 }
 
 // A DLPack tensor taken from its capsule, for as long as this lives.
@@ -304,24 +420,21 @@ class DlpackTensor {
     } else {
       throw py::type_error(std::string(what) + ": __dlpack__() did not return a DLPack capsule");
     }
-    std::vector<std::int64_t> shape(t->shape, t->shape + t->ndim);
-    std::optional<std::vector<std::int64_t>> strides;
-    if (t->strides) strides.emplace(t->strides, t->strides + t->ndim);  // elements = bytes for uint8
-    const dlpack::DataType& dt = t->dtype;
-    const bool u8 = dt.code == dlpack::kUInt && dt.bits == 8 && dt.lanes == 1;
-    std::string dtype = dt.code == dlpack::kUInt    ? "uint"
-                        : dt.code == dlpack::kInt   ? "int"
-                        : dt.code == dlpack::kFloat ? "float"
-                                                    : "type code " + std::to_string(dt.code) + " of ";
-    dtype += std::to_string(dt.bits);
-    if (dt.lanes != 1) dtype += "x" + std::to_string(dt.lanes);
-    checkLayout(frame_, what, shape, strides, u8, dtype);
-    frame_.data = reinterpret_cast<std::uintptr_t>(t->data) + t->byteOffset;
-    frame_.readonly = readonly;
-    frame_.onDevice = true;
-    frame_.device = t->device.deviceId;
+    array_.shape.assign(t->shape, t->shape + t->ndim);
+    array_.element = dlpackElement(t->dtype);
+    const std::int64_t item = std::max(array_.element.bytes, 1);
+    if (t->strides) {
+      for (std::int32_t i = 0; i < t->ndim; ++i) array_.strides.push_back(t->strides[i] * item);  // elements -> bytes
+    } else {
+      array_.strides = packedStrides(array_.shape, item);
+    }
+    array_.data = reinterpret_cast<std::uintptr_t>(t->data) + t->byteOffset;
+    array_.readonly = readonly;
+    array_.onDevice = true;
+    array_.device = t->device.deviceId;
+    array_.framework = frameworkOf(obj);
   }
-  const Frame& frame() const { return frame_; }
+  const Array& array() const { return array_; }
 
  private:
   // The producer's deleter runs when the tensor goes, also when the constructor throws (GIL held).
@@ -335,23 +448,263 @@ class DlpackTensor {
   };
   std::unique_ptr<dlpack::ManagedTensor, Release> legacy_;
   std::unique_ptr<dlpack::ManagedTensorVersioned, Release> versioned_;
-  Frame frame_;
+  Array array_;
 };
 
 // A device array by its interface: __cuda_array_interface__ first (no capsule to manage), else DLPack.
 struct DeviceArg {
-  Frame frame;
+  Array array;
   std::unique_ptr<DlpackTensor> dl;
 };
-DeviceArg deviceFrame(const char* what, py::handle obj, cudaStream_t stream) {
+DeviceArg deviceArray(const char* what, py::handle obj, cudaStream_t stream) {
   DeviceArg a;
   if (hasCudaArrayInterface(obj)) {
-    a.frame = caiFrame(what, obj);
+    a.array = caiArray(what, obj);
   } else {
     a.dl = std::make_unique<DlpackTensor>(what, obj, stream);
-    a.frame = a.dl->frame();
+    a.array = a.dl->array();
   }
   return a;
+}
+
+// ---- Layouts: an array read as frames ------------------------------------------------------------
+
+enum class Layout { HW, HWC, NHWC, CHW, NCHW };
+constexpr std::pair<Layout, const char*> kLayouts[] = {
+    {Layout::HW, "HW"}, {Layout::HWC, "HWC"}, {Layout::NHWC, "NHWC"}, {Layout::CHW, "CHW"}, {Layout::NCHW, "NCHW"}};
+
+const char* layoutName(Layout l) {
+  for (const auto& [layout, name] : kLayouts)
+    if (layout == l) return name;
+  return "?";
+}
+bool channelsFirst(Layout l) { return l == Layout::CHW || l == Layout::NCHW; }
+std::size_t layoutDims(Layout l) { return std::string_view(layoutName(l)).size(); }
+
+// The layout an array is read with: `layout=` when given, else the framework's convention
+// (torch tensors channels-first, everything else channels-last; 2-D arrays are (H, W)).
+struct ReadAs {
+  Layout layout = Layout::HWC;
+  bool inferred = true;
+};
+ReadAs layoutOf(const Array& a, py::handle arg, const Fix& fix) {
+  const std::string shape = "shape " + tupleText(a.shape);
+  if (!arg.is_none()) {
+    if (!py::isinstance<py::str>(arg)) throw py::type_error("layout: expected a str, got " + typeName(arg));
+    const std::string s = py::str(arg);
+    for (const auto& [layout, name] : kLayouts) {
+      if (s != name) continue;
+      if (layoutDims(layout) != a.shape.size())
+        throw py::value_error("layout: '" + s + "' reads " + std::to_string(layoutDims(layout)) + " dimensions; " +
+                              fix.what + " has " + shape);
+      return {layout, false};
+    }
+    throw py::value_error("layout: '" + s + "' is not a layout: use 'HW', 'HWC', 'NHWC', 'CHW' or 'NCHW'");
+  }
+  const bool torch = a.framework == Framework::Torch;
+  switch (a.shape.size()) {
+    case 2:
+      return {Layout::HW, true};
+    case 3:
+      return {torch ? Layout::CHW : Layout::HWC, true};
+    case 4:
+      return {torch ? Layout::NCHW : Layout::NHWC, true};
+    default:
+      throw py::value_error(fix.what + ": " + shape +
+                            ": convlive takes (H, W), (H, W, C), (N, H, W, C), (C, H, W) or (N, C, H, W) arrays");
+  }
+}
+
+// What a plan filters in an array, and how the module runs it.
+struct Frames {
+  std::uintptr_t data = 0;
+  ImageDesc desc;  // the frames of one run
+  int runs = 1;    // runs of desc, `runStride` bytes apart
+  std::size_t runStride = 0;
+  bool views = false;                     // RGBA8 frames: one run per frame, on views (in and out pitches may differ)
+  std::optional<std::size_t> alphaPlane;  // channels-first RGBA, alpha not filtered: this plane of each run is copied
+  std::size_t span = 0;                   // bytes from data past the last element
+  bool readonly = false, onDevice = false;
+  int device = -1;
+  std::optional<std::intptr_t> stream;
+  ImageDesc planDesc() const { return views ? ImageDesc::rgba8(desc.width, desc.height) : desc; }
+  bool sameLayout(const Frames& o) const {
+    return desc == o.desc && (runs == 1 || runStride == o.runStride) && views == o.views;
+  }
+};
+
+// The dims of a layout in the order N, C, H, W (absent ones 1, stride 0), strides of length-1 dims 0.
+struct Dims {
+  std::int64_t n = 1, c = 1, h = 1, w = 1;
+  std::int64_t sn = 0, sc = 0, sh = 0, sw = 0;
+};
+Dims dimsOf(const Array& a, Layout l) {
+  Dims d;
+  const std::string_view name = layoutName(l);
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const std::int64_t size = a.shape[i], stride = size == 1 ? 0 : a.strides[i];
+    auto [dim, s] = name[i] == 'N'   ? std::tie(d.n, d.sn)
+                    : name[i] == 'C' ? std::tie(d.c, d.sc)
+                    : name[i] == 'H' ? std::tie(d.h, d.sh)
+                                     : std::tie(d.w, d.sw);
+    dim = size;
+    s = stride;
+  }
+  return d;
+}
+
+[[noreturn]] void refuseStrides(const Array& a, ReadAs r, const Fix& fix, const std::string& why) {
+  throw py::value_error(fix.what + ": convlive cannot read shape " + tupleText(a.shape) + " (" + layoutName(r.layout) +
+                        "), dtype " + a.element.name + ", strides " + tupleText(a.strides) +
+                        " (bytes) without a copy: " + why + "; pass " + fix.contiguous());
+}
+
+[[noreturn]] void refuseChannels(const Array& a, ReadAs r, const Fix& fix, std::int64_t c) {
+  std::string msg = fix.what + ": shape " + tupleText(a.shape) + " read as " + layoutName(r.layout) +
+                    (r.inferred ? " (the default for this array)" : "") + " has " + std::to_string(c) +
+                    " channels; convlive takes 1, 3 or 4";
+  const std::int64_t other = channelsFirst(r.layout) ? a.shape.back() : a.shape[a.shape.size() - 3];
+  const bool otherFits = other == 1 || other == 3 || other == 4;
+  if (r.inferred && otherFits && a.shape.size() >= 3) {
+    const bool four = a.shape.size() == 4;
+    msg += channelsFirst(r.layout)
+               ? std::string("; torch tensors are read channels-first by default: for ") +
+                     (four ? "(N, H, W, C)" : "(H, W, C)") + " data pass layout='" + (four ? "NHWC" : "HWC") + "'"
+               : std::string(
+                     "; arrays other than torch tensors are read channels-last by "
+                     "default: for ") +
+                     (four ? "(N, C, H, W)" : "(C, H, W)") + " data pass layout='" + (four ? "NCHW" : "CHW") + "'";
+  } else if (c == 2 && channelsFirst(r.layout)) {
+    msg += "; filter the planes as one-channel frames: pass " + fix.what + ".reshape(-1, 1, " +
+           std::to_string(a.shape[a.shape.size() - 2]) + ", " + std::to_string(a.shape.back()) + ") with layout='NCHW'";
+  } else if (c == 2) {
+    msg += "; add a third channel (filtered, then dropped): pass " + fix.addChannel() +
+           ", or filter each channel as a one-channel frame (" + fix.what + "[..., 0], " + fix.what + "[..., 1])";
+  }
+  throw py::value_error(msg);
+}
+
+// Rows: values adjacent within a row (`rowBytes`), rows `pitch` apart; returns the pitch.
+std::size_t rowPitchOf(const Array& a, ReadAs r, const Fix& fix, const Dims& d, std::int64_t rowBytes, int item) {
+  const std::int64_t pitch = d.h > 1 ? d.sh : rowBytes;
+  if (pitch < rowBytes || pitch % item)
+    refuseStrides(a, r, fix,
+                  "rows must be at least a row (" + std::to_string(rowBytes) + " bytes) apart, at a multiple of " +
+                      std::to_string(item) + " bytes");
+  return std::size_t(pitch);
+}
+
+void checkSizes(const Array& a, const Fix& fix, const Dims& d) {
+  for (std::int64_t v : a.shape)
+    if (v < 1) throw py::value_error(fix.what + ": shape " + tupleText(a.shape) + " has an empty dimension");
+  if (d.w > (1 << 28) || d.h > (1 << 28) || d.n * d.c > (1 << 30))
+    throw py::value_error(fix.what + ": shape " + tupleText(a.shape) + " is past what one call filters");
+  for (std::size_t i = 0; i < a.shape.size(); ++i)
+    if (a.shape[i] > 1 && a.strides[i] < 0)
+      throw py::value_error(fix.what + ": strides " + tupleText(a.strides) +
+                            " have a negative stride (a reversed view); pass " + fix.contiguous());
+}
+
+Frames channelsLastFrames(const Array& a, ReadAs r, const Fix& fix, PixelType t) {
+  const Dims d = dimsOf(a, r.layout);
+  const int item = int(pixelTypeBytes(t));
+  if (d.c > 1 && d.sc != item)
+    refuseStrides(a, r, fix, "the channels of a pixel must be adjacent (" + std::to_string(item) + " bytes apart)");
+  if (d.w > 1 && d.sw != d.c * item)
+    refuseStrides(a, r, fix, "pixels must be adjacent in a row (" + std::to_string(d.c * item) + " bytes apart)");
+  const std::size_t pitch = rowPitchOf(a, r, fix, d, d.w * d.c * item, item);
+  const bool rgba8 = t == PixelType::U8 && d.c == 4;
+  if (rgba8 && pitch % 4) refuseStrides(a, r, fix, "RGBA8 rows must be a multiple of 4 bytes apart");
+  const std::int64_t frameBytes = std::int64_t(pitch) * d.h;
+  if (d.n > 1 && (d.sn < frameBytes || d.sn % (rgba8 ? 4 : item)))
+    refuseStrides(a, r, fix,
+                  "frames must be at least a frame (" + std::to_string(frameBytes) +
+                      " bytes) apart, at a multiple of " + std::to_string(rgba8 ? 4 : item) + " bytes");
+  Frames f;
+  f.desc.width = int(d.w);
+  f.desc.height = int(d.h);
+  f.desc.type = t;
+  f.desc.channels = int(d.c);
+  f.desc.alpha = d.c == 4;
+  f.desc.pitch = d.h > 1 ? pitch : 0;
+  if (rgba8) {  // the RGBA8 variants: a frame at a time, on views
+    f.views = true;
+    f.runs = int(d.n);
+    f.runStride = std::size_t(d.sn);
+  } else {
+    f.desc.batch = int(d.n);
+    f.desc.batchStride = std::size_t(d.sn);
+  }
+  return f;
+}
+
+Frames channelsFirstFrames(const Array& a, ReadAs r, const Fix& fix, PixelType t, bool filterAlpha) {
+  const Dims d = dimsOf(a, r.layout);
+  const int item = int(pixelTypeBytes(t));
+  if (d.w > 1 && d.sw != item)
+    refuseStrides(a, r, fix, "the values of a row must be adjacent (" + std::to_string(item) + " bytes apart)");
+  const std::size_t pitch = rowPitchOf(a, r, fix, d, d.w * item, item);
+  const std::int64_t planeBytes = std::int64_t(pitch) * d.h;
+  Frames f;
+  f.desc.width = int(d.w);
+  f.desc.height = int(d.h);
+  f.desc.type = t;
+  f.desc.channels = 1;
+  f.desc.alpha = false;
+  f.desc.pitch = d.h > 1 ? pitch : 0;
+  const bool splitAlpha = d.c == 4 && !filterAlpha;  // planes 0..2 filtered, plane 3 copied, a frame at a time
+  const std::int64_t plane = d.c > 1 ? d.sc : d.sn;
+  const bool uniform = splitAlpha || d.n == 1 || d.c == 1 || d.sn == d.c * d.sc;
+  if (!uniform)
+    refuseStrides(a, r, fix,
+                  "the channel planes of all frames must be one stride apart (N stride = C x C stride), as convlive "
+                  "reads channels-first data as N*C one-channel planes");
+  const std::int64_t planes = splitAlpha ? 3 : d.n * d.c;
+  if (planes > 1 && (plane < planeBytes || plane % item))
+    refuseStrides(a, r, fix,
+                  "channel planes must be at least a plane (" + std::to_string(planeBytes) +
+                      " bytes) apart, at a multiple of " + std::to_string(item) + " bytes");
+  if (splitAlpha && d.n > 1 && d.sn < 4 * plane) refuseStrides(a, r, fix, "frames must be at least 4 planes apart");
+  f.desc.batch = int(planes);
+  f.desc.batchStride = planes > 1 ? std::size_t(plane) : 0;
+  if (splitAlpha) {
+    f.runs = int(d.n);
+    f.runStride = std::size_t(d.sn);
+    f.alphaPlane = std::size_t(3 * plane);
+  }
+  return f;
+}
+
+// The array read as frames in layout `r`; refuses, saying what to do, what the library cannot take
+// without a copy.
+Frames framesOf(const Array& a, ReadAs r, const Fix& fix, bool filterAlpha) {
+  const PixelType t = pixelTypeOf(a.element, fix);
+  const Dims d = dimsOf(a, r.layout);
+  checkSizes(a, fix, d);
+  if (d.c != 1 && d.c != 3 && d.c != 4) refuseChannels(a, r, fix, d.c);
+  Frames f =
+      channelsFirst(r.layout) ? channelsFirstFrames(a, r, fix, t, filterAlpha) : channelsLastFrames(a, r, fix, t);
+  f.data = a.data;
+  f.span = std::size_t(a.element.bytes);
+  for (std::size_t i = 0; i < a.shape.size(); ++i)
+    if (a.shape[i] > 1) f.span += std::size_t(a.shape[i] - 1) * std::size_t(a.strides[i]);
+  f.readonly = a.readonly;
+  f.onDevice = a.onDevice;
+  f.device = a.device;
+  f.stream = a.stream;
+  if (a.data % std::uintptr_t(f.views ? 4 : a.element.bytes))
+    throw py::value_error(fix.what + ": the data starts at an address that is not a multiple of " +
+                          std::to_string(f.views ? 4 : a.element.bytes) + " bytes; pass " + fix.what + ".copy()");
+  return f;
+}
+
+// out= against img: the same dtype and shape.
+void checkSameArray(const Array& in, const Array& out) {
+  if (in.element.name != out.element.name)
+    throw py::value_error("out: dtype " + out.element.name + " differs from img's " + in.element.name +
+                          ": pass an array of img's dtype and shape");
+  if (in.shape != out.shape)
+    throw py::value_error("out: shape " + tupleText(out.shape) + " differs from img's " + tupleText(in.shape));
 }
 
 // ---- Streams ----------------------------------------------------------------------------------
@@ -444,101 +797,171 @@ PlanSlot& slotFor(int device, cudaStream_t s) {
 // must meet the device's texture alignments (cudaCreateTextureObject refuses others); whyNot sees
 // neither. A caller's frame that does not (a CuPy array 37 pixels wide: rows 148 bytes apart) is
 // copied on the stream into the library's own pitched frame, which does.
-bool textureCannotRead(const Variant& v, const Frame& f, int device) {
+bool textureCannotRead(const Variant& v, const ConstImageView& f, int device) {
   if (v.name != "texture") return false;
   int base = 0, pitch = 0;
   CL_CUDA(cudaDeviceGetAttribute(&base, cudaDevAttrTextureAlignment, device));
   CL_CUDA(cudaDeviceGetAttribute(&pitch, cudaDevAttrTexturePitchAlignment, device));
-  return f.data % std::uintptr_t(std::max(base, 1)) != 0 || f.pitch % std::size_t(std::max(pitch, 1)) != 0;
+  return reinterpret_cast<std::uintptr_t>(f.data) % std::uintptr_t(std::max(base, 1)) != 0 ||
+         f.pitch % std::size_t(std::max(pitch, 1)) != 0;
 }
 
-bool overlaps(const Frame& a, const Frame& b) {
-  return a.onDevice == b.onDevice && a.data < b.data + b.span() && b.data < a.data + a.span();
+bool overlaps(const Frames& a, const Frames& b) {
+  return a.onDevice == b.onDevice && a.data < b.data + b.span && b.data < a.data + a.span;
 }
-void checkOut(const Frame& in, const Frame& out) {
-  if (out.width != in.width || out.height != in.height)
-    throw py::value_error("out: shape (" + std::to_string(out.height) + ", " + std::to_string(out.width) +
-                          ", 4) differs from img's (" + std::to_string(in.height) + ", " + std::to_string(in.width) +
-                          ", 4)");
+void checkOut(const Frames& in, const Frames& out) {
   if (out.readonly) throw py::value_error("out: the array is read-only");
   if (overlaps(in, out))
     throw py::value_error("out: shares memory with img; convlive does not filter in place: pass another array");
 }
 
+// One RGBA8 frame on views (pitches of their own), through the slot's staging frame where the
+// texture variant cannot read the caller's.
+void runView(Plan& plan, PlanSlot& slot, ConstImageView src, const ImageView& dst, bool onDevice, int device,
+             cudaStream_t stream) {
+  if (onDevice && textureCannotRead(plan.variant(), src, device)) {
+    if (slot.staging.width() != src.width || slot.staging.height() != src.height)
+      slot.staging = DeviceImage(src.width, src.height);
+    const ImageView st = slot.staging.view();
+    CL_CUDA(cudaMemcpy2DAsync(st.data, st.pitch, src.data, src.pitch, std::size_t(src.width) * 4, src.height,
+                              cudaMemcpyDeviceToDevice, stream));
+    src = st;
+  }
+  plan.run(src, dst, stream);
+}
+
+// Copies one plane (the alpha of channels-first RGBA), in stream order on the device.
+void copyPlane(const ImageDesc& d, const std::uint8_t* src, std::uint8_t* dst, bool onDevice, cudaStream_t stream) {
+  const std::size_t pitch = d.rowPitch(), bytes = d.rowBytes();
+  if (onDevice) {
+    CL_CUDA(cudaMemcpy2DAsync(dst, pitch, src, pitch, bytes, std::size_t(d.height), cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  for (int y = 0; y < d.height; ++y) std::memcpy(dst + pitch * std::size_t(y), src + pitch * std::size_t(y), bytes);
+}
+
+// Filters `in` into `out` (the same frames) with the slot's plan for them. The caller holds the
+// slot's mutex; frames on the device are filtered on `stream`.
+void runFrames(PlanSlot& slot, const FilterSpec& spec, const Frames& in, const Frames& out, Memory memory, int device,
+               cudaStream_t stream) {
+  Plan& plan = slot.planFor(spec, in.planDesc(), memory, device);
+  for (const Frames* f : {&in, &out})
+    if (f->stream) streamWaits(stream, caiStream(*f->stream));
+  const ImageDesc& d = in.desc;
+  for (int r = 0; r < in.runs; ++r) {
+    const auto* src = reinterpret_cast<const std::uint8_t*>(in.data + in.runStride * std::size_t(r));
+    auto* dst = reinterpret_cast<std::uint8_t*>(out.data + out.runStride * std::size_t(r));
+    if (in.views)
+      runView(plan, slot, ConstImageView(src, d.width, d.height, d.rowPitch()),
+              ImageView{dst, d.width, d.height, out.desc.rowPitch()}, in.onDevice, device, stream);
+    else
+      plan.run(src, dst, stream);
+    if (in.alphaPlane) copyPlane(d, src + *in.alphaPlane, dst + *in.alphaPlane, in.onDevice, stream);
+  }
+}
+
 // ---- filter() ---------------------------------------------------------------------------------
 
-py::object filterHost(py::handle img, py::handle outArg, cudaStream_t stream, const FilterSpec& spec) {
-  py::array a = py::module_::import("numpy").attr("asarray")(img);
-  const Frame in = hostFrame("img", a);
-  py::array result;
-  if (outArg.is_none()) {
-    // Strides given: pybind11 2.10 would compute them from the dtype's itemsize, wrong under NumPy 2.
-    result = py::array_t<std::uint8_t>({py::ssize_t(in.height), py::ssize_t(in.width), py::ssize_t(4)},
-                                       {py::ssize_t(in.width) * 4, py::ssize_t(4), py::ssize_t(1)});
-  } else {
-    if (!isNumpyArray(outArg))
-      throw py::type_error("out: expected a numpy.ndarray for a host img, got " + typeName(outArg));
-    result = py::reinterpret_borrow<py::array>(outArg);
-  }
-  const Frame out = hostFrame("out", result);
+struct Call {
+  FilterSpec spec;
+  py::object out, layout;
+  cudaStream_t stream = nullptr;
+};
+
+// A host array as NumPy sees it, without a copy (torch CPU tensors through .numpy()).
+py::array hostNumpy(const char* what, py::handle v, bool isOut) {
+  if (isOut && !isNumpyArray(v) && frameworkOf(v) != Framework::Torch)
+    throw py::type_error(std::string(what) + ": expected a numpy.ndarray for a host img, got " + typeName(v));
+  return py::module_::import("numpy").attr("asarray")(v);
+}
+
+// A new host array: img's shape and dtype, C-contiguous, or with img's strides (`like`: a buffer of
+// img's span).
+py::array newHostArray(const py::array& img, bool withImgStrides, std::size_t span) {
+  py::module_ np = py::module_::import("numpy");
+  if (!withImgStrides) return np.attr("empty")(img.attr("shape"), img.attr("dtype"));
+  return np.attr("ndarray")(img.attr("shape"), img.attr("dtype"), np.attr("empty")(span, np.attr("uint8")), 0,
+                            img.attr("strides"));
+}
+
+void filterHostInto(const Call& c, const Frames& in, const Frames& out) {
+  py::gil_scoped_release released;
+  int device = -1;
+  if (deviceInfo().available) CL_CUDA(cudaGetDevice(&device));
+  PlanSlot& slot = slotFor(device, c.stream);
+  std::lock_guard lock(slot.mutex);
+  runFrames(slot, c.spec, in, out, Memory::Host, device, c.stream);
+}
+
+py::object filterHost(py::handle img, const Call& c) {
+  const Framework fw = frameworkOf(img);
+  const py::array a = hostNumpy("img", img, false);
+  const Array inArray = hostArray(a, fw);
+  const ReadAs as = layoutOf(inArray, c.layout, Fix{fw, "img"});
+  const Frames in = framesOf(inArray, as, Fix{fw, "img"}, c.spec.filterAlpha);
+  const py::array result = c.out.is_none() ? newHostArray(a, false, 0) : hostNumpy("out", c.out, true);
+  const Array outArray = hostArray(result, c.out.is_none() ? Framework::NumPy : frameworkOf(c.out));
+  checkSameArray(inArray, outArray);
+  const Frames out = framesOf(outArray, as, Fix{outArray.framework, "out"}, c.spec.filterAlpha);
   checkOut(in, out);
-  {
-    py::gil_scoped_release released;
-    int device = -1;
-    if (deviceInfo().available) CL_CUDA(cudaGetDevice(&device));
-    PlanSlot& slot = slotFor(device, stream);
-    std::lock_guard lock(slot.mutex);
-    slot.planFor(spec, ImageDesc::rgba8(in.width, in.height), Memory::Host, device).run(in.view(), out.view(), stream);
+  if (in.views || in.sameLayout(out)) {
+    filterHostInto(c, in, out);
+  } else {  // one plan per layout: filtered with img's strides, then copied into out's (documented)
+    const py::array tmp = newHostArray(a, true, in.span);
+    filterHostInto(c, in,
+                   framesOf(hostArray(tmp, Framework::NumPy), as, Fix{Framework::NumPy, "out"}, c.spec.filterAlpha));
+    py::module_::import("numpy").attr("copyto")(result, tmp);
   }
+  if (!c.out.is_none()) return c.out;
+  if (fw == Framework::Torch) return py::module_::import("torch").attr("from_numpy")(result);
   return result;
 }
 
-py::object filterDevice(py::handle img, py::handle outArg, cudaStream_t stream, const FilterSpec& spec) {
-  if (outArg.is_none())
+py::object filterDevice(py::handle img, const Call& c) {
+  if (c.out.is_none())
     throw py::value_error(
-        "out: a CUDA img needs out=, a device array of the same shape (height, width, 4) and dtype uint8 (for "
-        "example cupy.empty_like(img) or torch.empty_like(img)) that the result is written into");
-  if (!isDeviceArray(outArg))
+        "out: a CUDA img needs out=, a device array of img's shape and dtype (for example cupy.empty_like(img) or "
+        "torch.empty_like(img)) that the result is written into");
+  if (!isDeviceArray(c.out))
     throw py::type_error("out: expected a CUDA array (__cuda_array_interface__ or DLPack) for a CUDA img, got " +
-                         typeName(outArg));
-  const DeviceArg in = deviceFrame("img", img, stream);
-  const DeviceArg out = deviceFrame("out", outArg, stream);
-  if (in.frame.device != out.frame.device)
-    throw py::value_error("out: on CUDA device " + std::to_string(out.frame.device) + ", img on device " +
-                          std::to_string(in.frame.device) + ": both must be on one device");
-  checkOut(in.frame, out.frame);
-  if (in.frame.data % 4 != 0 || out.frame.data % 4 != 0)
-    throw py::value_error("img and out must start on a 4-byte boundary (one RGBA8 pixel)");
+                         typeName(c.out));
+  const DeviceArg inArg = deviceArray("img", img, c.stream);
+  const DeviceArg outArg = deviceArray("out", c.out, c.stream);
+  const Fix inFix{inArg.array.framework, "img"}, outFix{outArg.array.framework, "out"};
+  const ReadAs as = layoutOf(inArg.array, c.layout, inFix);
+  const Frames in = framesOf(inArg.array, as, inFix, c.spec.filterAlpha);
+  checkSameArray(inArg.array, outArg.array);
+  const Frames out = framesOf(outArg.array, as, outFix, c.spec.filterAlpha);
+  if (in.device != out.device)
+    throw py::value_error("out: on CUDA device " + std::to_string(out.device) + ", img on device " +
+                          std::to_string(in.device) + ": both must be on one device");
+  checkOut(in, out);
+  if (!in.views && !in.sameLayout(out))
+    throw py::value_error("out: strides " + tupleText(outArg.array.strides) + " differ from img's " +
+                          tupleText(inArg.array.strides) +
+                          ": on the GPU one plan reads img and writes out with one layout; pass an out with img's "
+                          "strides, or a contiguous img (" +
+                          inFix.contiguous() + ") with a contiguous out");
   {
     py::gil_scoped_release released;
-    const DeviceScope current(in.frame.device);
-    PlanSlot& slot = slotFor(in.frame.device, stream);
+    const DeviceScope current(in.device);
+    PlanSlot& slot = slotFor(in.device, c.stream);
     std::lock_guard lock(slot.mutex);
-    Plan& plan = slot.planFor(spec, ImageDesc::rgba8(in.frame.width, in.frame.height), Memory::Device, in.frame.device);
-    for (const Frame* f : {&in.frame, &out.frame})
-      if (f->stream) streamWaits(stream, caiStream(*f->stream));
-    ConstImageView src = in.frame.view();
-    if (textureCannotRead(plan.variant(), in.frame, in.frame.device)) {
-      if (slot.staging.width() != src.width || slot.staging.height() != src.height)
-        slot.staging = DeviceImage(src.width, src.height);
-      const ImageView st = slot.staging.view();
-      CL_CUDA(cudaMemcpy2DAsync(st.data, st.pitch, src.data, src.pitch, std::size_t(src.width) * 4, src.height,
-                                cudaMemcpyDeviceToDevice, stream));
-      src = st;
-    }
-    plan.run(src, out.frame.view(), stream);
+    runFrames(slot, c.spec, in, out, Memory::Device, in.device, c.stream);
   }
-  return py::reinterpret_borrow<py::object>(outArg);
+  return c.out;
 }
 
 py::object filter(py::handle img, const py::kwargs& kw) {
-  const FilterSpec spec = specFrom(kw, {"out", "stream"});
-  const py::object out = kw.contains("out") ? py::object(kw["out"]) : py::none();
-  const cudaStream_t stream = streamFrom(kw.contains("stream") ? py::object(kw["stream"]) : py::none());
-  if (isDeviceArray(img)) return filterDevice(img, out, stream, spec);
-  if (!out.is_none() && isDeviceArray(out))
+  Call c;
+  c.spec = specFrom(kw, {"out", "stream", "layout"});
+  c.out = kw.contains("out") ? py::object(kw["out"]) : py::none();
+  c.layout = kw.contains("layout") ? py::object(kw["layout"]) : py::none();
+  c.stream = streamFrom(kw.contains("stream") ? py::object(kw["stream"]) : py::none());
+  if (isDeviceArray(img)) return filterDevice(img, c);
+  if (!c.out.is_none() && isDeviceArray(c.out))
     throw py::type_error("out: a CUDA array, and img is in host memory: pass both in host memory or both on the GPU");
-  return filterHost(img, out, stream, spec);
+  return filterHost(img, c);
 }
 
 // ---- The tables ---------------------------------------------------------------------------------
@@ -628,14 +1051,37 @@ py::object deviceDescription() {
   return py::module_::import("types").attr("SimpleNamespace")(**f);
 }
 
-// What filter() would run for these settings on a width x height frame (auto: measured on a GPU).
+// The frames choose() describes: `dtype` (anything numpy.dtype reads), `channels`, `batch`; what
+// filter() plans for such arrays (RGBA8: one frame at a time).
+ImageDesc chooseDesc(int width, int height, const py::kwargs& kw) {
+  ImageDesc d = ImageDesc::rgba8(width, height);
+  const auto get = [&](const char* k) { return kw.contains(k) ? py::object(kw[k]) : py::object(py::none()); };
+  if (const py::object dt = get("dtype"); !dt.is_none()) {
+    const py::object numpy = py::module_::import("numpy");
+    const py::array probe = numpy.attr("empty")(0, numpy.attr("dtype")(dt));
+    d.type = pixelTypeOf(hostArray(probe, Framework::NumPy).element, Fix{Framework::NumPy, "dtype"});
+  }
+  for (const auto& [key, field] : {std::pair{"channels", &d.channels}, std::pair{"batch", &d.batch}}) {
+    const py::object v = get(key);
+    if (v.is_none()) continue;
+    if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+      throw py::type_error(std::string(key) + ": expected an int, got " + typeName(v));
+    *field = v.cast<int>();
+  }
+  d.alpha = d.channels == 4;
+  if (d.isRgba8()) d.batch = 1;
+  return d;
+}
+
+// What filter() would run for these settings on width x height frames (auto: measured on a GPU).
 py::dict choose(int width, int height, const py::kwargs& kw) {
-  const FilterSpec spec = specFrom(kw);
+  const FilterSpec spec = specFrom(kw, {"dtype", "channels", "batch"});
+  const ImageDesc desc = chooseDesc(width, height, kw);
   Problem why;
   Plan plan;
   {
     py::gil_scoped_release released;
-    plan = Plan::make(spec, ImageDesc::rgba8(width, height), {.memory = Memory::Host, .cpuFallback = false}, why);
+    plan = Plan::make(spec, desc, {.memory = Memory::Host, .cpuFallback = false}, why);
   }
   py::dict d;
   d["variant"] = plan ? plan.variant().name : spec.variant;
@@ -648,13 +1094,18 @@ py::dict choose(int width, int height, const py::kwargs& kw) {
 
 std::string filterDoc() {
   std::string s =
-      "filter(img, *, out=None, stream=None, **settings) -> the filtered frame\n\n"
-      "img: an RGBA8 frame of shape (height, width, 4), dtype uint8, C-contiguous or with rows a multiple of 4\n"
-      "bytes apart. A NumPy array (host memory): the result is a new array, or `out` (a NumPy array of the same\n"
-      "shape, never img itself); a GPU variant uploads, filters and downloads, then returns. A CUDA array\n"
-      "(__cuda_array_interface__ or DLPack: CuPy, PyTorch, Numba): filtered where it is, without a copy, into\n"
-      "`out`, a CUDA array of the same shape (required), which is returned; the launch is asynchronous on\n"
-      "`stream`.\n"
+      "filter(img, *, out=None, stream=None, layout=None, **settings) -> the filtered frames\n\n"
+      "img: frames of dtype uint8, uint16, float16 or float32 with 1, 3 or 4 channels, in layout (a str) 'HW',\n"
+      "'HWC', 'NHWC' (channels last), 'CHW' or 'NCHW' (channels first: a batch of one-channel planes). Left\n"
+      "out, the layout follows the array's convention: torch tensors channels-first, other arrays\n"
+      "channels-last; a 2-D array is (H, W). The pixel (or, channels-first, row) dimension must be contiguous;\n"
+      "rows and frames may be padded. The output has img's dtype; integers within 1 of the exact result,\n"
+      "float16 within 1 ulp, float32 within 1e-5 x sum|w| x max|img|.\n"
+      "A host array (NumPy, a torch CPU tensor, a buffer): the result is a new array, or `out` (a NumPy array of\n"
+      "img's shape and dtype, never sharing img's memory); a GPU variant uploads, filters and downloads. A CUDA\n"
+      "array (__cuda_array_interface__ or DLPack: CuPy, PyTorch, Numba): filtered where it is, without a copy,\n"
+      "into `out` (required: a CUDA array of img's shape, dtype and strides), which is returned; the launch is\n"
+      "asynchronous on `stream`.\n"
       "stream: an int (a cudaStream_t handle), a stream object (torch.cuda.Stream, cupy.cuda.Stream, or one with\n"
       "__cuda_stream__), or None: the legacy default stream (0). The stream in an array's\n"
       "__cuda_array_interface__ is waited for on it (on the GPU); DLPack producers are told the stream.\n\n"
@@ -685,7 +1136,9 @@ PYBIND11_MODULE(convlive, m) {
   using namespace convlive;
   py::options options;
   options.disable_function_signatures();  // each docstring starts with its own, in Python's words
-  m.doc() = "convlive: real-time 2D convolution of RGBA8 frames on NVIDIA GPUs (and the CPU), from Python";
+  m.doc() =
+      "convlive: real-time 2D convolution of frames (uint8, uint16, float16, float32; 1, 3 or 4 channels) on "
+      "NVIDIA GPUs (and the CPU), from Python";
   m.attr("__version__") = CONVLIVE_VERSION;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -712,7 +1165,7 @@ PYBIND11_MODULE(convlive, m) {
         "available), compute_capability, "
         "multiprocessors, memory_bytes");
   m.def("choose", &choose, py::arg("width"), py::arg("height"),
-        "choose(width, height, **settings) -> dict\n\nWhat filter() runs for these settings on a width x height frame: "
-        "a dict with variant, tile, why (auto's "
-        "reason) and why_not (None when it can run)");
+        "choose(width, height, *, dtype='uint8', channels=4, batch=1, **settings) -> dict\n\nWhat filter() runs "
+        "for these settings on width x height frames (channels-first arrays: channels=1, batch=N*C planes): a dict "
+        "with variant, tile, why (auto's reason) and why_not (None when it can run)");
 }

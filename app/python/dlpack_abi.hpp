@@ -9,7 +9,15 @@
 namespace convlive::dlpack {
 
 enum DeviceType : std::int32_t { kCPU = 1, kCUDA = 2, kCUDAHost = 3, kCUDAManaged = 13 };
-enum TypeCode : std::uint8_t { kInt = 0, kUInt = 1, kFloat = 2 };
+enum TypeCode : std::uint8_t {
+  kInt = 0,
+  kUInt = 1,
+  kFloat = 2,
+  kOpaqueHandle = 3,
+  kBfloat = 4,
+  kComplex = 5,
+  kBool = 6
+};
 
 struct Device {
   std::int32_t deviceType;  // DeviceType

@@ -1,0 +1,123 @@
+# Type hints for the convlive module (app/python/convlive_module.cpp), installed beside it.
+# filter()'s and choose()'s settings are the filter spec's (convlive.spec_settings()); a test checks
+# that every one of them is listed here.
+import os
+import types
+from typing import Any, Literal, Optional, Protocol, Sequence, TypedDict, TypeVar, Union
+
+__version__: str
+
+Mask = Literal["box", "gaussian", "sharpen", "emboss", "laplacian", "sobel", "scharr", "pitch", "custom"]
+Border = Literal["zero", "clamp", "mirror", "wrap"]
+Layout = Literal["HW", "HWC", "NHWC", "CHW", "NCHW"]
+# Weights: text ("1,2,1;2,4,2;1,2,1") or an array-like of numbers.
+Weights = Union[str, Sequence[float], Sequence[Sequence[float]], Any]
+# A stream: a cudaStream_t handle (0: the legacy default stream), torch.cuda.Stream, cupy.cuda.Stream
+# or an object with __cuda_stream__.
+Stream = Union[int, Any, None]
+# NumPy / CuPy arrays, torch tensors, objects with __cuda_array_interface__ or DLPack, buffers.
+ArrayT = TypeVar("ArrayT")
+
+class _Stream(Protocol):
+    def __cuda_stream__(self) -> tuple[int, int]: ...
+
+def filter(
+    img: Any,
+    *,
+    out: Optional[ArrayT] = None,
+    stream: Union[Stream, _Stream] = None,
+    layout: Optional[Layout] = None,
+    mask: Mask = "gaussian",
+    radius: int = 1,
+    sigma: Union[float, Literal["auto"]] = "auto",
+    pitch: float = ...,
+    direction: Literal["horizontal", "vertical"] = "horizontal",
+    weights: Optional[Weights] = None,
+    weights_file: Optional[Union[str, os.PathLike[str]]] = None,
+    row_weights: Optional[Weights] = None,
+    col_weights: Optional[Weights] = None,
+    normalize: bool = False,
+    border: Border = "clamp",
+    filter_alpha: bool = False,
+    variant: str = "auto",
+    tile: Optional[Union[str, tuple[int, int]]] = None,
+) -> Any:
+    """The filtered frames: `out` when given, else a new array of img's shape and dtype."""
+
+class VariantInfo(TypedDict):
+    name: str
+    description: str
+    on_gpu: bool
+    max_radius: int
+    tiles: list[tuple[int, int]]
+    tile_meaning: str
+
+class SettingInfo(TypedDict, total=False):
+    keyword: str
+    name: str
+    label: str
+    type: Literal["choice", "int", "float", "flag", "text"]
+    default: Union[str, int, float, bool]
+    min: float
+    max: float
+    step: float
+    choices: list[str]
+    masks: list[str]
+    help: str
+
+class Choice(TypedDict):
+    variant: str
+    tile: Optional[tuple[int, int]]
+    why: str
+    why_not: Optional[str]
+
+class DeviceInfo(types.SimpleNamespace):
+    available: bool
+    name: str
+    reason: str
+    compute_capability: tuple[int, int]
+    multiprocessors: int
+    memory_bytes: int
+
+def variants() -> list[VariantInfo]: ...
+def spec_settings() -> list[SettingInfo]: ...
+def describe(
+    *,
+    mask: Mask = "gaussian",
+    radius: int = 1,
+    sigma: Union[float, Literal["auto"]] = "auto",
+    pitch: float = ...,
+    direction: Literal["horizontal", "vertical"] = "horizontal",
+    weights: Optional[Weights] = None,
+    weights_file: Optional[Union[str, os.PathLike[str]]] = None,
+    row_weights: Optional[Weights] = None,
+    col_weights: Optional[Weights] = None,
+    normalize: bool = False,
+    border: Border = "clamp",
+    filter_alpha: bool = False,
+    variant: str = "auto",
+    tile: Optional[Union[str, tuple[int, int]]] = None,
+) -> str: ...
+def device() -> DeviceInfo: ...
+def choose(
+    width: int,
+    height: int,
+    *,
+    dtype: Any = "uint8",
+    channels: Literal[1, 3, 4] = 4,
+    batch: int = 1,
+    mask: Mask = "gaussian",
+    radius: int = 1,
+    sigma: Union[float, Literal["auto"]] = "auto",
+    pitch: float = ...,
+    direction: Literal["horizontal", "vertical"] = "horizontal",
+    weights: Optional[Weights] = None,
+    weights_file: Optional[Union[str, os.PathLike[str]]] = None,
+    row_weights: Optional[Weights] = None,
+    col_weights: Optional[Weights] = None,
+    normalize: bool = False,
+    border: Border = "clamp",
+    filter_alpha: bool = False,
+    variant: str = "auto",
+    tile: Optional[Union[str, tuple[int, int]]] = None,
+) -> Choice: ...
