@@ -103,7 +103,8 @@ bool ensureGst() {
   return ok;
 }
 
-// A width x height frame of 4-byte pixels, rows `stride` bytes apart (the padding random too).
+// A width x height frame of one-plane pixels (4 bytes unless said), rows `stride` bytes apart (the
+// padding random too).
 struct Frame {
   int width = 0, height = 0;
   std::size_t stride = 0;
@@ -115,6 +116,13 @@ Frame randomFrame(int w, int h, std::size_t stride, std::mt19937& rng) {
   Frame f{w, h, stride, std::vector<std::uint8_t>(stride * std::size_t(h))};
   for (auto& b : f.bytes) b = static_cast<std::uint8_t>(rng() >> 24);
   return f;
+}
+
+// GStreamer's default row stride for w x h frames of `format` (what a buffer without a video meta has).
+std::size_t defaultStride(const std::string& format, int w, int h) {
+  GstVideoInfo vi;
+  if (!gst_video_info_set_format(&vi, gst_video_format_from_string(format.c_str()), guint(w), guint(h))) return 0;
+  return std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&vi, 0));
 }
 
 // The pixels of f packed (stride 4 * width), for the reference.
@@ -140,7 +148,7 @@ HostImage expected(const Props& props, const Frame& in, const std::string& forma
 }
 
 struct Output {
-  std::vector<std::uint8_t> pixels;  // packed
+  std::vector<std::uint8_t> pixels;  // packed (rows width x pixel bytes long)
   std::string format;
   int width = 0, height = 0;
   std::size_t stride = 0;
@@ -251,7 +259,7 @@ class Harness {
   std::optional<Output> filter(const Frame& in, GstBuffer** sent = nullptr) {
     GstBuffer* buf = gst_buffer_new_allocate(nullptr, in.bytes.size(), nullptr);
     gst_buffer_fill(buf, 0, in.bytes.data(), in.bytes.size());
-    if (in.stride != std::size_t(in.width) * 4) {
+    if (in.stride != defaultStride(format_, in.width, in.height)) {
       gsize offset[GST_VIDEO_MAX_PLANES] = {0};
       gint stride[GST_VIDEO_MAX_PLANES] = {gint(in.stride)};
       gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE, gst_video_format_from_string(format_.c_str()),
@@ -344,13 +352,14 @@ class Harness {
     out.height = GST_VIDEO_FRAME_HEIGHT(&frame);
     out.stride = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
     const auto* data = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
-    const std::size_t row = std::size_t(out.width) * 4;
+    const auto pixelBytes = std::size_t(GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0));
+    const std::size_t row = std::size_t(out.width) * pixelBytes;
     out.pixels.resize(row * std::size_t(out.height));
     for (int y = 0; y < out.height; ++y) {
       const std::uint8_t* r = data + std::size_t(y) * out.stride;
       std::memcpy(out.pixels.data() + row * std::size_t(y), r, row);
       if (out.poison >= 0)
-        for (std::size_t x = row; x < out.stride && x < row + kPadRight * 4; ++x)
+        for (std::size_t x = row; x < out.stride && x < row + kPadRight * pixelBytes; ++x)
           out.paddingUntouched = out.paddingUntouched && r[x] == out.poison;
     }
     gst_video_frame_unmap(&frame);
@@ -370,10 +379,102 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+std::string describeProps(const Props& props) {
+  std::string s;
+  for (const auto& [k, v] : props) s += " " + k + "=" + v;
+  return s;
+}
+
 bool anyContains(const std::vector<std::string>& texts, std::initializer_list<const char*> words) {
   return std::any_of(texts.begin(), texts.end(), [&](const std::string& t) {
     return std::all_of(words.begin(), words.end(), [&](const char* w) { return t.find(w) != std::string::npos; });
   });
+}
+
+// ---- One-plane formats in their own type: grey, RGB, 16 bits -----------------------------------
+//
+// GRAY8 (u8x1), GRAY16_LE (u16x1), RGB and BGR (u8x3) and RGBA64_LE (u16x4 with alpha) are filtered
+// as they are, with no conversion to RGBA: the expected output is convlive::referenceFrames of the
+// input described the same way, within 1 LSB of the type. The CPU build names the cpu variant
+// (cpu-simd takes u8x4 only); the GPU build sweep for separable masks and auto for the others.
+
+struct PackedFormat {
+  std::string name;
+  PixelType type;
+  int channels;
+  bool alpha;
+};
+
+const std::vector<PackedFormat>& packedFormats() {
+  static const std::vector<PackedFormat> formats{
+      {"GRAY8", PixelType::U8, 1, false}, {"GRAY16_LE", PixelType::U16, 1, false}, {"RGB", PixelType::U8, 3, false},
+      {"BGR", PixelType::U8, 3, false},   {"RGBA64_LE", PixelType::U16, 4, true},
+  };
+  return formats;
+}
+
+const PackedFormat& packedFormat(const std::string& name) {
+  for (const PackedFormat& f : packedFormats())
+    if (f.name == name) return f;
+  throw std::invalid_argument("not a one-plane format of these tests: " + name);
+}
+
+// w x h packed frames of `f`.
+ImageDesc packedDesc(const PackedFormat& f, int w, int h) {
+  ImageDesc d;
+  d.width = w;
+  d.height = h;
+  d.type = f.type;
+  d.channels = f.channels;
+  d.alpha = f.alpha;
+  return d;
+}
+
+// The variant the one-plane tests name: one that takes such frames with the mask.
+std::string packedVariant(bool separable) { return kGpu ? (separable ? "sweep" : "auto") : "cpu"; }
+
+// referenceFrames of `in` (rows in.stride apart) for the element's properties, packed.
+std::vector<std::uint8_t> expectedFrames(const Props& props, const Frame& in, const PackedFormat& f) {
+  FilterSpec spec;
+  for (const auto& [k, v] : props)
+    if (k != "variant" && k != "tile")
+      if (Problem p = spec.set(k, v)) throw ProblemError(p);
+  const FilterParams p = spec.params();
+  const ImageDesc d = packedDesc(f, in.width, in.height);
+  std::vector<std::uint8_t> packedIn(d.span()), want(d.span());
+  for (int y = 0; y < in.height; ++y)
+    std::memcpy(packedIn.data() + std::size_t(y) * d.rowPitch(), in.bytes.data() + std::size_t(y) * in.stride,
+                d.rowBytes());
+  referenceFrames(p.filter, p.border, p.filterAlpha, d, packedIn.data(), want.data());
+  return want;
+}
+
+// Every u8 or u16 value of `got` within 1 of `want` (both packed frames of d); else where and by how much.
+testing::AssertionResult within1Lsb(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want,
+                                    const ImageDesc& d) {
+  if (got.size() != want.size())
+    return testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
+  const std::size_t valueBytes = pixelTypeBytes(d.type);
+  const auto valueAt = [&](const std::vector<std::uint8_t>& b, std::size_t i) {
+    if (valueBytes == 1) return int(b[i]);
+    std::uint16_t v;
+    std::memcpy(&v, &b[i], 2);
+    return int(v);
+  };
+  long bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i + valueBytes <= got.size(); i += valueBytes) {
+    const int g = valueAt(got, i), w = valueAt(want, i);
+    if (std::abs(g - w) <= 1) continue;
+    if (bad++ == 0) {
+      const std::size_t value = i / valueBytes, px = value / std::size_t(d.channels);
+      first = "(" + std::to_string(px % std::size_t(d.width)) + "," + std::to_string(px / std::size_t(d.width)) +
+              ") channel " + std::to_string(value % std::size_t(d.channels)) + ": got " + std::to_string(g) +
+              ", want " + std::to_string(w);
+    }
+  }
+  if (!bad) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << bad << " values of " << d.str() << " differ by more than 1, first at " << first;
 }
 
 class GstElementTest : public testing::Test {
@@ -404,6 +505,28 @@ class GstElementTest : public testing::Test {
       EXPECT_EQ(out->stride, std::size_t(in.width + kPadRight) * 4) << "the pool's padded stride";
       EXPECT_TRUE(out->paddingUntouched) << "the element wrote into the row padding";
       EXPECT_TRUE(within1(out->pixels, want));
+      poisons |= 1 << (out->poison == 0xcd ? 0 : 1);
+    }
+    EXPECT_EQ(poisons, 3) << "both poisons were to be seen";
+  }
+
+  // The same for one-plane frames of `f` (rows in.stride apart) against referenceFrames.
+  void expectPackedFiltered(Harness& h, const Props& props, const Frame& in, const PackedFormat& f) {
+    const ImageDesc d = packedDesc(f, in.width, in.height);
+    const std::vector<std::uint8_t> want = expectedFrames(props, in, f);
+    int poisons = 0;
+    for (int run = 0; run < 2; ++run) {
+      SCOPED_TRACE("run " + std::to_string(run));
+      const auto out = h.filter(in);
+      ASSERT_TRUE(out) << "no frame came out: " << joined(h.errors());
+      EXPECT_EQ(out->format, f.name);
+      ASSERT_EQ(out->width, in.width);
+      ASSERT_EQ(out->height, in.height);
+      ASSERT_GE(out->poison, 0) << "the output buffer is not from the test's poisoned pool";
+      EXPECT_EQ(out->stride, std::size_t(GST_ROUND_UP_4(std::size_t(in.width + kPadRight) * d.pixelBytes())))
+          << "the pool's padded stride";
+      EXPECT_TRUE(out->paddingUntouched) << "the element wrote into the row padding";
+      EXPECT_TRUE(within1Lsb(out->pixels, want, d));
       poisons |= 1 << (out->poison == 0xcd ? 0 : 1);
     }
     EXPECT_EQ(poisons, 3) << "both poisons were to be seen";
@@ -458,12 +581,243 @@ TEST_P(GstElementFormats, NegotiatesAndMatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, GstElementFormats, testing::Values("RGBA", "BGRA", "RGBx", "BGRx"));
 
+class GstElementPackedFormats : public GstElementTest, public testing::WithParamInterface<std::string> {};
+
+TEST_P(GstElementPackedFormats, AreFilteredInTheirOwnTypeAndMatchTheReference) {
+  const PackedFormat& f = packedFormat(GetParam());
+  struct Case {
+    Props props;
+    bool separable;  // GPU build: sweep runs it (else auto)
+    int w, h;
+    int extraValues;  // values of the type past each row's pixels (a video meta then gives the stride)
+  };
+  const std::vector<Case> cases{
+      {{{"mask", "gaussian"}, {"radius", "2"}, {"border", "clamp"}}, true, 37, 23, 5},
+      {{{"mask", "box"}, {"radius", "3"}, {"border", "zero"}}, true, 29, 17, 0},  // packed rows: no default stride
+      {{{"mask", "sobel"}, {"radius", "1"}, {"border", "mirror"}}, false, 37, 23, 3},
+      {{{"mask", "emboss"}, {"radius", "2"}, {"border", "wrap"}, {"filter-alpha", "true"}}, false, 31, 19, 7},
+      {{{"mask", "laplacian"}, {"radius", "2"}, {"border", "clamp"}}, false, 5, 3, 1},  // smaller than the mask
+      {{{"mask", "sharpen"}, {"radius", "3"}, {"sigma", "1.5"}, {"border", "mirror"}}, false, 1, 1, 0},
+      {{{"mask", "custom"}, {"weights", "1,-2,0.5;3,1,2;0,1,-1"}, {"normalize", "true"}, {"border", "zero"}},
+       false,
+       31,
+       19,
+       2},
+      {{{"mask", "pitch"}, {"pitch", "2.5"}, {"direction", "vertical"}, {"border", "wrap"}}, true, 33, 21, 0},
+      {{{"mask", "gaussian"}, {"radius", "8"}, {"border", "wrap"}, {"filter-alpha", "true"}}, true, 37, 23, 4},
+  };
+  for (const Case& c : cases) {
+    Props props = c.props;
+    props.insert(props.begin(), {"variant", packedVariant(c.separable)});
+    const ImageDesc d = packedDesc(f, c.w, c.h);
+    const std::size_t stride = d.rowBytes() + std::size_t(c.extraValues) * pixelTypeBytes(f.type);
+    SCOPED_TRACE(f.name + " " + std::to_string(c.w) + "x" + std::to_string(c.h) + " stride " + std::to_string(stride) +
+                 describeProps(props));
+    Harness h(props);
+    ASSERT_TRUE(h.ok()) << h.launchError();
+    h.play(f.name, c.w, c.h);
+    expectPackedFiltered(h, props, randomFrame(c.w, c.h, stride, rng), f);
+    if (!kGpu || c.separable)
+      EXPECT_EQ(h.get("active-variant"), packedVariant(c.separable));
+    else
+      EXPECT_NE(h.get("active-variant"), "");
+    EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GstElementPackedFormats,
+                         testing::Values("GRAY8", "GRAY16_LE", "RGB", "BGR", "RGBA64_LE"));
+
+// videotestsrc ! <caps> [! <filter>] ! appsink: the first frame's pixels, packed; empty when none
+// came (`error` then says why).
+std::vector<std::uint8_t> firstTestSrcFrame(const std::string& caps, const std::string& filter, std::string& error) {
+  const std::string launch = "videotestsrc num-buffers=1 pattern=zone-plate kx2=20 ky2=20 kt2=1 ! " + caps +
+                             (filter.empty() ? "" : " ! " + filter) + " ! appsink name=sink sync=false";
+  GError* err = nullptr;
+  GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
+  if (err) {
+    error = err->message;
+    g_error_free(err);
+    if (pipeline) gst_object_unref(pipeline);
+    return {};
+  }
+  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  std::vector<std::uint8_t> pixels;
+  if (GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND)) {
+    GstVideoInfo vi;
+    GstVideoFrame frame;
+    if (gst_video_info_from_caps(&vi, gst_sample_get_caps(sample)) &&
+        gst_video_frame_map(&frame, &vi, gst_sample_get_buffer(sample), GST_MAP_READ)) {
+      const std::size_t row = std::size_t(GST_VIDEO_FRAME_WIDTH(&frame)) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0);
+      const auto* data = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+      for (int y = 0; y < GST_VIDEO_FRAME_HEIGHT(&frame); ++y) {
+        const std::uint8_t* r = data + std::size_t(y) * std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
+        pixels.insert(pixels.end(), r, r + row);
+      }
+      gst_video_frame_unmap(&frame);
+    }
+    gst_sample_unref(sample);
+  } else {
+    GstBus* bus = gst_element_get_bus(pipeline);
+    while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+      GError* e = nullptr;
+      gchar* debug = nullptr;
+      gst_message_parse_error(m, &e, &debug);
+      error += std::string(e ? e->message : "") + (debug ? std::string(" | ") + debug : "") + "\n";
+      if (e) g_error_free(e);
+      g_free(debug);
+      gst_message_unref(m);
+    }
+    gst_object_unref(bus);
+    if (error.empty()) error = "no frame within 10 s";
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  return pixels;
+}
+
+// A mono machine-vision pipeline: grey frames from videotestsrc (a zone plate) straight into the
+// pitch-inspection filter, no videoconvert, against the reference on the same frame.
+TEST_F(GstElementTest, AGreyPipelineRunsThePitchInspectionFilter) {
+  struct Case {
+    std::string format;
+    Props props;
+  };
+  const std::vector<Case> cases{
+      {"GRAY8", {{"mask", "pitch"}, {"pitch", "2.5"}, {"direction", "horizontal"}, {"border", "mirror"}}},
+      {"GRAY8", {{"mask", "pitch"}, {"pitch", "3"}, {"direction", "vertical"}, {"border", "clamp"}}},
+      {"GRAY16_LE", {{"mask", "pitch"}, {"pitch", "1.5"}, {"direction", "horizontal"}, {"border", "wrap"}}},
+  };
+  for (const Case& c : cases) {
+    Props props = c.props;
+    props.insert(props.begin(), {"variant", packedVariant(true)});
+    SCOPED_TRACE(c.format + describeProps(props));
+    const std::string caps = "video/x-raw,format=" + c.format + ",width=37,height=23";
+    std::string filter = "convlivefilter";
+    for (const auto& [k, v] : props) filter += " " + k + "=" + v;
+    std::string error;
+    const std::vector<std::uint8_t> input = firstTestSrcFrame(caps, "", error);
+    ASSERT_FALSE(input.empty()) << error;
+    const std::vector<std::uint8_t> output = firstTestSrcFrame(caps, filter, error);
+    ASSERT_FALSE(output.empty()) << error;
+    const PackedFormat& f = packedFormat(c.format);
+    const ImageDesc d = packedDesc(f, 37, 23);
+    ASSERT_EQ(input.size(), d.span());
+    const std::vector<std::uint8_t> want = expectedFrames(props, Frame{37, 23, d.rowBytes(), input}, f);
+    EXPECT_TRUE(within1Lsb(output, want, d));
+    EXPECT_NE(output, input) << "the frame came out as it went in";
+  }
+}
+
+TEST_F(GstElementTest, AVariantThatTakesOnlyRgba8IsAnElementErrorOnGreyFrames) {
+  const char* rgbaOnly = kGpu ? "tiled-coop" : "cpu-simd";
+  Harness h({{"variant", rgbaOnly}, {"mask", "gaussian"}, {"radius", "2"}});
+  ASSERT_TRUE(h.ok());
+  h.play("GRAY8", 37, 23);
+  EXPECT_FALSE(h.filter(randomFrame(37, 23, 40, rng)));
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(errors, {"property 'variant'", "u8x1", "set variant="})) << "errors:\n" << joined(errors);
+  EXPECT_EQ(h.get("active-variant"), "");
+}
+
+TEST_F(GstElementTest, TheFormatMayChangeBetweenOnePlaneFormatsMidStream) {
+  const Props props{{"variant", packedVariant(true)}, {"mask", "gaussian"}, {"radius", "2"}, {"border", "mirror"}};
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.play("GRAY8", 37, 23);
+  expectPackedFiltered(h, props, randomFrame(37, 23, 41, rng), packedFormat("GRAY8"));
+  h.play("RGBA", 37, 23);  // the same size, the RGBA8 path
+  expectFiltered(h, props, randomFrame(37, 23, 37 * 4, rng), "RGBA");
+  h.play("GRAY16_LE", 13, 9);
+  expectPackedFiltered(h, props, randomFrame(13, 9, 13 * 2 + 6, rng), packedFormat("GRAY16_LE"));
+  h.play("RGB", 13, 9);  // the same size, another type and channel count
+  expectPackedFiltered(h, props, randomFrame(13, 9, 13 * 3, rng), packedFormat("RGB"));
+  EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+}
+
+TEST_F(GstElementTest, TheIdentityPassesGreyFramesThrough) {
+  Harness h({{"variant", packedVariant(true)}, {"mask", "custom"}, {"weights", "1"}});
+  ASSERT_TRUE(h.ok());
+  h.play("GRAY8", 37, 23);
+  const Frame in = randomFrame(37, 23, 40, rng);
+  GstBuffer* sent = nullptr;
+  const auto out = h.filter(in, &sent);
+  ASSERT_TRUE(out) << joined(h.errors());
+  EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(h.filter())));
+  EXPECT_EQ(out->memory, static_cast<const void*>(gst_buffer_peek_memory(sent, 0)))
+      << "the identity filter copied the frame instead of passing it through";
+  gst_buffer_unref(sent);
+}
+
+TEST_F(GstElementTest, BothPadsTakeTheOnePlaneFormats) {
+  GstElementFactory* f = gst_element_factory_find("convlivefilter");
+  ASSERT_NE(f, nullptr);
+  for (const GList* l = gst_element_factory_get_static_pad_templates(f); l; l = l->next) {
+    auto* t = static_cast<GstStaticPadTemplate*>(l->data);
+    GstCaps* caps = gst_static_pad_template_get_caps(t);
+    for (const PackedFormat& format : packedFormats()) {
+      // In CUDA memory only those GstCuda's allocator lays out (app/gst/frame_formats.hpp).
+      const bool cudaToo = format.name == "RGB" || format.name == "BGR";
+      for (const bool cuda : {false, true}) {
+        const std::string want =
+            std::string(cuda ? "video/x-raw(memory:CUDAMemory)" : "video/x-raw") + ", format=" + format.name;
+        SCOPED_TRACE(std::string(t->name_template) + ": " + want);
+        GstCaps* one = gst_caps_from_string(want.c_str());
+        ASSERT_NE(one, nullptr);
+        EXPECT_EQ(bool(gst_caps_can_intersect(caps, one)), !cuda || cudaToo);
+        gst_caps_unref(one);
+      }
+    }
+    gst_caps_unref(caps);
+  }
+  gst_object_unref(f);
+}
+
+// What gst-inspect-1.0 prints for the element: every format in its pad templates.
+TEST_F(GstElementTest, GstInspectListsTheFormats) {
+  gchar* program = g_find_program_in_path("gst-inspect-1.0");
+  if (!program) GTEST_SKIP() << "gst-inspect-1.0 is not installed (gstreamer1.0-tools)";
+  // The child inherits GST_PLUGIN_PATH and GST_REGISTRY as ensureGst() set them.
+  gchar* argv[] = {program, const_cast<gchar*>("convlivefilter"), nullptr};
+  gchar* out = nullptr;
+  gint status = 0;
+  GError* err = nullptr;
+  const bool ran =
+      g_spawn_sync(nullptr, argv, nullptr, G_SPAWN_DEFAULT, nullptr, nullptr, &out, nullptr, &status, &err);
+  g_free(program);
+  ASSERT_TRUE(ran) << (err ? err->message : "");
+  const std::string text = out ? out : "";
+  g_free(out);
+  ASSERT_TRUE(g_spawn_check_wait_status(status, nullptr)) << text;
+  const std::size_t templates = text.find("Pad Templates:");
+  ASSERT_NE(templates, std::string::npos) << text;
+  const std::string pads = text.substr(templates);
+  for (const char* format : {"RGBA", "BGRx", "RGB", "BGR", "GRAY8", "GRAY16_LE", "RGBA64_LE", "NV12", "I420"})
+    EXPECT_TRUE(pads.find(std::string("(string)") + format + ",") != std::string::npos ||
+                pads.find(std::string("(string)") + format + " }") != std::string::npos)
+        << format << " in\n"
+        << pads;
+  EXPECT_NE(pads.find("memory:CUDAMemory"), std::string::npos) << pads;
+}
+
 TEST_F(GstElementTest, RefusesFormatsItDoesNotTake) {
-  for (const char* format : {"YUY2", "ARGB", "RGB"}) {
-    SCOPED_TRACE(format);
-    Harness h(withVariant({}));
+  // Formats of the element's families that it does not take (big-endian, another byte order), and the
+  // grey and 16-bit ones in CUDA memory (GstCuda cannot allocate them).
+  for (const auto& [format, feature] :
+       std::vector<std::pair<const char*, const char*>>{{"YUY2", nullptr},
+                                                        {"ARGB", nullptr},
+                                                        {"GRAY16_BE", nullptr},
+                                                        {"RGBA64_BE", nullptr},
+                                                        {"BGR16", nullptr},
+                                                        {"GRAY8", "memory:CUDAMemory"},
+                                                        {"GRAY16_LE", "memory:CUDAMemory"},
+                                                        {"RGBA64_LE", "memory:CUDAMemory"}}) {
+    SCOPED_TRACE(std::string(format) + (feature ? std::string(" in ") + feature : ""));
+    Harness h(withVariant({}), !feature);
     ASSERT_TRUE(h.ok());
-    h.play(format, 16, 8);
+    h.play(format, 16, 8, feature);
     Frame in = randomFrame(16, 8, 16 * 4, rng);
     EXPECT_FALSE(h.filter(in)) << "a frame came out of caps convlivefilter does not take";
     EXPECT_TRUE(anyContains(h.errors(), {"not-negotiated"})) << "expected a not-negotiated error";
@@ -709,6 +1063,51 @@ TEST_F(GstElementTest, CudaMemoryIsFilteredOnTheDevice) {
 }
 #endif
 
+#ifdef CONVLIVE_GST_GPU
+// cudaupload ! convlivefilter ! cudadownload with RGB and BGR: filtered as u8x3 in CUDA memory (sweep).
+TEST_F(GstElementTest, RgbInCudaMemoryIsFilteredOnTheDevice) {
+  for (const char* needed : {"cudaupload", "cudadownload"})
+    if (GstElementFactory* f = gst_element_factory_find(needed))
+      gst_object_unref(f);
+    else
+      GTEST_SKIP() << needed << " is missing (gstreamer1.0-plugins-bad's nvcodec, which needs the NVIDIA driver)";
+  const Props props{{"variant", "sweep"}, {"mask", "gaussian"}, {"radius", "3"}, {"border", "mirror"}};
+  for (const char* format : {"RGB", "BGR"}) {
+    SCOPED_TRACE(format);
+    const PackedFormat& f = packedFormat(format);
+    ElementLog log(GST_LEVEL_INFO);
+    Harness h(props, false,
+              "cudaupload ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f ! cudadownload ! video/x-raw");
+    ASSERT_TRUE(h.ok()) << h.launchError();
+    h.play(format, 37, 23);
+    const Frame in = randomFrame(37, 23, 37 * 3 + 5, rng);
+    const std::vector<std::uint8_t> want = expectedFrames(props, in, f);
+    for (int run = 0; run < 2; ++run) {
+      const auto out = h.filter(in);
+      ASSERT_TRUE(out) << joined(h.errors());
+      EXPECT_EQ(out->format, format);
+      EXPECT_TRUE(within1Lsb(out->pixels, want, packedDesc(f, 37, 23)));
+    }
+    EXPECT_EQ(h.get("active-variant"), "sweep");
+    EXPECT_GE(log.count("on the device"), 1) << "the frames went through system memory";
+    EXPECT_EQ(log.count("through system memory"), 0);
+    EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+  }
+}
+#endif
+
+#ifndef CONVLIVE_GST_GPU
+TEST_F(GstElementTest, RgbInCudaMemoryWithoutADeviceIsAnElementError) {
+  if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here";
+  Harness h({{"variant", "cpu"}}, false);
+  ASSERT_TRUE(h.ok());
+  h.play("RGB", 16, 8, "memory:CUDAMemory");
+  EXPECT_FALSE(h.filter(randomFrame(16, 8, 16 * 3, rng)));
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(errors, {"cannot take CUDA memory", "system-memory caps"})) << "errors:\n" << joined(errors);
+}
+#endif
+
 #ifndef CONVLIVE_GST_GPU
 TEST_F(GstElementTest, WithoutADeviceAGpuVariantRunsOnTheCpuAndSaysSoOnce) {
   if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here: the fallback is not used";
@@ -939,12 +1338,6 @@ std::optional<YuvOutput> readYuv(GstSample* sample) {
   }
   gst_video_frame_unmap(&frame);
   return out;
-}
-
-std::string describeProps(const Props& props) {
-  std::string s;
-  for (const auto& [k, v] : props) s += " " + k + "=" + v;
-  return s;
 }
 
 // Filters `in` twice (two poisons) and checks both against the chain reference with `colour`.

@@ -10,6 +10,7 @@
 #include "convlive/plan.hpp"
 #include "convlive/resources.hpp"
 #include "cuda_memory.hpp"
+#include "frame_formats.hpp"
 #include "frame_runner.hpp"
 #include "spec_properties.hpp"
 #include "yuv_frames.hpp"
@@ -32,7 +33,7 @@ struct ElementState {
   std::uint64_t applied = 0;  // the generation `plan` was made from
   bool capsChanged = true;
   int width = 0, height = 0;
-  bool hasAlpha = true;
+  ImageDesc frames;              // the frames as the library filters them (frame_formats.hpp; YUV: RGBA8)
   std::optional<YuvFormat> yuv;  // NV12/I420 frames (converted to RGBA8 and back around the filter)
   ColourSpec colour;             // their matrix and range, from the caps' colorimetry
   bool cudaCaps = false;         // the frames are CUDA memory (video/x-raw(memory:CUDAMemory))
@@ -58,15 +59,14 @@ namespace {
 using namespace convlive;
 using namespace convlive::gstelement;
 
-// Formats whose pixels are four bytes with alpha or padding last: the library's RGBA8 layout up to
-// the order of the colour channels, which a per-channel filter does not care about. NV12 and I420
-// are converted to RGBA8 (alpha 255) before the filter and back after it.
-// In CUDA memory first (no host copy where the neighbours can), then in system memory.
-#define CONVLIVE_FILTER_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }")
-
+// One-plane formats are filtered in their own type and channel count (frame_formats.hpp: the RGBA8
+// family, RGB and BGR, GRAY8, GRAY16_LE, RGBA64_LE); the filter is per channel, so the order of
+// the colour channels does not matter. NV12 and I420 are converted to RGBA8 (alpha 255) before the
+// filter and back after it. In CUDA memory first (no host copy where the neighbours can), then in
+// system memory.
 GstCaps* templateCaps() {
   GstCaps* caps = gst_caps_from_string(cudaMemoryCaps());
-  gst_caps_append(caps, gst_caps_from_string(CONVLIVE_FILTER_CAPS));
+  gst_caps_append(caps, gst_caps_from_string(GST_VIDEO_CAPS_MAKE(CONVLIVE_GST_SYSTEM_FORMATS)));
   return caps;
 }
 
@@ -154,8 +154,10 @@ void prepareFor(ElementState& st, const Plan& plan) {
 // in host memory (Memory::Native); without a CUDA device the CPU runs in place of a GPU variant,
 // with a warning.
 Plan makePlan(const ElementState& st, const FilterSpec& spec, std::string& problem) {
-  ImageDesc image = ImageDesc::rgba8(st.width, st.height);
-  image.alpha = st.hasAlpha;  // RGBx, BGRx: padding, copied through whatever filter-alpha says
+  // RGBA8 frames go through the view overload, which takes any stride: planned packed, as always.
+  // Others are planned for the caps' stride (FrameRunner copies a frame with another one).
+  ImageDesc image = st.frames;
+  if (image.isRgba8()) image.pitch = 0;
   try {
     Problem why;
     Plan plan = Plan::make(spec, image, {.memory = Memory::Native, .cpuFallback = true}, why);
@@ -249,19 +251,25 @@ gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in, GstC
   }
   st.width = GST_VIDEO_INFO_WIDTH(in);
   st.height = GST_VIDEO_INFO_HEIGHT(in);
-  st.hasAlpha = GST_VIDEO_INFO_HAS_ALPHA(in);  // false for NV12/I420: filter-alpha does not apply
   st.yuv = yuvFormatOf(GST_VIDEO_INFO_FORMAT(in));
+  const std::optional<ImageDesc> frames = packedDescOf(*in);
+  if (!st.yuv && !frames) {  // the pad templates let no other format through
+    GST_ELEMENT_ERROR(filter, CORE, NEGOTIATION, ("convlivefilter does not take %s frames", GST_VIDEO_INFO_NAME(in)),
+                      (nullptr));
+    return FALSE;
+  }
+  if (frames) {
+    st.frames = *frames;
+  } else {  // NV12/I420: filtered as RGBA8 whose alpha (255) is padding: filter-alpha does not apply
+    st.frames = ImageDesc::rgba8(st.width, st.height);
+    st.frames.alpha = false;
+  }
   st.colour = colourSpecOf(in->colorimetry, st.height);
   st.capsChanged = true;
-  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d in %s memory%s%s", GST_VIDEO_INFO_NAME(in), st.width, st.height,
-                   st.cudaCaps ? "CUDA" : "system", st.yuv ? ", converted with " : "",
-                   st.yuv ? describe(st.colour).c_str() : "");
+  GST_DEBUG_OBJECT(filter, "caps: %s %dx%d in %s memory, filtered as %s%s%s", GST_VIDEO_INFO_NAME(in), st.width,
+                   st.height, st.cudaCaps ? "CUDA" : "system", st.frames.str().c_str(),
+                   st.yuv ? ", converted with " : "", st.yuv ? describe(st.colour).c_str() : "");
   return TRUE;
-}
-
-ImageView viewOf(GstVideoFrame* frame) {
-  return {static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0)), GST_VIDEO_FRAME_WIDTH(frame),
-          GST_VIDEO_FRAME_HEIGHT(frame), std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0))};
 }
 
 GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideoFrame* out) {
@@ -274,7 +282,7 @@ GstFlowReturn transformFrame(GstVideoFilter* filter, GstVideoFrame* in, GstVideo
     if (st.yuv)
       st.runner.runYuv(st.plan, st.colour, yuvViewOf(*in), yuvViewOf(*out));
     else
-      st.runner.run(st.plan, viewOf(in), viewOf(out));
+      st.runner.run(st.plan, rowsOf(*in), rowsOf(*out));
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(filter, RESOURCE, FAILED, ("%s failed on a frame: %s", st.plan.variant().name.c_str(), e.what()),
                       (nullptr));

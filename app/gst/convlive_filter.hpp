@@ -1,6 +1,7 @@
-// convlivefilter: a GstVideoFilter that runs convlive's filters on RGBA8-family video frames (RGBA,
-// BGRA, RGBx, BGRx: the filter is per channel, so the byte order of the colour channels does not
-// matter; the 4th byte is alpha, filtered when filter-alpha is set, or padding, copied through) and
+// convlivefilter: a GstVideoFilter that runs convlive's filters on one-plane video frames in their
+// own type and channel count (frame_formats.hpp: RGBA, BGRA, RGBx, BGRx and RGBA64_LE, the 4th
+// channel alpha, filtered when filter-alpha is set, or padding, copied through; RGB and BGR; GRAY8
+// and GRAY16_LE: the filter is per channel, so the order of the colour channels does not matter) and
 // on NV12/I420 frames (converted to RGBA8 and back around the filter with the matrix and range of
 // the caps' colorimetry, yuv_frames.hpp; filter-alpha does not apply to them), in system memory
 // (frame_runner.hpp: through pinned memory to the GPU, or the CPU variant) or in CUDA memory

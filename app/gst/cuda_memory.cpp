@@ -10,8 +10,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "convlive/check.hpp"
 #include "convlive/colour.hpp"
 #include "convlive/resources.hpp"
+#include "frame_formats.hpp"
 #include "yuv_frames.hpp"
 
 namespace convlive::gstelement {
@@ -50,9 +52,10 @@ class MappedFrame {
   MappedFrame(const MappedFrame&) = delete;
   MappedFrame& operator=(const MappedFrame&) = delete;
   ImageView view() {
-    return {static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame_, 0)), GST_VIDEO_FRAME_WIDTH(&frame_),
-            GST_VIDEO_FRAME_HEIGHT(&frame_), std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame_, 0))};
+    const FrameRows r = rows();
+    return {r.data, r.width, r.height, r.pitch};
   }
+  FrameRows rows() { return rowsOf(frame_); }
   YuvView yuvView() { return yuvViewOf(frame_); }
 
  private:
@@ -64,20 +67,49 @@ class MappedFrame {
 
 struct CudaMemoryPath::Device {
   Stream stream;
-  Plan plan;
-  DeviceImage rgbaIn, rgbaOut;  // NV12/I420 frames as RGBA8 around the filter (made at the first such frame)
-  int width = 0, height = 0;    // their size
+  Plan plan;       // for the caps' row stride
+  Plan repitched;  // the same filter for the stride the frames' pool gave them (made at the first such frame)
+  DeviceBuffer stagedIn, stagedOut;  // one-plane frames whose input and output strides differ, at plan's pitch
+  DeviceImage rgbaIn, rgbaOut;       // NV12/I420 frames as RGBA8 around the filter (made at the first such frame)
+  int width = 0, height = 0;         // their size
   void ensureRgba(int w, int h) {
     if (w == width && h == height) return;
     rgbaIn = DeviceImage(w, h);
     rgbaOut = DeviceImage(w, h);
     width = w, height = h;
   }
+  // The plan for rows `pitch` bytes apart: `plan`, or one made like it (the variant it resolved to,
+  // its tile) for that pitch: CUDA pools pitch their rows their own way. Throws ProblemError.
+  Plan& planFor(std::size_t pitch) {
+    if (pitch == plan.image().rowPitch()) return plan;
+    if (!repitched || repitched.image().rowPitch() != pitch) {
+      ImageDesc image = plan.image();
+      image.pitch = pitch;
+      image.batchStride = 0;
+      repitched = Plan::make(plan.params(), plan.variant().name, image, plan.options());
+    }
+    return repitched;
+  }
+  // out = plan(in) for one-plane frames other than RGBA8 (Plan::run takes one pitch for both sides):
+  // in place where the strides agree, else through device frames of the plan's pitch.
+  void runFrame(const FrameRows& in, const FrameRows& out, cudaStream_t s) {
+    if (in.pitch == out.pitch) {
+      planFor(in.pitch).run(in.data, out.data, s);
+      return;
+    }
+    const ImageDesc& image = plan.image();
+    stagedIn.reserve(image.span());
+    stagedOut.reserve(image.span());
+    CL_CUDA(cudaMemcpy2DAsync(stagedIn.get(), image.rowPitch(), in.data, in.pitch, image.rowBytes(),
+                              std::size_t(image.height), cudaMemcpyDeviceToDevice, s));
+    plan.run(stagedIn.get(), stagedOut.get(), s);
+    CL_CUDA(cudaMemcpy2DAsync(out.data, out.pitch, stagedOut.get(), image.rowPitch(), image.rowBytes(),
+                              std::size_t(image.height), cudaMemcpyDeviceToDevice, s));
+  }
 };
 
 const char* cudaMemoryCaps() {
-  return GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
-                                           "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }");
+  return GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, CONVLIVE_GST_CUDA_FORMATS);
 }
 
 bool hasCudaMemoryFeature(GstCaps* caps) {
@@ -220,8 +252,10 @@ void CudaMemoryPath::run(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* o
     yuvToRgba(from.yuvView(), d.rgbaIn.view(), colour, s);
     d.plan.run(d.rgbaIn.view(), d.rgbaOut.view(), s);
     rgbaToYuv(d.rgbaOut.view(), to.yuvView(), colour, s);
+  } else if (d.plan.image().isRgba8()) {
+    d.plan.run(from.view(), to.view(), s);  // any strides on either side
   } else {
-    d.plan.run(from.view(), to.view(), s);
+    d.runFrame(from.rows(), to.rows(), s);
   }
   d.stream.synchronize();  // 1.22's CUDA memory has no stream to hand the work on with
 }

@@ -6,7 +6,9 @@
 // GstCuda 1.22 memory carries no stream, so each frame is waited for before it goes downstream (as
 // nvcodec's elements do). Frames whose memory belongs to another context go the host way instead.
 // NV12/I420 frames are converted to RGBA8 on the device (convlive/colour.hpp, in device frames of
-// the path's own) around the filter and written back into the output's planes.
+// the path's own) around the filter and written back into the output's planes. RGB and BGR are
+// filtered as u8x3 where they are (frame_formats.hpp: GRAY8, GRAY16_LE and RGBA64_LE are not CUDA
+// memory formats of GstCuda).
 //
 // Untested on a GPU so far (this was written on a machine without one): the tests here check the
 // caps, and that without a device such caps end in an element error, not a crash.
@@ -25,7 +27,7 @@
 
 namespace convlive::gstelement {
 
-// "video/x-raw(memory:CUDAMemory), format={RGBA,...,NV12,I420}": the caps this path takes.
+// "video/x-raw(memory:CUDAMemory), format={RGBA,...,RGB,BGR,NV12,I420}": the caps this path takes.
 const char* cudaMemoryCaps();
 bool hasCudaMemoryFeature(GstCaps* caps);
 

@@ -8,13 +8,18 @@
 
 namespace convlive::gstelement {
 
-void copyPixels(ConstImageView from, ImageView to) {
-  const std::size_t rowBytes = std::size_t(from.width) * 4;
-  if (from.pitch == rowBytes && to.pitch == rowBytes) {
-    std::memcpy(to.data, from.data, rowBytes * std::size_t(from.height));
+void copyRows(const std::uint8_t* from, std::size_t fromPitch, std::uint8_t* to, std::size_t toPitch,
+              std::size_t rowBytes, int rows) {
+  if (fromPitch == rowBytes && toPitch == rowBytes) {
+    std::memcpy(to, from, rowBytes * std::size_t(rows));
     return;
   }
-  for (int y = 0; y < from.height; ++y) std::memcpy(to.row(y), from.row(y), rowBytes);
+  for (int y = 0; y < rows; ++y)
+    std::memcpy(to + std::size_t(y) * toPitch, from + std::size_t(y) * fromPitch, rowBytes);
+}
+
+void copyPixels(ConstImageView from, ImageView to) {
+  copyRows(from.data, from.pitch, to.data, to.pitch, std::size_t(from.width) * 4, from.height);
 }
 
 void copyPlanes(const ConstYuvView& from, const YuvView& to) {
@@ -27,56 +32,74 @@ void copyPlanes(const ConstYuvView& from, const YuvView& to) {
 }
 
 void FrameRunner::prepare(const Plan& plan, std::optional<YuvFormat> yuv) {
-  const int width = plan.image().width, height = plan.image().height;
+  const ImageDesc& image = plan.image();
+  const int width = image.width, height = image.height;
   if (plan.onGpu()) {
-    if (!gpu_ || width != width_ || height != height_ || yuv != yuv_) {
+    if (!gpu_ || image != image_ || yuv != yuv_) {
       gpu_.reset();  // the old frames go before the new ones are made
       auto g = std::make_unique<Gpu>();
-      g->in = DeviceImage(width, height);
-      g->out = DeviceImage(width, height);
       if (yuv) {
+        g->in = DeviceImage(width, height);
+        g->out = DeviceImage(width, height);
         const YuvLayout layout = packedYuvLayout(*yuv, width, height);
         g->yuv = DeviceYuvFrame(layout);
         g->hostYuv = PinnedBuffer(layout.bytes);
-      } else {
+      } else if (image.isRgba8()) {
+        g->in = DeviceImage(width, height);
+        g->out = DeviceImage(width, height);
         const std::size_t bytes = std::size_t(width) * 4 * std::size_t(height);
         g->hostIn = PinnedBuffer(bytes);
         g->hostOut = PinnedBuffer(bytes);
+      } else {
+        g->frameIn = DeviceBuffer(image.span());
+        g->frameOut = DeviceBuffer(image.span());
+        g->hostIn = PinnedBuffer(image.span());
+        g->hostOut = PinnedBuffer(image.span());
       }
       gpu_ = std::move(g);
     }
   } else {
     gpu_.reset();
   }
-  width_ = width;
-  height_ = height;
+  image_ = image;
   yuv_ = yuv;
 }
 
 void FrameRunner::checkSize(int width, int height) const {
-  if (width != width_ || height != height_)
+  if (width != image_.width || height != image_.height)
     throw std::invalid_argument("frame " + std::to_string(width) + "x" + std::to_string(height) +
-                                " does not match the prepared " + std::to_string(width_) + "x" +
-                                std::to_string(height_));
+                                " does not match the prepared " + std::to_string(image_.width) + "x" +
+                                std::to_string(image_.height));
 }
 
-void FrameRunner::run(Plan& plan, ConstImageView in, ImageView out) {
+void FrameRunner::run(Plan& plan, const FrameRows& in, const FrameRows& out) {
   checkSize(in.width, in.height);
   checkSize(out.width, out.height);
-  if (yuv_) throw std::logic_error("FrameRunner: prepared for YUV frames, given RGBA8 ones");
-  if (plan.onGpu())
-    runOnGpu(plan, in, out);
-  else
-    runOnHost(plan, in, out);
+  if (yuv_) throw std::logic_error("FrameRunner: prepared for YUV frames, given one-plane ones");
+  if (plan.image() != image_)
+    throw std::logic_error("FrameRunner: prepared for " + image_.str() + ", given a plan for " + plan.image().str());
+  if (image_.isRgba8()) {
+    const ConstImageView from(in.data, in.width, in.height, in.pitch);
+    const ImageView to{out.data, out.width, out.height, out.pitch};
+    if (plan.onGpu())
+      runOnGpu(plan, from, to);
+    else
+      runOnHost(plan, from, to);
+  } else if (plan.onGpu()) {
+    runFrameOnGpu(plan, in, out);
+  } else {
+    runFrameOnHost(plan, in, out);
+  }
 }
 
 void FrameRunner::runOnGpu(Plan& plan, ConstImageView in, ImageView out) {
   if (!gpu_)
     throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
   Gpu& g = *gpu_;
-  const std::size_t packed = std::size_t(width_) * 4;
-  const ImageView hostIn{static_cast<std::uint8_t*>(g.hostIn.get()), width_, height_, packed};
-  const ImageView hostOut{static_cast<std::uint8_t*>(g.hostOut.get()), width_, height_, packed};
+  const int width = image_.width, height = image_.height;
+  const std::size_t packed = std::size_t(width) * 4;
+  const ImageView hostIn{static_cast<std::uint8_t*>(g.hostIn.get()), width, height, packed};
+  const ImageView hostOut{static_cast<std::uint8_t*>(g.hostOut.get()), width, height, packed};
   const cudaStream_t s = g.stream.get();
   copyPixels(in, hostIn);
   g.in.upload(hostIn, s);
@@ -91,22 +114,61 @@ void FrameRunner::runOnHost(Plan& plan, ConstImageView in, ImageView out) {
   const auto fits = [](const std::uint8_t* data, std::size_t pitch) {
     return pitch % 4 == 0 && reinterpret_cast<std::uintptr_t>(data) % 4 == 0;
   };
-  const std::size_t packed = std::size_t(width_) * 4;
+  const int width = image_.width, height = image_.height;
+  const std::size_t packed = std::size_t(width) * 4;
   ConstImageView from = in;
   ImageView to = out;
   if (!fits(in.data, in.pitch)) {
-    packedIn_.resize(packed * std::size_t(height_));
-    const ImageView copy{packedIn_.data(), width_, height_, packed};
+    packedIn_.resize(packed * std::size_t(height));
+    const ImageView copy{packedIn_.data(), width, height, packed};
     copyPixels(in, copy);
     from = copy;
   }
   const bool packOut = !fits(out.data, out.pitch);
   if (packOut) {
-    packedOut_.resize(packed * std::size_t(height_));
-    to = ImageView{packedOut_.data(), width_, height_, packed};
+    packedOut_.resize(packed * std::size_t(height));
+    to = ImageView{packedOut_.data(), width, height, packed};
   }
   plan.run(from, to);
   if (packOut) copyPixels(to, out);
+}
+
+void FrameRunner::runFrameOnGpu(Plan& plan, const FrameRows& in, const FrameRows& out) {
+  if (!gpu_)
+    throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
+  Gpu& g = *gpu_;
+  const std::size_t pitch = image_.rowPitch(), rowBytes = image_.rowBytes(), bytes = image_.span();
+  auto* hostIn = static_cast<std::uint8_t*>(g.hostIn.get());
+  auto* hostOut = static_cast<std::uint8_t*>(g.hostOut.get());
+  const cudaStream_t s = g.stream.get();
+  copyRows(in.data, in.pitch, hostIn, pitch, rowBytes, image_.height);
+  CL_CUDA(cudaMemcpyAsync(g.frameIn.get(), hostIn, bytes, cudaMemcpyHostToDevice, s));
+  plan.run(g.frameIn.get(), g.frameOut.get(), s);
+  CL_CUDA(cudaMemcpyAsync(hostOut, g.frameOut.get(), bytes, cudaMemcpyDeviceToHost, s));
+  g.stream.synchronize();
+  copyRows(hostOut, pitch, out.data, out.pitch, rowBytes, image_.height);
+}
+
+void FrameRunner::runFrameOnHost(Plan& plan, const FrameRows& in, const FrameRows& out) {
+  // Plan::run takes rows at the plan's pitch on both sides, starting at a multiple of the value size.
+  const std::size_t pitch = image_.rowPitch(), rowBytes = image_.rowBytes(), align = pixelTypeBytes(image_.type);
+  const auto fits = [&](const std::uint8_t* data, std::size_t p) {
+    return p == pitch && reinterpret_cast<std::uintptr_t>(data) % align == 0;
+  };
+  const std::uint8_t* from = in.data;
+  std::uint8_t* to = out.data;
+  if (!fits(in.data, in.pitch)) {
+    packedIn_.resize(image_.span());
+    copyRows(in.data, in.pitch, packedIn_.data(), pitch, rowBytes, image_.height);
+    from = packedIn_.data();
+  }
+  const bool copyOut = !fits(out.data, out.pitch);
+  if (copyOut) {
+    packedOut_.resize(image_.span());
+    to = packedOut_.data();
+  }
+  plan.run(from, to);
+  if (copyOut) copyRows(to, pitch, out.data, out.pitch, rowBytes, image_.height);
 }
 
 void FrameRunner::runYuv(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out) {
@@ -140,11 +202,12 @@ void FrameRunner::runYuvOnGpu(Plan& plan, ColourSpec colour, const ConstYuvView&
 }
 
 void FrameRunner::runYuvOnHost(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out) {
-  const std::size_t packed = std::size_t(width_) * 4;
-  packedIn_.resize(packed * std::size_t(height_));
-  packedOut_.resize(packed * std::size_t(height_));
-  const ImageView rgbaIn{packedIn_.data(), width_, height_, packed};
-  const ImageView rgbaOut{packedOut_.data(), width_, height_, packed};
+  const int width = image_.width, height = image_.height;
+  const std::size_t packed = std::size_t(width) * 4;
+  packedIn_.resize(packed * std::size_t(height));
+  packedOut_.resize(packed * std::size_t(height));
+  const ImageView rgbaIn{packedIn_.data(), width, height, packed};
+  const ImageView rgbaOut{packedOut_.data(), width, height, packed};
   referenceYuvToRgba(in, rgbaIn, colour);
   plan.run(rgbaIn, rgbaOut);
   referenceRgbaToYuv(rgbaOut, out, colour);
