@@ -42,17 +42,19 @@ void listVariants(std::ostream& out, int width) {
     nameWidth = std::max(nameWidth, v.name.size());
     takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
   }
-  const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + kTilesWidth + 2;
+  constexpr int kFramesWidth = 6;  // "frames", "u8x4", "all"
+  const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + kFramesWidth + 2 + kTilesWidth + 2;
   const int descriptionWidth = width > 0 ? std::max(30, width - descriptionAt) : 0;
-  const auto row = [&](std::string_view name, std::string_view radius, std::string_view takes, std::string_view tiles,
-                       std::string_view description) {
+  const auto row = [&](std::string_view name, std::string_view radius, std::string_view takes, std::string_view frames,
+                       std::string_view tiles, std::string_view description) {
     std::ostringstream line;
     line << std::left << std::setw(int(nameWidth + 2)) << name << std::setw(7) << radius
-         << std::setw(int(takesWidth + 2)) << takes << std::setw(kTilesWidth + 2) << tiles << description;
+         << std::setw(int(takesWidth + 2)) << takes << std::setw(kFramesWidth + 2) << frames
+         << std::setw(kTilesWidth + 2) << tiles << description;
     const std::string text = line.str();
     out << text.substr(0, text.find_last_not_of(' ') + 1) << "\n";
   };
-  row("variant", "max r", "masks", "tiles (default first)", "description");
+  row("variant", "max r", "masks", "frames", "tiles (default first)", "description");
   for (const Variant& v : variants()) {
     std::string tileList;
     for (const Tile& t : v.tiles) {
@@ -64,13 +66,15 @@ void listVariants(std::ostream& out, int width) {
         wrapped(v.description + (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : ""), descriptionWidth);
     for (std::size_t i = 0; i < std::max(tiles.size(), description.size()); ++i)
       row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : maskTakesName(v.takes),
-          i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
+          i ? "" : v.imagesTaken(), i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
   }
   out << "\n";
   for (const std::string& line :
        wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
                "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
-               "masks). Each refuses the masks it does not take and names a variant that takes them.",
+               "masks). Each refuses the masks it does not take and names a variant that takes them. frames: u8x4 "
+               "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
+               "4 channels, and a batch of frames in one run.",
                width))
     out << line << "\n";
 }

@@ -99,13 +99,10 @@ Problem imageProblem(const ImageDesc& d) {
     return problem(Code::Invalid, "image",
                    "frames " + std::to_string(d.batchStride) + " bytes apart overlap: a frame spans " +
                        std::to_string(d.rowPitch() * std::size_t(d.height)));
-  if (!d.isRgba8())
-    return problem(Code::CannotRun, "image",
-                   std::string("the variants filter 8-bit RGBA frames (u8x4); this one is ") + pixelTypeName(d.type) +
-                       "x" + std::to_string(d.channels) + ": convert it to RGBA8 first");
-  if (d.rowPitch() % 4)
+  if (d.batch > 1 && d.batchStride % pixelTypeBytes(d.type))
     return problem(Code::Invalid, "image",
-                   "row pitch " + std::to_string(d.rowPitch()) + " bytes: RGBA8 rows must be a multiple of 4 apart");
+                   "frames " + std::to_string(d.batchStride) + " bytes apart: the stride must be a multiple of the " +
+                       std::to_string(pixelTypeBytes(d.type)) + "-byte element");
   return {};
 }
 
@@ -118,16 +115,34 @@ struct Plan::State {
   std::optional<AutoChoice> autoChoice;
   bool identity = false;
   Workspace ws;
-  DeviceImage stageIn, stageOut;  // Memory::Host with a GPU variant
+  // Memory::Host with a GPU variant: the frames on the device, packed (staged).
+  ImageDesc staged;
+  DeviceBuffer stageIn, stageOut;
 
+  bool staging() const { return variant->onGpu && options.memory == Memory::Host; }
   // Allocates what run() needs and prepares the variant: all that can be done before a frame.
   void prepare() {
     const DeviceScope scope(options.device);
-    if (Problem why = variant->prepare(params, image.width, image.height, ws)) throw ProblemError(why);
-    if (variant->onGpu && options.memory == Memory::Host) {
-      stageIn = DeviceImage(image.width, image.height);
-      stageOut = DeviceImage(image.width, image.height);
+    if (Problem why = variant->prepare(params, image, ws)) throw ProblemError(why);
+    if (staging()) {
+      staged = image;
+      staged.pitch = staged.batchStride = 0;
+      stageIn.reserve(staged.span());
+      stageOut.reserve(staged.span());
     }
+  }
+  // Copies frames between host memory laid out as `from` and memory laid out as `to` (the same
+  // frames), in stream order.
+  static void copyFrames(const ImageDesc& to, void* dst, const ImageDesc& from, const void* src, cudaMemcpyKind kind,
+                         cudaStream_t stream) {
+    if (to.rowPitch() == from.rowPitch() && to.frameStride() == from.frameStride()) {
+      CL_CUDA(cudaMemcpyAsync(dst, src, to.span(), kind, stream));
+      return;
+    }
+    for (int f = 0; f < to.batch; ++f)
+      CL_CUDA(cudaMemcpy2DAsync(static_cast<char*>(dst) + to.frameStride() * std::size_t(f), to.rowPitch(),
+                                static_cast<const char*>(src) + from.frameStride() * std::size_t(f), from.rowPitch(),
+                                to.rowBytes(), std::size_t(to.height), kind, stream));
   }
 };
 
@@ -165,10 +180,13 @@ Plan Plan::make(const FilterSpec& spec, const ImageDesc& image, const PlanOption
 Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDesc& image, const PlanOptions& options) {
   if (Problem why = imageProblem(image)) throw ProblemError(why);
   if (Problem why = deviceProblem(options.device)) throw ProblemError(why);
+  if (image.span() > std::size_t(1) << 40)
+    throw ProblemError(problem(Code::OutOfRange, "image",
+                               image.str() + " spans " + std::to_string(image.span() >> 30) +
+                                   " GiB: past what one plan filters (1 TiB); split the batch"));
   if (options.memory == Memory::Device && !deviceInfo().available)
     throw ProblemError(problem(Code::NoDevice, "", deviceInfo().reason + ": device memory needs a CUDA device"));
   const DeviceScope scope(options.device);
-  const int w = image.width, h = image.height;
   auto s = std::make_unique<State>();
   s->params = asked;
   s->image = image;
@@ -176,7 +194,7 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   if (image.channels == 4 && !image.alpha) s->params.filterAlpha = false;  // padding is copied, never filtered
 
   if (name == "auto") {
-    const AutoChoice c = chooseAuto(s->params, w, h);
+    const AutoChoice c = chooseAuto(s->params, image);
     if (s->params.tile == Tile{}) s->params.tile = c.tile;
     s->variant = c.variant;
     s->autoWhy = c.why;
@@ -188,15 +206,15 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   // A variant that cannot take the filter anywhere (a 2D mask for a separable variant, a radius past
   // its limit) is the caller's to change; only a missing device is worked around, and only where the
   // frames are in host memory.
-  Problem why = s->variant->whyNot(s->params, w, h);
+  Problem why = s->variant->whyNot(s->params, image);
   if (s->variant->onGpu && !deviceInfo().available && (!why || why.code == Code::NoDevice) &&
       options.memory != Memory::Device && options.cpuFallback) {
-    const Variant& cpu = cpuChoice(s->params, w, h);
+    const Variant& cpu = cpuChoice(s->params, image);
     s->note =
         "no CUDA device (" + deviceInfo().reason + "): " + cpu.name + " runs on the CPU instead of " + s->variant->name;
     s->params.tile = Tile{};  // the GPU variant's tile means nothing to a CPU variant
     s->variant = &cpu;
-    why = s->variant->whyNot(s->params, w, h);
+    why = s->variant->whyNot(s->params, image);
   } else if (name == "auto" && !s->variant->onGpu && !deviceInfo().available)
     s->note = "no CUDA device (" + deviceInfo().reason + "): " + s->variant->name + " runs on the CPU";
   if (why) throw ProblemError(why);
@@ -271,36 +289,59 @@ WorkModel Plan::workModel() const {
 }
 
 void Plan::run(ConstImageView in, ImageView out, cudaStream_t stream) {
-  state();
-  State& s = *state_;
-  const ImageDesc& d = s.image;
+  const ImageDesc& d = state().image;
+  if (!d.isRgba8())
+    throw std::invalid_argument("convlive::Plan::run: image views are RGBA8 frames; the plan was made for " + d.str() +
+                                ": pass pointers (run(const void*, void*, stream))");
   for (const auto& [what, w, h, pitch] :
        {std::tuple{"input", in.width, in.height, in.pitch}, std::tuple{"output", out.width, out.height, out.pitch}})
     if (w != d.width || h != d.height || pitch < d.rowBytes())
       throw std::invalid_argument(std::string("convlive::Plan::run: the ") + what + " is " + std::to_string(w) + "x" +
                                   std::to_string(h) + " with rows " + std::to_string(pitch) +
                                   " bytes apart; the plan was made for " + d.str());
+  State& s = *state_;
+  ImageDesc din = d, dout = d;  // the views' rows may be apart by other pitches than the plan's
+  din.pitch = in.pitch;
+  dout.pitch = out.pitch;
+  din.batchStride = dout.batchStride = d.frameStride();
   const DeviceScope scope(s.options.device);
-  const std::size_t stride = d.frameStride();
-  for (int f = 0; f < d.batch; ++f) {
-    const std::size_t at = stride * std::size_t(f);
-    const ConstImageView fi(in.data + at, d.width, d.height, in.pitch);
-    const ImageView fo{out.data + at, d.width, d.height, out.pitch};
-    if (s.variant->onGpu && s.options.memory == Memory::Host) {
-      s.stageIn.upload(fi, stream);
-      s.variant->run(s.params, s.stageIn.view(), s.stageOut.view(), s.ws, stream);
-      s.stageOut.download(fo, stream);
-    } else {
-      s.variant->run(s.params, fi, fo, s.ws, stream);
+  if (s.staging()) {
+    State::copyFrames(s.staged, s.stageIn.get(), din, in.data, cudaMemcpyHostToDevice, stream);
+    s.variant->runFrames(s.params, s.staged, s.stageIn.get(), s.stageOut.get(), s.ws, stream);
+    State::copyFrames(dout, out.data, s.staged, s.stageOut.get(), cudaMemcpyDeviceToHost, stream);
+    CL_CUDA(cudaStreamSynchronize(stream));
+  } else if (in.pitch == out.pitch && d.batch > 1 && s.variant->takesAnyImage()) {
+    s.variant->runFrames(s.params, din, in.data, out.data, s.ws, stream);  // the batch in one launch
+  } else {
+    for (int f = 0; f < d.batch; ++f) {
+      const std::size_t at = d.frameStride() * std::size_t(f);
+      s.variant->run(s.params, ConstImageView(in.data + at, d.width, d.height, in.pitch),
+                     ImageView{out.data + at, d.width, d.height, out.pitch}, s.ws, stream);
     }
   }
-  if (s.variant->onGpu && s.options.memory == Memory::Host) CL_CUDA(cudaStreamSynchronize(stream));
 }
 
 void Plan::run(const void* in, void* out, cudaStream_t stream) {
-  const ImageDesc& d = state().image;
-  run(ConstImageView(static_cast<const std::uint8_t*>(in), d.width, d.height, d.rowPitch()),
-      ImageView{static_cast<std::uint8_t*>(out), d.width, d.height, d.rowPitch()}, stream);
+  state();
+  State& s = *state_;
+  const ImageDesc& d = s.image;
+  if (!in || !out) throw std::invalid_argument("convlive::Plan::run: a null frame pointer");
+  const char *a = static_cast<const char*>(in), *b = static_cast<const char*>(out);
+  if (!s.staging() && a < b + d.span() && b < a + d.span())
+    throw std::invalid_argument("convlive::Plan::run: the input and output overlap; filter into another buffer");
+  const std::size_t align = pixelTypeBytes(d.type);
+  if (reinterpret_cast<std::uintptr_t>(in) % align || reinterpret_cast<std::uintptr_t>(out) % align)
+    throw std::invalid_argument(std::string("convlive::Plan::run: ") + pixelTypeName(d.type) +
+                                " frames must start at a multiple of " + std::to_string(align) + " bytes");
+  const DeviceScope scope(s.options.device);
+  if (s.staging()) {
+    State::copyFrames(s.staged, s.stageIn.get(), d, in, cudaMemcpyHostToDevice, stream);
+    s.variant->runFrames(s.params, s.staged, s.stageIn.get(), s.stageOut.get(), s.ws, stream);
+    State::copyFrames(d, out, s.staged, s.stageOut.get(), cudaMemcpyDeviceToHost, stream);
+    CL_CUDA(cudaStreamSynchronize(stream));
+    return;
+  }
+  s.variant->runFrames(s.params, d, in, out, s.ws, stream);
 }
 
 }  // namespace convlive

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <thread>
 #include <vector>
+
+#include "convlive/half.hpp"
 
 namespace convlive {
 namespace {
@@ -22,98 +25,188 @@ void parallelRows(int height, int threads, Body body) {
   for (auto& t : pool) t.join();
 }
 
-std::uint8_t finish(double a, double b, Combine c) {
-  return saturateToByte(combineValue(static_cast<float>(a), static_cast<float>(b), c));
+struct Half {  // a binary16 value's bits: the reference reads and writes it through half.hpp
+  std::uint16_t bits;
+};
+
+template <class T>
+double load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::is_same_v<T, Half>)
+    return halfToFloat(v.bits);
+  else
+    return double(v);
 }
 
-void writePixel(std::uint8_t* o, const Sums& a, const Sums& b, Combine c, bool filterAlpha, std::uint8_t alpha) {
-  for (int ch = 0; ch < 3; ++ch) o[ch] = finish(a[ch], b[ch], c);
-  o[3] = filterAlpha ? finish(a[3], b[3], c) : alpha;
+// The output value of sums a (the mask) and b (its transpose, for a gradient magnitude): rounded
+// to nearest and saturated for integers, rounded once to the type for floats.
+template <class T>
+void store(unsigned char* p, double a, double b, Combine c) {
+  T v;
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    v = saturateToByte(combineValue(static_cast<float>(a), static_cast<float>(b), c));
+  } else {
+    const double s = c == Combine::Abs ? std::fabs(a) : c == Combine::Magnitude ? std::sqrt(a * a + b * b) : a;
+    if constexpr (std::is_same_v<T, std::uint16_t>)
+      v = static_cast<std::uint16_t>(std::nearbyint(std::clamp(s, 0.0, 65535.0)));
+    else if constexpr (std::is_same_v<T, Half>)
+      v.bits = halfFromDouble(s);
+    else
+      v = static_cast<float>(s);
+  }
+  std::memcpy(p, &v, sizeof v);
 }
 
-void direct(const Filter& f, Border border, bool filterAlpha, ConstImageView in, ImageView out, int threads) {
+// One frame of `d`'s description: its pixels' addresses and channel rules.
+template <class T>
+struct Frame {
+  const ImageDesc& d;
+  const unsigned char* in;
+  unsigned char* out;
+  const unsigned char* at(int x, int y) const {
+    return in + std::size_t(y) * d.rowPitch() + std::size_t(x) * d.channels * sizeof(T);
+  }
+  unsigned char* outAt(int x, int y) const {
+    return out + std::size_t(y) * d.rowPitch() + std::size_t(x) * d.channels * sizeof(T);
+  }
+  // The 4th channel is copied from the input: padding always, alpha unless it is filtered.
+  bool copied(int ch, bool filterAlpha) const { return d.channels == 4 && ch == 3 && (!d.alpha || !filterAlpha); }
+  void write(int x, int y, const Sums& a, const Sums& b, Combine c, bool filterAlpha) const {
+    unsigned char* o = outAt(x, y);
+    for (int ch = 0; ch < d.channels; ++ch) {
+      if (copied(ch, filterAlpha))
+        std::memcpy(o + ch * sizeof(T), at(x, y) + ch * sizeof(T), sizeof(T));
+      else
+        store<T>(o + ch * sizeof(T), a[ch], b[ch], c);
+    }
+  }
+};
+
+template <class T>
+void direct(const Filter& f, Border border, bool filterAlpha, const Frame<T>& fr, int threads) {
   const Mask& m = f.mask;
-  const int r = m.radius();
+  const int r = m.radius(), w = fr.d.width, h = fr.d.height, C = fr.d.channels;
   const bool magnitude = f.combine == Combine::Magnitude;
-  parallelRows(in.height, threads, [&](int y0, int y1) {
+  parallelRows(h, threads, [&](int y0, int y1) {
     for (int y = y0; y < y1; ++y)
-      for (int x = 0; x < in.width; ++x) {
+      for (int x = 0; x < w; ++x) {
         Sums a{}, b{};
         for (int dy = -r; dy <= r; ++dy) {
-          const int sy = borderIndex(y + dy, in.height, border);
+          const int sy = borderIndex(y + dy, h, border);
           if (sy < 0) continue;
           for (int dx = -r; dx <= r; ++dx) {
-            const int sx = borderIndex(x + dx, in.width, border);
+            const int sx = borderIndex(x + dx, w, border);
             if (sx < 0) continue;
-            const std::uint8_t* p = in.row(sy) + 4 * sx;
+            const unsigned char* p = fr.at(sx, sy);
             const double wa = m.at(dy, dx), wb = magnitude ? m.at(dx, dy) : 0.0;
-            for (int ch = 0; ch < 4; ++ch) {
-              a[ch] += wa * p[ch];
-              b[ch] += wb * p[ch];
+            for (int ch = 0; ch < C; ++ch) {
+              const double v = load<T>(p + ch * sizeof(T));
+              a[ch] += wa * v;
+              b[ch] += wb * v;
             }
           }
         }
-        writePixel(out.row(y) + 4 * x, a, b, f.combine, filterAlpha, in.row(y)[4 * x + 3]);
+        fr.write(x, y, a, b, f.combine, filterAlpha);
       }
   });
 }
 
-// Horizontal pass with `h` into plane (doubles, 4 per pixel), then the vertical one with `v`.
-void separablePlanes(const std::vector<float>& h, ConstImageView in, Border border, std::vector<double>& plane,
-                     int threads) {
-  const int r = static_cast<int>(h.size() / 2);
-  plane.assign(std::size_t(in.width) * in.height * 4, 0.0);
-  parallelRows(in.height, threads, [&](int y0, int y1) {
+// Horizontal pass with `hw` into plane (doubles, `channels` a pixel), then the vertical one.
+template <class T>
+void separablePlane(const std::vector<float>& hw, const Frame<T>& fr, Border border, std::vector<double>& plane,
+                    int threads) {
+  const int r = static_cast<int>(hw.size() / 2), w = fr.d.width, h = fr.d.height, C = fr.d.channels;
+  plane.assign(std::size_t(w) * h * C, 0.0);
+  parallelRows(h, threads, [&](int y0, int y1) {
     for (int y = y0; y < y1; ++y)
-      for (int x = 0; x < in.width; ++x) {
-        double* o = &plane[(std::size_t(y) * in.width + x) * 4];
+      for (int x = 0; x < w; ++x) {
+        double* o = &plane[(std::size_t(y) * w + x) * C];
         for (int t = -r; t <= r; ++t) {
-          const int sx = borderIndex(x + t, in.width, border);
+          const int sx = borderIndex(x + t, w, border);
           if (sx < 0) continue;
-          const std::uint8_t* p = in.row(y) + 4 * sx;
-          for (int ch = 0; ch < 4; ++ch) o[ch] += h[t + r] * p[ch];
+          const unsigned char* p = fr.at(sx, y);
+          for (int ch = 0; ch < C; ++ch) o[ch] += hw[t + r] * load<T>(p + ch * sizeof(T));
         }
       }
   });
 }
 
-Sums verticalSum(const std::vector<float>& v, const std::vector<double>& plane, int width, int height, int x, int y,
-                 Border border) {
+Sums verticalSum(const std::vector<float>& v, const std::vector<double>& plane, int width, int height, int channels,
+                 int x, int y, Border border) {
   const int r = static_cast<int>(v.size() / 2);
   Sums s{};
   for (int t = -r; t <= r; ++t) {
     const int sy = borderIndex(y + t, height, border);
     if (sy < 0) continue;
-    const double* p = &plane[(std::size_t(sy) * width + x) * 4];
-    for (int ch = 0; ch < 4; ++ch) s[ch] += v[t + r] * p[ch];
+    const double* p = &plane[(std::size_t(sy) * width + x) * channels];
+    for (int ch = 0; ch < channels; ++ch) s[ch] += v[t + r] * p[ch];
   }
   return s;
 }
 
-void separable(const Filter& f, Border border, bool filterAlpha, ConstImageView in, ImageView out, int threads) {
+template <class T>
+void separable(const Filter& f, Border border, bool filterAlpha, const Frame<T>& fr, int threads) {
   const Mask& m = f.mask;
+  const int w = fr.d.width, h = fr.d.height, C = fr.d.channels;
   const bool magnitude = f.combine == Combine::Magnitude;
   std::vector<double> pa, pb;
-  separablePlanes(m.row(), in, border, pa, threads);
-  if (magnitude) separablePlanes(m.col(), in, border, pb, threads);  // gy: the transpose
-  parallelRows(in.height, threads, [&](int y0, int y1) {
+  separablePlane(m.row(), fr, border, pa, threads);
+  if (magnitude) separablePlane(m.col(), fr, border, pb, threads);  // gy: the transpose
+  parallelRows(h, threads, [&](int y0, int y1) {
     for (int y = y0; y < y1; ++y)
-      for (int x = 0; x < in.width; ++x) {
-        const Sums a = verticalSum(m.col(), pa, in.width, in.height, x, y, border);
-        const Sums b = magnitude ? verticalSum(m.row(), pb, in.width, in.height, x, y, border) : Sums{};
-        writePixel(out.row(y) + 4 * x, a, b, f.combine, filterAlpha, in.row(y)[4 * x + 3]);
+      for (int x = 0; x < w; ++x) {
+        const Sums a = verticalSum(m.col(), pa, w, h, C, x, y, border);
+        const Sums b = magnitude ? verticalSum(m.row(), pb, w, h, C, x, y, border) : Sums{};
+        fr.write(x, y, a, b, f.combine, filterAlpha);
       }
   });
 }
 
+template <class T>
+void filterFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out,
+                  int threads, bool directOnly) {
+  for (int i = 0; i < d.batch; ++i) {
+    const std::size_t at = d.frameStride() * std::size_t(i);
+    const Frame<T> fr{d, static_cast<const unsigned char*>(in) + at, static_cast<unsigned char*>(out) + at};
+    if (filter.mask.separable() && !directOnly)
+      separable(filter, border, filterAlpha, fr, threads);
+    else
+      direct(filter, border, filterAlpha, fr, threads);
+  }
+}
+
 }  // namespace
+
+void referenceFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
+                     void* out, int threads, bool directOnly) {
+  switch (image.type) {
+    case PixelType::U8:
+      return filterFrames<std::uint8_t>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+    case PixelType::U16:
+      return filterFrames<std::uint16_t>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+    case PixelType::F16:
+      return filterFrames<Half>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+    case PixelType::F32:
+      return filterFrames<float>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+  }
+}
 
 void referenceFilter(const Filter& filter, Border border, bool filterAlpha, ConstImageView in, ImageView out,
                      int threads, bool directOnly) {
-  if (filter.mask.separable() && !directOnly)
-    separable(filter, border, filterAlpha, in, out, threads);
-  else
-    direct(filter, border, filterAlpha, in, out, threads);
+  // Output rows may be apart by another pitch than the input's: filter through a packed copy then.
+  const ImageDesc d = ImageDesc::rgba8(in.width, in.height, in.pitch);
+  if (in.pitch == out.pitch)
+    return referenceFrames(filter, border, filterAlpha, d, in.data, out.data, threads, directOnly);
+  HostImage tmp(in.width, in.height);
+  referenceFrames(filter, border, filterAlpha, d, in.data, tmp.pixels().data(), threads, directOnly);
+  for (int y = 0; y < in.height; ++y) std::memcpy(out.row(y), tmp.view().row(y), std::size_t(in.width) * 4);
+}
+
+double f32Bound(const Mask& mask, double maxAbs) {
+  double sum = 0;
+  for (float w : mask.weights()) sum += std::fabs(double(w));
+  return 1e-5 * sum * maxAbs;
 }
 
 }  // namespace convlive

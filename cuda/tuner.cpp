@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,14 +50,14 @@ std::string fixed(double v, int digits) {
 
 // Median GPU time of `runs` launches of v (after one untimed launch), or a negative value when the
 // first timed launch alone is over `cutoffMs` (not worth timing further).
-double timeVariant(const Variant& v, const FilterParams& p, const DeviceImage& in, DeviceImage& out, Workspace& ws,
-                   const Stream& s, double cutoffMs) {
-  v.run(p, in.view(), out.view(), ws, s.get());  // warm-up: module load, textures, attributes
+double timeVariant(const Variant& v, const FilterParams& p, const ImageDesc& d, const DeviceBuffer& in,
+                   DeviceBuffer& out, Workspace& ws, const Stream& s, double cutoffMs) {
+  v.runFrames(p, d, in.get(), out.get(), ws, s.get());  // warm-up: module load, textures, attributes
   std::vector<float> ms;
   Event a, b;
   for (int i = 0; i < 7; ++i) {
     a.record(s.get());
-    v.run(p, in.view(), out.view(), ws, s.get());
+    v.runFrames(p, d, in.get(), out.get(), ws, s.get());
     b.record(s.get());
     b.synchronize();
     ms.push_back(b.elapsedSince(a));
@@ -74,7 +75,18 @@ std::string TuneKey::str() const {
   if (combine != Combine::Identity) s += std::string(" ") + combineName(combine);
   if (halfSplit) s += " fp16-split";
   if (singleSums) s += " fp32-sums";
+  if (!image.empty()) s += " " + image;
   return s;
+}
+
+TuneKey TuneKey::of(const FilterParams& p, const ImageDesc& image) {
+  TuneKey k = of(p, image.width, image.height);
+  if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha)) {
+    k.image = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
+    if (image.channels == 4 && !image.alpha) k.image += "-padded";
+    if (image.batch != 1) k.image += " batch " + std::to_string(image.batch);
+  }
+  return k;
 }
 
 TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
@@ -95,7 +107,7 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
 }
 
 const std::vector<std::string>& Tuner::candidates() {
-  static const std::vector<std::string> names{"stream",   "tensorstream", "tensorsep",  "fused",
+  static const std::vector<std::string> names{"stream",   "tensorstream", "sweep",      "tensorsep", "fused",
                                               "tensor2d", "separable",    "tiled-coop", "fft"};
   return names;
 }
@@ -144,6 +156,7 @@ void Tuner::load() {
       k.combine = parseCombine(e.at("combine")).value_or(Combine::Identity);
       k.halfSplit = e.value("fp16_split", false);
       k.singleSums = e.value("fp32_sums", false);
+      k.image = e.value("image", std::string());
       TuneEntry t;
       t.variant = e.at("variant");
       t.tile = Tile::parse(e.at("tile").get<std::string>()).value_or(Tile{});
@@ -172,6 +185,7 @@ bool Tuner::save() {
                        {"combine", combineName(k.combine)},
                        {"fp16_split", k.halfSplit},
                        {"fp32_sums", k.singleSums},
+                       {"image", k.image},
                        {"variant", t.variant},
                        {"tile", t.tile.str()},
                        {"ms", t.ms},
@@ -211,8 +225,44 @@ std::string Tuner::why() const {
 }
 
 AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
+  return choose(p, ImageDesc::rgba8(width, height));
+}
+
+namespace {
+
+// A scratch batch of `d` on the device: random values of its type (floats in 0..1).
+DeviceBuffer scratchFrames(const ImageDesc& d) {
+  std::vector<unsigned char> host(d.span());
+  std::mt19937 rng(7);
+  switch (d.type) {
+    case PixelType::U8:
+    case PixelType::U16:
+      for (auto& b : host) b = static_cast<unsigned char>(rng() >> 24);
+      break;
+    case PixelType::F16:
+      for (std::size_t i = 0; i + 1 < host.size(); i += 2) {
+        const std::uint16_t h = std::uint16_t(0x3800u + (rng() >> 22));  // 0.5..1
+        std::memcpy(&host[i], &h, 2);
+      }
+      break;
+    case PixelType::F32:
+      for (std::size_t i = 0; i + 3 < host.size(); i += 4) {
+        const float f = float(rng() >> 8) * 0x1p-24f;
+        std::memcpy(&host[i], &f, 4);
+      }
+      break;
+  }
+  DeviceBuffer b(host.size());
+  CL_CUDA(cudaMemcpy(b.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+}  // namespace
+
+AutoChoice Tuner::choose(const FilterParams& p, const ImageDesc& image) {
   AutoChoice c;
-  const TuneKey key = TuneKey::of(p, width, height);
+  const int width = image.width, height = image.height;
+  const TuneKey key = TuneKey::of(p, image);
   const auto describe = [&](const TuneEntry& e, const char* how) {
     std::string s = std::string(how) + " " + e.variant + " " + e.tile.str() + " " + fixed(e.ms, 4) + " ms";
     if (!e.runnerUp.empty())
@@ -221,7 +271,7 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     return s + " at " + std::to_string(width) + "x" + std::to_string(height);
   };
   if (!deviceInfo().available) {
-    c.variant = &cpuChoice(p, width, height);
+    c.variant = &cpuChoice(p, image);
     c.why = deviceInfo().reason + ": the " + c.variant->name + " variant";
     return c;
   }
@@ -229,19 +279,15 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     FilterParams q = p;
     q.tile = e->tile;
     const Variant* v = findVariant(e->variant);
-    if (v && !v->whyNot(q, width, height)) {
+    if (v && !v->whyNot(q, image)) {
       c = {v, e->tile, describe(*e, "cached:"), true, true, *e};
       return c;
     }
   }
   // Time every candidate and tile that can run, on a scratch frame of this size.
-  DeviceImage in(width, height), out(width, height);
-  {
-    HostImage host(width, height);
-    std::mt19937 rng(7);
-    for (auto& b : host.pixels()) b = static_cast<std::uint8_t>(rng() >> 24);
-    in.upload(host.view());
-  }
+  ImageDesc packed = image;
+  packed.pitch = packed.batchStride = 0;
+  DeviceBuffer in = scratchFrames(packed), out(packed.span());
   Stream s;
   struct Timed {
     const Variant* v;
@@ -256,15 +302,15 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
     for (const Tile& t : v.runnableTiles()) {
       FilterParams q = p;
       q.tile = t;
-      if (v.whyNot(q, width, height)) continue;
-      const double ms = timeVariant(v, q, in, out, ws, s, 4 * best);
+      if (v.whyNot(q, packed)) continue;
+      const double ms = timeVariant(v, q, packed, in, out, ws, s, 4 * best);
       if (ms < 0) break;  // far behind: the other tiles of this variant are not worth timing
       timed.push_back({&v, t, ms});
       best = std::min(best, ms);
     }
   }
   if (timed.empty()) {
-    c.variant = &cpuChoice(p, width, height);
+    c.variant = &cpuChoice(p, image);
     c.why = "no GPU variant can run " + key.str() + ": the " + c.variant->name + " variant";
     return c;
   }
@@ -287,14 +333,25 @@ AutoChoice Tuner::choose(const FilterParams& p, int width, int height) {
 }
 
 AutoChoice chooseAuto(const FilterParams& p, int width, int height) {
+  return chooseAuto(p, ImageDesc::rgba8(width, height));
+}
+
+AutoChoice chooseAuto(const FilterParams& p, const ImageDesc& image) {
   try {
-    return Tuner::shared().choose(p, width, height);
+    return Tuner::shared().choose(p, image);
   } catch (const std::exception& e) {
     AutoChoice c;
-    c.variant = &fixedOrderChoice(p, width, height);
+    c.variant = &fixedOrderChoice(p, image);
     c.why = std::string("could not time the variants (") + e.what() + "): the order measured on the H200";
     return c;
   }
+}
+
+const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
+  if (image.isRgba8()) return fixedOrderChoice(p, image.width, image.height);
+  for (const char* n : {"sweep", "fft"})
+    if (const Variant* v = findVariant(n); v && !v->whyNot(p, image)) return *v;
+  return cpuChoice(p, image);
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {

@@ -78,9 +78,9 @@ const char* maskTakesName(MaskTakes t) {
 const std::vector<Variant>& variants() {
   using namespace detail;
   static const std::vector<Variant> table{
-      naiveVariant(),   constantVariant(), tiledVariant(),    tiledCoopVariant(), separableVariant(),
-      fusedVariant(),   streamVariant(),   tensor2dVariant(), tensorSepVariant(), tensorStreamVariant(),
-      textureVariant(), fftVariant(),      cpuVariant(),      cpuSimdVariant(),
+      naiveVariant(), constantVariant(), tiledVariant(),    tiledCoopVariant(), separableVariant(),
+      fusedVariant(), streamVariant(),   tensor2dVariant(), tensorSepVariant(), tensorStreamVariant(),
+      sweepVariant(), textureVariant(),  fftVariant(),      cpuVariant(),       cpuSimdVariant(),
   };
   return table;
 }
@@ -106,6 +106,56 @@ std::string variantNames() {
 const Variant& cpuChoice(const FilterParams& p, int width, int height) {
   const Variant& simd = *findVariant("cpu-simd");
   return simd.whyNot(p, width, height) ? *findVariant("cpu") : simd;
+}
+
+const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image) {
+  const Variant& simd = *findVariant("cpu-simd");
+  return simd.whyNot(p, image) ? *findVariant("cpu") : simd;
+}
+
+std::string Variant::imagesTaken() const { return takesAnyImage() ? "all" : "u8x4"; }
+
+Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
+  if (Problem why = imageProblem(image)) return why;
+  // A variant that takes any image checks it whole (its whyNot(p, width, height) is for u8x4 frames).
+  if (takesAnyImage()) return whyNotImageImpl ? whyNotImageImpl(*this, p, image) : whyNot(p, image.width, image.height);
+  if (!image.isRgba8()) {
+    // Name the variants that take such frames, on the same side (GPU or CPU) where there is one.
+    std::string takers;
+    const Variant* pick = nullptr;
+    for (const Variant& v : variants()) {
+      if (!v.takesAnyImage() || v.whyNot(p, image)) continue;
+      takers += (takers.empty() ? "" : ", ") + v.name;
+      if (!pick || (pick->onGpu != onGpu && v.onGpu == onGpu)) pick = &v;
+    }
+    const std::string instead = pick ? pick->name : "";
+    return problem(
+        Problem::Code::CannotRun, "variant",
+        name + " filters 8-bit RGBA frames (u8x4) only; these are " + std::string(pixelTypeName(image.type)) + "x" +
+            std::to_string(image.channels) +
+            (takers.empty() ? std::string(": no variant takes them with this filter")
+                            : ": " + takers + (takers.find(',') == std::string::npos ? " takes" : " take") + " them"),
+        instead.empty() ? "" : "variant", instead);
+  }
+  if (Problem why = whyNot(p, image.width, image.height)) return why;
+  if (image.rowPitch() % 4 || image.frameStride() % 4)
+    return problem(Problem::Code::Invalid, "image",
+                   name + " needs RGBA8 rows and frames at multiples of 4 bytes (rows " +
+                       std::to_string(image.rowPitch()) + ", frames " + std::to_string(image.frameStride()) +
+                       " bytes apart)");
+  return {};
+}
+
+void Variant::runFrames(const FilterParams& p, const ImageDesc& image, const void* in, void* out, Workspace& ws,
+                        cudaStream_t stream) const {
+  if (takesAnyImage()) return runFramesImpl(*this, p, image, in, out, ws, stream);
+  if (!image.isRgba8()) throw ProblemError(whyNot(p, image));
+  const std::size_t stride = image.frameStride(), pitch = image.rowPitch();
+  for (int f = 0; f < image.batch; ++f) {
+    const std::size_t at = stride * std::size_t(f);
+    run(p, ConstImageView(static_cast<const std::uint8_t*>(in) + at, image.width, image.height, pitch),
+        ImageView{static_cast<std::uint8_t*>(out) + at, image.width, image.height, pitch}, ws, stream);
+  }
 }
 
 }  // namespace convlive

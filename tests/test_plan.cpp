@@ -5,14 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
+#include "convlive/half.hpp"
 #include "convlive/plan.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
+#include "typed_frames.hpp"
 
 namespace convlive {
 namespace {
@@ -78,15 +81,137 @@ TEST(ImageDesc, BadShapesAreRefusedWithTheReason) {
   EXPECT_TRUE(imageProblem(ImageDesc::rgba8(8, 8, 48)).empty());
 }
 
-TEST(ImageDesc, TypesTheVariantsDoNotTakeYetAreRefusedNamingWhatTheyTake) {
+TEST(ImageDesc, StridesMustHoldWholeElements) {
+  ImageDesc d{.width = 5, .height = 3, .type = PixelType::U16, .channels = 3, .pitch = 31};
+  EXPECT_NE(imageProblem(d).text().find("multiple of the element size"), std::string::npos) << imageProblem(d).text();
+  d.pitch = 32;
+  EXPECT_TRUE(imageProblem(d).empty()) << imageProblem(d).text();
+  d.batch = 2;
+  d.batchStride = 97;
+  EXPECT_NE(imageProblem(d).text().find("2-byte element"), std::string::npos) << imageProblem(d).text();
+  d.batchStride = 98;
+  EXPECT_TRUE(imageProblem(d).empty()) << imageProblem(d).text();
+  EXPECT_EQ(d.str(), "5x3 u16x3 pitch 32 batch 2");
+}
+
+// A variant that filters u8x4 frames only refuses others, naming one that takes them.
+TEST(Plan, AU8x4VariantRefusesOtherFramesNamingOneThatTakesThem) {
   for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32}) {
-    ImageDesc d{.width = 9, .height = 7, .type = t, .channels = 4};
-    const Problem why = imageProblem(d);
-    EXPECT_EQ(why.code, Problem::Code::CannotRun);
-    EXPECT_NE(why.text().find("8-bit RGBA"), std::string::npos) << why.text();
+    const ImageDesc d{.width = 9, .height = 7, .type = t, .channels = 4};
+    const Problem why = refusal(spec("gaussian", 2, "tiled-coop"), d);
+    EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
+    EXPECT_NE(why.text().find("8-bit RGBA frames (u8x4) only"), std::string::npos) << why.text();
+    EXPECT_NE(why.text().find(std::string(pixelTypeName(t)) + "x4"), std::string::npos) << why.text();
+    EXPECT_FALSE(why.fixValue.empty()) << why.text();
+    EXPECT_TRUE(findVariant(why.fixValue) && findVariant(why.fixValue)->takesAnyImage()) << why.fixValue;
   }
-  const Problem grey = refusal(spec("gaussian", 2), ImageDesc{.width = 9, .height = 7, .channels = 1});
+  const Problem grey = refusal(spec("gaussian", 2, "cpu-simd"), ImageDesc{.width = 9, .height = 7, .channels = 1});
   EXPECT_NE(grey.text().find("u8x1"), std::string::npos) << grey.text();
+  EXPECT_EQ(grey.fixValue, "cpu") << grey.text();  // on the CPU side: the reference takes them
+}
+
+TEST(Half, ConversionsRoundOnceToNearestEven) {
+  for (unsigned h = 0; h < 0x10000; ++h) {
+    const float f = halfToFloat(std::uint16_t(h));
+    if (std::isnan(f)) {
+      EXPECT_EQ(halfFromDouble(f) & 0x7c00u, 0x7c00u);
+      continue;
+    }
+    ASSERT_EQ(halfFromDouble(f), h) << std::hex << h;
+  }
+  EXPECT_EQ(halfFromDouble(1.0 + 0x1p-11), 0x3c00u);            // a tie: to the even neighbour (1.0)
+  EXPECT_EQ(halfFromDouble(1.0 + 3 * 0x1p-11), 0x3c02u);        // a tie: to the even neighbour (1 + 2^-9)
+  EXPECT_EQ(halfFromDouble(1.0 + 0x1p-11 + 0x1p-40), 0x3c01u);  // just past it: up, where float would tie
+  EXPECT_EQ(halfFromDouble(65504.0), 0x7bffu);
+  EXPECT_EQ(halfFromDouble(65519.99), 0x7bffu);
+  EXPECT_EQ(halfFromDouble(65520.0), 0x7c00u);   // infinity
+  EXPECT_EQ(halfFromDouble(-0x1p-25), 0x8000u);  // a tie below the smallest subnormal: to -0
+  EXPECT_EQ(halfFromDouble(0x1p-25 * 3), 0x0002u);
+}
+
+// The reference on typed frames against the plainest possible sum: one channel, float64, the
+// border by hand, for each border mode (the reference's u8x4 path is checked in test_reference).
+TEST(Reference, TypedFramesEqualAPlainSum) {
+  std::mt19937 rng(testcases::seedForRun());
+  const int w = 11, h = 7;
+  FilterSpec s = spec("sharpen", 1);
+  FilterParams p;
+  ASSERT_TRUE(s.compile(p).empty());
+  for (Border b : testcases::kBorders) {
+    const ImageDesc d{.width = w, .height = h, .type = PixelType::F32, .channels = 1};
+    const auto in = testcases::randomFrames(d, rng);
+    auto out = testcases::poisoned(d);
+    referenceFrames(p.filter, b, false, d, in.data(), out.data());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        double sum = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int sx = borderIndex(x + dx, w, b), sy = borderIndex(y + dy, h, b);
+            if (sx >= 0 && sy >= 0)
+              sum += double(p.filter.mask.at(dy, dx)) * testcases::elementAt(d.type, &in[(sy * w + sx) * 4]);
+          }
+        ASSERT_EQ(float(testcases::elementAt(d.type, &out[(y * w + x) * 4])), float(sum))
+            << borderName(b) << " (" << x << ", " << y << ")";
+      }
+  }
+}
+
+// Every type and channel count through a plan on host memory (here the cpu variant; with a GPU,
+// sweep through the plan's own device frames), against the reference under the accuracy contract,
+// on odd sizes, a batch with padded rows and gaps between frames, outputs poisoned first.
+TEST(Plan, EveryTypeAndChannelCountOnHostFrames) {
+  std::mt19937 rng(testcases::seedForRun());
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const auto& [mask, r] : {std::pair{"gaussian", 2}, {"sobel", 1}, {"sharpen", 1}}) {
+        const std::size_t e = pixelTypeBytes(t);
+        ImageDesc d{.width = 13, .height = 5, .type = t, .channels = c};
+        d.pitch = (d.rowBytes() / e + 3) * e;  // 3 elements of padding a row
+        d.batch = 3;
+        d.batchStride = d.pitch * 5 + 2 * e;
+        FilterSpec s = spec(mask, r);
+        s.border = testcases::kBorders[rng() % 4];
+        s.filterAlpha = rng() % 2;
+        const auto in = testcases::randomFrames(d, rng);
+        auto got = testcases::poisoned(d);
+        Plan plan = Plan::make(s, d, {.memory = Memory::Host});
+        plan.run(in.data(), got.data());
+        auto want = testcases::poisoned(d);
+        referenceFrames(plan.params().filter, plan.params().border, plan.params().filterAlpha, d, in.data(),
+                        want.data());
+        const double maxAbs = t == PixelType::U8 ? 255 : t == PixelType::U16 ? 65535 : 2;
+        const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, maxAbs);
+        EXPECT_EQ(diff.over, 0) << plan.describe() << ": " << diff.first << " (seed " << testcases::seedForRun() << ")";
+        const unsigned char poison = t == PixelType::U8 || t == PixelType::U16 ? 0xa5 : 0xff;
+        EXPECT_TRUE(testcases::gapsUntouched(d, got, poison)) << plan.describe() << ": a gap was written";
+      }
+}
+
+TEST(Plan, OneByOneFramesOfEveryType) {
+  for (PixelType t : testcases::kPixelTypes) {
+    const ImageDesc d{.width = 1, .height = 1, .type = t, .channels = 1};
+    std::mt19937 rng(testcases::seedForRun());
+    const auto in = testcases::randomFrames(d, rng);
+    auto got = testcases::poisoned(d);
+    Plan plan = Plan::make(spec("gaussian", 3), d, {.memory = Memory::Host});
+    plan.run(in.data(), got.data());
+    // Every border reads the one pixel (or zeros): the blur of one pixel is itself for clamp.
+    EXPECT_NEAR(testcases::elementAt(t, got.data()), testcases::elementAt(t, in.data()),
+                t == PixelType::F16 ? 2e-3 : 1e-5 * 65535)
+        << plan.describe();
+  }
+}
+
+TEST(Plan, TypedFramesRefuseImageViews) {
+  Plan plan = Plan::make(spec("box", 1), ImageDesc{.width = 4, .height = 4, .channels = 1}, {.memory = Memory::Host});
+  HostImage a(4, 4), b(4, 4);
+  try {
+    plan.run(a.view(), b.view());
+    FAIL() << "ran u8x1 frames through RGBA8 views";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("pass pointers"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Plan, RefusesBadSettingsUnknownVariantsAndDevicesWithTheReason) {

@@ -4,7 +4,9 @@
 // device option.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
+#include <tuple>
 
 #include "convlive/check.hpp"
 #include "convlive/plan.hpp"
@@ -12,6 +14,7 @@
 #include "convlive/resources.hpp"
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
+#include "typed_frames.hpp"
 
 namespace convlive {
 namespace {
@@ -165,6 +168,111 @@ TEST_F(PlanOnDevice, TheDeviceOptionRunsThereAndRestoresTheCallersDevice) {
   CL_CUDA(cudaGetDevice(&current));
   EXPECT_EQ(current, 0);
   EXPECT_TRUE(imagesMatch(got.view(), reference(plan.params(), in).view()));
+}
+
+// Frames of `d` through `plan` in device memory: uploaded, output poisoned, brought back.
+std::vector<unsigned char> runTyped(Plan& plan, const ImageDesc& d, const std::vector<unsigned char>& in,
+                                    cudaStream_t s = nullptr) {
+  DeviceBuffer din(d.span()), dout(d.span());
+  CL_CUDA(cudaMemcpy(din.get(), in.data(), d.span(), cudaMemcpyHostToDevice));
+  std::vector<unsigned char> got = testcases::poisoned(d);
+  CL_CUDA(cudaMemcpy(dout.get(), got.data(), d.span(), cudaMemcpyHostToDevice));
+  plan.run(din.get(), dout.get(), s);
+  CL_CUDA(cudaStreamSynchronize(s));
+  CL_CUDA(cudaMemcpy(got.data(), dout.get(), d.span(), cudaMemcpyDeviceToHost));
+  return got;
+}
+
+double maxAbsOf(PixelType t) { return t == PixelType::U8 ? 255 : t == PixelType::U16 ? 65535 : 2; }
+
+// sweep, by name and as auto's choice, on every type and channel count: odd sizes from 1x1,
+// every border, separable masks from r = 1 to its limit and a gradient magnitude, alpha filtered
+// and not, a batch with padded rows and gaps; against the reference under the accuracy contract.
+TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
+  struct Case {
+    const char* mask;
+    int radius;
+  };
+  const Case cases[] = {{"gaussian", 1}, {"box", 2}, {"sobel", 1}, {"gaussian", 7}, {"pitch", 3}, {"gaussian", 32}};
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}})
+        for (const Case& k : cases) {
+          const std::size_t e = pixelTypeBytes(t);
+          ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
+          d.alpha = rng() % 4 != 0;
+          if (rng() % 2) {
+            d.pitch = (d.rowBytes() / e + 1 + rng() % 9) * e;
+            d.batch = 1 + int(rng() % 3);
+            d.batchStride = d.pitch * std::size_t(h) + e * (rng() % 5);
+          }
+          FilterSpec s;
+          s.mask = k.mask;
+          s.radius = k.radius;
+          s.border = testcases::kBorders[rng() % 4];
+          s.filterAlpha = rng() % 2;
+          s.variant = rng() % 2 ? "sweep" : "auto";
+          Plan plan = Plan::make(s, d);
+          ASSERT_TRUE(plan.onGpu()) << plan.describe();
+          const auto in = testcases::randomFrames(d, rng);
+          const auto got = runTyped(plan, d, in);
+          auto want = testcases::poisoned(d);
+          const FilterParams& p = plan.params();
+          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
+          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, maxAbsOf(t));
+          EXPECT_EQ(diff.over, 0) << plan.describe() << ": " << diff.first << " (" << diff.over << " over; seed "
+                                  << testcases::seedForRun() << ")";
+          const unsigned char poison = t == PixelType::U8 || t == PixelType::U16 ? 0xa5 : 0xff;
+          EXPECT_TRUE(testcases::gapsUntouched(d, got, poison)) << plan.describe() << ": a gap was written";
+        }
+}
+
+// A batch runs in one launch, and equals the frames filtered one at a time.
+TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
+  ImageDesc d{.width = 67, .height = 45, .type = PixelType::F32, .channels = 3};
+  d.batch = 37;
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 4;
+  s.variant = "sweep";
+  Plan plan = Plan::make(s, d);
+  const auto launches = plan.launches();
+  ASSERT_EQ(launches.passes.size(), 1u);
+  EXPECT_EQ(launches.passes[0].grid.z, 1) << "the description is for one frame";
+  const auto in = testcases::randomFrames(d, rng);
+  const auto got = runTyped(plan, d, in);
+  auto want = testcases::poisoned(d);
+  referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+  const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 2);
+  EXPECT_EQ(diff.over, 0) << diff.first;
+}
+
+// Inf and NaN in float frames reach only the outputs within the radius, as in the reference.
+TEST_F(PlanOnDevice, NonFiniteValuesStayWithinTheRadius) {
+  for (PixelType t : {PixelType::F16, PixelType::F32}) {
+    ImageDesc d{.width = 41, .height = 29, .type = t, .channels = 1};
+    std::vector<unsigned char> in = testcases::randomFrames(d, rng);
+    const std::size_t e = pixelTypeBytes(t);
+    const std::uint32_t inf32 = 0x7f800000u, nan32 = 0x7fc00000u;
+    const std::uint16_t inf16 = 0x7c00u, nan16 = 0x7e00u;
+    for (const auto& [x, y, nan] : {std::tuple{20, 14, false}, {3, 3, true}}) {
+      unsigned char* p = &in[(std::size_t(y) * d.width + x) * e];
+      if (t == PixelType::F32)
+        std::memcpy(p, nan ? &nan32 : &inf32, 4);
+      else
+        std::memcpy(p, nan ? &nan16 : &inf16, 2);
+    }
+    FilterSpec s;
+    s.mask = "gaussian";
+    s.radius = 5;
+    s.variant = "sweep";
+    Plan plan = Plan::make(s, d);
+    const auto got = runTyped(plan, d, in);
+    auto want = testcases::poisoned(d);
+    referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+    const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 2);
+    EXPECT_EQ(diff.over, 0) << pixelTypeName(t) << ": " << diff.first;
+  }
 }
 
 }  // namespace

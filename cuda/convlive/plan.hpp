@@ -49,10 +49,6 @@ struct PlanOptions {
   bool cpuFallback = true;
 };
 
-// Why `d` cannot be filtered at all (sizes, channels, pitch, batch), or why the variants cannot
-// take it yet (only RGBA8 today); empty when they can.
-Problem imageProblem(const ImageDesc& d);
-
 class Plan {
  public:
   // An empty plan: runs nothing, `bool(plan)` is false.

@@ -13,4 +13,17 @@ namespace convlive {
 void referenceFilter(const Filter& filter, Border border, bool filterAlpha, ConstImageView in, ImageView out,
                      int threads = 0, bool directOnly = false);
 
+// The same on frames of any description (convlive/image.hpp: u8, u16, f16 or f32 values, 1, 3 or 4
+// channels, a batch). Sums in double; integer outputs rounded to nearest (ties to even) and
+// saturated, f16 rounded once from the double sum (convlive/half.hpp), f32 rounded to float. With
+// 4 channels the 4th is copied from the input when it is padding (alpha false) or filterAlpha is
+// false. This is the accuracy contract's exact result: integer variants stay within 1 LSB of it,
+// f16 within 1 ulp, f32 within f32Bound.
+void referenceFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
+                     void* out, int threads = 0, bool directOnly = false);
+
+// The f32 accuracy bound for `mask` on inputs no larger than maxAbs in magnitude: 1e-5 x sum|w| x
+// maxAbs (for a gradient magnitude, sum|w| of the mask counts for each of the two sums).
+double f32Bound(const Mask& mask, double maxAbs);
+
 }  // namespace convlive

@@ -22,8 +22,12 @@ struct TuneKey {
   Combine combine = Combine::Identity;
   bool halfSplit = false;   // the tensor-core variants need fp16 high + low weight parts
   bool singleSums = false;  // stream takes the mask (separable, r <= 4) but its fp16 sums do not fit (planHalfSums)
+  // The frames' type and channels, and the batch where it is not 1 ("f32x3 batch 16"); empty for
+  // one u8x4 frame.
+  std::string image;
   std::string str() const;  // "3840x2160 gaussian r=4 separable" (also the map key)
   static TuneKey of(const FilterParams& p, int width, int height);
+  static TuneKey of(const FilterParams& p, const ImageDesc& image);
 };
 
 struct TuneEntry {
@@ -49,7 +53,7 @@ class Tuner {
  public:
   // Raised whenever a kernel change can move the winners or the refusals (a new candidate, a faster
   // schedule, new tiles): a cache of another version is discarded and measured again.
-  static constexpr int kVersion = 13;
+  static constexpr int kVersion = 14;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.
@@ -78,6 +82,9 @@ class Tuner {
   // stored. Without a usable GPU: the cpu variant, with the reason. Throws CudaError when CUDA
   // fails while timing.
   AutoChoice choose(const FilterParams& p, int width, int height);
+  // The same for frames `image` describes (type, channels, batch): only the variants that take them
+  // are timed, on a scratch batch of that description.
+  AutoChoice choose(const FilterParams& p, const ImageDesc& image);
 
  private:
   void load();
@@ -92,8 +99,10 @@ class Tuner {
 // The order measured on the GPUs, without timing anything: what `auto` falls back to when timing
 // fails (out of device memory, say).
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height);
+const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image);
 // `auto` for p on a width x height frame: Tuner::shared().choose, or, when timing fails, the fixed
 // measured order (fixedOrderChoice) with the reason. Convlive::Plan asks it; front ends make plans.
 AutoChoice chooseAuto(const FilterParams& p, int width, int height);
+AutoChoice chooseAuto(const FilterParams& p, const ImageDesc& image);
 
 }  // namespace convlive

@@ -77,6 +77,13 @@ struct Variant {
                   cudaStream_t stream) = nullptr;
   LaunchDescription (*describeLaunchImpl)(const Variant&, const FilterParams&, int width, int height) = nullptr;
   WorkModel (*workModelImpl)(const Variant&, const FilterParams&, int width, int height) = nullptr;
+  // Variants that take more than one 8-bit RGBA frame at a time (other pixel types, 1 or 3
+  // channels, a whole batch in one run) set runFramesImpl, and whyNotImageImpl where their checks
+  // depend on the frames' type or channels (it then checks everything, as whyNotImpl does for u8x4
+  // frames; nullptr: whyNotImpl's answer for the size). nullptr: u8x4 only, one frame a run().
+  Problem (*whyNotImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
+  void (*runFramesImpl)(const Variant&, const FilterParams&, const ImageDesc&, const void* in, void* out, Workspace&,
+                        cudaStream_t stream) = nullptr;
 
   // Why these parameters cannot run on this machine for a width x height frame, as a value
   // (convlive/problem.hpp: the setting at fault and, when there is one, the variant to use
@@ -101,12 +108,28 @@ struct Variant {
     return workModelImpl(*this, p, width, height);
   }
 
+  // Whether it takes frames other than u8x4 (types, channels, batches in one launch).
+  bool takesAnyImage() const { return runFramesImpl != nullptr; }
+  // The frames it takes, for `convlive list variants`: "u8x4", or "all" (u8, u16, f16 and f32 values,
+  // 1, 3 or 4 channels, a batch in one run).
+  std::string imagesTaken() const;
+  // whyNot for frames `image` describes: the image's own problems (imageProblem), then whyNot for
+  // its size, then, for other frames than u8x4, whether the variant takes them (naming one that
+  // does when it does not).
+  Problem whyNot(const FilterParams& p, const ImageDesc& image) const;
+  // Filters image.batch frames from `in` into `out` (rows and frames as image says, device memory
+  // for a GPU variant, host memory for a CPU one): one launch for a variant that takes the batch,
+  // frame by frame through run() for a u8x4 one. Throws as run() does.
+  void runFrames(const FilterParams& p, const ImageDesc& image, const void* in, void* out, Workspace& ws,
+                 cudaStream_t stream) const;
+
   // What run() derives from p for width x height frames, made now and kept in ws (the CUTLASS
   // initialize / run split): whyNot's answer, the mask in the kernels' form, the fp16 error plans.
   // A run with the same parameters (sameComputation) and size reuses it, so a filter change costs
   // this once, not every frame; run() prepares by itself when nothing matches. Returns whyNot's
   // answer (empty: it can run). No device work.
-  Problem prepare(const FilterParams& p, int width, int height, Workspace& ws) const;
+  Problem prepare(const FilterParams& p, int width, int height, Workspace& ws) const;  // u8x4 frames
+  Problem prepare(const FilterParams& p, const ImageDesc& image, Workspace& ws) const;
   // The tiles to run it with: the offered ones, or its one way to run ({0,0}) when it offers none.
   std::vector<Tile> runnableTiles() const { return tiles.empty() ? std::vector<Tile>{Tile{}} : tiles; }
   Tile tileFor(const FilterParams& p) const { return p.tile == Tile{} && !tiles.empty() ? tiles.front() : p.tile; }
@@ -121,6 +144,10 @@ const Variant& variantNamed(std::string_view name);
 std::string variantNames();  // "naive, constant, ..." for messages
 // Without a GPU variant: cpu-simd, or the cpu reference where cpu-simd refuses p.
 const Variant& cpuChoice(const FilterParams& p, int width, int height);
+const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image);
+
+// Why `d` cannot be filtered at all (sizes, channels, pitch, batch); empty when it can be.
+Problem imageProblem(const ImageDesc& d);
 
 const char* borderName(Border b);
 std::optional<Border> parseBorder(std::string_view name);

@@ -13,7 +13,10 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 std::size_t Workspace::preparations() const { return impl_->preparations; }
 
 Problem Variant::prepare(const FilterParams& p, int width, int height, Workspace& ws) const {
-  return ws.impl().prepare(*this, p, width, height).why();
+  return prepare(p, ImageDesc::rgba8(width, height), ws);
+}
+Problem Variant::prepare(const FilterParams& p, const ImageDesc& image, Workspace& ws) const {
+  return ws.impl().prepare(*this, p, image).why();
 }
 
 namespace detail {
@@ -94,7 +97,13 @@ Prepared& prepared(const Variant& v, const FilterParams& p, ConstImageView in, I
     throw std::invalid_argument(v.name + ": input and output sizes differ");
   if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
     throw std::invalid_argument(v.name + ": row pitch must be a multiple of 4 bytes and hold a whole row");
-  Prepared& pp = ws.impl().prepare(v, p, in.width, in.height);
+  Prepared& pp = ws.impl().prepare(v, p, ImageDesc::rgba8(in.width, in.height));
+  if (pp.why()) throw ProblemError(pp.why());
+  return pp;
+}
+
+Prepared& prepared(const Variant& v, const FilterParams& p, const ImageDesc& image, Workspace& ws) {
+  Prepared& pp = ws.impl().prepare(v, p, image);
   if (pp.why()) throw ProblemError(pp.why());
   return pp;
 }

@@ -29,10 +29,13 @@ namespace detail {
 // answer at once, the rest on first use (each variant asks only for what its kernel takes).
 class Prepared {
  public:
-  Prepared(const Variant& v, const FilterParams& p, int width, int height)
-      : variant_(&v), params_(p), width_(width), height_(height), why_(v.whyNot(p, width, height)) {}
-  bool matches(const Variant& v, const FilterParams& p, int width, int height) const {
-    return variant_ == &v && width_ == width && height_ == height && sameComputation(params_, p);
+  Prepared(const Variant& v, const FilterParams& p, const ImageDesc& image)
+      : variant_(&v), params_(p), image_(image), why_(v.whyNot(p, image)) {}
+  bool matches(const Variant& v, const FilterParams& p, const ImageDesc& image) const {
+    // The frames' shape and type, not their pitch or count: what whyNot and the mask's forms depend on.
+    return variant_ == &v && image_.width == image.width && image_.height == image.height &&
+           image_.type == image.type && image_.channels == image.channels && image_.alpha == image.alpha &&
+           sameComputation(params_, p);
   }
   const Problem& why() const { return why_; }
 
@@ -75,7 +78,7 @@ class Prepared {
  private:
   const Variant* variant_;
   FilterParams params_;
-  int width_, height_;
+  ImageDesc image_;
   Problem why_;
   std::optional<kernels::MaskSep> sep_;
   std::unique_ptr<kernels::Mask2D> mask2d_;
@@ -127,6 +130,8 @@ kernels::Launch launchFor(const Variant& v, const FilterParams& p, int width, in
 // of p's preparation in ws (the first run with p, or Variant::prepare, made it). Throws
 // std::invalid_argument (ProblemError for whyNot's reasons) when p cannot run.
 Prepared& prepared(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws);
+// The same for frames an ImageDesc describes (the variants that take any image).
+Prepared& prepared(const Variant& v, const FilterParams& p, const ImageDesc& image, Workspace& ws);
 // The launch description for the kernels (after prepared()).
 kernels::Launch launchOf(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s);
 
@@ -139,14 +144,13 @@ struct Workspace::Impl {
   std::size_t preparations = 0;
   // The preparation for (v, p, width x height): a kept one, else made now (the oldest of
   // kPrepared goes).
-  detail::Prepared& prepare(const Variant& v, const FilterParams& p, int width, int height) {
-    auto it =
-        std::find_if(prepared.begin(), prepared.end(), [&](const auto& e) { return e->matches(v, p, width, height); });
+  detail::Prepared& prepare(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+    auto it = std::find_if(prepared.begin(), prepared.end(), [&](const auto& e) { return e->matches(v, p, image); });
     if (it != prepared.end()) {
       std::rotate(it, it + 1, prepared.end());
       return *prepared.back();
     }
-    auto made = std::make_unique<detail::Prepared>(v, p, width, height);
+    auto made = std::make_unique<detail::Prepared>(v, p, image);
     if (prepared.size() >= std::size_t(kPrepared)) prepared.erase(prepared.begin());
     prepared.push_back(std::move(made));
     ++preparations;

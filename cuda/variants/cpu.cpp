@@ -15,6 +15,13 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
   referenceFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
+// Host frames of any description (a batch frame by frame); done on return.
+void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+               Workspace& ws, cudaStream_t) {
+  prepared(v, p, image, ws);
+  referenceFrames(p.filter, p.border, p.filterAlpha, image, in, out);
+}
+
 LaunchDescription describe(const Variant&, const FilterParams&, int, int) {
   return {{}, "runs on the CPU: no kernel launch"};
 }
@@ -32,6 +39,7 @@ Variant cpuVariant() {
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,
+      .runFramesImpl = runFrames,
   };
 }
 

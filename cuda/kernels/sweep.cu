@@ -1,0 +1,375 @@
+// sweep: a separable filter on frames of any pixel type and 1, 3 or 4 channels, a batch in one
+// launch. Each block owns a strip `tileValues` values wide and sweeps down a segment of its rows:
+// a step converts `Q` input rows (plus the apron's columns, border applied) to float in shared
+// memory, runs the row factor over them into a ring of the last 2r + Q rows' sums (each thread P
+// outputs, the input window held in registers and slid by P taps a load), then the column factor
+// down the ring into Q output rows (each thread one column, the window of rows in registers
+// likewise), rounded and stored in the frame's type. Sums in fp32.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "common.cuh"
+#include "sweep.hpp"
+
+namespace convlive::kernels {
+namespace {
+
+struct SweepArgs {
+  const char* in;
+  char* out;
+  std::size_t pitch, frameStride, outPitch, outFrameStride;
+  int width, height, batch, rowsPerBlock;
+  Border border;
+  Combine combine;
+  bool copyFourth;  // 4 channels: the 4th is copied from the input (padding, or alpha not filtered)
+};
+
+template <class T>
+struct Value;
+template <>
+struct Value<unsigned char> {
+  static __device__ __forceinline__ float load(const char* p) {
+    return float(*reinterpret_cast<const unsigned char*>(p));
+  }
+  static __device__ __forceinline__ void store(char* p, float v) {
+    *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(__float2uint_rn(fminf(fmaxf(v, 0.f), 255.f)));
+  }
+};
+template <>
+struct Value<unsigned short> {
+  static __device__ __forceinline__ float load(const char* p) {
+    return float(*reinterpret_cast<const unsigned short*>(p));
+  }
+  static __device__ __forceinline__ void store(char* p, float v) {
+    *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(__float2uint_rn(fminf(fmaxf(v, 0.f), 65535.f)));
+  }
+};
+template <>
+struct Value<__half> {
+  static __device__ __forceinline__ float load(const char* p) {
+    return __half2float(*reinterpret_cast<const __half*>(p));
+  }
+  static __device__ __forceinline__ void store(char* p, float v) { *reinterpret_cast<__half*>(p) = __float2half_rn(v); }
+};
+template <>
+struct Value<float> {
+  static __device__ __forceinline__ float load(const char* p) { return *reinterpret_cast<const float*>(p); }
+  static __device__ __forceinline__ void store(char* p, float v) { *reinterpret_cast<float*>(p) = v; }
+};
+
+// Pixels a block makes across, and the outputs a thread makes in the row pass.
+template <int C, int VW>
+constexpr int sweepWidth() {
+  return VW / C;
+}
+template <int C, int VW, int Q>
+constexpr int sweepRowOutputs() {
+  const int p = Q * sweepWidth<C, VW>() / kSweepThreads;
+  return p < 1 ? 1 : (p > 16 ? 16 : p);
+}
+__host__ __device__ constexpr int stageStride(int tw, int radius, int p, int c) {
+  return (tw + 2 * radius + 2 * p) * c;
+}
+
+template <class T, int C, int VW, int Q>
+__global__ void __launch_bounds__(kSweepThreads)
+    sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
+  constexpr int TW = sweepWidth<C, VW>(), P = sweepRowOutputs<C, VW, Q>(), GROUPS = (TW + P - 1) / P;
+  extern __shared__ float smem[];
+  const int r = m.radius, taps = 2 * r + 1, ring = 2 * r + Q, ss = stageStride(TW, r, P, C);
+  const bool magnitude = a.combine == Combine::Magnitude;
+  float* stage = smem;
+  float* ringA = stage + Q * ss;
+  float* ringB = ringA + ring * TW * C;
+  const int x0 = blockIdx.x * TW, yStart = blockIdx.y * a.rowsPerBlock, yEnd = min(yStart + a.rowsPerBlock, a.height);
+  const int tid = threadIdx.x;
+
+  for (int f = blockIdx.z; f < a.batch; f += gridDim.z) {
+    const char* in = a.in + a.frameStride * std::size_t(f);
+    char* out = a.out + a.outFrameStride * std::size_t(f);
+
+    // Rows [y0, y0 + rows) of the input into the stage as float, then their row sums into the ring.
+    auto rowPass = [&](int y0, int rows) {
+      const int span = (TW + 2 * r) * C;
+      for (int i = tid; i < rows * span; i += kSweepThreads) {
+        const int q = i / span, e = i - q * span, px = e / C, ch = e - px * C;
+        const int gx = borderIndex(x0 - r + px, a.width, a.border), gy = borderIndex(y0 + q, a.height, a.border);
+        stage[q * ss + e] =
+            gx < 0 || gy < 0 ? 0.f
+                             : Value<T>::load(in + std::size_t(gy) * a.pitch + (std::size_t(gx) * C + ch) * sizeof(T));
+      }
+      __syncthreads();
+      for (int job = tid; job < rows * GROUPS; job += kSweepThreads) {
+        const int q = job / GROUPS, px0 = (job - q * GROUPS) * P;
+        const float* s = stage + q * ss + px0 * C;
+        float accA[C][P], accB[C][P], win[C][2 * P];
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+          for (int p = 0; p < P; ++p) accA[c][p] = accB[c][p] = 0.f;
+#pragma unroll
+        for (int j = 0; j < P; ++j)
+#pragma unroll
+          for (int c = 0; c < C; ++c) win[c][j] = s[j * C + c];
+        for (int t0 = 0; t0 < taps; t0 += P) {
+#pragma unroll
+          for (int j = 0; j < P; ++j)
+#pragma unroll
+            for (int c = 0; c < C; ++c) win[c][P + j] = s[(t0 + P + j) * C + c];
+#pragma unroll
+          for (int tt = 0; tt < P; ++tt) {
+            if (t0 + tt < taps) {
+              const float wa = m.row[t0 + tt];
+#pragma unroll
+              for (int c = 0; c < C; ++c)
+#pragma unroll
+                for (int p = 0; p < P; ++p) accA[c][p] = fmaf(wa, win[c][p + tt], accA[c][p]);
+              if (magnitude) {
+                const float wb = m.col[t0 + tt];
+#pragma unroll
+                for (int c = 0; c < C; ++c)
+#pragma unroll
+                  for (int p = 0; p < P; ++p) accB[c][p] = fmaf(wb, win[c][p + tt], accB[c][p]);
+              }
+            }
+          }
+#pragma unroll
+          for (int j = 0; j < P; ++j)
+#pragma unroll
+            for (int c = 0; c < C; ++c) win[c][j] = win[c][P + j];
+        }
+        const int slot = (y0 + q - (yStart - r)) % ring;
+#pragma unroll
+        for (int p = 0; p < P; ++p)
+          if (px0 + p < TW)
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+              ringA[(slot * TW + px0 + p) * C + c] = accA[c][p];
+              if (magnitude) ringB[(slot * TW + px0 + p) * C + c] = accB[c][p];
+            }
+      }
+      __syncthreads();
+    };
+
+    // The column factor down the ring into output rows [y0, y0 + rows).
+    auto columnPass = [&](int y0, int rows) {
+      const int base = y0 - yStart;  // the ring slot of row y0 - r, before the modulo
+      for (int j = tid; j < TW * C; j += kSweepThreads) {
+        const int px = j / C, ch = j - px * C, x = x0 + px;
+        if (x >= a.width) continue;
+        const std::size_t at = (std::size_t(x) * C + ch) * sizeof(T);
+        if (C == 4 && ch == 3 && a.copyFourth) {
+          for (int k = 0; k < rows; ++k)
+            *reinterpret_cast<T*>(out + std::size_t(y0 + k) * a.outPitch + at) =
+                *reinterpret_cast<const T*>(in + std::size_t(y0 + k) * a.pitch + at);
+          continue;
+        }
+        float accA[Q], accB[Q], winA[2 * Q], winB[2 * Q];
+#pragma unroll
+        for (int k = 0; k < Q; ++k) accA[k] = accB[k] = 0.f;
+#pragma unroll
+        for (int i = 0; i < 2 * Q; ++i) winB[i] = 0.f;
+#pragma unroll
+        for (int i = 0; i < Q; ++i) {
+          const int slot = (base + i) % ring;
+          winA[i] = ringA[slot * TW * C + j];
+          winB[i] = magnitude ? ringB[slot * TW * C + j] : 0.f;
+        }
+        for (int t0 = 0; t0 < taps; t0 += Q) {
+#pragma unroll
+          for (int i = 0; i < Q; ++i) {
+            const int slot = (base + t0 + Q + i) % ring;
+            winA[Q + i] = ringA[slot * TW * C + j];
+            if (magnitude) winB[Q + i] = ringB[slot * TW * C + j];
+          }
+#pragma unroll
+          for (int tt = 0; tt < Q; ++tt) {
+            if (t0 + tt < taps) {
+              const float wa = m.col[t0 + tt];
+#pragma unroll
+              for (int k = 0; k < Q; ++k) accA[k] = fmaf(wa, winA[k + tt], accA[k]);
+              if (magnitude) {
+                const float wb = m.row[t0 + tt];
+#pragma unroll
+                for (int k = 0; k < Q; ++k) accB[k] = fmaf(wb, winB[k + tt], accB[k]);
+              }
+            }
+          }
+#pragma unroll
+          for (int i = 0; i < Q; ++i) {
+            winA[i] = winA[Q + i];
+            winB[i] = winB[Q + i];
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < Q; ++k)
+          if (k < rows)
+            Value<T>::store(out + std::size_t(y0 + k) * a.outPitch + at, combineValue(accA[k], accB[k], a.combine));
+      }
+    };
+
+    // The apron's rows above, then a step a Q rows: their row sums, then the outputs they complete.
+    for (int y = yStart - r; y < yStart + r; y += Q) rowPass(y, min(Q, yStart + r - y));
+    for (int y = yStart; y < yEnd; y += Q) {
+      const int rows = min(Q, yEnd - y);
+      rowPass(y + r, rows);
+      columnPass(y, rows);
+    }
+    __syncthreads();  // the next frame's stage and ring writes wait for this frame's readers
+  }
+}
+
+using KernelFn = void (*)(SweepArgs, SweepMask);
+
+template <class T, int C>
+KernelFn kernelFor(int values, int rows) {
+  if (values == 256 && rows == 8) return sweepKernel<T, C, 256, 8>;
+  if (values == 256 && rows == 16) return sweepKernel<T, C, 256, 16>;
+  if (values == 512 && rows == 8) return sweepKernel<T, C, 512, 8>;
+  throw std::invalid_argument("sweep: no instance for tile " + std::to_string(values) + "x" + std::to_string(rows));
+}
+
+template <class T>
+KernelFn kernelFor(int channels, int values, int rows) {
+  switch (channels) {
+    case 1:
+      return kernelFor<T, 1>(values, rows);
+    case 3:
+      return kernelFor<T, 3>(values, rows);
+    case 4:
+      return kernelFor<T, 4>(values, rows);
+  }
+  throw std::invalid_argument("sweep: " + std::to_string(channels) + " channels");
+}
+
+KernelFn kernelFor(const SweepLaunch& l) {
+  switch (l.image.type) {
+    case PixelType::U8:
+      return kernelFor<unsigned char>(l.image.channels, l.tileValues, l.tileRows);
+    case PixelType::U16:
+      return kernelFor<unsigned short>(l.image.channels, l.tileValues, l.tileRows);
+    case PixelType::F16:
+      return kernelFor<__half>(l.image.channels, l.tileValues, l.tileRows);
+    case PixelType::F32:
+      return kernelFor<float>(l.image.channels, l.tileValues, l.tileRows);
+  }
+  throw std::invalid_argument("sweep: unknown pixel type");
+}
+
+int rowOutputs(int channels, int values, int rows) {
+  const int p = rows * (values / channels) / kSweepThreads;
+  return std::clamp(p, 1, 16);
+}
+
+struct Geometry {
+  dim3 grid;
+  int rowsPerBlock;
+  std::size_t shared;
+};
+
+Geometry geometryOf(const SweepLaunch& l, int radius, int resident) {
+  const ImageDesc& d = l.image;
+  const int tw = l.tileValues / d.channels, q = l.tileRows;
+  const int gx = (d.width + tw - 1) / tw, frames = std::min(d.batch, 65535);
+  // Enough blocks for two waves, each segment no shorter than its apron (2r rows) or two steps.
+  const long long want = 2LL * std::max(resident, 1);
+  const long long segments = std::max(1LL, (want + gx * frames - 1) / (gx * (long long)frames));
+  int rows = int((d.height + segments - 1) / segments);
+  rows = std::max(rows, std::max(2 * radius, 2 * q));
+  rows = (rows + q - 1) / q * q;
+  Geometry g;
+  g.rowsPerBlock = rows;
+  g.grid = dim3(unsigned(gx), unsigned((d.height + rows - 1) / rows), unsigned(frames));
+  g.shared = sweepSharedBytes(l, radius);
+  return g;
+}
+
+}  // namespace
+
+bool sweepTileCompiled(int values, int rows) {
+  return (values == 256 && (rows == 8 || rows == 16)) || (values == 512 && rows == 8);
+}
+
+std::size_t sweepSharedBytes(const SweepLaunch& l, int radius) {
+  const int c = l.image.channels, tw = l.tileValues / c, q = l.tileRows;
+  const int p = rowOutputs(c, l.tileValues, q);
+  const std::size_t rings = l.combine == Combine::Magnitude ? 2 : 1;
+  return sizeof(float) *
+         (std::size_t(q) * stageStride(tw, radius, p, c) + rings * std::size_t(2 * radius + q) * std::size_t(tw) * c);
+}
+
+void sweep(const SweepLaunch& l, const SweepMask& m) {
+  const KernelFn k = kernelFor(l);
+  const void* fn = reinterpret_cast<const void*>(k);
+  const std::size_t shared = sweepSharedBytes(l, m.radius);
+  allowLargeShared(fn, shared);
+  const Geometry g = geometryOf(l, m.radius, residentBlocks(fn, kSweepThreads, shared));
+  SweepArgs a;
+  a.in = static_cast<const char*>(l.in);
+  a.out = static_cast<char*>(l.out);
+  a.pitch = l.image.rowPitch();
+  a.frameStride = l.image.frameStride();
+  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
+  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
+  a.width = l.image.width;
+  a.height = l.image.height;
+  a.batch = l.image.batch;
+  a.rowsPerBlock = g.rowsPerBlock;
+  a.border = l.border;
+  a.combine = l.combine;
+  a.copyFourth = l.image.channels == 4 && (!l.image.alpha || !l.filterAlpha);
+  k<<<g.grid, kSweepThreads, g.shared, l.stream>>>(a, m);
+  CL_CUDA(cudaGetLastError());
+}
+
+LaunchDescription describeSweep(const SweepLaunch& l, int radius) {
+  const KernelFn k = kernelFor(l);
+  // Without a device the grid assumes one block an SM of 132 (the note says so).
+  int resident = 132;
+  std::string note = "segments sized for two waves of 132 resident blocks (no device to ask)";
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+    resident = residentBlocks(reinterpret_cast<const void*>(k), kSweepThreads, sweepSharedBytes(l, radius));
+    note.clear();
+  }
+  const Geometry g = geometryOf(l, radius, resident);
+  const int tw = l.tileValues / l.image.channels;
+  PassLaunch p;
+  p.kernel = "sweepKernel<" + std::string(pixelTypeName(l.image.type)) + ", " + std::to_string(l.image.channels) +
+             ", " + std::to_string(l.tileValues) + ", " + std::to_string(l.tileRows) + ">";
+  p.grid = dimsOf(g.grid.x, g.grid.y, g.grid.z);
+  p.block = dimsOf(kSweepThreads);
+  p.threadsPerBlock = kSweepThreads;
+  p.outputsPerThread = double(tw) * g.rowsPerBlock / kSweepThreads;
+  setFootprint(p, tw, g.rowsPerBlock, tw + 2 * radius, g.rowsPerBlock + 2 * radius, -radius, -radius);
+  p.dynamicShared = g.shared;
+  p.kernelFunction = reinterpret_cast<const void*>(k);
+  p.note = note;
+  return LaunchDescription{{p}, ""};
+}
+
+WorkModel modelSweep(const SweepLaunch& l, int radius) {
+  const ImageDesc& d = l.image;
+  const int c = d.channels, tw = l.tileValues / c, q = l.tileRows, p = rowOutputs(c, l.tileValues, q);
+  const Geometry g = geometryOf(l, radius, 132);
+  const double taps = 2 * radius + 1, rows = g.rowsPerBlock;
+  const double inRows = rows + 2 * radius, out = double(tw) * rows;
+  const double mags = l.combine == Combine::Magnitude ? 2 : 1;
+  WorkModel m;
+  m.globalReads = inRows * (tw + 2 * radius) / out;
+  m.globalBytes = m.globalReads * c * pixelTypeBytes(d.type);
+  m.apron = m.globalReads;
+  // Row pass: P outputs a job, a window load of P values per P taps; column pass: Q rows a job, Q loads per Q taps.
+  m.sharedBytes = 4.0 * c * (inRows / rows * (taps + p) / p + (taps + q) / q);
+  m.flops = 2 * c * mags * (inRows / rows * taps + taps);
+  m.dramBytes = 2.0 * c * pixelTypeBytes(d.type);
+  m.notes.push_back("row sums for the segment's apron rows too (" + std::to_string(int(inRows)) + " rows for " +
+                    std::to_string(int(rows)) + " outputs); figures per pixel of " + std::to_string(c) + " " +
+                    pixelTypeName(d.type) + " values");
+  return m;
+}
+
+}  // namespace convlive::kernels

@@ -1,0 +1,128 @@
+// sweep: a separable mask on frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels, and
+// a batch in one launch. Kernel: kernels/sweep.cu.
+#include "kernels/sweep.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "variants/all.hpp"
+#include "variants/common.hpp"
+
+namespace convlive::detail {
+namespace {
+
+using Code = Problem::Code;
+
+kernels::SweepLaunch launchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  const Tile t = v.tileFor(p);
+  kernels::SweepLaunch l{};
+  l.image = image;
+  l.border = p.border;
+  l.combine = p.filter.combine;
+  l.filterAlpha = p.filterAlpha;
+  l.tileValues = t.w;
+  l.tileRows = t.h;
+  return l;
+}
+
+// The largest value a frame of this type holds, for the error bound (floats: relative).
+double typeMax(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
+
+// The worst-case error of the fp32 sums, in units of the frame's values: each of the 2 x (2r + 1)
+// roundings (row then column factor) is at most half an ulp of a partial sum, which is at most
+// max x sum|row| x sum|col|; the row pass's errors pass through the column factor (sum|col|).
+double sumsBound(const FilterParams& p, PixelType type) {
+  const Mask& m = p.filter.mask;
+  double row = 0, col = 0;
+  for (float w : m.row()) row += std::fabs(double(w));
+  for (float w : m.col()) col += std::fabs(double(w));
+  const double largest = typeMax(type) * row * col;
+  const double halfUlp = largest > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(largest))) - 24) : 0;
+  return 2.0 * (2 * m.radius() + 1) * halfUlp;
+}
+
+// Everything, for frames `image` describes: the checks every variant makes, shared memory, and the
+// error bound of fp32 sums for integer outputs.
+Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (Problem why = commonWhyNot(v, p, image.width, image.height)) return why;
+  if (Problem why = sharedWhyNot(v, kernels::sweepSharedBytes(launchOf(v, p, image), radiusOf(p)))) return why;
+  // Integers: within 1 LSB needs the sums' error below half a level (0.45 with margin).
+  if (image.type == PixelType::U8 || image.type == PixelType::U16) {
+    if (const double e = sumsBound(p, image.type); e > 0.45) {
+      char text[220];
+      std::snprintf(text, sizeof text,
+                    "sweep: fp32 sums of these weights on %s values may err by %.2f levels (sum|row| x sum|col| too "
+                    "large for 1 LSB)",
+                    pixelTypeName(image.type), e);
+      return problem(Code::CannotRun, "variant", text, "variant", "cpu");
+    }
+  }
+  return {};
+}
+
+Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  return whyNotImage(v, p, ImageDesc::rgba8(w, h));
+}
+
+kernels::SweepMask maskOf(const FilterParams& p) {
+  kernels::SweepMask m{};
+  const Mask& mask = p.filter.mask;
+  m.radius = mask.radius();
+  std::copy(mask.row().begin(), mask.row().end(), m.row);
+  std::copy(mask.col().begin(), mask.col().end(), m.col);
+  return m;
+}
+
+void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+               Workspace& ws, cudaStream_t s) {
+  prepared(v, p, image, ws);
+  kernels::SweepLaunch l = launchOf(v, p, image);
+  l.in = in;
+  l.out = out;
+  l.stream = s;
+  kernels::sweep(l, maskOf(p));
+}
+
+void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  if (in.width != out.width || in.height != out.height)
+    throw std::invalid_argument("sweep: input and output sizes differ");
+  const ImageDesc image = ImageDesc::rgba8(in.width, in.height, in.pitch);
+  prepared(v, p, image, ws);
+  kernels::SweepLaunch l = launchOf(v, p, image);
+  l.in = in.data;
+  l.out = out.data;
+  l.outPitch = out.pitch;
+  l.stream = s;
+  kernels::sweep(l, maskOf(p));
+}
+
+LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
+  return kernels::describeSweep(launchOf(v, p, ImageDesc::rgba8(w, h)), radiusOf(p));
+}
+WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
+  return kernels::modelSweep(launchOf(v, p, ImageDesc::rgba8(w, h)), radiusOf(p));
+}
+
+}  // namespace
+
+Variant sweepVariant() {
+  return {
+      .name = "sweep",
+      .description =
+          "separable, any pixel type (u8 u16 f16 f32), 1/3/4 channels, a batch in one launch: each block sweeps down "
+          "a strip, the row factor into a ring of fp32 row sums in shared memory, the column factor down it, windows "
+          "in registers",
+      .maxRadius = kernels::kSweepMaxRadius,
+      .tiles = {{256, 8}, {256, 16}, {512, 8}},
+      .tileMeaning = "values across (pixels x channels) x rows a step (256 threads)",
+      .takes = MaskTakes::Separable,
+      .whyNotImpl = whyNot,
+      .runImpl = run,
+      .describeLaunchImpl = describe,
+      .workModelImpl = workModel,
+      .whyNotImageImpl = whyNotImage,
+      .runFramesImpl = runFrames,
+  };
+}
+
+}  // namespace convlive::detail
