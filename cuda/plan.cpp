@@ -115,7 +115,7 @@ struct Plan::State {
   std::optional<AutoChoice> autoChoice;
   bool identity = false;
   Workspace ws;
-  // Memory::Host with a GPU variant: the frames on the device, packed (staged).
+  // Memory::Host with a GPU variant: the frames on the device (staged), rows 256-byte aligned.
   ImageDesc staged;
   DeviceBuffer stageIn, stageOut;
 
@@ -125,8 +125,10 @@ struct Plan::State {
     const DeviceScope scope(options.device);
     if (Problem why = variant->prepare(params, image, ws)) throw ProblemError(why);
     if (staging()) {
+      // Rows at 256-byte multiples: the texture variant's rows must meet the texture pitch alignment.
       staged = image;
-      staged.pitch = staged.batchStride = 0;
+      staged.pitch = (image.rowBytes() + 255) / 256 * 256;
+      staged.batchStride = 0;
       stageIn.reserve(staged.span());
       stageOut.reserve(staged.span());
     }

@@ -94,12 +94,15 @@ __global__ void __launch_bounds__(kSweepThreads)
     // Rows [y0, y0 + rows) of the input into the stage as float, then their row sums into the ring.
     auto rowPass = [&](int y0, int rows) {
       const int span = (TW + 2 * r) * C;
-      for (int i = tid; i < rows * span; i += kSweepThreads) {
-        const int q = i / span, e = i - q * span, px = e / C, ch = e - px * C;
-        const int gx = borderIndex(x0 - r + px, a.width, a.border), gy = borderIndex(y0 + q, a.height, a.border);
-        stage[q * ss + e] =
-            gx < 0 || gy < 0 ? 0.f
-                             : Value<T>::load(in + std::size_t(gy) * a.pitch + (std::size_t(gx) * C + ch) * sizeof(T));
+      for (int q = 0; q < rows; ++q) {
+        const int gy = borderIndex(y0 + q, a.height, a.border);
+        const char* row = in + std::size_t(gy < 0 ? 0 : gy) * a.pitch;
+        float* to = stage + q * ss;
+        for (int e = tid; e < span; e += kSweepThreads) {
+          const int px = e / C, ch = e - px * C;  // C is a constant: no division
+          const int gx = borderIndex(x0 - r + px, a.width, a.border);
+          to[e] = gx < 0 || gy < 0 ? 0.f : Value<T>::load(row + (std::size_t(gx) * C + ch) * sizeof(T));
+        }
       }
       __syncthreads();
       for (int job = tid; job < rows * GROUPS; job += kSweepThreads) {
@@ -156,7 +159,7 @@ __global__ void __launch_bounds__(kSweepThreads)
 
     // The column factor down the ring into output rows [y0, y0 + rows).
     auto columnPass = [&](int y0, int rows) {
-      const int base = y0 - yStart;  // the ring slot of row y0 - r, before the modulo
+      const int first = (y0 - yStart) % ring;  // the ring slot of row y0 - r
       for (int j = tid; j < TW * C; j += kSweepThreads) {
         const int px = j / C, ch = j - px * C, x = x0 + px;
         if (x >= a.width) continue;
@@ -172,18 +175,20 @@ __global__ void __launch_bounds__(kSweepThreads)
         for (int k = 0; k < Q; ++k) accA[k] = accB[k] = 0.f;
 #pragma unroll
         for (int i = 0; i < 2 * Q; ++i) winB[i] = 0.f;
+        // The rows are read in order, one slot after another, wrapping at the ring's end.
+        int slot = first;
 #pragma unroll
         for (int i = 0; i < Q; ++i) {
-          const int slot = (base + i) % ring;
           winA[i] = ringA[slot * TW * C + j];
-          winB[i] = magnitude ? ringB[slot * TW * C + j] : 0.f;
+          if (magnitude) winB[i] = ringB[slot * TW * C + j];
+          slot = slot + 1 == ring ? 0 : slot + 1;
         }
         for (int t0 = 0; t0 < taps; t0 += Q) {
 #pragma unroll
           for (int i = 0; i < Q; ++i) {
-            const int slot = (base + t0 + Q + i) % ring;
             winA[Q + i] = ringA[slot * TW * C + j];
             if (magnitude) winB[Q + i] = ringB[slot * TW * C + j];
+            slot = slot + 1 == ring ? 0 : slot + 1;
           }
 #pragma unroll
           for (int tt = 0; tt < Q; ++tt) {
