@@ -1,6 +1,8 @@
 // The benchmark programs' output folders (runs the real programs; label cpu): a folder that cannot
 // be made is refused before anything is timed, with the option and the path named; a missing one
-// is made, and the results land in it whole. And app/bench/shares.py on a hand-made convlive.json.
+// is made, and the results land in it whole. And app/bench/shares.py on a hand-made convlive.json;
+// convlive-bench's typed mode: its lists refused before any GPU is looked for, its summary's
+// arithmetic (typed_report.hpp) and app/bench/typed_table.py on hand-made rows.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "../app/bench/typed_report.hpp"
 #include "run_program.hpp"
 
 namespace fs = std::filesystem;
@@ -115,6 +118,175 @@ TEST_F(BenchOutput, SharesTakeEachSizesBestTile) {
   r = runProgram("python3", script + " --convlive " + (dir_ / "missing.json").string() + " --out-dir " + out.string());
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("cannot read"), std::string::npos) << r.output;
+}
+
+// convlive-bench --types/--batches: a bad list, option or folder is refused (exit 2, saying what
+// is wrong) before a GPU is looked for.
+TEST_F(BenchOutput, TypedModeRefusesBadListsBeforeLookingForAGpu) {
+  const std::string out = "--out-dir " + (dir_ / "typed").string() + " ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--types u8x2", "type 'u8x2' is not one of u8, u16, f16, f32 x 1, 3 or 4 channels"},
+      {"--types u32x4", "type 'u32x4' is not one of"},
+      {"--types u8x4 --batches 16x1920", "batch '16x1920' is not NxWxH"},
+      {"--batches 0x64x64", "batch '0x64x64' is not NxWxH"},
+      {"--types u8x4 --custom-radii 8", "unknown option '--custom-radii'"},
+      {"--types u8x4 --repeats 5", "--repeats must be at least 20"},
+      {"--types u8x4 --variants nosuch", "unknown variant 'nosuch'"},
+      {"--types u8x4 --variants cpu", "variant 'cpu' runs on the CPU"},
+      {"--types u8x4 --sizes 64", "size '64' is not WxH"},
+      {"--types", "--types needs a value"},
+  };
+  for (const auto& [args, why] : cases) {
+    const auto r = runProgram(CONVLIVE_BENCH_EXE, out + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(r.output.find("CUDA"), std::string::npos) << "refused after looking for a GPU: " << r.output;
+  }
+  const std::string bad = (dir_ / "plain-file" / "results").string();
+  const auto r = runProgram(CONVLIVE_BENCH_EXE, "--types u8x1 --out-dir " + bad);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--out-dir: '" + bad + "' is not a folder"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "typed"));  // nothing timed, so nothing made but the folder checked
+}
+
+// Without a GPU the typed mode says it needs one (exit 1); with one, a tiny run writes its rows.
+TEST_F(BenchOutput, TypedModeNeedsAGpuOrWritesItsRows) {
+  const fs::path out = dir_ / "typed";
+  const auto r = runProgram(CONVLIVE_BENCH_EXE,
+                            "--types f32x1 --sizes 64x48 --batches 2x64x48 --radii 1 "
+                            "--variants sweep --repeats 20 --warmup-ms 1 --out-dir " +
+                                out.string());
+  if (r.code == 1) {
+    EXPECT_NE(r.output.find("the benchmark needs a CUDA device"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out / "typed.json"));
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(out / "typed.json");
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  // per shape: the copy, auto, sweep's 3 tiles
+  ASSERT_EQ(doc["results"].size(), 10u) << doc.dump(1);
+  for (const auto& row : doc["results"])  // the copy and auto always run; a sweep tile may be refused
+    if (row["variant"] != "sweep") {
+      EXPECT_TRUE(row["error"].is_null()) << row.dump();
+    }
+  ASSERT_EQ(doc["summary"].size(), 2u) << doc["summary"].dump(1);
+  EXPECT_TRUE(doc["summary"][1]["share_of_single"].is_number()) << doc["summary"].dump(1);
+  EXPECT_TRUE(fs::exists(out / "typed.csv"));
+}
+
+TEST(TypedReport, ParsesTypesAndBatches) {
+  using namespace convlive::bench;
+  const auto t = parseType("u16x3");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->type, "u16");
+  EXPECT_EQ(t->channels, 3);
+  EXPECT_EQ(t->valueBytes(), 2);
+  EXPECT_EQ(parseType("f32x4")->valueBytes(), 4);
+  for (const char* bad : {"u8", "u8x", "u8x2", "u8x5", "s8x4", "f64x1", "u8x4x", "x4", "u8x04a"})
+    EXPECT_FALSE(parseType(bad)) << bad;
+  const auto b = parseBatch("64x256x128");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->batch, 64);
+  EXPECT_EQ(b->width, 256);
+  EXPECT_EQ(b->height, 128);
+  EXPECT_EQ(b->str(), "64x256x128");
+  for (const char* bad : {"16x1920", "16x1920x1080x2", "0x1x1", "ax1x1", "16x1920x", "x1x1", ""})
+    EXPECT_FALSE(parseBatch(bad)) << bad;
+  for (const auto& s : splitList(defaultTypes())) EXPECT_TRUE(parseType(s)) << s;
+}
+
+nlohmann::json typedRow(const char* variant, int batch, int w, int h, nlohmann::json radius, double ms,
+                        const char* tile = "", const char* chosen = nullptr) {
+  nlohmann::json r = {{"type", "f32"},    {"channels", 4},      {"width", w},   {"height", h},     {"batch", batch},
+                      {"radius", radius}, {"variant", variant}, {"tile", tile}, {"median_ms", ms}, {"error", nullptr}};
+  if (chosen) r["chosen"] = chosen;
+  return r;
+}
+
+// The summary: the best of auto and every tile, its ratio to the copy against 1.3 for r = 1..16,
+// and a batch's per-pixel throughput against the largest single frame's.
+TEST(TypedReport, SummaryTakesTheBestRowAndComparesWithTheCopyAndTheSingleFrame) {
+  using convlive::bench::summarizeTyped;
+  using nlohmann::json;
+  json rows = json::array();
+  rows.push_back(typedRow("copy", 1, 3840, 2160, nullptr, 1.0, "16B/thread"));
+  rows.push_back(typedRow("auto", 1, 3840, 2160, 4, 1.25, "256x16", "sweep 256x16"));
+  rows.push_back(typedRow("sweep", 1, 3840, 2160, 4, 1.2, "256x8"));
+  rows.push_back(typedRow("sweep", 1, 3840, 2160, 4, 1.4, "512x8"));
+  rows.push_back(typedRow("sweep", 1, 3840, 2160, 32, 2.0, "256x8"));
+  json refused = typedRow("sweep", 1, 3840, 2160, 4, 0.1, "256x16");
+  refused["error"] = "refused";  // never the best
+  rows.push_back(refused);
+  rows.push_back(typedRow("sweep", 1, 1920, 1080, 4, 0.25, "256x8"));  // smaller: not the reference
+  // 16 x 1080p = 4 x the 4K frame's pixels in 5.6 ms: (33.18 MPix / 5.6) / (8.29 / 1.2) = 0.857
+  rows.push_back(typedRow("copy", 16, 1920, 1080, nullptr, 4.0, "16B/thread"));
+  rows.push_back(typedRow("sweep", 16, 1920, 1080, 4, 5.6, "256x8"));
+  const json s = summarizeTyped(rows);
+  ASSERT_EQ(s.size(), 4u) << s.dump(1);
+  const auto find = [&](int batch, int w, int r) {
+    for (const auto& row : s)
+      if (row["batch"] == batch && row["width"] == w && row["radius"] == r) return row;
+    ADD_FAILURE() << "no summary row " << batch << " " << w << " " << r << ": " << s.dump(1);
+    return json();
+  };
+  const json r4 = find(1, 3840, 4);
+  EXPECT_DOUBLE_EQ(r4["best_ms"].get<double>(), 1.2);
+  EXPECT_EQ(r4["best_variant"], "sweep");
+  EXPECT_EQ(r4["best_tile"], "256x8");
+  EXPECT_DOUBLE_EQ(r4["copy_ms"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(r4["ratio_to_copy"].get<double>(), 1.2);
+  EXPECT_EQ(r4["meets_ratio_target"], true);
+  EXPECT_DOUBLE_EQ(r4["auto_ms"].get<double>(), 1.25);
+  EXPECT_EQ(r4["auto_choice"], "sweep 256x16");
+  EXPECT_NEAR(r4["mpix_s"].get<double>(), 3840.0 * 2160 / 1e3 / 1.2, 1e-6);
+  EXPECT_FALSE(r4.contains("share_of_single"));
+  const json r32 = find(1, 3840, 32);
+  EXPECT_DOUBLE_EQ(r32["ratio_to_copy"].get<double>(), 2.0);
+  EXPECT_TRUE(r32["ratio_target"].is_null());  // past r = 16: no target
+  EXPECT_TRUE(r32["meets_ratio_target"].is_null());
+  EXPECT_TRUE(find(1, 1920, 4)["copy_ms"].is_null());  // no copy timed at that size
+  const json b = find(16, 1920, 4);
+  EXPECT_NEAR(b["share_of_single"].get<double>(), (16.0 * 1920 * 1080 / 5.6) / (3840.0 * 2160 / 1.2), 1e-9);
+  EXPECT_EQ(b["single_size"], "3840x2160");
+  EXPECT_DOUBLE_EQ(b["share_target"].get<double>(), 0.95);
+  EXPECT_EQ(b["meets_share_target"], false);
+  EXPECT_DOUBLE_EQ(b["ratio_to_copy"].get<double>(), 1.4);
+}
+
+// app/bench/typed_table.py: convlive's best against the copy and NPP's best, per type and radius.
+TEST_F(BenchOutput, TypedTableJoinsConvliveAndNpp) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  using nlohmann::json;
+  json rows = json::array();
+  rows.push_back(typedRow("copy", 1, 3840, 2160, nullptr, 1.0, "16B/thread"));
+  rows.push_back(typedRow("sweep", 1, 3840, 2160, 4, 1.2, "256x8"));
+  rows.push_back(typedRow("copy", 64, 256, 256, nullptr, 0.6, "16B/thread"));
+  rows.push_back(typedRow("sweep", 64, 256, 256, 4, 0.7, "512x8"));
+  const json typed = {{"results", rows}, {"summary", convlive::bench::summarizeTyped(rows)}};
+  const auto nppRow = [](const char* impl, double ms, const char* type = "f32x4") {
+    return json{{"impl", impl}, {"convlive_type", type}, {"width", 3840},   {"height", 2160},
+                {"radius", 4},  {"median_ms", ms},       {"error", nullptr}};
+  };
+  const json npp = {{"results",
+                     {nppRow("npp/FilterRow+ColumnBorder32f", 3.6), nppRow("npp/FilterGaussBorder", 3.0),
+                      nppRow("npp/FilterGaussBorder", 0.5, "u8x4")}}};
+  std::ofstream(dir_ / "typed.json") << typed.dump();
+  std::ofstream(dir_ / "npp.json") << npp.dump();
+  const std::string script = (fs::path(CONVLIVE_SHARES).parent_path() / "typed_table.py").string();
+  const auto r = runProgram("python3", script + " --typed " + (dir_ / "typed.json").string() + " --npp " +
+                                           (dir_ / "npp.json").string() + " --out " + (dir_ / "typed.md").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| f32x4 | 3840x2160 | 4 | 1.0000 | 1.2000 | sweep 256x8 | 1.20 | 3.0000 | "
+                          "npp/FilterGaussBorder | 2.50 |"),
+            std::string::npos)
+      << r.output;
+  // 64 x 256x256 = 4.19 MPix in 0.7 ms against 8.29 MPix in 1.2 ms: 86.7%, above the 80% target
+  EXPECT_NE(r.output.find("| f32x4 | 64x256x256 | 4 | 0.7000 | sweep 512x8 | 5992 | 1.17 | 86.7% | 80% |"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(fs::exists(dir_ / "typed.md"));
 }
 
 }  // namespace

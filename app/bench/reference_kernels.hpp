@@ -17,4 +17,19 @@ void launchEmptyKernel(cudaStream_t s);
 void launchCopyKernel(const void* src, std::size_t srcPitch, void* dst, std::size_t dstPitch, int w, int h,
                       cudaStream_t s);
 
+// Copies `bytes` contiguous bytes (any count: the last partial 16-byte group is copied byte by
+// byte by one thread), 16 bytes a thread: the typed benchmark's reference for frames of any type,
+// channels and batch. Both pointers must be 16-byte aligned (cudaMalloc's are); throws
+// std::invalid_argument otherwise, CudaError when the launch fails. Nothing is launched for 0 bytes.
+void launchCopyBytes(const void* src, void* dst, std::size_t bytes, cudaStream_t s);
+
+// The blocks and threads a block launchCopyBytes uses for `bytes` (one thread per 16-byte group,
+// one more for a partial last group): arithmetic, no device needed.
+struct CopyGrid {
+  std::size_t groups = 0;  // whole 16-byte groups
+  bool tail = false;       // bytes % 16 != 0: one more thread copies the rest byte by byte
+  unsigned blocks = 0, threads = 256;
+};
+CopyGrid copyBytesGrid(std::size_t bytes);
+
 }  // namespace convlive::bench
