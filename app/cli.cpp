@@ -486,11 +486,14 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
       ->group("Export");
   addInputFormat(exp, v, "Export");
 
-  CLI::App* image = app.add_subcommand("image", "filter one picture (PNG or JPEG in; PNG or JPEG out)");
-  image->add_option("--input,input", v.input, "the picture to filter: PNG (8 or 16 bits, any colour type) or JPEG");
+  CLI::App* image =
+      app.add_subcommand("image", "filter one picture in its own type (PNG, JPEG or .npy in; PNG, JPEG or .npy out)");
+  image->add_option("--input,input", v.input,
+                    "the picture to filter: PNG (grey, RGB, RGBA; 8 or 16 bits, kept), JPEG (grey or colour) or "
+                    ".npy (uint8, uint16, float16, float32; (H, W) or (H, W, C), C 1, 3 or 4)");
   image->add_option("--output,output", v.output,
-                    "the picture to write: .png or .jpg/.jpeg (the format follows the extension; written to a "
-                    "temporary, then renamed)");
+                    "the picture to write: .png, .jpg/.jpeg or .npy (the format follows the extension; the type and "
+                    "channels are the input's; written to a temporary, then renamed)");
   image->add_option("--quality", v.quality, "JPEG quality 1..100 (JPEG output only)")->capture_default_str();
   addFilterOptions(image, v);
 

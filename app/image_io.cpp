@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,15 +21,82 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+Picture Picture::make(int width, int height, PixelType type, int channels) {
+  Picture p;
+  p.desc.width = width;
+  p.desc.height = height;
+  p.desc.type = type;
+  p.desc.channels = channels;
+  p.desc.alpha = channels == 4;
+  p.bytes.assign(p.desc.span(), 0);
+  return p;
+}
+
+Picture Picture::fromRgba8(const HostImage& image) {
+  Picture p = make(image.width(), image.height(), PixelType::U8, 4);
+  p.bytes = image.pixels();
+  return p;
+}
+
+HostImage Picture::toRgba8() const {
+  if (desc.type != PixelType::U8 && desc.type != PixelType::U16)
+    throw std::invalid_argument("a " + typeName() + " picture has no RGBA8 form: its values are floats");
+  HostImage out(desc.width, desc.height);
+  const std::size_t n = std::size_t(desc.width) * std::size_t(desc.height);
+  const int c = desc.channels;
+  const auto value = [&](std::size_t i) -> std::uint8_t {  // element i, at 8 bits
+    if (desc.type == PixelType::U8) return bytes[i];
+    std::uint16_t v;
+    std::memcpy(&v, &bytes[2 * i], 2);
+    return std::uint8_t((std::uint32_t(v) * 255 + 32767) / 65535);  // nearest (no ties: 65535 is odd)
+  };
+  std::uint8_t* o = out.pixels().data();
+  for (std::size_t p = 0; p < n; ++p, o += 4) {
+    const std::size_t at = p * std::size_t(c);
+    o[0] = value(at);
+    o[1] = c >= 3 ? value(at + 1) : o[0];
+    o[2] = c >= 3 ? value(at + 2) : o[0];
+    o[3] = c == 4 ? value(at + 3) : 255;
+  }
+  return out;
+}
+
+std::string Picture::typeName() const {
+  return std::string(pixelTypeName(desc.type)) + "x" + std::to_string(desc.channels);
+}
+
 std::optional<PictureFormat> pictureFormatFor(const std::string& path) {
   const std::string ext = lower(std::filesystem::path(path).extension().string());
   if (ext == ".png") return PictureFormat::Png;
   if (ext == ".jpg" || ext == ".jpeg") return PictureFormat::Jpeg;
+  if (ext == ".npy") return PictureFormat::Npy;
   return std::nullopt;
 }
 
-const char* pictureFormatName(PictureFormat f) { return f == PictureFormat::Png ? "PNG" : "JPEG"; }
-const char* acceptedPictureExtensions() { return ".png, .jpg or .jpeg"; }
+const char* pictureFormatName(PictureFormat f) {
+  switch (f) {
+    case PictureFormat::Png:
+      return "PNG";
+    case PictureFormat::Jpeg:
+      return "JPEG";
+    case PictureFormat::Npy:
+      return ".npy";
+  }
+  return "";
+}
+const char* acceptedPictureExtensions() { return ".png, .jpg, .jpeg or .npy"; }
+
+std::string whyFormatCannotHold(PictureFormat format, const Picture& picture) {
+  const PixelType t = picture.desc.type;
+  const bool floats = t == PixelType::F16 || t == PixelType::F32;
+  if (format == PictureFormat::Png && floats)
+    return "a PNG holds 8- or 16-bit integer samples: write a .npy to keep the floats (or save the array as uint16 "
+           "first, (a * 65535).round().astype('uint16') for values in 0..1, and write a .png)";
+  if (format == PictureFormat::Jpeg && t != PixelType::U8)
+    return std::string("a JPEG holds 8-bit samples: ") +
+           (floats ? "write a .npy to keep the floats" : "write a .png (16 bits) or a .npy to keep them");
+  return "";
+}
 
 DecodedPicture readPicture(const std::string& path) {
   namespace fs = std::filesystem;
@@ -42,17 +110,37 @@ DecodedPicture readPicture(const std::string& path) {
   if (f.bad()) throw std::invalid_argument("cannot read '" + path + "': " + std::strerror(errno));
   if (looksLikePng(bytes)) return decodePng(bytes, path);
   if (looksLikeJpeg(bytes)) return decodeJpeg(bytes, path);
-  throw std::invalid_argument("'" + path + "' is " + (bytes.empty() ? "empty" : "neither a PNG nor a JPEG file") +
-                              ": convert it to PNG or JPEG first");
+  if (looksLikeNpy(bytes)) return decodeNpy(bytes, path);
+  throw std::invalid_argument("'" + path + "' is " +
+                              (bytes.empty() ? "empty" : "neither a PNG, a JPEG nor a NumPy .npy file") +
+                              ": convert it to PNG, JPEG or .npy first");
 }
 
-HostImage readPng(const std::string& path) { return readPicture(path).image; }
+HostImage readPng(const std::string& path) { return readPicture(path).picture.toRgba8(); }
+
+void writePicture(const std::string& path, const Picture& picture, PictureFormat format,
+                  const PictureWriteOptions& options) {
+  if (const std::string why = whyFormatCannotHold(format, picture); !why.empty())
+    throw std::invalid_argument("cannot write '" + path + "': the picture is " + picture.typeName() + ", and " + why);
+  std::string bytes;
+  switch (format) {
+    case PictureFormat::Png:
+      bytes = encodePng(picture);
+      break;
+    case PictureFormat::Jpeg:
+      bytes = encodeJpeg(picture, options.jpegQuality);
+      break;
+    case PictureFormat::Npy:
+      bytes = encodeNpy(picture);
+      break;
+  }
+  if (!writeFileAtomically(path, bytes))
+    throw std::runtime_error("cannot write '" + path + "' (is the folder there and writable?)");
+}
 
 void writePicture(const std::string& path, const HostImage& image, PictureFormat format,
                   const PictureWriteOptions& options) {
-  const std::string bytes = format == PictureFormat::Png ? encodePng(image) : encodeJpeg(image, options.jpegQuality);
-  if (!writeFileAtomically(path, bytes))
-    throw std::runtime_error("cannot write '" + path + "' (is the folder there and writable?)");
+  writePicture(path, Picture::fromRgba8(image), format, options);
 }
 
 void writePng(const std::string& path, const HostImage& image) { writePicture(path, image, PictureFormat::Png); }

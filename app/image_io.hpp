@@ -1,6 +1,7 @@
-// Pictures in and out of files: PNG and JPEG as RGBA8, with errors that say what was wrong. The
-// input's format is found from its bytes, the output's from its extension. Writes are atomic: the
-// picture is encoded in memory, then written to a temporary file that is renamed over the output.
+// Pictures in and out of files: PNG, JPEG and NumPy .npy, each in its own type (picture_codecs.hpp),
+// with errors that say what was wrong. The input's format is found from its bytes, the output's from
+// its extension. Writes are atomic: the picture is encoded in memory, then written to a temporary
+// file that is renamed over the output.
 #pragma once
 
 #include <optional>
@@ -11,29 +12,35 @@
 
 namespace convlive {
 
-enum class PictureFormat { Png, Jpeg };
+enum class PictureFormat { Png, Jpeg, Npy };
 
-// The format an output path asks for, by its extension (.png, .jpg, .jpeg; any case); nullopt for
-// any other.
+// The format an output path asks for, by its extension (.png, .jpg, .jpeg, .npy; any case); nullopt
+// for any other.
 std::optional<PictureFormat> pictureFormatFor(const std::string& path);
-// "PNG" / "JPEG", and the extensions accepted in words: ".png, .jpg or .jpeg".
+// "PNG" / "JPEG" / ".npy", and the extensions accepted in words: ".png, .jpg, .jpeg or .npy".
 const char* pictureFormatName(PictureFormat f);
 const char* acceptedPictureExtensions();
+// Why `format` cannot hold `picture`'s type ("a JPEG holds 8-bit samples: write a .png (16 bits) or
+// a .npy to keep them"); empty when it can.
+std::string whyFormatCannotHold(PictureFormat format, const Picture& picture);
 
-// Reads a PNG or a JPEG. Throws std::invalid_argument naming the path and the problem (missing, a
-// folder, neither PNG nor JPEG, corrupt, truncated).
+// Reads a PNG, a JPEG or a .npy. Throws std::invalid_argument naming the path and the problem
+// (missing, a folder, none of those formats, corrupt, truncated, an unsupported .npy).
 DecodedPicture readPicture(const std::string& path);
-// The image only (tests, the viewer): readPicture(path).image.
+// The picture as RGBA8 (tests, the viewer): readPicture(path).picture.toRgba8().
 HostImage readPng(const std::string& path);
 
 struct PictureWriteOptions {
   int jpegQuality = 92;  // 1..100
 };
-// Writes `image` in `format` (JPEG drops alpha). Throws std::runtime_error when the file cannot be
+// Writes `picture` in `format` (JPEG drops alpha). Throws std::invalid_argument when the format
+// cannot hold the picture (whyFormatCannotHold), std::runtime_error when the file cannot be
 // written (then no file, and no temporary, is left behind).
+void writePicture(const std::string& path, const Picture& picture, PictureFormat format,
+                  const PictureWriteOptions& options = {});
 void writePicture(const std::string& path, const HostImage& image, PictureFormat format,
                   const PictureWriteOptions& options = {});
-// writePicture(path, image, PictureFormat::Png).
+// writePicture(path, image, PictureFormat::Png): an 8-bit RGBA PNG.
 void writePng(const std::string& path, const HostImage& image);
 
 }  // namespace convlive

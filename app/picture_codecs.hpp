@@ -1,8 +1,12 @@
-// PNG (libpng) and JPEG (libjpeg-turbo) to and from RGBA8 in memory. Each call is self-contained:
-// any thread. Decoders throw std::invalid_argument naming `name` and what is wrong (corrupt,
-// truncated, a kind of picture they do not take); encoders throw std::runtime_error.
+// Pictures in memory and their codecs: PNG (libpng), JPEG (libjpeg-turbo) and NumPy .npy (by
+// hand), each keeping the picture's own type and channels (grey stays grey, 16 bits stay 16 bits,
+// floats stay floats). Each call is self-contained: any thread. Decoders throw
+// std::invalid_argument naming `name` and what is wrong (corrupt, truncated, a kind of picture they
+// do not take) and what to do; encoders throw std::invalid_argument for a picture the format cannot
+// hold (saying which format can) and std::runtime_error when encoding fails.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,27 +15,61 @@
 
 namespace convlive {
 
+// One picture of any type the library filters: desc is packed (pitch 0) and one frame (batch 1);
+// 1, 3 or 4 channels, the 4th alpha (desc.alpha true). bytes: desc.span() bytes, values in host
+// byte order.
+struct Picture {
+  ImageDesc desc;
+  std::vector<std::uint8_t> bytes;
+
+  // A width x height picture of `type` and `channels`, zero-filled.
+  static Picture make(int width, int height, PixelType type, int channels);
+  // An RGBA8 image as a u8x4 picture (a copy).
+  static Picture fromRgba8(const HostImage& image);
+  // The picture as RGBA8, for code that takes nothing else (the viewer, the tests): grey is copied
+  // to red, green and blue, alpha is 255 where there is none, 16-bit values are rounded to the
+  // nearest 8-bit one (v x 255 / 65535). Throws std::invalid_argument for a float picture.
+  HostImage toRgba8() const;
+  // "u16x1", "u8x4": the type and channels (desc.str() without the size).
+  std::string typeName() const;
+};
+
 // A decoded picture and what the decoder had to say about it.
 struct DecodedPicture {
-  HostImage image;                    // RGBA8; alpha 255 where the file has none
-  int bitsPerChannel = 8;             // as stored: 1, 2, 4, 8 or 16 (PNG); 8 (JPEG)
-  std::vector<std::string> warnings;  // one line each, for the user ("16 bits per channel: ...")
+  Picture picture;                    // as stored (PNG: 8 or 16 bits; JPEG: 8 bits; .npy: its dtype)
+  int bitsPerChannel = 8;             // as stored: 1, 2, 4, 8 or 16 (PNG); 8 (JPEG); 8, 16 or 32 (.npy)
+  std::vector<std::string> warnings;  // one line each, for the user
 };
 
 bool looksLikePng(std::string_view bytes);
 bool looksLikeJpeg(std::string_view bytes);
+bool looksLikeNpy(std::string_view bytes);
 
-// Grey, grey+alpha, RGB, RGBA and palette PNGs of any bit depth, expanded to RGBA8 (transparency
-// chunks become alpha). 16-bit channels are rounded to 8 bits (v * 255 / 65535), with a warning.
-// Gamma and colour chunks are not applied: the samples are taken as they are stored.
+// Grey, grey+alpha, RGB, RGBA and palette PNGs of any bit depth. 8- and 16-bit files keep their
+// depth (u8 or u16); 1, 2 and 4 bits (grey or palette) become 8. Channels as stored: grey is 1, RGB
+// (and palette) 3, RGBA 4; grey+alpha becomes RGBA (grey copied to red, green and blue: the library
+// takes 1, 3 or 4 channels), and so does anything with a transparency chunk (tRNS, as alpha). Gamma
+// and colour chunks are not applied: the samples are taken as they are stored.
 DecodedPicture decodePng(std::string_view bytes, const std::string& name);
-// RGBA8 as an 8-bit RGBA PNG.
-std::string encodePng(const HostImage& image);
+// A u8 or u16 picture as an 8- or 16-bit PNG: 1 channel grey, 3 RGB, 4 RGBA. Floats are refused
+// (a .npy keeps them).
+std::string encodePng(const Picture& picture);
+std::string encodePng(const HostImage& image);  // an 8-bit RGBA PNG
 
-// Baseline and progressive JPEGs, colour or grey (CMYK is refused), to RGBA8 with alpha 255. A
+// Baseline and progressive JPEGs: grey ones as u8x1, colour ones as u8x3 (CMYK is refused). A
 // truncated file is an error; other decoder warnings come back as warnings.
 DecodedPicture decodeJpeg(std::string_view bytes, const std::string& name);
-// RGBA8 as a JPEG (alpha dropped): quality 1..100; chroma 4:4:4 at 90 and above, else 4:2:0.
+// A u8 picture as a JPEG (1 channel: a grey JPEG; 4: alpha dropped): quality 1..100; chroma 4:4:4
+// at 90 and above, else 4:2:0. 16-bit and float pictures are refused (PNG or .npy keep them).
+std::string encodeJpeg(const Picture& picture, int quality);
 std::string encodeJpeg(const HostImage& image, int quality);
+
+// NumPy .npy (format versions 1, 2 and 3), as numpy.save writes it: little-endian uint8 ('|u1'),
+// uint16 ('<u2'), float16 ('<f2') or float32 ('<f4'), shape (H, W) or (H, W, C) with C 1, 3 or 4
+// (4: the 4th is alpha), C order. Anything else is refused with the fix (a.astype('float32'),
+// np.ascontiguousarray(a), a.transpose(1, 2, 0), ...).
+DecodedPicture decodeNpy(std::string_view bytes, const std::string& name);
+// Version 1.0, C order: shape (H, W) for one channel, else (H, W, C); the picture's own dtype.
+std::string encodeNpy(const Picture& picture);
 
 }  // namespace convlive

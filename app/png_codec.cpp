@@ -1,8 +1,9 @@
-// PNG through libpng. libpng reports errors by longjmp: the decoder keeps everything that must
-// outlive a jump (the buffers) in a caller-owned job, and the function holding setjmp has only
-// trivially destructible locals, so a jump skips no destructor.
+// PNG through libpng. libpng reports errors by longjmp: the decoder and the encoder keep
+// everything that must outlive a jump (the buffers) in a caller-owned job, and the functions
+// holding setjmp have only trivially destructible locals, so a jump skips no destructor.
 #include <png.h>
 
+#include <bit>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -13,18 +14,27 @@
 namespace convlive {
 namespace {
 
+constexpr bool kLittleEndianHost = std::endian::native == std::endian::little;
+
+// PNG stores 16-bit samples big-endian; the picture holds them in host order.
+void swap16(std::vector<std::uint8_t>& bytes) {
+  if (!kLittleEndianHost) return;
+  for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) std::swap(bytes[i], bytes[i + 1]);
+}
+
 struct PngReadJob {
   std::string_view bytes;
   std::size_t at = 0;
   char error[256] = {};
-  int width = 0, height = 0, bitDepth = 0, colourType = 0;
-  std::vector<std::uint8_t> pixels;  // RGBA8, filled by the decoder
+  int width = 0, height = 0, bitDepth = 0, colourType = 0;  // as stored
+  int channels = 0, sampleBits = 0;                         // as decoded
+  std::vector<std::uint8_t> pixels;                         // filled by the decoder, samples big-endian
   std::vector<png_bytep> rows;
 };
 
 void onError(png_structp png, png_const_charp message) {
-  auto* job = static_cast<PngReadJob*>(png_get_error_ptr(png));
-  std::snprintf(job->error, sizeof job->error, "%s", message);
+  auto* error = static_cast<char*>(png_get_error_ptr(png));
+  std::snprintf(error, 256, "%s", message);
   png_longjmp(png, 1);
 }
 void onWarning(png_structp, png_const_charp) {}  // benign (an unknown chunk, a bad gamma value)
@@ -51,22 +61,28 @@ void readAll(png_structp png, png_infop info, PngReadJob& job) {
   if (job.colourType == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (job.colourType == PNG_COLOR_TYPE_GRAY && job.bitDepth < 8) png_set_expand_gray_1_2_4_to_8(png);
   if (hasTrns) png_set_tRNS_to_alpha(png);
-  if (job.bitDepth == 16) png_set_scale_16(png);  // to the nearest 8-bit value (not the high byte)
-  if (job.colourType == PNG_COLOR_TYPE_GRAY || job.colourType == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-  if (!(job.colourType & PNG_COLOR_MASK_ALPHA) && !hasTrns) png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+  // Grey with alpha has 2 channels, which the library does not take: grey goes to red, green, blue.
+  const bool greyWithAlpha =
+      job.colourType == PNG_COLOR_TYPE_GRAY_ALPHA || (job.colourType == PNG_COLOR_TYPE_GRAY && hasTrns);
+  if (greyWithAlpha) png_set_gray_to_rgb(png);
   png_set_interlace_handling(png);
   png_read_update_info(png, info);
-  if (png_get_rowbytes(png, info) != png_size_t(w) * 4) png_error(png, "cannot expand it to RGBA8");
-  job.pixels.resize(std::size_t(w) * h * 4);
+  job.channels = png_get_channels(png, info);
+  job.sampleBits = png_get_bit_depth(png, info);
+  if ((job.channels != 1 && job.channels != 3 && job.channels != 4) || (job.sampleBits != 8 && job.sampleBits != 16))
+    png_error(png, "cannot expand it to 1, 3 or 4 channels of 8 or 16 bits");
+  const std::size_t rowBytes = std::size_t(w) * job.channels * (job.sampleBits / 8);
+  if (png_get_rowbytes(png, info) != rowBytes) png_error(png, "unexpected row size after expansion");
+  job.pixels.resize(rowBytes * h);
   job.rows.resize(h);
-  for (png_uint_32 y = 0; y < h; ++y) job.rows[y] = job.pixels.data() + std::size_t(y) * w * 4;
+  for (png_uint_32 y = 0; y < h; ++y) job.rows[y] = job.pixels.data() + std::size_t(y) * rowBytes;
   png_read_image(png, job.rows.data());
   png_read_end(png, nullptr);
 }
 
 // Decodes into job; false with job.error on a problem.
 bool decodeInto(PngReadJob& job) {
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job, onError, onWarning);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, job.error, onError, onWarning);
   if (!png) return std::snprintf(job.error, sizeof job.error, "out of memory"), false;
   png_infop info = png_create_info_struct(png);
   if (!info) {
@@ -79,6 +95,45 @@ bool decodeInto(PngReadJob& job) {
   }
   readAll(png, info, job);
   png_destroy_read_struct(&png, &info, nullptr);
+  return true;
+}
+
+struct PngWriteJob {
+  char error[256] = {};
+  int width = 0, height = 0, bitDepth = 8, colourType = 0;
+  std::vector<std::uint8_t> pixels;  // samples big-endian, rows packed
+  std::vector<png_bytep> rows;
+  std::string out;
+};
+
+void writeBytes(png_structp png, png_bytep data, png_size_t n) {
+  static_cast<PngWriteJob*>(png_get_io_ptr(png))->out.append(reinterpret_cast<const char*>(data), n);
+}
+void flushNothing(png_structp) {}
+
+void writeAll(png_structp png, png_infop info, PngWriteJob& job) {
+  png_set_write_fn(png, &job, writeBytes, flushNothing);
+  png_set_IHDR(png, info, png_uint_32(job.width), png_uint_32(job.height), job.bitDepth, job.colourType,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  png_write_image(png, job.rows.data());
+  png_write_end(png, nullptr);
+}
+
+bool encodeInto(PngWriteJob& job) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, job.error, onError, onWarning);
+  if (!png) return std::snprintf(job.error, sizeof job.error, "out of memory"), false;
+  png_infop info = png_create_info_struct(png);
+  if (!info) {
+    png_destroy_write_struct(&png, nullptr);
+    return std::snprintf(job.error, sizeof job.error, "out of memory"), false;
+  }
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    return false;
+  }
+  writeAll(png, info, job);
+  png_destroy_write_struct(&png, &info);
   return true;
 }
 
@@ -96,31 +151,34 @@ DecodedPicture decodePng(std::string_view bytes, const std::string& name) {
     throw std::invalid_argument("'" + name + "' is not a readable PNG (corrupt or truncated: " + job.error + ")");
   DecodedPicture d;
   d.bitsPerChannel = job.bitDepth;
-  d.image = HostImage(job.width, job.height);
-  d.image.pixels() = std::move(job.pixels);
-  if (job.bitDepth == 16)
-    d.warnings.push_back("'" + name +
-                         "' has 16 bits per channel: convlive filters 8-bit pictures, so it is rounded to 8 bits "
-                         "first and written with 8 bits per channel");
+  d.picture = Picture::make(job.width, job.height, job.sampleBits == 16 ? PixelType::U16 : PixelType::U8, job.channels);
+  d.picture.bytes = std::move(job.pixels);
+  if (job.sampleBits == 16) swap16(d.picture.bytes);
   return d;
 }
 
-std::string encodePng(const HostImage& image) {
-  png_image img{};
-  img.version = PNG_IMAGE_VERSION;
-  img.width = png_uint_32(image.width());
-  img.height = png_uint_32(image.height());
-  img.format = PNG_FORMAT_RGBA;
-  std::string out(PNG_IMAGE_PNG_SIZE_MAX(img), '\0');
-  png_alloc_size_t size = out.size();
-  if (!png_image_write_to_memory(&img, out.data(), &size, 0, image.pixels().data(), png_int_32(image.pitch()),
-                                 nullptr)) {
-    const std::string why = img.message;
-    png_image_free(&img);
-    throw std::runtime_error("cannot encode the PNG: " + why);
-  }
-  out.resize(size);
-  return out;
+std::string encodePng(const Picture& picture) {
+  const ImageDesc& d = picture.desc;
+  if (d.type != PixelType::U8 && d.type != PixelType::U16)
+    throw std::invalid_argument(std::string("a PNG holds 8- or 16-bit integer samples, and the picture is ") +
+                                picture.typeName() + ": write a .npy to keep the floats");
+  if (d.channels != 1 && d.channels != 3 && d.channels != 4)
+    throw std::invalid_argument("a PNG holds 1 (grey), 3 (RGB) or 4 (RGBA) channels, and the picture has " +
+                                std::to_string(d.channels));
+  PngWriteJob job;
+  job.width = d.width;
+  job.height = d.height;
+  job.bitDepth = d.type == PixelType::U16 ? 16 : 8;
+  job.colourType = d.channels == 1 ? PNG_COLOR_TYPE_GRAY : d.channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA;
+  job.pixels = picture.bytes;
+  if (job.bitDepth == 16) swap16(job.pixels);
+  const std::size_t rowBytes = d.rowBytes();
+  job.rows.resize(std::size_t(d.height));
+  for (int y = 0; y < d.height; ++y) job.rows[std::size_t(y)] = job.pixels.data() + std::size_t(y) * rowBytes;
+  if (!encodeInto(job)) throw std::runtime_error(std::string("cannot encode the PNG: ") + job.error);
+  return std::move(job.out);
 }
+
+std::string encodePng(const HostImage& image) { return encodePng(Picture::fromRgba8(image)); }
 
 }  // namespace convlive

@@ -20,7 +20,7 @@ namespace {
 // The output's format, from its extension; checked before any work.
 PictureFormat checkOutputPath(const std::string& out) {
   namespace fs = std::filesystem;
-  if (out.empty()) throw std::invalid_argument("--output is missing: name the picture to write (.png or .jpg)");
+  if (out.empty()) throw std::invalid_argument("--output is missing: name the picture to write (.png, .jpg or .npy)");
   const fs::path p(out);
   const auto format = pictureFormatFor(out);
   if (!format) {
@@ -36,8 +36,10 @@ PictureFormat checkOutputPath(const std::string& out) {
   return *format;
 }
 
-bool hasTransparency(const HostImage& img) {
-  const auto& px = img.pixels();
+// An 8-bit picture with alpha and a pixel that is not opaque.
+bool hasTransparency(const Picture& picture) {
+  if (picture.desc.type != PixelType::U8 || picture.desc.channels != 4 || !picture.desc.alpha) return false;
+  const auto& px = picture.bytes;
   for (std::size_t i = 3; i < px.size(); i += 4)
     if (px[i] != 255) return true;
   return false;
@@ -63,28 +65,62 @@ class SignalsHeld {
 
 }  // namespace
 
-FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const std::string& variant, std::ostream& log,
-                          bool sayAuto) {
+namespace {
+
+struct PlanRun {
+  const Variant* variant;
+  double ms;
+  Tile tile;
+};
+
+// Filters `in` into `out` (host memory, both as `desc` says) through a plan for `variant`.
+PlanRun runPlan(const ImageDesc& desc, const void* in, void* out, const FilterParams& asked, const std::string& variant,
+                std::ostream& log, bool sayAuto) {
   // A named GPU variant is refused without a device (the user asked for it); auto runs on the CPU.
-  Plan plan = Plan::make(asked, variant, ImageDesc::rgba8(in.width(), in.height()),
-                         {.memory = Memory::Host, .cpuFallback = false});
+  Plan plan = Plan::make(asked, variant, desc, {.memory = Memory::Host, .cpuFallback = false});
   if (variant == "auto" && sayAuto) {
     if (deviceInfo().available)
       log << "auto " << plan.autoWhy() << "\n";
     else
       log << "note: " << deviceInfo().reason << "; running on the CPU\n";
   }
-  FilteredImage r{HostImage(in.width(), in.height()), &plan.variant(), 0.0, plan.tile()};
   const auto t0 = std::chrono::steady_clock::now();
-  plan.run(in.view(), r.image.view());
-  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  plan.run(in, out);
+  return {&plan.variant(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+          plan.tile()};
+}
+
+void describe(std::ostream& log, const std::string& what, const FilterParams& p, const Variant& v, Tile tile,
+              double ms) {
+  log << what << ": " << p.filter.name << " r=" << p.filter.mask.radius() << " border=" << borderName(p.border)
+      << " variant=" << v.name << (v.tiles.empty() ? "" : " tile=" + tile.str()) << " in " << std::fixed
+      << std::setprecision(1) << ms << " ms (including transfers)\n";
+}
+
+}  // namespace
+
+FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const std::string& variant, std::ostream& log,
+                          bool sayAuto) {
+  HostImage out(in.width(), in.height());
+  const PlanRun r = runPlan(ImageDesc::rgba8(in.width(), in.height()), in.pixels().data(), out.pixels().data(), asked,
+                            variant, log, sayAuto);
+  return {std::move(out), r.variant, r.ms, r.tile};
+}
+
+FilteredPicture filterPicture(const Picture& in, const FilterParams& asked, const std::string& variant,
+                              std::ostream& log, bool sayAuto) {
+  Picture out = Picture::make(in.desc.width, in.desc.height, in.desc.type, in.desc.channels);
+  out.desc = in.desc;
+  const PlanRun r = runPlan(in.desc, in.bytes.data(), out.bytes.data(), asked, variant, log, sayAuto);
+  return {std::move(out), r.variant, r.ms, r.tile};
 }
 
 void describeFiltered(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredImage& r) {
-  log << what << ": " << p.filter.name << " r=" << p.filter.mask.radius() << " border=" << borderName(p.border)
-      << " variant=" << r.variant->name << (r.variant->tiles.empty() ? "" : " tile=" + r.tile.str()) << " in "
-      << std::fixed << std::setprecision(1) << r.ms << " ms (including transfers)\n";
+  describe(log, what, p, *r.variant, r.tile, r.ms);
+}
+
+void describeFiltered(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredPicture& r) {
+  describe(log, what, p, *r.variant, r.tile, r.ms);
 }
 
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
@@ -92,26 +128,29 @@ int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
     if (o.input.empty()) throw std::invalid_argument("--image is missing: name the picture to filter");
     const PictureFormat format = checkOutputPath(o.output);
     if (o.jpegQuality && format != PictureFormat::Jpeg)
-      throw std::invalid_argument("--quality is for JPEG output, and '" + o.output +
-                                  "' is a PNG (lossless): leave --quality out, or name a .jpg");
+      throw std::invalid_argument("--quality is for JPEG output, and '" + o.output + "' is " +
+                                  (format == PictureFormat::Png ? "a PNG" : "a .npy") +
+                                  " (lossless): leave --quality out, or name a .jpg");
     const int quality = o.jpegQuality.value_or(kDefaultJpegQuality);
     if (quality < 1 || quality > 100)
       throw std::invalid_argument("--quality " + std::to_string(quality) + " is out of range: use 1..100");
     const FilterParams p = o.spec.params();
-    const DecodedPicture picture = readPicture(o.input);
-    for (const std::string& w : picture.warnings) err << "convlive: warning: " << w << "\n";
-    const HostImage& in = picture.image;
-    const FilteredImage r = filterImage(in, p, o.spec.variant, log);
-    if (format == PictureFormat::Jpeg && hasTransparency(r.image))
+    const DecodedPicture decoded = readPicture(o.input);
+    for (const std::string& w : decoded.warnings) err << "convlive: warning: " << w << "\n";
+    const Picture& in = decoded.picture;
+    // A picture the output's format cannot hold is refused before any filtering.
+    if (const std::string why = whyFormatCannotHold(format, in); !why.empty())
+      throw std::invalid_argument("--output '" + o.output + "': '" + o.input + "' is " + in.desc.str() + ", and " +
+                                  why);
+    const FilteredPicture r = filterPicture(in, p, o.spec.variant, log);
+    if (format == PictureFormat::Jpeg && hasTransparency(r.picture))
       err << "convlive: warning: JPEG has no alpha channel: the picture's transparency is dropped in '" << o.output
           << "' (write a .png to keep it)\n";
     {
       const SignalsHeld held;
-      writePicture(o.output, r.image, format, {.jpegQuality = quality});
+      writePicture(o.output, r.picture, format, {.jpegQuality = quality});
     }
-    describeFiltered(
-        log, o.input + " (" + std::to_string(in.width()) + "x" + std::to_string(in.height()) + ") -> " + o.output, p,
-        r);
+    describeFiltered(log, o.input + " (" + in.desc.str() + ") -> " + o.output, p, r);
   });
 }
 

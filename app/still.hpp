@@ -1,5 +1,7 @@
-// The still-image command: one picture in (PNG or JPEG), the filtered picture out (PNG or JPEG, by
-// the output's extension), through any variant of the table.
+// The still-image command: one picture in (PNG, JPEG or NumPy .npy), the filtered picture out (PNG,
+// JPEG or .npy, by the output's extension), through any variant of the table that takes it. The
+// picture is filtered in its own type and channels (grey stays grey, 16 bits stay 16 bits, floats
+// stay floats) and written so.
 #pragma once
 
 #include <iosfwd>
@@ -11,6 +13,7 @@
 #include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
 #include "exit_codes.hpp"
+#include "picture_codecs.hpp"
 
 namespace convlive {
 
@@ -39,6 +42,17 @@ FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std:
 // One line on `log`: "<what>: gaussian r=5 border=clamp variant=stream tile=32x16 in 3.1 ms (including
 // transfers)".
 void describeFiltered(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredImage& r);
+
+// The same for a picture of any type (picture_codecs.hpp): the output has the input's description.
+struct FilteredPicture {
+  Picture picture;
+  const Variant* variant;
+  double ms;
+  Tile tile{};
+};
+FilteredPicture filterPicture(const Picture& in, const FilterParams& p, const std::string& variant, std::ostream& log,
+                              bool sayAuto = true);
+void describeFiltered(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredPicture& r);
 
 // Runs the command; messages go to `err` (one line for bad input), a summary to `log`.
 int runStill(const StillOptions& o, std::ostream& log, std::ostream& err);

@@ -1,5 +1,6 @@
 // PNG files made byte by byte for tests: any colour type and bit depth, with PLTE and tRNS chunks,
-// the image data in stored (uncompressed) deflate blocks. Independent of the decoder under test.
+// the image data in stored (uncompressed) deflate blocks. And NumPy .npy files, the same way.
+// Independent of the decoders under test.
 #pragma once
 
 #include <array>
@@ -71,6 +72,22 @@ inline std::string pngFile(int width, int height, int bitDepth, int colourType, 
   if (!trns.empty()) png += pngChunk("tRNS", trns);
   png += pngChunk("IDAT", zlibStored(raw));
   return png + pngChunk("IEND", "");
+}
+
+// A NumPy .npy file: `data` after a header of format version `major` (1: a 2-byte header length, 2
+// and 3: 4 bytes) with descr (as '<f4'), fortran_order ("False") and shape (as "(3, 5, 4)") as given,
+// padded with spaces to a multiple of 64 bytes and ending in a newline as numpy.save writes it.
+inline std::string npyFile(const std::string& descr, const std::string& shape, const std::string& data, int major = 1,
+                           const std::string& fortranOrder = "False") {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " + fortranOrder + ", 'shape': " + shape + ", }";
+  const std::size_t lengthBytes = major == 1 ? 2 : 4;
+  while ((8 + lengthBytes + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += char(major);
+  out += '\0';
+  for (std::size_t k = 0; k < lengthBytes; ++k) out += char((header.size() >> (8 * k)) & 0xff);
+  return out + header + data;
 }
 
 }  // namespace convlive::testing

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -54,47 +55,72 @@ HostImage gradient(int w, int h) {
   return img;
 }
 
+// Value i of a u16 picture.
+int u16At(const Picture& p, std::size_t i) {
+  std::uint16_t v;
+  std::memcpy(&v, &p.bytes.at(2 * i), 2);
+  return v;
+}
+
+Picture noisePicture(int w, int h, PixelType type, int channels, unsigned seed) {
+  std::mt19937 rng(seed);
+  Picture p = Picture::make(w, h, type, channels);
+  for (auto& b : p.bytes) b = static_cast<std::uint8_t>(rng() >> 24);
+  return p;
+}
+
 }  // namespace
 
-TEST(PngDecode, GreyGreyAlphaRgbAndRgbaAt8Bits) {
-  DecodedPicture d = decodePng(pngFile(2, 1, 8, 0, {std::string("\x10\xF0", 2)}), "g.png");
-  EXPECT_EQ(pixel(d.image, 0, 0), (std::array<int, 4>{16, 16, 16, 255}));
-  EXPECT_EQ(pixel(d.image, 1, 0), (std::array<int, 4>{240, 240, 240, 255}));
+TEST(PngDecode, GreyRgbAndRgbaKeepTheirChannelsGreyAlphaBecomesRgba) {
+  DecodedPicture d = decodePng(pngFile(3, 1, 8, 0, {std::string("\x10\xF0\x00", 3)}), "g.png");
+  EXPECT_EQ(d.picture.desc.str(), "3x1 u8x1");
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{16, 240, 0}));
   EXPECT_TRUE(d.warnings.empty());
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 1, 0), (std::array<int, 4>{240, 240, 240, 255}));
+  // Grey+alpha: 2 channels, which the library does not take: grey goes to red, green and blue.
   d = decodePng(pngFile(1, 1, 8, 4, {std::string("\x40\x80", 2)}), "ga.png");
-  EXPECT_EQ(pixel(d.image, 0, 0), (std::array<int, 4>{64, 64, 64, 128}));
+  EXPECT_EQ(d.picture.desc.str(), "1x1 u8x4");
+  EXPECT_TRUE(d.picture.desc.alpha);
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{64, 64, 64, 128}));
   d = decodePng(pngFile(1, 2, 8, 2, {"\x01\x02\x03", "\x04\x05\x06"}), "rgb.png");
-  EXPECT_EQ(pixel(d.image, 0, 1), (std::array<int, 4>{4, 5, 6, 255}));
+  EXPECT_EQ(d.picture.desc.str(), "1x2 u8x3");
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 0, 1), (std::array<int, 4>{4, 5, 6, 255}));
   d = decodePng(pngFile(1, 1, 8, 6, {"\x01\x02\x03\x04"}), "rgba.png");
-  EXPECT_EQ(pixel(d.image, 0, 0), (std::array<int, 4>{1, 2, 3, 4}));
+  EXPECT_EQ(d.picture.desc.str(), "1x1 u8x4");
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{1, 2, 3, 4}));
 }
 
 TEST(PngDecode, LowBitGreyPaletteAndTransparencyChunks) {
-  // 1-bit grey: 0 and 1 become 0 and 255; 4-bit: v * 17.
+  // 1-bit grey: 0 and 1 become 0 and 255; 4-bit: v * 17. Grey stays one channel.
   DecodedPicture d = decodePng(pngFile(3, 1, 1, 0, {std::string("\xA0", 1)}), "bits.png");  // 1 0 1
-  EXPECT_EQ(pixel(d.image, 0, 0)[0], 255);
-  EXPECT_EQ(pixel(d.image, 1, 0)[0], 0);
-  EXPECT_EQ(pixel(d.image, 2, 0)[0], 255);
+  EXPECT_EQ(d.picture.desc.str(), "3x1 u8x1");
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{255, 0, 255}));
   EXPECT_EQ(d.bitsPerChannel, 1);
   d = decodePng(pngFile(2, 1, 4, 0, {std::string("\x3F", 1)}), "nibbles.png");
-  EXPECT_EQ(pixel(d.image, 0, 0)[0], 3 * 17);
-  EXPECT_EQ(pixel(d.image, 1, 0)[0], 15 * 17);
-  // A palette of three colours, the second half transparent (tRNS), 2 bits an index.
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{3 * 17, 15 * 17}));
+  // A palette of three colours, 2 bits an index: RGB; with the second half transparent (tRNS): RGBA.
   const std::string plte("\xFF\x00\x00\x00\xFF\x00\x00\x00\xFF", 9);
-  d = decodePng(pngFile(3, 1, 2, 3, {std::string("\x18", 1)}, plte, std::string("\xFF\x80", 2)), "pal.png");  // 0 1 2
-  EXPECT_EQ(pixel(d.image, 0, 0), (std::array<int, 4>{255, 0, 0, 255}));
-  EXPECT_EQ(pixel(d.image, 1, 0), (std::array<int, 4>{0, 255, 0, 128}));
-  EXPECT_EQ(pixel(d.image, 2, 0), (std::array<int, 4>{0, 0, 255, 255}));  // past tRNS: opaque
-  // RGB with a colour key: that colour becomes transparent.
+  d = decodePng(pngFile(3, 1, 2, 3, {std::string("\x18", 1)}, plte), "pal.png");  // 0 1 2
+  EXPECT_EQ(d.picture.desc.str(), "3x1 u8x3");
+  EXPECT_EQ(d.picture.bytes, (std::vector<std::uint8_t>{255, 0, 0, 0, 255, 0, 0, 0, 255}));
+  d = decodePng(pngFile(3, 1, 2, 3, {std::string("\x18", 1)}, plte, std::string("\xFF\x80", 2)), "pal.png");
+  EXPECT_EQ(d.picture.desc.str(), "3x1 u8x4");
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 0, 0), (std::array<int, 4>{255, 0, 0, 255}));
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 1, 0), (std::array<int, 4>{0, 255, 0, 128}));
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 2, 0), (std::array<int, 4>{0, 0, 255, 255}));  // past tRNS: opaque
+  // RGB with a colour key: that colour becomes transparent (RGBA).
   d = decodePng(
       pngFile(2, 1, 8, 2, {std::string("\x01\x02\x03\x09\x09\x09", 6)}, "", std::string("\0\x01\0\x02\0\x03", 6)),
       "key.png");
-  EXPECT_EQ(pixel(d.image, 0, 0)[3], 0);
-  EXPECT_EQ(pixel(d.image, 1, 0)[3], 255);
+  EXPECT_EQ(d.picture.desc.str(), "2x1 u8x4");
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 0, 0)[3], 0);
+  EXPECT_EQ(pixel(d.picture.toRgba8(), 1, 0)[3], 255);
 }
 
-TEST(PngDecode, SixteenBitsRoundToEightWithAWarning) {
-  // Every 16-bit grey value in a 256x256 picture: each rounds to the nearest 8-bit value.
+TEST(PngDecode, SixteenBitsStaySixteenBits) {
+  // Every 16-bit grey value in a 256x256 picture comes in as it is (PNG stores it big-endian), and
+  // its RGBA8 form rounds each to the nearest 8-bit value.
   std::vector<std::string> rows;
   for (int y = 0; y < 256; ++y) {
     std::string r;
@@ -107,19 +133,26 @@ TEST(PngDecode, SixteenBitsRoundToEightWithAWarning) {
   }
   const DecodedPicture d = decodePng(pngFile(256, 256, 16, 0, rows), "deep.png");
   EXPECT_EQ(d.bitsPerChannel, 16);
-  ASSERT_EQ(d.warnings.size(), 1u);
-  EXPECT_NE(d.warnings[0].find("'deep.png' has 16 bits per channel"), std::string::npos) << d.warnings[0];
-  EXPECT_NE(d.warnings[0].find("rounded to 8 bits"), std::string::npos) << d.warnings[0];
-  int worst = 0;
+  EXPECT_TRUE(d.warnings.empty());
+  ASSERT_EQ(d.picture.desc.str(), "256x256 u16x1");
+  const HostImage rgba = d.picture.toRgba8();
+  int wrong = 0, worst = 0;
   for (int v = 0; v < 65536; ++v) {
+    wrong += u16At(d.picture, std::size_t(v)) != v;
     const int want = int(std::lround(v * 255.0 / 65535.0));
-    worst = std::max(worst, std::abs(pixel(d.image, v % 256, v / 256)[0] - want));
+    worst = std::max(worst, std::abs(pixel(rgba, v % 256, v / 256)[0] - want));
   }
+  EXPECT_EQ(wrong, 0);
   EXPECT_EQ(worst, 0);
-  // 16-bit RGBA keeps its alpha, rounded the same way.
-  const DecodedPicture a =
-      decodePng(pngFile(1, 1, 16, 6, {std::string("\xFF\xFF\x00\x00\x80\x00\x80\x80", 8)}), "rgba16.png");
-  EXPECT_EQ(pixel(a.image, 0, 0), (std::array<int, 4>{255, 0, 128, 128}));
+  // 16-bit RGB and RGBA keep their channels.
+  DecodedPicture a = decodePng(pngFile(1, 1, 16, 6, {std::string("\xFF\xFF\x00\x00\x80\x00\x12\x34", 8)}), "a.png");
+  ASSERT_EQ(a.picture.desc.str(), "1x1 u16x4");
+  EXPECT_EQ(u16At(a.picture, 0), 0xFFFF);
+  EXPECT_EQ(u16At(a.picture, 2), 0x8000);
+  EXPECT_EQ(u16At(a.picture, 3), 0x1234);
+  a = decodePng(pngFile(1, 1, 16, 2, {std::string("\x01\x02\x03\x04\x05\x06", 6)}), "rgb16.png");
+  ASSERT_EQ(a.picture.desc.str(), "1x1 u16x3");
+  EXPECT_EQ(u16At(a.picture, 1), 0x0304);
 }
 
 TEST(PngDecode, CorruptAndTruncatedFilesAreRefused) {
@@ -139,11 +172,36 @@ TEST(PngDecode, CorruptAndTruncatedFilesAreRefused) {
   }
 }
 
-TEST(Png, EncodeDecodeRoundTripIsExact) {
+TEST(Png, EncodeDecodeRoundTripIsExactInEveryTypeAndChannelCount) {
   const HostImage img = noise(37, 21, 7);
   const DecodedPicture d = decodePng(encodePng(img), "mem.png");
-  EXPECT_EQ(d.image.pixels(), img.pixels());
-  EXPECT_EQ(d.image.width(), 37);
+  EXPECT_EQ(d.picture.toRgba8().pixels(), img.pixels());
+  EXPECT_EQ(d.picture.desc.width, 37);
+  for (const PixelType type : {PixelType::U8, PixelType::U16})
+    for (const int channels : {1, 3, 4}) {
+      const Picture p = noisePicture(37, 21, type, channels, 11);
+      const std::string png = encodePng(p);
+      const DecodedPicture back = decodePng(png, "mem.png");
+      EXPECT_EQ(back.picture.desc, p.desc) << back.picture.desc.str();
+      EXPECT_EQ(back.picture.bytes, p.bytes) << p.desc.str();
+      EXPECT_EQ(back.bitsPerChannel, type == PixelType::U16 ? 16 : 8);
+      // The file's header: bit depth and colour type (grey 0, RGB 2, RGBA 6) as the picture's.
+      EXPECT_EQ(int(png[24]), type == PixelType::U16 ? 16 : 8);
+      EXPECT_EQ(int(png[25]), channels == 1 ? 0 : channels == 3 ? 2 : 6);
+    }
+  // 16-bit samples go into the file big-endian: the first value of a 1x1 grey picture of 0x1234.
+  Picture one = Picture::make(1, 1, PixelType::U16, 1);
+  const std::uint16_t v = 0x1234;
+  std::memcpy(one.bytes.data(), &v, 2);
+  EXPECT_EQ(decodePng(encodePng(one), "one.png").picture.bytes, one.bytes);
+  const std::string again =
+      encodePng(decodePng(pngFile(1, 1, 16, 0, {std::string("\x12\x34", 2)}), "made.png").picture);
+  EXPECT_EQ(u16At(decodePng(again, "again.png").picture, 0), 0x1234);
+  // Floats have no PNG form.
+  const std::string why = errorOf([] { encodePng(Picture::make(3, 3, PixelType::F32, 1)); });
+  EXPECT_NE(why.find("a PNG holds 8- or 16-bit integer samples, and the picture is f32x1: write a .npy"),
+            std::string::npos)
+      << why;
 }
 
 TEST(Jpeg, RoundTripWithinTheLossOfItsQuality) {
@@ -152,26 +210,44 @@ TEST(Jpeg, RoundTripWithinTheLossOfItsQuality) {
   ASSERT_TRUE(looksLikeJpeg(hi));
   EXPECT_LT(lo.size(), hi.size());
   const DecodedPicture d = decodeJpeg(hi, "mem.jpg");
-  ASSERT_EQ(d.image.width(), 96);
-  ASSERT_EQ(d.image.height(), 64);
+  ASSERT_EQ(d.picture.desc.str(), "96x64 u8x3");  // colour: RGB, no alpha
   double sum = 0;
   int worst = 0;
-  for (std::size_t i = 0; i < img.pixels().size(); ++i) {
-    if (i % 4 == 3) {
-      EXPECT_EQ(d.image.pixels()[i], 255);
-      continue;
+  for (std::size_t p = 0; p < std::size_t(96 * 64); ++p)
+    for (std::size_t c = 0; c < 3; ++c) {
+      const int diff = std::abs(int(d.picture.bytes[3 * p + c]) - int(img.pixels()[4 * p + c]));
+      sum += diff;
+      worst = std::max(worst, diff);
     }
-    const int diff = std::abs(int(d.image.pixels()[i]) - int(img.pixels()[i]));
-    sum += diff;
-    worst = std::max(worst, diff);
-  }
   EXPECT_LT(sum / (96 * 64 * 3), 1.5);
   EXPECT_LE(worst, 12);
   EXPECT_TRUE(d.warnings.empty());
   EXPECT_THROW(encodeJpeg(img, 0), std::invalid_argument);
+  // The RGB picture encodes as it decoded, within the loss.
+  const DecodedPicture again = decodeJpeg(encodeJpeg(d.picture, 95), "again.jpg");
+  ASSERT_EQ(again.picture.desc, d.picture.desc);
 }
 
-// Grey and progressive JPEGs (made here with libjpeg-turbo itself) come in as RGBA.
+// A grey picture makes a grey JPEG, which comes back grey; 16-bit and float pictures are refused.
+TEST(Jpeg, GreyStaysGreyDeepAndFloatPicturesAreRefused) {
+  Picture grey = Picture::make(33, 17, PixelType::U8, 1);
+  for (int y = 0; y < 17; ++y)
+    for (int x = 0; x < 33; ++x) grey.bytes[std::size_t(y) * 33 + std::size_t(x)] = std::uint8_t(7 * x + 3 * y);
+  const DecodedPicture d = decodeJpeg(encodeJpeg(grey, 95), "grey.jpg");
+  ASSERT_EQ(d.picture.desc.str(), "33x17 u8x1");
+  int worst = 0;
+  for (std::size_t i = 0; i < grey.bytes.size(); ++i)
+    worst = std::max(worst, std::abs(int(d.picture.bytes[i]) - int(grey.bytes[i])));
+  EXPECT_LE(worst, 12);
+  std::string why = errorOf([] { encodeJpeg(Picture::make(3, 3, PixelType::U16, 3), 90); });
+  EXPECT_NE(why.find("a JPEG holds 8-bit samples, and the picture is u16x3: write a .png (16 bits) or a .npy"),
+            std::string::npos)
+      << why;
+  why = errorOf([] { encodeJpeg(Picture::make(3, 3, PixelType::F16, 1), 90); });
+  EXPECT_NE(why.find("the picture is f16x1: write a .npy to keep the floats"), std::string::npos) << why;
+}
+
+// Grey and progressive JPEGs (made here with libjpeg-turbo itself) come in as grey and RGB.
 TEST(Jpeg, GreyAndProgressiveFilesDecode) {
   const HostImage img = gradient(32, 16);
   for (const auto& [subsampling, flags] :
@@ -184,8 +260,8 @@ TEST(Jpeg, GreyAndProgressiveFilesDecode) {
     tjFree(raw);
     tjDestroy(h);
     const DecodedPicture d = decodeJpeg(bytes, "made.jpg");
-    ASSERT_EQ(d.image.width(), 32);
-    const auto p = pixel(d.image, 31, 15);
+    EXPECT_EQ(d.picture.desc.str(), subsampling == TJSAMP_GRAY ? "32x16 u8x1" : "32x16 u8x3");
+    const auto p = pixel(d.picture.toRgba8(), 31, 15);
     EXPECT_EQ(p[3], 255);
     if (subsampling == TJSAMP_GRAY)
       EXPECT_TRUE(p[0] == p[1] && p[1] == p[2]) << p[0] << " " << p[1] << " " << p[2];
@@ -208,6 +284,93 @@ TEST(Jpeg, TruncatedAndCorruptFilesAreRefused) {
   }
 }
 
+// .npy pictures: every type the library filters, (H, W) and (H, W, C), versions 1 and 2.
+TEST(Npy, ReadsEveryTypeAndShape) {
+  struct Kind {
+    const char* descr;
+    PixelType type;
+  };
+  std::mt19937 rng(5);
+  for (const Kind k : {Kind{"<f4", PixelType::F32}, Kind{"<f2", PixelType::F16}, Kind{"<u2", PixelType::U16},
+                       Kind{"|u1", PixelType::U8}})
+    for (const int channels : {0, 1, 3, 4})  // 0: shape (H, W)
+      for (const int major : {1, 2}) {
+        const std::string shape = channels ? "(5, 7, " + std::to_string(channels) + ")" : "(5, 7)";
+        std::string data(5 * 7 * std::max(channels, 1) * pixelTypeBytes(k.type), '\0');
+        for (char& c : data) c = char(rng() >> 24);
+        const DecodedPicture d = decodeNpy(convlive::testing::npyFile(k.descr, shape, data, major), "a.npy");
+        EXPECT_EQ(d.picture.desc.str(),
+                  "7x5 " + std::string(pixelTypeName(k.type)) + "x" + std::to_string(std::max(channels, 1)))
+            << k.descr << " " << shape;
+        EXPECT_EQ(d.picture.desc.alpha, channels == 4);
+        EXPECT_EQ(std::string(d.picture.bytes.begin(), d.picture.bytes.end()), data) << k.descr << " " << shape;
+        EXPECT_TRUE(d.warnings.empty());
+      }
+}
+
+// What encodeNpy writes is what numpy.save writes (a version 1.0 header padded to 64 bytes), and
+// reads back as it was.
+TEST(Npy, WritesWhatNumpyWrites) {
+  for (const PixelType type : {PixelType::U8, PixelType::U16, PixelType::F16, PixelType::F32})
+    for (const int channels : {1, 3, 4}) {
+      const Picture p = noisePicture(9, 3, type, channels, 3);
+      const std::string descr = type == PixelType::U8    ? "|u1"
+                                : type == PixelType::U16 ? "<u2"
+                                : type == PixelType::F16 ? "<f2"
+                                                         : "<f4";
+      const std::string shape = channels == 1 ? "(3, 9)" : "(3, 9, " + std::to_string(channels) + ")";
+      const std::string bytes = encodeNpy(p);
+      EXPECT_EQ(bytes, convlive::testing::npyFile(descr, shape, std::string(p.bytes.begin(), p.bytes.end())))
+          << p.desc.str();
+      const DecodedPicture back = decodeNpy(bytes, "mem.npy");
+      EXPECT_EQ(back.picture.desc, p.desc);
+      EXPECT_EQ(back.picture.bytes, p.bytes);
+    }
+}
+
+TEST(Npy, RefusalsSayWhatWasWrongAndWhatToDo) {
+  using convlive::testing::npyFile;
+  const std::string f4(60, '\0');  // (3, 5) float32
+  std::string cut = npyFile("<f4", "(3, 5)", f4);
+  cut.resize(30);
+  const std::pair<std::string, std::string> cases[] = {
+      {npyFile(">f4", "(3, 5)", f4),
+       "'t.npy' holds big-endian float32 data (dtype '>f4'); convlive reads uint8, "
+       "uint16, float16 or float32, little-endian: save it little-endian: "
+       "a.astype('<f4')"},
+      {npyFile("<f8", "(3, 5)", f4 + f4), "holds float64 data (dtype '<f8')"},
+      {npyFile("<f8", "(3, 5)", f4 + f4), "save it as float32: a.astype('float32')"},
+      {npyFile("<i4", "(3, 5)", f4),
+       "holds int32 data (dtype '<i4'); convlive reads uint8, uint16, float16 or "
+       "float32, little-endian: convert it to one of"},
+      {npyFile("|b1", "(3, 5)", std::string(15, '\0')), "holds bool data"},
+      {npyFile("<f4", "(3, 5)", f4, 1, "True"),
+       "is in Fortran (column-major) order: save a C-order array, numpy.save(path, np.ascontiguousarray(a))"},
+      {npyFile("<f4", "(3, 5, 1)", f4 + f4 + f4 + f4 + f4 + f4 + f4),
+       "has 360 bytes after the array its header describes"},
+      {npyFile("<f4", "(3, 5, 7)", std::string(420, '\0')),
+       "has shape (3, 5, 7), which is not a picture: use (H, W) for grey or (H, W, C) with C 1, 3 or 4 (channels "
+       "last); for channels first (C, H, W): a.transpose(1, 2, 0)"},
+      {npyFile("<f4", "(5, 3, 2)", f4 + f4), "has shape (5, 3, 2), which is not a picture"},
+      {npyFile("<f4", "(5, 3, 2)", f4 + f4), "for grey and alpha"},
+      {npyFile("<f4", "(15,)", f4), "has shape (15,), which is not a picture"},
+      {npyFile("<f4", "(1, 3, 5, 1)", f4), "has shape (1, 3, 5, 1), which is not a picture"},
+      {npyFile("<f4", "(0, 5)", ""), "holds no pixels (shape (0, 5))"},
+      {npyFile("<f4", "(3, 5)", f4.substr(1)),
+       "is truncated: its header says shape (3, 5) of float32 (60 bytes), and it holds 59"},
+      {npyFile("<f4", "(3, 5)", f4 + "x"), "has 1 bytes after the array"},
+      {npyFile("<f4", "(3, 5)", f4, 4), "is a .npy file of format version 4.0, which convlive does not read"},
+      {cut, "is truncated (it ends inside the .npy header)"},
+      {npyFile("<f4", "(3, x)", f4), "has a shape convlive cannot read ((3, x))"},
+      {"\x93NUMPY", "is truncated"},
+      {"NUMPY", "'t.npy' is not a NumPy .npy file"},
+  };
+  for (const auto& [bytes, message] : cases) {
+    const std::string got = errorOf([&] { decodeNpy(bytes, "t.npy"); });
+    EXPECT_NE(got.find(message), std::string::npos) << message << "\n  got: " << got;
+  }
+}
+
 class PictureFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -223,14 +386,15 @@ TEST_F(PictureFiles, FormatByExtensionContentByBytes) {
   EXPECT_EQ(pictureFormatFor("a/b.PNG"), PictureFormat::Png);
   EXPECT_EQ(pictureFormatFor("b.jpg"), PictureFormat::Jpeg);
   EXPECT_EQ(pictureFormatFor("b.JPEG"), PictureFormat::Jpeg);
+  EXPECT_EQ(pictureFormatFor("b.Npy"), PictureFormat::Npy);
   EXPECT_FALSE(pictureFormatFor("b.gif"));
   EXPECT_FALSE(pictureFormatFor("png"));
   const HostImage img = gradient(20, 10);
   // A JPEG named .png is read as the JPEG it is.
   writePicture(path("really-a-jpeg.png"), img, PictureFormat::Jpeg);
-  EXPECT_EQ(readPicture(path("really-a-jpeg.png")).image.width(), 20);
+  EXPECT_EQ(readPicture(path("really-a-jpeg.png")).picture.desc.width, 20);
   writePicture(path("p.png"), img, PictureFormat::Png);
-  EXPECT_EQ(readPicture(path("p.png")).image.pixels(), img.pixels());
+  EXPECT_EQ(readPicture(path("p.png")).picture.bytes, img.pixels());
   // Only the picture is left: no temporary beside it.
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
@@ -245,7 +409,7 @@ TEST_F(PictureFiles, ReadingSaysWhatIsWrong) {
       {path("missing.png"), "no such file"},
       {path("folder.png"), "it is a directory"},
       {path("empty.png"), "empty.png' is empty"},
-      {path("text.jpg"), "text.jpg' is neither a PNG nor a JPEG file"},
+      {path("text.jpg"), "text.jpg' is neither a PNG, a JPEG nor a NumPy .npy file"},
   };
   for (const auto& [file, message] : cases) {
     const std::string got = errorOf([&] { readPicture(file); });
@@ -259,4 +423,29 @@ TEST_F(PictureFiles, AFailedWriteLeavesNoFileAndNoTemporary) {
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
   EXPECT_EQ(entries, 1u);
+}
+
+// A .npy picture is found by its bytes and written by its extension; NumPy itself (when there is
+// one) reads what convlive wrote as the same array.
+TEST_F(PictureFiles, NpyInAndOutReadByNumpy) {
+  const Picture p = noisePicture(11, 7, PixelType::F16, 3, 9);
+  writePicture(path("p.npy"), p, PictureFormat::Npy);
+  const DecodedPicture d = readPicture(path("p.npy"));
+  EXPECT_EQ(d.picture.desc, p.desc);
+  EXPECT_EQ(d.picture.bytes, p.bytes);
+  const std::string why = errorOf([&] { writePicture(path("p.png"), p, PictureFormat::Png); });
+  EXPECT_NE(why.find("cannot write '" + path("p.png") +
+                     "': the picture is f16x3, and a PNG holds 8- or 16-bit "
+                     "integer samples: write a .npy to keep the floats"),
+            std::string::npos)
+      << why;
+  EXPECT_FALSE(fs::exists(path("p.png")));
+  if (std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no NumPy";
+  std::ofstream(path("raw.bin"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(p.bytes.data()), std::streamsize(p.bytes.size()));
+  const std::string check = "/usr/bin/python3 -c \"import numpy as np; a = np.load('" + path("p.npy") +
+                            "'); assert a.dtype == np.float16 and a.shape == (7, 11, 3) and a.flags.c_contiguous, "
+                            "(a.dtype, a.shape); assert a.tobytes() == open('" +
+                            path("raw.bin") + "', 'rb').read()\"";
+  EXPECT_EQ(std::system(check.c_str()), 0);
 }

@@ -3,15 +3,19 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
 
+#include "convlive/half.hpp"
 #include "convlive/mask.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
@@ -234,13 +238,14 @@ TEST_F(StillCommand, BadArgumentsGiveOneLineAndExitCode2) {
       {"image --direction up --mask pitch" + in + out + cpu, "horizontal, vertical"},
       {"image --input " + path("missing.png") + out + cpu, "no such file"},
       {"image --input " + path("adir.png") + out + cpu, "directory"},
-      {"image --input " + path("text.png") + out + cpu, "is neither a PNG nor a JPEG file"},
+      {"image --input " + path("text.png") + out + cpu, "is neither a PNG, a JPEG nor a NumPy .npy file"},
       {"image --input " + path("trunc.png") + out + cpu, "not a readable PNG"},
       {"image" + in + " --output " + path("nodir/out.png") + cpu, "does not exist"},
       {"image" + in + " --output " + path("out.gif") + cpu,
-       "'.gif' is not a picture format: end it in .png, .jpg or .jpeg"},
-      {"image" + in + " --output " + path("out") + cpu, "no extension: end it in .png, .jpg or .jpeg"},
+       "'.gif' is not a picture format: end it in .png, .jpg, .jpeg or .npy"},
+      {"image" + in + " --output " + path("out") + cpu, "no extension: end it in .png, .jpg, .jpeg or .npy"},
       {"image --quality 80" + in + out + cpu, "--quality is for JPEG output"},
+      {"image --quality 80" + in + " --output " + path("out.npy") + cpu, "is a .npy (lossless)"},
       {"image --quality 0" + in + " --output " + path("out.jpg") + cpu, "--quality 0 is out of range: use 1..100"},
       {"image --weights-file " + path("missing.txt") + in + out + cpu,
        "--weights-file: '" + path("missing.txt") + "' does not exist"},
@@ -338,45 +343,287 @@ TEST_F(StillCommand, WeightsFileAndFactorsGiveTheEquivalentMask) {
 
 namespace {
 
-// A 16-bit RGBA PNG of `img` with each 8-bit sample v stored as v * 257 (exactly v at 8 bits).
-std::string sixteenBitPng(const HostImage& img) {
+std::string fileBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// The rows of a PNG of `width` x `height` pixels of `channels` values each, from `values` (host
+// order): 8-bit as they are, 16-bit big-endian as PNG stores them.
+std::vector<std::string> pngRows(int width, int height, int channels, int bits, const std::vector<int>& values) {
   std::vector<std::string> rows;
-  for (int y = 0; y < img.height(); ++y) {
+  for (int y = 0; y < height; ++y) {
     std::string r;
-    for (int x = 0; x < img.width() * 4; ++x) {
-      const std::uint8_t v = img.view().row(y)[x];
-      r += char(v);
-      r += char(v);
+    for (int i = 0; i < width * channels; ++i) {
+      const int v = values[std::size_t(y) * std::size_t(width * channels) + std::size_t(i)];
+      if (bits == 16) r += char(v >> 8);
+      r += char(v & 0xff);
     }
     rows.push_back(r);
   }
-  return convlive::testing::pngFile(img.width(), img.height(), 16, 6, rows);
+  return rows;
+}
+
+// `values` as the bytes of a u8 or u16 picture (host order).
+std::vector<unsigned char> asBytes(const std::vector<int>& values, PixelType type) {
+  std::vector<unsigned char> b(values.size() * pixelTypeBytes(type));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (type == PixelType::U8) {
+      b[i] = static_cast<unsigned char>(values[i]);
+    } else {
+      const auto v = static_cast<std::uint16_t>(values[i]);
+      std::memcpy(&b[2 * i], &v, 2);
+    }
+  }
+  return b;
+}
+
+std::vector<int> randomValues(std::size_t n, int max, std::mt19937& rng) {
+  std::vector<int> v(n);
+  for (int& x : v) x = int(rng() % std::uint32_t(max + 1));
+  return v;
+}
+
+// The largest difference between two pictures' values of `desc`: in LSB for integers, in ulps for
+// f16 (the bit patterns' distance, sign and magnitude ordered), absolute for f32.
+double largestDifference(const ImageDesc& desc, const std::vector<unsigned char>& a,
+                         const std::vector<unsigned char>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  const std::size_t size = pixelTypeBytes(desc.type);
+  double worst = 0;
+  for (std::size_t i = 0; i + size <= std::min(a.size(), b.size()); i += size) {
+    double d = 0;
+    switch (desc.type) {
+      case PixelType::U8:
+        d = std::abs(int(a[i]) - int(b[i]));
+        break;
+      case PixelType::U16:
+      case PixelType::F16: {
+        std::uint16_t x, y;
+        std::memcpy(&x, &a[i], 2);
+        std::memcpy(&y, &b[i], 2);
+        if (desc.type == PixelType::U16) {
+          d = std::abs(int(x) - int(y));
+        } else {
+          const auto ordered = [](std::uint16_t h) { return h & 0x8000 ? -int(h & 0x7fff) : int(h); };
+          d = std::isnan(halfToFloat(x)) || std::isnan(halfToFloat(y)) ? 1e9 : std::abs(ordered(x) - ordered(y));
+        }
+        break;
+      }
+      case PixelType::F32: {
+        float x, y;
+        std::memcpy(&x, &a[i], 4);
+        std::memcpy(&y, &b[i], 4);
+        d = std::isfinite(x) && std::isfinite(y) ? std::fabs(double(x) - double(y)) : 1e9;
+        break;
+      }
+    }
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+// What the reference makes of `in` (desc's bytes) with `mask` r=radius and `border`.
+std::vector<unsigned char> referenceOf(const ImageDesc& desc, const std::vector<unsigned char>& in,
+                                       const std::string& mask, int radius, Border border) {
+  std::vector<unsigned char> out(desc.span());
+  referenceFrames(makeFilter(mask, {.radius = radius}), border, false, desc, in.data(), out.data());
+  return out;
+}
+
+ImageDesc descOf(int width, int height, PixelType type, int channels) {
+  ImageDesc d;
+  d.width = width;
+  d.height = height;
+  d.type = type;
+  d.channels = channels;
+  d.alpha = channels == 4;
+  return d;
 }
 
 }  // namespace
 
-TEST_F(StillCommand, SixteenBitGreyAndPalettePngsIn) {
-  std::ofstream(path("deep.png"), std::ios::binary) << sixteenBitPng(in_);
-  auto r = runConvlive("image " + path("deep.png") + " " + path("out.png") + " --variant cpu --weights 1");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("convlive: warning: '" + path("deep.png") + "' has 16 bits per channel"), std::string::npos)
-      << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;  // the warning and the summary
-  EXPECT_EQ(maxDiff(readPng(path("out.png")), in_), 0);
-
-  // Grey (2 pixels) and palette (a red and a half-transparent blue) filtered through identity.
+// A grey PNG is filtered as one 8-bit channel and written as a grey PNG: the reference's result
+// (within 1 LSB), with the type in the summary; auto (the default) takes it too.
+TEST_F(StillCommand, GreyPngStaysGrey) {
+  std::mt19937 rng(std::random_device{}());
+  const std::vector<int> values = randomValues(37 * 23, 255, rng);
   std::ofstream(path("grey.png"), std::ios::binary)
-      << convlive::testing::pngFile(2, 1, 8, 0, {std::string("\x10\xF0", 2)});
-  r = runConvlive("image " + path("grey.png") + " " + path("out.png") + " --variant cpu --weights 1");
+      << convlive::testing::pngFile(37, 23, 8, 0, pngRows(37, 23, 1, 8, values));
+  const ImageDesc desc = descOf(37, 23, PixelType::U8, 1);
+  const auto want = referenceOf(desc, asBytes(values, PixelType::U8), "gaussian", 3, Border::Mirror);
+  for (const std::string variant : {" --variant cpu", ""}) {
+    const auto r = runConvlive("image " + path("grey.png") + " " + path("out.png") +
+                               " --mask gaussian --radius 3 --border mirror" + variant);
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("(37x23 u8x1) -> " + path("out.png")), std::string::npos) << r.output;
+    const std::string png = fileBytes(path("out.png"));
+    ASSERT_GT(png.size(), 26u);
+    EXPECT_EQ(int(png[24]), 8) << "bit depth";
+    EXPECT_EQ(int(png[25]), 0) << "colour type: grey";
+    const DecodedPicture got = readPicture(path("out.png"));
+    ASSERT_EQ(got.picture.desc, desc) << got.picture.desc.str();
+    EXPECT_LE(largestDifference(desc, got.picture.bytes, want), 1.0) << variant;
+  }
+  // To JPEG: a grey JPEG, which comes back grey.
+  const auto r = runConvlive("image " + path("grey.png") + " " + path("out.jpg") + " --variant cpu --weights 1");
   ASSERT_EQ(r.code, 0) << r.output;
-  HostImage got = readPng(path("out.png"));
-  EXPECT_EQ(got.pixels(), (std::vector<std::uint8_t>{16, 16, 16, 255, 240, 240, 240, 255}));
+  EXPECT_EQ(readPicture(path("out.jpg")).picture.desc.str(), "37x23 u8x1");
+}
+
+// A 16-bit PNG is filtered at 16 bits and written as a 16-bit PNG, in each of its colour types.
+TEST_F(StillCommand, SixteenBitPngStaysSixteenBit) {
+  std::mt19937 rng(std::random_device{}());
+  for (const auto& [channels, colourType] : {std::pair{1, 0}, std::pair{3, 2}, std::pair{4, 6}}) {
+    const std::vector<int> values = randomValues(std::size_t(29 * 17 * channels), 65535, rng);
+    std::ofstream(path("deep.png"), std::ios::binary)
+        << convlive::testing::pngFile(29, 17, 16, colourType, pngRows(29, 17, channels, 16, values));
+    const ImageDesc desc = descOf(29, 17, PixelType::U16, channels);
+    const auto want = referenceOf(desc, asBytes(values, PixelType::U16), "box", 2, Border::Clamp);
+    const auto r = runConvlive("image " + path("deep.png") + " " + path("out.png") +
+                               " --variant cpu --mask box --radius 2 --border clamp");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "the summary only, no warning\n" << r.output;
+    EXPECT_NE(r.output.find("(" + desc.str() + ")"), std::string::npos) << r.output;
+    const std::string png = fileBytes(path("out.png"));
+    ASSERT_GT(png.size(), 26u);
+    EXPECT_EQ(int(png[24]), 16) << "bit depth";
+    EXPECT_EQ(int(png[25]), colourType) << "colour type";
+    const DecodedPicture got = readPicture(path("out.png"));
+    ASSERT_EQ(got.picture.desc, desc) << got.picture.desc.str();
+    EXPECT_LE(largestDifference(desc, got.picture.bytes, want), 1.0) << desc.str();
+  }
+  // Flat channels of 1000, 12345 and 54321 stay those values exactly: 8 bits could hold none of
+  // them (the nearest are 4 x 257 = 1028, 48 x 257 = 12336 and 211 x 257 = 54227).
+  std::vector<int> flat;
+  for (int i = 0; i < 9 * 5; ++i) flat.insert(flat.end(), {1000, 12345, 54321});
+  std::ofstream(path("flat.png"), std::ios::binary)
+      << convlive::testing::pngFile(9, 5, 16, 2, pngRows(9, 5, 3, 16, flat));
+  const auto r = runConvlive("image " + path("flat.png") + " " + path("flat-out.png") +
+                             " --variant cpu --mask gaussian --radius 2");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const DecodedPicture got = readPicture(path("flat-out.png"));
+  ASSERT_EQ(got.picture.desc.str(), "9x5 u16x3");
+  EXPECT_EQ(got.picture.bytes, asBytes(flat, PixelType::U16));
+}
+
+// An RGB PNG stays RGB (no alpha added); grey+alpha and palette PNGs come in expanded.
+TEST_F(StillCommand, RgbStaysRgbGreyAlphaAndPaletteExpand) {
+  std::mt19937 rng(std::random_device{}());
+  const std::vector<int> values = randomValues(31 * 19 * 3, 255, rng);
+  std::ofstream(path("rgb.png"), std::ios::binary)
+      << convlive::testing::pngFile(31, 19, 8, 2, pngRows(31, 19, 3, 8, values));
+  const ImageDesc desc = descOf(31, 19, PixelType::U8, 3);
+  const auto want = referenceOf(desc, asBytes(values, PixelType::U8), "sharpen", 2, Border::Wrap);
+  auto r = runConvlive("image " + path("rgb.png") + " " + path("out.png") +
+                       " --variant cpu --mask sharpen --radius 2 --border wrap");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("(31x19 u8x3)"), std::string::npos) << r.output;
+  EXPECT_EQ(int(fileBytes(path("out.png"))[25]), 2) << "colour type: RGB";
+  DecodedPicture got = readPicture(path("out.png"));
+  ASSERT_EQ(got.picture.desc, desc) << got.picture.desc.str();
+  EXPECT_LE(largestDifference(desc, got.picture.bytes, want), 1.0);
+
+  // Grey+alpha (2 pixels): RGBA, grey copied to red, green and blue; the alpha passes through.
+  std::ofstream(path("ga.png"), std::ios::binary)
+      << convlive::testing::pngFile(2, 1, 8, 4, {std::string("\x10\x80\xF0\xFF", 4)});
+  r = runConvlive("image " + path("ga.png") + " " + path("out.png") + " --variant cpu --weights 1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  got = readPicture(path("out.png"));
+  EXPECT_EQ(got.picture.desc.str(), "2x1 u8x4");
+  EXPECT_EQ(got.picture.bytes, (std::vector<std::uint8_t>{16, 16, 16, 128, 240, 240, 240, 255}));
+  // Palette (a red and a half-transparent blue): RGBA; without tRNS it would be RGB.
   std::ofstream(path("pal.png"), std::ios::binary) << convlive::testing::pngFile(
       2, 1, 8, 3, {std::string("\x00\x01", 2)}, std::string("\xFF\x00\x00\x00\x00\xFF", 6), std::string("\xFF\x80", 2));
   r = runConvlive("image " + path("pal.png") + " " + path("out.png") + " --variant cpu --weights 1");
   ASSERT_EQ(r.code, 0) << r.output;
-  got = readPng(path("out.png"));
-  EXPECT_EQ(got.pixels(), (std::vector<std::uint8_t>{255, 0, 0, 255, 0, 0, 255, 128}));
+  got = readPicture(path("out.png"));
+  EXPECT_EQ(got.picture.bytes, (std::vector<std::uint8_t>{255, 0, 0, 255, 0, 0, 255, 128}));
+}
+
+// .npy pictures of float32, float16 and uint16 are filtered in their type and written as .npy:
+// within the accuracy contract of the reference (f32 within f32Bound, f16 within 1 ulp, u16
+// within 1 LSB), the same shape and dtype.
+TEST_F(StillCommand, NpyFloatAndSixteenBitRoundTrip) {
+  std::mt19937 rng(std::random_device{}());
+  struct Case {
+    const char* descr;
+    PixelType type;
+    int channels;  // 0: shape (H, W)
+  };
+  for (const Case c : {Case{"<f4", PixelType::F32, 3}, Case{"<f2", PixelType::F16, 0}, Case{"<u2", PixelType::U16, 4},
+                       Case{"<f4", PixelType::F32, 1}}) {
+    const int channels = std::max(c.channels, 1);
+    const ImageDesc desc = descOf(27, 13, c.type, channels);
+    std::vector<unsigned char> in(desc.span());
+    std::uniform_real_distribution<double> u(-1.0, 2.0);
+    for (std::size_t i = 0; i < in.size(); i += pixelTypeBytes(c.type)) {
+      if (c.type == PixelType::F32) {
+        const float f = float(u(rng));
+        std::memcpy(&in[i], &f, 4);
+      } else if (c.type == PixelType::F16) {
+        const std::uint16_t h = halfFromDouble(u(rng));
+        std::memcpy(&in[i], &h, 2);
+      } else {
+        const auto v = std::uint16_t(rng());
+        std::memcpy(&in[i], &v, 2);
+      }
+    }
+    const std::string shape = c.channels ? "(13, 27, " + std::to_string(c.channels) + ")" : "(13, 27)";
+    std::ofstream(path("in.npy"), std::ios::binary)
+        << convlive::testing::npyFile(c.descr, shape, std::string(in.begin(), in.end()));
+    const auto r = runConvlive("image " + path("in.npy") + " " + path("out.npy") +
+                               " --variant cpu --mask gaussian --radius 4 --border mirror");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("(" + desc.str() + ")"), std::string::npos) << r.output;
+    const DecodedPicture got = readPicture(path("out.npy"));
+    ASSERT_EQ(got.picture.desc, desc) << got.picture.desc.str();
+    const auto want = referenceOf(desc, in, "gaussian", 4, Border::Mirror);
+    const double bound = c.type == PixelType::F32 ? f32Bound(makeFilter("gaussian", {.radius = 4}).mask, 2.0) : 1.0;
+    EXPECT_LE(largestDifference(desc, got.picture.bytes, want), bound) << desc.str();
+    // The file is the dtype and shape that came in (the header as numpy.save writes it).
+    const std::string out = fileBytes(path("out.npy"));
+    EXPECT_NE(out.find("'descr': '" + std::string(c.descr) + "'"), std::string::npos) << out.substr(0, 128);
+    EXPECT_NE(out.find("'shape': " + (c.channels == 1 ? "(13, 27)" : shape)), std::string::npos) << out.substr(0, 128);
+  }
+}
+
+// What an output format cannot hold, and a .npy convlive cannot read, are refused before any
+// filtering, in one line that says what to do; nothing is written.
+TEST_F(StillCommand, PicturesTheOutputCannotHoldAndBadNpyAreRefused) {
+  using convlive::testing::npyFile;
+  std::ofstream(path("deep.png"), std::ios::binary)
+      << convlive::testing::pngFile(3, 3, 16, 0, std::vector<std::string>(3, std::string(6, '\x12')));
+  std::ofstream(path("f32.npy"), std::ios::binary) << npyFile("<f4", "(3, 5, 3)", std::string(180, '\0'));
+  std::ofstream(path("f16.npy"), std::ios::binary) << npyFile("<f2", "(3, 5)", std::string(30, '\0'));
+  std::ofstream(path("big.npy"), std::ios::binary) << npyFile(">f4", "(3, 5)", std::string(60, '\0'));
+  std::ofstream(path("f64.npy"), std::ios::binary) << npyFile("<f8", "(3, 5)", std::string(120, '\0'));
+  std::ofstream(path("fortran.npy"), std::ios::binary) << npyFile("<f4", "(3, 5)", std::string(60, '\0'), 1, "True");
+  std::ofstream(path("chw.npy"), std::ios::binary) << npyFile("<u2", "(3, 5, 7)", std::string(210, '\0'));
+  const std::string cpu = " --variant cpu";
+  const std::pair<std::string, std::string> cases[] = {
+      {path("deep.png") + " " + path("out.jpg"),
+       "--output '" + path("out.jpg") + "': '" + path("deep.png") +
+           "' is 3x3 u16x1, and a JPEG holds 8-bit samples: write a .png (16 bits) or a .npy to keep them"},
+      {path("f32.npy") + " " + path("out.png"),
+       "' is 5x3 f32x3, and a PNG holds 8- or 16-bit integer samples: write a .npy to keep the floats"},
+      {path("f16.npy") + " " + path("out.jpg"), "' is 5x3 f16x1, and a JPEG holds 8-bit samples: write a .npy"},
+      {path("big.npy") + " " + path("out.npy"), "holds big-endian float32 data (dtype '>f4')"},
+      {path("f64.npy") + " " + path("out.npy"), "holds float64 data (dtype '<f8')"},
+      {path("f64.npy") + " " + path("out.npy"), "save it as float32: a.astype('float32')"},
+      {path("fortran.npy") + " " + path("out.npy"), "is in Fortran (column-major) order"},
+      {path("chw.npy") + " " + path("out.npy"), "for channels first (C, H, W): a.transpose(1, 2, 0)"},
+      {path("f32.npy") + " " + path("out.npy") + " --variant cpu-simd", "f32x3"},
+      {path("f32.npy") + " " + path("out.npy") + " --variant cpu-simd", "--variant cpu"},
+  };
+  for (const auto& [io, message] : cases) {
+    const std::string args = "image " + io + (io.find("--variant") == std::string::npos ? cpu : "");
+    const auto r = runConvlive(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << "\n" << r.output;
+    for (const char* out : {"out.jpg", "out.png", "out.npy"}) EXPECT_FALSE(fs::exists(path(out))) << args;
+  }
 }
 
 TEST_F(StillCommand, JpegInAndOutWithQuality) {
@@ -391,16 +638,19 @@ TEST_F(StillCommand, JpegInAndOutWithQuality) {
   const std::string id = " --variant cpu --weights 1";
   auto r = runConvlive("image " + path("smooth.png") + " " + path("out.jpg") + id);
   ASSERT_EQ(r.code, 0) << r.output;
-  const DecodedPicture jpeg = readPicture(path("out.jpg"));
-  EXPECT_LE(maxDiff(jpeg.image, smooth), 8);
+  const HostImage jpeg = readPng(path("out.jpg"));
+  EXPECT_EQ(readPicture(path("out.jpg")).picture.desc.str(), "64x48 u8x3");
+  EXPECT_LE(maxDiff(jpeg, smooth), 8);
   r = runConvlive("image " + path("smooth.png") + " " + path("low.JPEG") + id + " --quality 20");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_LT(fs::file_size(path("low.JPEG")), fs::file_size(path("out.jpg")));
 
-  // JPEG in, PNG out: the decoded JPEG as it is.
+  // JPEG in, PNG out: the decoded JPEG as it is, RGB.
   r = runConvlive("image " + path("out.jpg") + " " + path("back.png") + id);
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_EQ(maxDiff(readPng(path("back.png")), jpeg.image), 0);
+  EXPECT_NE(r.output.find("(64x48 u8x3)"), std::string::npos) << r.output;
+  EXPECT_EQ(readPicture(path("back.png")).picture.desc.str(), "64x48 u8x3");
+  EXPECT_EQ(maxDiff(readPng(path("back.png")), jpeg), 0);
 
   // Transparency does not survive JPEG: said in one warning line.
   r = runConvlive("image " + path("in.png") + " " + path("noisy.jpg") + id);
@@ -422,7 +672,7 @@ TEST_F(StillCommand, JpegInAndOutWithQuality) {
 TEST_F(StillCommand, UnknownExtensionFirstInputNeverOverwrittenNoTemporaries) {
   auto r = runConvlive("image " + path("missing.png") + " " + path("out.tiff") + " --variant cpu");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("'.tiff' is not a picture format: end it in .png, .jpg or .jpeg"), std::string::npos)
+  EXPECT_NE(r.output.find("'.tiff' is not a picture format: end it in .png, .jpg, .jpeg or .npy"), std::string::npos)
       << r.output;
   writePicture(path("in.jpg"), in_, PictureFormat::Jpeg);
   const auto before = fs::file_size(path("in.jpg"));

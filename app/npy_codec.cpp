@@ -1,0 +1,235 @@
+// NumPy .npy pictures, read and written by hand (the format is a magic string, a version, a
+// Python-dict header and the raw array): https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+
+#include "picture_codecs.hpp"
+
+namespace convlive {
+namespace {
+
+constexpr std::string_view kMagic("\x93NUMPY", 6);
+constexpr long long kMaxSide = 32768;  // as for PNG
+
+std::uint32_t littleEndian(const unsigned char* p, int bytes) {
+  std::uint32_t v = 0;
+  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | p[k];
+  return v;
+}
+
+// The text of one key's value in the header's Python dict: a quoted string (without its quotes), a
+// parenthesised tuple (with them) or a bare word. nullopt when the key is not there.
+std::optional<std::string> dictValue(const std::string& header, const std::string& key) {
+  std::size_t at = std::string::npos;
+  for (const char q : {'\'', '"'}) {
+    at = header.find(q + key + q);
+    if (at != std::string::npos) break;
+  }
+  if (at == std::string::npos) return std::nullopt;
+  std::size_t i = header.find(':', at + key.size() + 2);
+  if (i == std::string::npos) return std::nullopt;
+  ++i;
+  while (i < header.size() && header[i] == ' ') ++i;
+  if (i >= header.size()) return std::nullopt;
+  const char c = header[i];
+  if (c == '\'' || c == '"') {
+    const std::size_t end = header.find(c, i + 1);
+    if (end == std::string::npos) return std::nullopt;
+    return header.substr(i + 1, end - i - 1);
+  }
+  if (c == '(' || c == '[') {
+    const std::size_t end = header.find(c == '(' ? ')' : ']', i);
+    if (end == std::string::npos) return std::nullopt;
+    return header.substr(i, end - i + 1);
+  }
+  std::size_t end = i;
+  while (end < header.size() && header[end] != ',' && header[end] != '}' && header[end] != ' ') ++end;
+  return header.substr(i, end - i);
+}
+
+// "(3, 5)" -> {3, 5}; "(5,)" -> {5}; "()" -> {}.
+std::optional<std::vector<long long>> parseShape(const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
+  std::vector<long long> dims;
+  std::size_t i = 1;
+  while (i < text.size() - 1) {
+    std::size_t end = text.find(',', i);
+    if (end == std::string::npos) end = text.size() - 1;
+    std::string item = text.substr(i, end - i);
+    item.erase(std::remove_if(item.begin(), item.end(), [](char c) { return c == ' ' || c == 'L'; }), item.end());
+    i = end + 1;
+    if (item.empty()) continue;  // the trailing comma of a 1-tuple
+    long long d = 0;
+    const auto [last, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (ec != std::errc() || last != item.data() + item.size() || d < 0) return std::nullopt;
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+// The dtype in words: "float64", "int32", "bool", ...
+std::string dtypeWords(const std::string& descr) {
+  if (descr.size() < 3) return "'" + descr + "'";
+  const std::string bits = std::to_string(8 * std::atoi(descr.c_str() + 2));
+  switch (descr[1]) {
+    case 'f':
+      return "float" + bits;
+    case 'i':
+      return "int" + bits;
+    case 'u':
+      return "uint" + bits;
+    case 'b':
+      return "bool";
+    case 'c':
+      return "complex" + std::to_string(8 * std::atoi(descr.c_str() + 2));
+    default:
+      return "'" + descr + "'";
+  }
+}
+
+std::optional<PixelType> typeOf(const std::string& descr) {
+  if (descr == "|u1" || descr == "<u1") return PixelType::U8;
+  if (descr == "<u2") return PixelType::U16;
+  if (descr == "<f2") return PixelType::F16;
+  if (descr == "<f4") return PixelType::F32;
+  return std::nullopt;
+}
+
+const char* descrOf(PixelType t) {
+  switch (t) {
+    case PixelType::U8:
+      return "|u1";
+    case PixelType::U16:
+      return "<u2";
+    case PixelType::F16:
+      return "<f2";
+    case PixelType::F32:
+      return "<f4";
+  }
+  return "";
+}
+
+const char* kTypesTaken = "uint8, uint16, float16 or float32";
+
+}  // namespace
+
+bool looksLikeNpy(std::string_view bytes) { return bytes.substr(0, kMagic.size()) == kMagic; }
+
+DecodedPicture decodeNpy(std::string_view bytes, const std::string& name) {
+  const std::string file = "'" + name + "'";
+  const auto invalid = [&](const std::string& what) { return std::invalid_argument(file + " " + what); };
+  if (!looksLikeNpy(bytes)) throw invalid("is not a NumPy .npy file (it does not start with \\x93NUMPY)");
+  if (bytes.size() < 10) throw invalid("is truncated (it ends inside the .npy header): save it again with numpy.save");
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  const int major = u[6];
+  if (major < 1 || major > 3)
+    throw invalid("is a .npy file of format version " + std::to_string(major) + "." + std::to_string(u[7]) +
+                  ", which convlive does not read (it reads 1.0 to 3.0): save it with numpy.save");
+  const std::size_t lengthBytes = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + lengthBytes)
+    throw invalid("is truncated (it ends inside the .npy header): save it again with numpy.save");
+  const std::size_t headerLength = littleEndian(u + 8, int(lengthBytes));
+  const std::size_t dataAt = 8 + lengthBytes + headerLength;
+  if (dataAt > bytes.size())
+    throw invalid("is truncated (it ends inside the .npy header): save it again with numpy.save");
+  const std::string header(bytes.substr(8 + lengthBytes, headerLength));
+  const auto descr = dictValue(header, "descr"), fortran = dictValue(header, "fortran_order"),
+             shapeText = dictValue(header, "shape");
+  if (!descr || !fortran || !shapeText)
+    throw invalid(
+        "has a .npy header that convlive cannot read (it needs descr, fortran_order and shape): save it "
+        "with numpy.save");
+  if (header.find("'descr': [") != std::string::npos || header.find("\"descr\": [") != std::string::npos)
+    throw invalid("holds a structured array (record dtype): save a plain array of " + std::string(kTypesTaken) +
+                  ", shape (H, W) or (H, W, C)");
+  const auto type = typeOf(*descr);
+  if (!type) {
+    const std::string words = dtypeWords(*descr);
+    std::string fix;
+    if (descr->size() > 1 && descr->front() == '>')
+      fix = "save it little-endian: a.astype('<" + descr->substr(1) + "')";
+    else if (*descr == "<f8")
+      fix = "save it as float32: a.astype('float32')";
+    else
+      fix = "convert it to one of " + std::string(kTypesTaken) + ": a.astype('float32'), a.astype('uint16')";
+    throw invalid("holds " + (descr->size() > 1 && descr->front() == '>' ? "big-endian " + words : words) +
+                  " data (dtype '" + *descr + "'); convlive reads " + kTypesTaken + ", little-endian: " + fix);
+  }
+  if (*fortran != "False") {
+    if (*fortran == "True")
+      throw invalid(
+          "is in Fortran (column-major) order: save a C-order array, numpy.save(path, "
+          "np.ascontiguousarray(a))");
+    throw invalid("has a .npy header with fortran_order " + *fortran + ": save it with numpy.save");
+  }
+  const auto dims = parseShape(*shapeText);
+  if (!dims) throw invalid("has a shape convlive cannot read (" + *shapeText + "): save it with numpy.save");
+  const bool hw = dims->size() == 2, hwc = dims->size() == 3;
+  const long long channels = hwc ? (*dims)[2] : 1;
+  if (!(hw || hwc) || (channels != 1 && channels != 3 && channels != 4)) {
+    std::string hint = "use (H, W) for grey or (H, W, C) with C 1, 3 or 4 (channels last)";
+    if (hwc && (*dims)[0] >= 1 && (*dims)[0] <= 4 && (channels < 1 || channels > 4))
+      hint += "; for channels first (C, H, W): a.transpose(1, 2, 0)";
+    else if (hwc && channels == 2)
+      hint += "; for grey and alpha: np.dstack([a[..., 0]] * 3 + [a[..., 1]])";
+    throw invalid("has shape " + *shapeText + ", which is not a picture: " + hint);
+  }
+  const long long h = (*dims)[0], w = (*dims)[1];
+  if (h == 0 || w == 0) throw invalid("holds no pixels (shape " + *shapeText + ")");
+  if (h > kMaxSide || w > kMaxSide)
+    throw invalid("is " + std::to_string(w) + "x" + std::to_string(h) + " pixels: larger than " +
+                  std::to_string(kMaxSide) + " on a side");
+  DecodedPicture d;
+  d.picture = Picture::make(int(w), int(h), *type, int(channels));
+  d.bitsPerChannel = int(8 * pixelTypeBytes(*type));
+  const std::size_t want = d.picture.bytes.size(), have = bytes.size() - dataAt;
+  if (have < want)
+    throw invalid("is truncated: its header says shape " + *shapeText + " of " + dtypeWords(*descr) + " (" +
+                  std::to_string(want) + " bytes), and it holds " + std::to_string(have) +
+                  ": save it again with numpy.save");
+  if (have > want)
+    throw invalid("has " + std::to_string(have - want) + " bytes after the array its header describes (shape " +
+                  *shapeText + " of " + dtypeWords(*descr) + "): is it a .npy file? Save it again with numpy.save");
+  std::memcpy(d.picture.bytes.data(), bytes.data() + dataAt, want);
+  if constexpr (std::endian::native == std::endian::big) {
+    const std::size_t size = pixelTypeBytes(*type);
+    for (std::size_t i = 0; i + size <= want; i += size) std::reverse(&d.picture.bytes[i], &d.picture.bytes[i + size]);
+  }
+  return d;
+}
+
+std::string encodeNpy(const Picture& picture) {
+  const ImageDesc& d = picture.desc;
+  std::string shape = "(";  // built by appending: "(" + std::to_string(...) trips GCC 12's -Wrestrict
+  shape += std::to_string(d.height);
+  shape += ", ";
+  shape += std::to_string(d.width);
+  if (d.channels != 1) shape += ", " + std::to_string(d.channels);
+  shape += ")";
+  std::string header =
+      std::string("{'descr': '") + descrOf(d.type) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Padded with spaces and a newline so that the data starts on a multiple of 64 bytes (as numpy
+  // writes it).
+  const std::size_t unpadded = 10 + header.size() + 1;
+  header += std::string((64 - unpadded % 64) % 64, ' ') + '\n';
+  if (header.size() > 65535) throw std::runtime_error("cannot encode the .npy: its header is too long");
+  std::string out(kMagic);
+  out += '\x01';
+  out += '\x00';
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  out += header;
+  const std::size_t at = out.size();
+  out.append(reinterpret_cast<const char*>(picture.bytes.data()), picture.bytes.size());
+  if constexpr (std::endian::native == std::endian::big) {
+    const std::size_t size = pixelTypeBytes(d.type);
+    for (std::size_t i = at; i + size <= out.size(); i += size) std::reverse(&out[i], &out[i + size]);
+  }
+  return out;
+}
+
+}  // namespace convlive
