@@ -106,6 +106,20 @@ Problem imageProblem(const ImageDesc& d) {
   return {};
 }
 
+namespace {
+
+// The frames on the device for a plan on host memory with a GPU variant: rows at 256-byte multiples
+// (the texture variant's rows must meet the texture pitch alignment, and every u8x4 variant's the
+// 4-byte one), frames packed.
+ImageDesc stagedDesc(const ImageDesc& image) {
+  ImageDesc d = image;
+  d.pitch = (image.rowBytes() + 255) / 256 * 256;
+  d.batchStride = 0;
+  return d;
+}
+
+}  // namespace
+
 struct Plan::State {
   const Variant* variant = nullptr;
   FilterParams params;
@@ -125,10 +139,7 @@ struct Plan::State {
     const DeviceScope scope(options.device);
     if (Problem why = variant->prepare(params, image, ws)) throw ProblemError(why);
     if (staging()) {
-      // Rows at 256-byte multiples: the texture variant's rows must meet the texture pitch alignment.
-      staged = image;
-      staged.pitch = (image.rowBytes() + 255) / 256 * 256;
-      staged.batchStride = 0;
+      staged = stagedDesc(image);
       stageIn.reserve(staged.span());
       stageOut.reserve(staged.span());
     }
@@ -195,8 +206,14 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   s->options = options;
   if (image.channels == 4 && !image.alpha) s->params.filterAlpha = false;  // padding is copied, never filtered
 
+  // Host memory with a GPU variant runs on the plan's own device frames (stagedDesc): that is what
+  // the variant must take.
+  const ImageDesc staged = stagedDesc(image);
+  const auto runsOn = [&](const Variant& v) -> const ImageDesc& {
+    return v.onGpu && options.memory == Memory::Host ? staged : image;
+  };
   if (name == "auto") {
-    const AutoChoice c = chooseAuto(s->params, image);
+    const AutoChoice c = chooseAuto(s->params, options.memory == Memory::Host ? staged : image);
     if (s->params.tile == Tile{}) s->params.tile = c.tile;
     s->variant = c.variant;
     s->autoWhy = c.why;
@@ -208,7 +225,7 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   // A variant that cannot take the filter anywhere (a 2D mask for a separable variant, a radius past
   // its limit) is the caller's to change; only a missing device is worked around, and only where the
   // frames are in host memory.
-  Problem why = s->variant->whyNot(s->params, image);
+  Problem why = s->variant->whyNot(s->params, runsOn(*s->variant));
   if (s->variant->onGpu && !deviceInfo().available && (!why || why.code == Code::NoDevice) &&
       options.memory != Memory::Device && options.cpuFallback) {
     const Variant& cpu = cpuChoice(s->params, image);

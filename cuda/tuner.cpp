@@ -81,9 +81,12 @@ std::string TuneKey::str() const {
 
 TuneKey TuneKey::of(const FilterParams& p, const ImageDesc& image) {
   TuneKey k = of(p, image.width, image.height);
-  if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha)) {
+  // u8x4 rows or frames not 4 bytes apart: only the variants that take any image can run them.
+  const bool unaligned = image.isRgba8() && (image.rowPitch() % 4 || image.frameStride() % 4);
+  if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha) || unaligned) {
     k.image = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
     if (image.channels == 4 && !image.alpha) k.image += "-padded";
+    if (unaligned) k.image += "-unaligned";
     if (image.batch != 1) k.image += " batch " + std::to_string(image.batch);
   }
   return k;
@@ -302,7 +305,7 @@ AutoChoice Tuner::choose(const FilterParams& p, const ImageDesc& image) {
     for (const Tile& t : v.runnableTiles()) {
       FilterParams q = p;
       q.tile = t;
-      if (v.whyNot(q, packed)) continue;
+      if (v.whyNot(q, image) || v.whyNot(q, packed)) continue;
       const double ms = timeVariant(v, q, packed, in, out, ws, s, 4 * best);
       if (ms < 0) break;  // far behind: the other tiles of this variant are not worth timing
       timed.push_back({&v, t, ms});

@@ -227,42 +227,170 @@ __global__ void __launch_bounds__(kSweepThreads)
   }
 }
 
-using KernelFn = void (*)(SweepArgs, SweepMask);
+// A 2D mask: the ring holds the last 2r + Q input rows themselves (as float); each output sums the
+// mask's rows one at a time (each row's sum from zero, then added: the error bound of two short
+// sums, as the separable pass has), P outputs a thread, the window slid in registers.
+template <class T, int C, int VW, int Q>
+__global__ void __launch_bounds__(kSweepThreads)
+    sweep2dKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ Mask2D m) {
+  constexpr int TW = sweepWidth<C, VW>(), P = sweepRowOutputs<C, VW, Q>(), GROUPS = (TW + P - 1) / P;
+  extern __shared__ float smem[];
+  const int r = m.radius, taps = 2 * r + 1, ring = 2 * r + Q, ss = stageStride(TW, r, P, C);
+  const bool magnitude = a.combine == Combine::Magnitude;
+  const int x0 = blockIdx.x * TW, yStart = blockIdx.y * a.rowsPerBlock, yEnd = min(yStart + a.rowsPerBlock, a.height);
+  const int tid = threadIdx.x;
 
-template <class T, int C>
-KernelFn kernelFor(int values, int rows) {
-  if (values == 256 && rows == 8) return sweepKernel<T, C, 256, 8>;
-  if (values == 256 && rows == 16) return sweepKernel<T, C, 256, 16>;
-  if (values == 512 && rows == 8) return sweepKernel<T, C, 512, 8>;
+  for (int f = blockIdx.z; f < a.batch; f += gridDim.z) {
+    const char* in = a.in + a.frameStride * std::size_t(f);
+    char* out = a.out + a.outFrameStride * std::size_t(f);
+
+    // Input rows [y0, y0 + rows) into their ring slots as float, the border applied.
+    auto load = [&](int y0, int rows) {
+      const int span = (TW + 2 * r) * C;
+      for (int q = 0; q < rows; ++q) {
+        const int gy = borderIndex(y0 + q, a.height, a.border);
+        const char* row = in + std::size_t(gy < 0 ? 0 : gy) * a.pitch;
+        float* to = smem + ((y0 + q - (yStart - r)) % ring) * ss;
+        for (int e = tid; e < span; e += kSweepThreads) {
+          const int px = e / C, ch = e - px * C;
+          const int gx = borderIndex(x0 - r + px, a.width, a.border);
+          to[e] = gx < 0 || gy < 0 ? 0.f : Value<T>::load(row + (std::size_t(gx) * C + ch) * sizeof(T));
+        }
+      }
+    };
+
+    // Output rows [y0, y0 + rows), P pixels a job.
+    auto compute = [&](int y0, int rows) {
+      for (int job = tid; job < rows * GROUPS; job += kSweepThreads) {
+        const int q = job / GROUPS, px0 = (job - q * GROUPS) * P;
+        float accA[C][P], accB[C][P];
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+          for (int p = 0; p < P; ++p) accA[c][p] = accB[c][p] = 0.f;
+        int slot = (y0 + q - yStart) % ring;  // input row y0 + q - r
+        for (int dy = 0; dy < taps; ++dy) {
+          const float* s = smem + slot * ss + px0 * C;
+          float rowA[C][P], rowB[C][P], win[C][2 * P];
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int p = 0; p < P; ++p) rowA[c][p] = rowB[c][p] = 0.f;
+#pragma unroll
+          for (int j = 0; j < P; ++j)
+#pragma unroll
+            for (int c = 0; c < C; ++c) win[c][j] = s[j * C + c];
+          for (int t0 = 0; t0 < taps; t0 += P) {
+#pragma unroll
+            for (int j = 0; j < P; ++j)
+#pragma unroll
+              for (int c = 0; c < C; ++c) win[c][P + j] = s[(t0 + P + j) * C + c];
+#pragma unroll
+            for (int tt = 0; tt < P; ++tt) {
+              if (t0 + tt < taps) {
+                const float wa = m.w[dy * taps + t0 + tt];
+#pragma unroll
+                for (int c = 0; c < C; ++c)
+#pragma unroll
+                  for (int p = 0; p < P; ++p) rowA[c][p] = fmaf(wa, win[c][p + tt], rowA[c][p]);
+                if (magnitude) {
+                  const float wb = m.w[(t0 + tt) * taps + dy];  // the transpose
+#pragma unroll
+                  for (int c = 0; c < C; ++c)
+#pragma unroll
+                    for (int p = 0; p < P; ++p) rowB[c][p] = fmaf(wb, win[c][p + tt], rowB[c][p]);
+                }
+              }
+            }
+#pragma unroll
+            for (int j = 0; j < P; ++j)
+#pragma unroll
+              for (int c = 0; c < C; ++c) win[c][j] = win[c][P + j];
+          }
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+              accA[c][p] += rowA[c][p];
+              accB[c][p] += rowB[c][p];
+            }
+          slot = slot + 1 == ring ? 0 : slot + 1;
+        }
+        const int y = y0 + q;
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          const int x = x0 + px0 + p;
+          if (px0 + p >= TW || x >= a.width) continue;
+#pragma unroll
+          for (int c = 0; c < C; ++c) {
+            const std::size_t at = (std::size_t(x) * C + c) * sizeof(T);
+            char* o = out + std::size_t(y) * a.outPitch + at;
+            if (C == 4 && c == 3 && a.copyFourth)
+              *reinterpret_cast<T*>(o) = *reinterpret_cast<const T*>(in + std::size_t(y) * a.pitch + at);
+            else
+              Value<T>::store(o, combineValue(accA[c][p], accB[c][p], a.combine));
+          }
+        }
+      }
+    };
+
+    load(yStart - r, 2 * r);
+    for (int y = yStart; y < yEnd; y += Q) {
+      const int rows = min(Q, yEnd - y);
+      load(y + r, rows);
+      __syncthreads();
+      compute(y, rows);
+      __syncthreads();  // the next step's rows overwrite the oldest of these
+    }
+  }
+}
+
+// The kernel for (pixel type, channels, tile): the separable one, or the 2D one.
+template <bool TwoD, class T, int C, int VW, int Q>
+const void* kernelOf() {
+  if constexpr (TwoD)
+    return reinterpret_cast<const void*>(&sweep2dKernel<T, C, VW, Q>);
+  else
+    return reinterpret_cast<const void*>(&sweepKernel<T, C, VW, Q>);
+}
+
+template <bool TwoD, class T, int C>
+const void* kernelFor(int values, int rows) {
+  if (values == 256 && rows == 8) return kernelOf<TwoD, T, C, 256, 8>();
+  if (values == 256 && rows == 16) return kernelOf<TwoD, T, C, 256, 16>();
+  if (values == 512 && rows == 8) return kernelOf<TwoD, T, C, 512, 8>();
   throw std::invalid_argument("sweep: no instance for tile " + std::to_string(values) + "x" + std::to_string(rows));
 }
 
-template <class T>
-KernelFn kernelFor(int channels, int values, int rows) {
+template <bool TwoD, class T>
+const void* kernelFor(int channels, int values, int rows) {
   switch (channels) {
     case 1:
-      return kernelFor<T, 1>(values, rows);
+      return kernelFor<TwoD, T, 1>(values, rows);
     case 3:
-      return kernelFor<T, 3>(values, rows);
+      return kernelFor<TwoD, T, 3>(values, rows);
     case 4:
-      return kernelFor<T, 4>(values, rows);
+      return kernelFor<TwoD, T, 4>(values, rows);
   }
   throw std::invalid_argument("sweep: " + std::to_string(channels) + " channels");
 }
 
-KernelFn kernelFor(const SweepLaunch& l) {
+template <bool TwoD>
+const void* kernelFor(const SweepLaunch& l) {
   switch (l.image.type) {
     case PixelType::U8:
-      return kernelFor<unsigned char>(l.image.channels, l.tileValues, l.tileRows);
+      return kernelFor<TwoD, unsigned char>(l.image.channels, l.tileValues, l.tileRows);
     case PixelType::U16:
-      return kernelFor<unsigned short>(l.image.channels, l.tileValues, l.tileRows);
+      return kernelFor<TwoD, unsigned short>(l.image.channels, l.tileValues, l.tileRows);
     case PixelType::F16:
-      return kernelFor<__half>(l.image.channels, l.tileValues, l.tileRows);
+      return kernelFor<TwoD, __half>(l.image.channels, l.tileValues, l.tileRows);
     case PixelType::F32:
-      return kernelFor<float>(l.image.channels, l.tileValues, l.tileRows);
+      return kernelFor<TwoD, float>(l.image.channels, l.tileValues, l.tileRows);
   }
   throw std::invalid_argument("sweep: unknown pixel type");
 }
+
+const void* kernelFor(const SweepLaunch& l) { return l.twoD ? kernelFor<true>(l) : kernelFor<false>(l); }
 
 int rowOutputs(int channels, int values, int rows) {
   const int p = rows * (values / channels) / kSweepThreads;
@@ -301,17 +429,21 @@ bool sweepTileCompiled(int values, int rows) {
 std::size_t sweepSharedBytes(const SweepLaunch& l, int radius) {
   const int c = l.image.channels, tw = l.tileValues / c, q = l.tileRows;
   const int p = rowOutputs(c, l.tileValues, q);
+  const std::size_t ring = std::size_t(2 * radius + q), stage = stageStride(tw, radius, p, c);
+  if (l.twoD) return sizeof(float) * ring * stage;  // the ring of input rows
   const std::size_t rings = l.combine == Combine::Magnitude ? 2 : 1;
-  return sizeof(float) *
-         (std::size_t(q) * stageStride(tw, radius, p, c) + rings * std::size_t(2 * radius + q) * std::size_t(tw) * c);
+  return sizeof(float) * (std::size_t(q) * stage + rings * ring * std::size_t(tw) * c);
 }
 
-void sweep(const SweepLaunch& l, const SweepMask& m) {
-  const KernelFn k = kernelFor(l);
-  const void* fn = reinterpret_cast<const void*>(k);
-  const std::size_t shared = sweepSharedBytes(l, m.radius);
+namespace {
+
+// Launches `fn` with the arguments for l and `mask` (a SweepMask or a Mask2D).
+template <class MaskT>
+void launch(const SweepLaunch& l, const MaskT& mask, int radius) {
+  const void* fn = kernelFor(l);
+  const std::size_t shared = sweepSharedBytes(l, radius);
   allowLargeShared(fn, shared);
-  const Geometry g = geometryOf(l, m.radius, residentBlocks(fn, kSweepThreads, shared));
+  const Geometry g = geometryOf(l, radius, residentBlocks(fn, kSweepThreads, shared));
   SweepArgs a;
   a.in = static_cast<const char*>(l.in);
   a.out = static_cast<char*>(l.out);
@@ -326,32 +458,38 @@ void sweep(const SweepLaunch& l, const SweepMask& m) {
   a.border = l.border;
   a.combine = l.combine;
   a.copyFourth = l.image.channels == 4 && (!l.image.alpha || !l.filterAlpha);
-  k<<<g.grid, kSweepThreads, g.shared, l.stream>>>(a, m);
-  CL_CUDA(cudaGetLastError());
+  void* args[] = {&a, const_cast<MaskT*>(&mask)};
+  CL_CUDA(cudaLaunchKernel(fn, g.grid, dim3(kSweepThreads), args, g.shared, l.stream));
 }
 
+}  // namespace
+
+void sweep(const SweepLaunch& l, const SweepMask& m) { launch(l, m, m.radius); }
+void sweep2d(const SweepLaunch& l, const Mask2D& m) { launch(l, m, m.radius); }
+
 LaunchDescription describeSweep(const SweepLaunch& l, int radius) {
-  const KernelFn k = kernelFor(l);
+  const void* k = kernelFor(l);
   // Without a device the grid assumes one block an SM of 132 (the note says so).
   int resident = 132;
   std::string note = "segments sized for two waves of 132 resident blocks (no device to ask)";
   int count = 0;
   if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
-    resident = residentBlocks(reinterpret_cast<const void*>(k), kSweepThreads, sweepSharedBytes(l, radius));
+    resident = residentBlocks(k, kSweepThreads, sweepSharedBytes(l, radius));
     note.clear();
   }
   const Geometry g = geometryOf(l, radius, resident);
   const int tw = l.tileValues / l.image.channels;
   PassLaunch p;
-  p.kernel = "sweepKernel<" + std::string(pixelTypeName(l.image.type)) + ", " + std::to_string(l.image.channels) +
-             ", " + std::to_string(l.tileValues) + ", " + std::to_string(l.tileRows) + ">";
+  p.kernel = std::string(l.twoD ? "sweep2dKernel<" : "sweepKernel<") + std::string(pixelTypeName(l.image.type)) + ", " +
+             std::to_string(l.image.channels) + ", " + std::to_string(l.tileValues) + ", " +
+             std::to_string(l.tileRows) + ">";
   p.grid = dimsOf(g.grid.x, g.grid.y, g.grid.z);
   p.block = dimsOf(kSweepThreads);
   p.threadsPerBlock = kSweepThreads;
   p.outputsPerThread = double(tw) * g.rowsPerBlock / kSweepThreads;
   setFootprint(p, tw, g.rowsPerBlock, tw + 2 * radius, g.rowsPerBlock + 2 * radius, -radius, -radius);
   p.dynamicShared = g.shared;
-  p.kernelFunction = reinterpret_cast<const void*>(k);
+  p.kernelFunction = k;
   p.note = note;
   return LaunchDescription{{p}, ""};
 }
@@ -370,6 +508,10 @@ WorkModel modelSweep(const SweepLaunch& l, int radius) {
   // Row pass: P outputs a job, a window load of P values per P taps; column pass: Q rows a job, Q loads per Q taps.
   m.sharedBytes = 4.0 * c * (inRows / rows * (taps + p) / p + (taps + q) / q);
   m.flops = 2 * c * mags * (inRows / rows * taps + taps);
+  if (l.twoD) {  // each output: 2r + 1 rows of 2r + 1 taps, a window load of P values per P taps
+    m.sharedBytes = 4.0 * c * taps * (taps + p) / p;
+    m.flops = 2 * c * mags * taps * taps;
+  }
   m.dramBytes = 2.0 * c * pixelTypeBytes(d.type);
   m.notes.push_back("row sums for the segment's apron rows too (" + std::to_string(int(inRows)) + " rows for " +
                     std::to_string(int(rows)) + " outputs); figures per pixel of " + std::to_string(c) + " " +

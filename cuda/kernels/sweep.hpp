@@ -1,4 +1,4 @@
-// sweep: separable filtering of frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels,
+// sweep: separable and 2D filtering of frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels,
 // a whole batch in one launch. Host-side entry point; the kernels are in sweep.cu. Light, like
 // launch.hpp: the variant's file and the kernel file include it.
 #pragma once
@@ -10,6 +10,7 @@
 #include "convlive/border.hpp"
 #include "convlive/image.hpp"
 #include "convlive/work_model.hpp"
+#include "launch.hpp"
 
 namespace convlive::kernels {
 
@@ -35,6 +36,7 @@ struct SweepLaunch {
   bool filterAlpha;  // 4 channels with alpha: filter it (else copied, as padding always is)
   int tileValues;    // values a block makes across (256 or 512): tileValues / channels pixels
   int tileRows;      // rows a step makes (8 or 16)
+  bool twoD;         // a 2D mask (sweep2d): the ring holds input rows, each output sums 2r + 1 of them
   cudaStream_t stream;
 };
 
@@ -43,6 +45,8 @@ bool sweepTileCompiled(int values, int rows);
 // Dynamic shared memory a block needs (bytes).
 std::size_t sweepSharedBytes(const SweepLaunch& l, int radius);
 void sweep(const SweepLaunch& l, const SweepMask& m);
+// Any 2D mask (up to kSweepMaxRadius), Identity, Abs or Magnitude (gy: the transpose).
+void sweep2d(const SweepLaunch& l, const Mask2D& m);
 // What sweep launches for `l` (pointers and stream not read) and its work per output pixel.
 LaunchDescription describeSweep(const SweepLaunch& l, int radius);
 WorkModel modelSweep(const SweepLaunch& l, int radius);

@@ -1,4 +1,4 @@
-// sweep: a separable mask on frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels, and
+// sweep: any mask (separable, or 2D) on frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels, and
 // a batch in one launch. Kernel: kernels/sweep.cu.
 #include "kernels/sweep.hpp"
 
@@ -22,23 +22,43 @@ kernels::SweepLaunch launchOf(const Variant& v, const FilterParams& p, const Ima
   l.filterAlpha = p.filterAlpha;
   l.tileValues = t.w;
   l.tileRows = t.h;
+  l.twoD = !p.filter.mask.separable();
   return l;
 }
 
 // The largest value a frame of this type holds, for the error bound (floats: relative).
 double typeMax(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
 
-// The worst-case error of the fp32 sums, in units of the frame's values: each of the 2 x (2r + 1)
-// roundings (row then column factor) is at most half an ulp of a partial sum, which is at most
-// max x sum|row| x sum|col|; the row pass's errors pass through the column factor (sum|col|).
+// Half an ulp of fp32 at values up to v (in [2^(k-1), 2^k]: 2^(k-25)): the most one rounding of a
+// partial sum that large moves it.
+double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(v))) - 25) : 0; }
+
+// The worst-case error of the fp32 sums, in units of the frame's values (largest: max). Each output
+// is two short sums of 2r + 1 terms, each term's rounding at most half an ulp of the partial sum:
+// separable, the row factor (partials up to max x sum|row|), whose errors the column factor
+// carries (x sum|col|), then the column factor (partials up to max x sum|row| x sum|col|); 2D, each
+// mask row's sum from zero (up to max x sum|w of that row|), then the sum of the rows (up to max x
+// sum|w|). A gradient magnitude's two sums: sqrt 2 of it.
 double sumsBound(const FilterParams& p, PixelType type) {
   const Mask& m = p.filter.mask;
-  double row = 0, col = 0;
-  for (float w : m.row()) row += std::fabs(double(w));
-  for (float w : m.col()) col += std::fabs(double(w));
-  const double largest = typeMax(type) * row * col;
-  const double halfUlp = largest > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(largest))) - 24) : 0;
-  return 2.0 * (2 * m.radius() + 1) * halfUlp;
+  const double n = 2 * m.radius() + 1, top = typeMax(type);
+  const auto absSum = [](auto first, auto last) {
+    double s = 0;
+    for (; first != last; ++first) s += std::fabs(double(*first));
+    return s;
+  };
+  double e = 0;
+  if (m.separable()) {
+    const double row = absSum(m.row().begin(), m.row().end()), col = absSum(m.col().begin(), m.col().end());
+    e = n * halfUlpUpTo(top * row) * col + n * halfUlpUpTo(top * row * col);
+  } else {
+    const auto& w = m.weights();
+    const int taps = int(n);
+    for (int dy = 0; dy < taps; ++dy)
+      e += n * halfUlpUpTo(top * absSum(w.begin() + dy * taps, w.begin() + (dy + 1) * taps));
+    e += n * halfUlpUpTo(top * absSum(w.begin(), w.end()));
+  }
+  return e * (p.filter.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
 }
 
 // Everything, for frames `image` describes: the checks every variant makes, shared memory, and the
@@ -73,27 +93,35 @@ kernels::SweepMask maskOf(const FilterParams& p) {
   return m;
 }
 
+// Launches the separable kernel or the 2D one, as the mask is.
+void launch(const kernels::SweepLaunch& l, const FilterParams& p, Prepared& pp) {
+  if (l.twoD)
+    kernels::sweep2d(l, pp.mask2d());
+  else
+    kernels::sweep(l, maskOf(p));
+}
+
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
-  prepared(v, p, image, ws);
+  Prepared& pp = prepared(v, p, image, ws);
   kernels::SweepLaunch l = launchOf(v, p, image);
   l.in = in;
   l.out = out;
   l.stream = s;
-  kernels::sweep(l, maskOf(p));
+  launch(l, p, pp);
 }
 
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   if (in.width != out.width || in.height != out.height)
     throw std::invalid_argument("sweep: input and output sizes differ");
   const ImageDesc image = ImageDesc::rgba8(in.width, in.height, in.pitch);
-  prepared(v, p, image, ws);
+  Prepared& pp = prepared(v, p, image, ws);
   kernels::SweepLaunch l = launchOf(v, p, image);
   l.in = in.data;
   l.out = out.data;
   l.outPitch = out.pitch;
   l.stream = s;
-  kernels::sweep(l, maskOf(p));
+  launch(l, p, pp);
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
@@ -109,13 +137,13 @@ Variant sweepVariant() {
   return {
       .name = "sweep",
       .description =
-          "separable, any pixel type (u8 u16 f16 f32), 1/3/4 channels, a batch in one launch: each block sweeps down "
-          "a strip, the row factor into a ring of fp32 row sums in shared memory, the column factor down it, windows "
-          "in registers",
+          "any pixel type (u8 u16 f16 f32), 1/3/4 channels, a batch in one launch: each block sweeps down a strip; "
+          "separable masks as the row factor into a ring of fp32 row sums in shared memory and the column factor down "
+          "it, 2D masks from a ring of input rows, windows in registers",
       .maxRadius = kernels::kSweepMaxRadius,
       .tiles = {{256, 8}, {256, 16}, {512, 8}},
       .tileMeaning = "values across (pixels x channels) x rows a step (256 threads)",
-      .takes = MaskTakes::Separable,
+      .takes = MaskTakes::Any,
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
