@@ -5,6 +5,7 @@
 #   - NVIDIA NPP (app/bench/npp_peer.cu, built here with nvcc) when NPP is installed (npp.json);
 #   - CuPy and PyTorch (app/bench/peers.py) when python3 imports either (peers.json);
 #   - plot.py: mpix_vs_radius.png, summary.md and summary.csv; shares.py: shares.md and shares.csv;
+#   - typed-round.sh: every pixel type and batches against a copy of their bytes and NPP (typed/);
 #   - README.md with the date, the commit, the GPU and the summary; nvidia-smi.log.
 # Run after building (./run.sh build), from anywhere in the repository:
 #
@@ -79,6 +80,12 @@ else
   say "CuPy and PyTorch: not timed (python3 imports neither)"
 fi
 
+# Every pixel type against the copy of its bytes, and NPP's functions for it (TYPED=0: not run).
+if [ "${TYPED:-1}" != 0 ]; then
+  say "every pixel type (app/bench/typed-round.sh)"
+  BUILD=$BUILD app/bench/typed-round.sh "$out/typed" >> "$out/bench.log" 2>&1 || say "typed-round.sh failed: see bench.log"
+fi
+
 ((${#peers[@]})) && peers=(--peers "${peers[@]}")
 python3 app/bench/plot.py --convlive "$out/convlive.json" "${peers[@]}" --out-dir "$out" > /dev/null ||
   say "plot.py failed (is python3-matplotlib installed?): no plot or summary"
@@ -103,6 +110,7 @@ git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted change
   [ -f "$out/summary.md" ] && cat "$out/summary.md" && echo
   [ -f "$out/mpix_vs_radius.png" ] && echo "![MPix/s against radius](mpix_vs_radius.png)" && echo
   [ -f "$out/shares.md" ] && cat "$out/shares.md"
+  [ -f "$out/typed/README.md" ] && echo && echo "Every pixel type: [typed/](typed/README.md)."
 } > "$out/README.md"
 
 rm -rf "$dest"

@@ -64,3 +64,24 @@ fi
 
 echo
 python3 app/bench/typed_table.py --typed "$OUT/typed.json" "${npp_args[@]}" --out "$OUT/typed.md"
+rc=$?
+
+# README.md: when, what and where, then the table.
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+{
+  echo "# convlive on every pixel type: ${gpu:-unknown GPU}"
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
+  echo "| commit | $commit |"
+  echo "| card | ${gpu:-unknown} |"
+  echo "| benchmark | \`convlive-bench --types $TYPES --sizes $SIZES --batches $BATCHES --radii $RADII ${BENCH_ARGS:-}\` |"
+  echo
+  echo "Made by \`app/bench/typed-round.sh\`; how each figure is measured: [../../METHOD.md](../../METHOD.md)."
+  echo
+  [ -f "$OUT/typed.md" ] && cat "$OUT/typed.md"
+} > "$OUT/README.md"
+exit $rc

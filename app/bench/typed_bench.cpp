@@ -456,7 +456,9 @@ int typedMain(int argc, char** argv) {
             }
             if (c.name == "auto") {
               row["tile"] = plan.tile() == Tile{} ? "" : plan.tile().str();
-              row["chosen"] = plan.variant().name + (plan.tile() == Tile{} ? "" : " " + plan.tile().str());
+              std::string chosen = plan.variant().name;  // appended: "a" + std::string trips GCC 12's -Wrestrict
+              if (plan.tile() != Tile{}) chosen.append(" ").append(plan.tile().str());
+              row["chosen"] = chosen;
             }
             timeInto(row, [&](int i) { plan.run(input(i), out.get(), s); });
           }
