@@ -213,7 +213,9 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
     return v.onGpu && options.memory == Memory::Host ? staged : image;
   };
   if (name == "auto") {
-    const AutoChoice c = chooseAuto(s->params, options.memory == Memory::Host ? staged : image);
+    AutoChoice c = chooseAuto(s->params, options.memory == Memory::Host && deviceInfo().available ? staged : image);
+    // A CPU variant filters the caller's frames where they are: it must take them as they are.
+    if (!c.variant->onGpu && c.variant->whyNot(s->params, image)) c.variant = &cpuChoice(s->params, image);
     if (s->params.tile == Tile{}) s->params.tile = c.tile;
     s->variant = c.variant;
     s->autoWhy = c.why;

@@ -198,9 +198,9 @@ void referenceFilter(const Filter& filter, Border border, bool filterAlpha, Cons
   const ImageDesc d = ImageDesc::rgba8(in.width, in.height, in.pitch);
   if (in.pitch == out.pitch)
     return referenceFrames(filter, border, filterAlpha, d, in.data, out.data, threads, directOnly);
-  HostImage tmp(in.width, in.height);
-  referenceFrames(filter, border, filterAlpha, d, in.data, tmp.pixels().data(), threads, directOnly);
-  for (int y = 0; y < in.height; ++y) std::memcpy(out.row(y), tmp.view().row(y), std::size_t(in.width) * 4);
+  std::vector<std::uint8_t> tmp(d.span());  // rows at the input's pitch, as d says
+  referenceFrames(filter, border, filterAlpha, d, in.data, tmp.data(), threads, directOnly);
+  for (int y = 0; y < in.height; ++y) std::memcpy(out.row(y), tmp.data() + std::size_t(y) * in.pitch, d.rowBytes());
 }
 
 double f32Bound(const Mask& mask, double maxAbs) {
