@@ -116,6 +116,47 @@ __device__ __forceinline__ void loadRows(const SweepArgs& a, const char* in, int
   }
 }
 
+// One row's window sums, added to accA (weights wa[t]) and, for a gradient magnitude, accB
+// (weights wb[t * wbStride]): P outputs x C channels of sum over t < taps of w[t] x s[(p + t) * C + c],
+// s being the row's values from the job's first pixel. The window is held in registers and slid P
+// taps a load. Both passes of the separable kernel's row factor and each mask row of the 2D one.
+template <int C, int P>
+__device__ __forceinline__ void rowSums(const float* s, const float* wa, const float* wb, int wbStride, int taps,
+                                        bool magnitude, float (&accA)[C][P], float (&accB)[C][P]) {
+  float win[C][2 * P];
+#pragma unroll
+  for (int j = 0; j < P; ++j)
+#pragma unroll
+    for (int c = 0; c < C; ++c) win[c][j] = s[j * C + c];
+  for (int t0 = 0; t0 < taps; t0 += P) {
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+#pragma unroll
+      for (int c = 0; c < C; ++c) win[c][P + j] = s[(t0 + P + j) * C + c];
+#pragma unroll
+    for (int tt = 0; tt < P; ++tt) {
+      if (t0 + tt < taps) {
+        const float a = wa[t0 + tt];
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+          for (int p = 0; p < P; ++p) accA[c][p] = fmaf(a, win[c][p + tt], accA[c][p]);
+        if (magnitude) {
+          const float b = wb[(t0 + tt) * wbStride];
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int p = 0; p < P; ++p) accB[c][p] = fmaf(b, win[c][p + tt], accB[c][p]);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+#pragma unroll
+      for (int c = 0; c < C; ++c) win[c][j] = win[c][P + j];
+  }
+}
+
 template <class T, int C, int VW, int Q>
 __global__ void __launch_bounds__(kSweepThreads)
     sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
@@ -140,42 +181,12 @@ __global__ void __launch_bounds__(kSweepThreads)
       for (int job = tid; job < rows * GROUPS; job += kSweepThreads) {
         const int q = job / GROUPS, px0 = (job - q * GROUPS) * P;
         const float* s = stage + q * ss + px0 * C;
-        float accA[C][P], accB[C][P], win[C][2 * P];
+        float accA[C][P], accB[C][P];
 #pragma unroll
         for (int c = 0; c < C; ++c)
 #pragma unroll
           for (int p = 0; p < P; ++p) accA[c][p] = accB[c][p] = 0.f;
-#pragma unroll
-        for (int j = 0; j < P; ++j)
-#pragma unroll
-          for (int c = 0; c < C; ++c) win[c][j] = s[j * C + c];
-        for (int t0 = 0; t0 < taps; t0 += P) {
-#pragma unroll
-          for (int j = 0; j < P; ++j)
-#pragma unroll
-            for (int c = 0; c < C; ++c) win[c][P + j] = s[(t0 + P + j) * C + c];
-#pragma unroll
-          for (int tt = 0; tt < P; ++tt) {
-            if (t0 + tt < taps) {
-              const float wa = m.row[t0 + tt];
-#pragma unroll
-              for (int c = 0; c < C; ++c)
-#pragma unroll
-                for (int p = 0; p < P; ++p) accA[c][p] = fmaf(wa, win[c][p + tt], accA[c][p]);
-              if (magnitude) {
-                const float wb = m.col[t0 + tt];
-#pragma unroll
-                for (int c = 0; c < C; ++c)
-#pragma unroll
-                  for (int p = 0; p < P; ++p) accB[c][p] = fmaf(wb, win[c][p + tt], accB[c][p]);
-              }
-            }
-          }
-#pragma unroll
-          for (int j = 0; j < P; ++j)
-#pragma unroll
-            for (int c = 0; c < C; ++c) win[c][j] = win[c][P + j];
-        }
+        rowSums<C, P>(s, m.row, m.col, 1, taps, magnitude, accA, accB);
         const int slot = (y0 + q - (yStart - r)) % ring;
 #pragma unroll
         for (int p = 0; p < P; ++p)
@@ -293,42 +304,12 @@ __global__ void __launch_bounds__(kSweepThreads)
         int slot = (y0 + q - yStart) % ring;  // input row y0 + q - r
         for (int dy = 0; dy < taps; ++dy) {
           const float* s = smem + slot * ss + px0 * C;
-          float rowA[C][P], rowB[C][P], win[C][2 * P];
+          float rowA[C][P], rowB[C][P];
 #pragma unroll
           for (int c = 0; c < C; ++c)
 #pragma unroll
             for (int p = 0; p < P; ++p) rowA[c][p] = rowB[c][p] = 0.f;
-#pragma unroll
-          for (int j = 0; j < P; ++j)
-#pragma unroll
-            for (int c = 0; c < C; ++c) win[c][j] = s[j * C + c];
-          for (int t0 = 0; t0 < taps; t0 += P) {
-#pragma unroll
-            for (int j = 0; j < P; ++j)
-#pragma unroll
-              for (int c = 0; c < C; ++c) win[c][P + j] = s[(t0 + P + j) * C + c];
-#pragma unroll
-            for (int tt = 0; tt < P; ++tt) {
-              if (t0 + tt < taps) {
-                const float wa = m.w[dy * taps + t0 + tt];
-#pragma unroll
-                for (int c = 0; c < C; ++c)
-#pragma unroll
-                  for (int p = 0; p < P; ++p) rowA[c][p] = fmaf(wa, win[c][p + tt], rowA[c][p]);
-                if (magnitude) {
-                  const float wb = m.w[(t0 + tt) * taps + dy];  // the transpose
-#pragma unroll
-                  for (int c = 0; c < C; ++c)
-#pragma unroll
-                    for (int p = 0; p < P; ++p) rowB[c][p] = fmaf(wb, win[c][p + tt], rowB[c][p]);
-                }
-              }
-            }
-#pragma unroll
-            for (int j = 0; j < P; ++j)
-#pragma unroll
-              for (int c = 0; c < C; ++c) win[c][j] = win[c][P + j];
-          }
+          rowSums<C, P>(s, m.w + dy * taps, m.w + dy, taps, taps, magnitude, rowA, rowB);  // gy: the transpose
 #pragma unroll
           for (int c = 0; c < C; ++c)
 #pragma unroll
