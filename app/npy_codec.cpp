@@ -7,69 +7,18 @@
 #include <optional>
 #include <stdexcept>
 
+#include "npy_header.hpp"
 #include "picture_codecs.hpp"
 
 namespace convlive {
 namespace {
 
+using npy::dictValue;
+using npy::littleEndian;
+using npy::parseShape;
+
 constexpr std::string_view kMagic("\x93NUMPY", 6);
 constexpr long long kMaxSide = 32768;  // as for PNG
-
-std::uint32_t littleEndian(const unsigned char* p, int bytes) {
-  std::uint32_t v = 0;
-  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | p[k];
-  return v;
-}
-
-// The text of one key's value in the header's Python dict: a quoted string (without its quotes), a
-// parenthesised tuple (with them) or a bare word. nullopt when the key is not there.
-std::optional<std::string> dictValue(const std::string& header, const std::string& key) {
-  std::size_t at = std::string::npos;
-  for (const char q : {'\'', '"'}) {
-    at = header.find(q + key + q);
-    if (at != std::string::npos) break;
-  }
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t i = header.find(':', at + key.size() + 2);
-  if (i == std::string::npos) return std::nullopt;
-  ++i;
-  while (i < header.size() && header[i] == ' ') ++i;
-  if (i >= header.size()) return std::nullopt;
-  const char c = header[i];
-  if (c == '\'' || c == '"') {
-    const std::size_t end = header.find(c, i + 1);
-    if (end == std::string::npos) return std::nullopt;
-    return header.substr(i + 1, end - i - 1);
-  }
-  if (c == '(' || c == '[') {
-    const std::size_t end = header.find(c == '(' ? ')' : ']', i);
-    if (end == std::string::npos) return std::nullopt;
-    return header.substr(i, end - i + 1);
-  }
-  std::size_t end = i;
-  while (end < header.size() && header[end] != ',' && header[end] != '}' && header[end] != ' ') ++end;
-  return header.substr(i, end - i);
-}
-
-// "(3, 5)" -> {3, 5}; "(5,)" -> {5}; "()" -> {}.
-std::optional<std::vector<long long>> parseShape(const std::string& text) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
-  std::vector<long long> dims;
-  std::size_t i = 1;
-  while (i < text.size() - 1) {
-    std::size_t end = text.find(',', i);
-    if (end == std::string::npos) end = text.size() - 1;
-    std::string item = text.substr(i, end - i);
-    item.erase(std::remove_if(item.begin(), item.end(), [](char c) { return c == ' ' || c == 'L'; }), item.end());
-    i = end + 1;
-    if (item.empty()) continue;  // the trailing comma of a 1-tuple
-    long long d = 0;
-    const auto [last, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (ec != std::errc() || last != item.data() + item.size() || d < 0) return std::nullopt;
-    dims.push_back(d);
-  }
-  return dims;
-}
 
 // The dtype in words: "float64", "int32", "bool", ...
 std::string dtypeWords(const std::string& descr) {

@@ -14,10 +14,15 @@
 #include <optional>
 #include <sstream>
 
+#include "npy_header.hpp"
+
 namespace convlive {
 namespace {
 
 using Code = Problem::Code;
+using npy::dictValue;
+using npy::littleEndian;
+using npy::parseShape;
 
 Problem invalid(std::string detail) { return problem(Code::Invalid, "", std::move(detail)); }
 
@@ -94,61 +99,6 @@ std::optional<RowError> splitRow(std::string_view line, std::vector<float>& out)
 }
 
 // ---- NumPy .npy --------------------------------------------------------------------------------
-
-std::uint64_t littleEndian(const unsigned char* p, int bytes) {
-  std::uint64_t v = 0;
-  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | p[k];
-  return v;
-}
-
-// The text of one key's value in the header's Python dict: a quoted string (without its quotes), a
-// parenthesised tuple (with them) or a bare word. nullopt when the key is not there.
-std::optional<std::string> dictValue(const std::string& header, const std::string& key) {
-  std::size_t at = std::string::npos;
-  for (const char q : {'\'', '"'}) {
-    at = header.find(q + key + q);
-    if (at != std::string::npos) break;
-  }
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t i = header.find(':', at + key.size() + 2);
-  if (i == std::string::npos) return std::nullopt;
-  ++i;
-  while (i < header.size() && header[i] == ' ') ++i;
-  if (i >= header.size()) return std::nullopt;
-  const char c = header[i];
-  if (c == '\'' || c == '"') {
-    const std::size_t end = header.find(c, i + 1);
-    if (end == std::string::npos) return std::nullopt;
-    return header.substr(i + 1, end - i - 1);
-  }
-  const char close = c == '(' ? ')' : c == '[' ? ']' : '\0';
-  if (close) {
-    const std::size_t end = header.find(close, i);
-    if (end == std::string::npos) return std::nullopt;
-    return header.substr(i, end - i + 1);
-  }
-  std::size_t end = i;
-  while (end < header.size() && header[end] != ',' && header[end] != '}' && header[end] != ' ') ++end;
-  return header.substr(i, end - i);
-}
-
-// "(3, 3)" -> {3, 3}; "(5,)" -> {5}; "()" -> {}.
-std::optional<std::vector<long long>> parseShape(const std::string& text) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
-  std::vector<long long> dims;
-  std::string item;
-  std::stringstream in(text.substr(1, text.size() - 2));
-  while (std::getline(in, item, ',')) {
-    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
-    if (item.empty()) continue;                                          // the trailing comma of a 1-tuple
-    item.erase(std::remove(item.begin(), item.end(), 'L'), item.end());  // Python 2's longs
-    long long d = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (ec != std::errc() || end != item.data() + item.size() || d < 0) return std::nullopt;
-    dims.push_back(d);
-  }
-  return dims;
-}
 
 std::string dtypeWords(const std::string& descr) {
   if (descr.size() < 2) return "data of type '" + descr + "'";
