@@ -146,6 +146,13 @@ struct Plan::State {
   }
   // Copies frames between host memory laid out as `from` and memory laid out as `to` (the same
   // frames), in stream order.
+  // Host frames `in` (laid out as din) through the device frames to `out` (as dout); done on return.
+  void runStaged(const ImageDesc& din, const void* in, const ImageDesc& dout, void* out, cudaStream_t stream) {
+    copyFrames(staged, stageIn.get(), din, in, cudaMemcpyHostToDevice, stream);
+    variant->runFrames(params, staged, stageIn.get(), stageOut.get(), ws, stream);
+    copyFrames(dout, out, staged, stageOut.get(), cudaMemcpyDeviceToHost, stream);
+    CL_CUDA(cudaStreamSynchronize(stream));
+  }
   static void copyFrames(const ImageDesc& to, void* dst, const ImageDesc& from, const void* src, cudaMemcpyKind kind,
                          cudaStream_t stream) {
     if (to.rowPitch() == from.rowPitch() && to.frameStride() == from.frameStride()) {
@@ -327,13 +334,10 @@ void Plan::run(ConstImageView in, ImageView out, cudaStream_t stream) {
   din.batchStride = dout.batchStride = d.frameStride();
   const DeviceScope scope(s.options.device);
   if (s.staging()) {
-    State::copyFrames(s.staged, s.stageIn.get(), din, in.data, cudaMemcpyHostToDevice, stream);
-    s.variant->runFrames(s.params, s.staged, s.stageIn.get(), s.stageOut.get(), s.ws, stream);
-    State::copyFrames(dout, out.data, s.staged, s.stageOut.get(), cudaMemcpyDeviceToHost, stream);
-    CL_CUDA(cudaStreamSynchronize(stream));
-  } else if (in.pitch == out.pitch && d.batch > 1 && s.variant->takesAnyImage()) {
-    s.variant->runFrames(s.params, din, in.data, out.data, s.ws, stream);  // the batch in one launch
-  } else {
+    s.runStaged(din, in.data, dout, out.data, stream);
+  } else if (in.pitch == out.pitch) {
+    s.variant->runFrames(s.params, din, in.data, out.data, s.ws, stream);
+  } else {  // runFrames takes one pitch for both: frame by frame
     for (int f = 0; f < d.batch; ++f) {
       const std::size_t at = d.frameStride() * std::size_t(f);
       s.variant->run(s.params, ConstImageView(in.data + at, d.width, d.height, in.pitch),
@@ -355,14 +359,10 @@ void Plan::run(const void* in, void* out, cudaStream_t stream) {
     throw std::invalid_argument(std::string("convlive::Plan::run: ") + pixelTypeName(d.type) +
                                 " frames must start at a multiple of " + std::to_string(align) + " bytes");
   const DeviceScope scope(s.options.device);
-  if (s.staging()) {
-    State::copyFrames(s.staged, s.stageIn.get(), d, in, cudaMemcpyHostToDevice, stream);
-    s.variant->runFrames(s.params, s.staged, s.stageIn.get(), s.stageOut.get(), s.ws, stream);
-    State::copyFrames(d, out, s.staged, s.stageOut.get(), cudaMemcpyDeviceToHost, stream);
-    CL_CUDA(cudaStreamSynchronize(stream));
-    return;
-  }
-  s.variant->runFrames(s.params, d, in, out, s.ws, stream);
+  if (s.staging())
+    s.runStaged(d, in, d, out, stream);
+  else
+    s.variant->runFrames(s.params, d, in, out, s.ws, stream);
 }
 
 }  // namespace convlive

@@ -203,10 +203,6 @@ void referenceFilter(const Filter& filter, Border border, bool filterAlpha, Cons
   for (int y = 0; y < in.height; ++y) std::memcpy(out.row(y), tmp.data() + std::size_t(y) * in.pitch, d.rowBytes());
 }
 
-double f32Bound(const Mask& mask, double maxAbs) {
-  double sum = 0;
-  for (float w : mask.weights()) sum += std::fabs(double(w));
-  return 1e-5 * sum * maxAbs;
-}
+double f32Bound(const Mask& mask, double maxAbs) { return 1e-5 * absoluteSum(mask.weights()) * maxAbs; }
 
 }  // namespace convlive

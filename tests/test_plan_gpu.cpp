@@ -183,8 +183,6 @@ std::vector<unsigned char> runTyped(Plan& plan, const ImageDesc& d, const std::v
   return got;
 }
 
-double maxAbsOf(PixelType t) { return t == PixelType::U8 ? 255 : t == PixelType::U16 ? 65535 : 2; }
-
 // sweep, by name and as auto's choice, on every type and channel count: odd sizes from 1x1,
 // every border, separable and 2D masks from r = 1 to its limit and a gradient magnitude, alpha filtered
 // and not, a batch with padded rows and gaps; against the reference under the accuracy contract.
@@ -233,11 +231,11 @@ TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
           auto want = testcases::poisoned(d);
           const FilterParams& p = plan.params();
           referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
-          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, maxAbsOf(t));
+          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, testcases::typeRange(t));
           EXPECT_EQ(diff.over, 0) << plan.describe() << ": " << diff.first << " (" << diff.over << " over; seed "
                                   << testcases::seedForRun() << ")";
-          const unsigned char poison = t == PixelType::U8 || t == PixelType::U16 ? 0xa5 : 0xff;
-          EXPECT_TRUE(testcases::gapsUntouched(d, got, poison)) << plan.describe() << ": a gap was written";
+          EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(t)))
+              << plan.describe() << ": a gap was written";
         }
   RecordProperty("refused_for_the_error_bound", refused);
 }

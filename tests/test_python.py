@@ -56,21 +56,7 @@ def border_index(i, n, border):
 
 def correlate(img, weights, border, filter_alpha):
     weights = np.asarray(weights, dtype=np.float64)
-    r = weights.shape[0] // 2
-    h, w = img.shape[:2]
-    src = img.astype(np.float64)
-    acc = np.zeros(src.shape)
-    for dy in range(-r, r + 1):
-        rows, zero_rows = border_index(np.arange(h) + dy, h, border)
-        for dx in range(-r, r + 1):
-            wt = weights[dy + r, dx + r]
-            if wt == 0:
-                continue
-            cols, zero_cols = border_index(np.arange(w) + dx, w, border)
-            sample = src[rows][:, cols]
-            sample[zero_rows] = 0
-            sample[:, zero_cols] = 0
-            acc += wt * sample
+    acc = correlate_plane(img.astype(np.float64), weights, border)
     out = np.clip(np.rint(acc), 0, 255).astype(np.uint8)
     if not filter_alpha:
         out[..., 3] = img[..., 3]
@@ -419,9 +405,9 @@ def shape_of(layout, n, c, h, w):
 
 
 def correlate_plane(plane, weights, border):
-    """float64 direct 2D correlation of one (H, W) plane, weight [0][0] on the top-left neighbour."""
+    """float64 direct 2D correlation of an (H, W) plane or (H, W, C) pixels, weight [0][0] on the top-left neighbour."""
     r = weights.shape[0] // 2
-    h, w = plane.shape
+    h, w = plane.shape[:2]
     acc = np.zeros(plane.shape)
     for dy in range(-r, r + 1):
         rows, zero_rows = border_index(np.arange(h) + dy, h, border)

@@ -67,10 +67,16 @@ inline std::vector<unsigned char> randomFrames(const ImageDesc& d, std::mt19937&
   return b;
 }
 
-// An output buffer of d.span() bytes poisoned so that an unwritten value shows: 0xa5 bytes for
-// integers, NaN for floats (0xffff / 0xffffffff: quiet NaNs).
+// The largest magnitude randomFrames gives a type: the integers' range, floats' [-1, 2).
+inline double typeRange(PixelType t) { return t == PixelType::U8 ? 255 : t == PixelType::U16 ? 65535 : 2; }
+
+// The byte an output is poisoned with, so that an unwritten value shows: 0xa5 for integers, 0xff for
+// floats (0xffff / 0xffffffff: quiet NaNs).
+inline unsigned char poisonByte(PixelType t) { return t == PixelType::U8 || t == PixelType::U16 ? 0xa5 : 0xff; }
+
+// An output buffer of d.span() bytes, poisoned.
 inline std::vector<unsigned char> poisoned(const ImageDesc& d) {
-  return std::vector<unsigned char>(d.span(), d.type == PixelType::U8 || d.type == PixelType::U16 ? 0xa5 : 0xff);
+  return std::vector<unsigned char>(d.span(), poisonByte(d.type));
 }
 
 struct TypedDifference {

@@ -42,21 +42,19 @@ double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std:
 double sumsBound(const FilterParams& p, PixelType type) {
   const Mask& m = p.filter.mask;
   const double n = 2 * m.radius() + 1, top = typeMax(type);
-  const auto absSum = [](auto first, auto last) {
-    double s = 0;
-    for (; first != last; ++first) s += std::fabs(double(*first));
-    return s;
-  };
   double e = 0;
   if (m.separable()) {
-    const double row = absSum(m.row().begin(), m.row().end()), col = absSum(m.col().begin(), m.col().end());
+    const double row = absoluteSum(m.row()), col = absoluteSum(m.col());
     e = n * halfUlpUpTo(top * row) * col + n * halfUlpUpTo(top * row * col);
   } else {
     const auto& w = m.weights();
     const int taps = int(n);
-    for (int dy = 0; dy < taps; ++dy)
-      e += n * halfUlpUpTo(top * absSum(w.begin() + dy * taps, w.begin() + (dy + 1) * taps));
-    e += n * halfUlpUpTo(top * absSum(w.begin(), w.end()));
+    for (int dy = 0; dy < taps; ++dy) {
+      double row = 0;  // this mask row's absolute sum
+      for (int dx = 0; dx < taps; ++dx) row += std::fabs(double(w[dy * taps + dx]));
+      e += n * halfUlpUpTo(top * row);
+    }
+    e += n * halfUlpUpTo(top * absoluteSum(w));
   }
   return e * (p.filter.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
 }
