@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -116,20 +118,13 @@ std::string noDeviceReason(cudaError_t e) {
   return "no usable NVIDIA GPU" + cuda;
 }
 
-DeviceInfo queryDevice() {
+// Device `dev`'s facts (a device the count says exists).
+DeviceInfo queryDevice(int dev) {
   DeviceInfo info;
-  int count = 0;  // not written when there is no driver
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    info.reason = noDeviceReason(e);
-    return info;
-  }
-  int dev = 0;
-  CL_CUDA(cudaGetDevice(&dev));
   cudaDeviceProp p{};
   CL_CUDA(cudaGetDeviceProperties(&p, dev));
   info.available = true;
+  info.index = dev;
   info.name = p.name;
   info.major = p.major;
   info.minor = p.minor;
@@ -147,6 +142,55 @@ DeviceInfo queryDevice() {
   CL_CUDA(cudaDeviceGetAttribute(&info.busWidthBits, cudaDevAttrGlobalMemoryBusWidth, dev));
   return info;
 }
+
+// Every device's facts, queried on first use of each (the count once: it does not change while the
+// process runs). A device's facts stay at one address for the process.
+class DeviceTable {
+ public:
+  DeviceTable() {
+    int count = 0;  // not written when there is no driver
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count <= 0) {
+      (void)cudaGetLastError();
+      none_.reason = noDeviceReason(e);
+      count = 0;
+    }
+    slots_ = std::vector<Slot>(std::size_t(count));
+  }
+  int count() const { return int(slots_.size()); }
+  const DeviceInfo& none() const { return none_; }
+  const DeviceInfo& at(int device) {
+    Slot& s = slots_[std::size_t(device)];
+    std::call_once(s.once, [&] { s.info = queryDevice(device); });
+    return s.info;
+  }
+  // The facts of an index past the devices: one per index asked (rare: a refused --device).
+  const DeviceInfo& missing(int device) {
+    std::lock_guard lock(m_);
+    auto& d = missing_[device];
+    if (d.reason.empty()) {
+      d.index = device;
+      d.reason = "CUDA device " + std::to_string(device) + " is not here: this machine has " + describeDevices();
+    }
+    return d;
+  }
+
+ private:
+  struct Slot {
+    std::once_flag once;
+    DeviceInfo info;
+  };
+  std::vector<Slot> slots_;
+  DeviceInfo none_;
+  std::mutex m_;
+  std::map<int, DeviceInfo> missing_;
+};
+
+DeviceTable& devices() {
+  static DeviceTable table;
+  return table;
+}
+
 }  // namespace
 
 DeviceScope::DeviceScope(int device) {
@@ -161,9 +205,31 @@ DeviceScope::~DeviceScope() {
   if (restore_) cudaSetDevice(old_);
 }
 
-const DeviceInfo& deviceInfo() {
-  static const DeviceInfo info = queryDevice();
-  return info;
+int deviceCount() { return devices().count(); }
+
+int currentDevice() {
+  if (deviceCount() == 0) return 0;
+  int dev = 0;
+  CL_CUDA(cudaGetDevice(&dev));
+  return dev;
+}
+
+const DeviceInfo& deviceInfo(int device) {
+  DeviceTable& t = devices();
+  if (t.count() == 0) return t.none();
+  if (device < 0) device = currentDevice();
+  if (device >= t.count()) return t.missing(device);
+  return t.at(device);
+}
+
+const DeviceInfo& deviceInfo() { return deviceInfo(-1); }
+
+std::string describeDevices() {
+  const int n = deviceCount();
+  if (n == 0) return "no CUDA device (" + devices().none().reason + ")";
+  std::string s = std::to_string(n) + (n == 1 ? " CUDA device (" : " CUDA devices (");
+  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(i) + ": " + deviceInfo(i).name;
+  return s + ")";
 }
 
 double measureCopyBandwidthGBs(std::size_t bytes, int runs) {
@@ -208,12 +274,25 @@ void allowLargeShared(const void* kernel, std::size_t bytes) {
 }
 
 int residentBlocks(const void* kernel, int threads, std::size_t dynamicShared) {
-  allowLargeShared(kernel, dynamicShared);
-  int perSm = 0, device = 0, sms = 0;
-  CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, dynamicShared));
+  // Asked once per kernel, block, shared memory and device: the answer is the device's (its SMs,
+  // its opt-in shared memory), so two GPUs of a process each get their own.
+  int device = 0;
   CL_CUDA(cudaGetDevice(&device));
-  CL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return std::max(1, perSm * sms);
+  using Key = std::tuple<const void*, int, std::size_t, int>;
+  static std::mutex m;
+  static std::map<Key, int> known;
+  const Key key{kernel, threads, dynamicShared, device};
+  {
+    std::lock_guard lock(m);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+  }
+  allowLargeShared(kernel, dynamicShared);
+  int perSm = 0;
+  CL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, dynamicShared));
+  const int blocks = std::max(1, perSm * deviceInfo(device).multiprocessors);
+  std::lock_guard lock(m);
+  known[key] = blocks;
+  return blocks;
 }
 
 }  // namespace kernels

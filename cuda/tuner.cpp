@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -132,8 +133,16 @@ std::string Tuner::defaultPath(const std::string& gpu) {
 }
 
 Tuner& Tuner::shared() {
-  static Tuner tuner(defaultPath(deviceInfo().name), deviceInfo().name);
-  return tuner;
+  // One tuner per kind of GPU, for the calling thread's current device: a process that runs plans
+  // on two GPUs measures and caches each one's winners in its own file. Two devices of one name
+  // share a tuner (one file, one writer: same GPU, same winners).
+  static std::mutex m;
+  static std::map<std::string, std::unique_ptr<Tuner>> tuners;
+  const std::string gpu = deviceInfo().name;
+  std::lock_guard lock(m);
+  std::unique_ptr<Tuner>& t = tuners[gpu];
+  if (!t) t = std::make_unique<Tuner>(defaultPath(gpu), gpu);
+  return *t;
 }
 
 void Tuner::load() {

@@ -105,11 +105,13 @@ class DeviceImage {
   std::size_t pitch_ = 0;
 };
 
-// What the current CUDA device is, queried once. `available` is false (with `reason` saying why)
-// on a machine without a usable device; nothing else is filled then.
+// What a CUDA device is, queried once per device. `available` is false (with `reason` saying why)
+// on a machine without a usable device, or for an index past the machine's devices; nothing else
+// is filled then.
 struct DeviceInfo {
   bool available = false;
   std::string reason;
+  int index = -1;  // the CUDA device index (as cudaSetDevice takes it)
   std::string name;
   int major = 0, minor = 0, multiprocessors = 0;
   std::size_t sharedPerBlockOptin = 0;  // bytes a block may opt into
@@ -119,7 +121,19 @@ struct DeviceInfo {
   int maxThreadsPerSm = 0, maxBlocksPerSm = 0, registersPerSm = 0, registersPerBlock = 0;
   std::size_t sharedPerSm = 0, reservedSharedPerBlock = 0;
 };
+// The calling thread's current device (what a plan with PlanOptions::device -1 runs on). Any
+// thread; the facts are queried on first use of each device and kept for the process.
 const DeviceInfo& deviceInfo();
+// Device `device` (-1: the current one). An index past the machine's devices answers with
+// `available` false and a reason naming how many there are.
+const DeviceInfo& deviceInfo(int device);
+// The CUDA devices this process sees (0 without a driver or a device; CUDA_VISIBLE_DEVICES applies).
+int deviceCount();
+// The current device of the calling thread (0 when there is none).
+int currentDevice();
+// "1 CUDA device (0: NVIDIA H200)", "2 CUDA devices (0: NVIDIA H100, 1: NVIDIA H100)", or
+// "no CUDA device (why)": how the messages that refuse a device index describe the machine.
+std::string describeDevices();
 
 // The calling thread's current CUDA device set to `device` while it lives (nothing when it is -1 or
 // already current), the caller's restored after. Throws CudaError when the device cannot be made

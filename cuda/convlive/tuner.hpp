@@ -62,7 +62,8 @@ class Tuner {
   // A tuner for `gpu` whose cache lives at `path` (read now; missing, unreadable, of another
   // version or another GPU: starts empty, and is rewritten on the next store).
   Tuner(std::string path, std::string gpu);
-  // The process's tuner for this machine's GPU, cached at defaultPath().
+  // The process's tuner for the calling thread's current GPU (one per GPU name), cached at
+  // defaultPath() of that name.
   static Tuner& shared();
   // $CONVLIVE_TUNE_CACHE, else $XDG_CACHE_HOME/convlive/tune-<gpu>.json, else
   // ~/.cache/convlive/tune-<gpu>.json (the GPU's name with non-alphanumerics as '-').
