@@ -19,6 +19,7 @@
 #include "convlive/spec.hpp"
 #include "demo.hpp"
 #include "guarded.hpp"
+#include "list_devices.hpp"
 #include "list_variants.hpp"
 #include "still.hpp"
 #include "tune.hpp"
@@ -58,7 +59,17 @@ struct Values {
   bool listDetails = false;
   std::string demoDir;
   std::vector<std::string> benchArgs;
+  int device = -1;  // --device (only when given)
 };
+
+// --device N: the CUDA device the command works on (list_devices.hpp says how).
+void addDeviceOption(CLI::App* c, Values& v, const char* group) {
+  c->add_option("--device", v.device,
+                "the CUDA device to work on, by index (convlive list devices); default: device 0, or the CPU "
+                "variant without one")
+      ->type_name("INDEX")
+      ->group(group);
+}
 
 void addSourceOptions(CLI::App* c, Values& v) {
   auto* g = "Source (one of these; none: the test pattern)";
@@ -271,10 +282,18 @@ int terminalWidth() {
 
 int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream& out, std::ostream& err) {
   CLI::App* c = app.get_subcommand(command);
+  if (c->get_option_no_throw("--device") && c->count("--device")) {
+    if (command == "list" && v.listWhat != "variants") {
+      err << "convlive: --device goes with list variants (list " << v.listWhat << " is the same on every device)\n";
+      return kBadInput;
+    }
+    if (const int code = applyDeviceOption(v.device, err); code >= 0) return code;
+  }
   if (command == "list") {
     if (v.listDetails || !detailsOptionGiven(c).empty()) return listDetails(c, v, out, err);
     if (v.listWhat == "variants") return listVariants(out, terminalWidth()), kOk;
     if (v.listWhat == "patterns") return listPatternsCommand(out, err);
+    if (v.listWhat == "devices") return listDevicesCommand(out, err);
     return listCamerasCommand(out, err);
   }
   if (command == "tune") return runTune(out, err);
@@ -422,10 +441,11 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
       "  convlive run --frames 300 --mask gaussian --radius 4  headless: a summary of every stage\n"
       "  convlive export --input clip.mp4 --output out.webm --radius 8   filter a video into a file\n"
       "  convlive image in.png out.png --mask sharpen          one picture\n"
-      "  convlive list variants | patterns | cameras           what there is\n"
+      "  convlive list variants | patterns | cameras | devices what there is\n"
       "  convlive list variants --details --radius 4          each variant's launch, work per pixel and time\n"
       "  convlive bench --sizes 3840x2160                      the kernel benchmark (convlive-bench)\n"
       "  convlive tune                                         measure which variant auto picks here\n"
+      "  convlive run --device 1 --input clip.mp4              any command that uses the GPU, on GPU 1\n"
       "  convlive demo DIR                                     a test picture and filtered versions of it");
 
   CLI::App* view = app.add_subcommand("view", "the viewer: a window, or offscreen through EGL (the default)");
@@ -450,6 +470,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
         ->group(g);
     view->add_flag("--loop", v.video.loop, "start again at the end of the source")->group(g);
     addInputFormat(view, v, g);
+    addDeviceOption(view, v, g);
   }
 
   CLI::App* run = app.add_subcommand("run", "headless: the pipeline with no display, then a summary of each stage");
@@ -474,6 +495,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
     run->add_flag("--loop", v.video.loop, "start again at the end of the source")->group(g);
     run->add_flag("--decode-only", v.video.decodeOnly, "only take frames from the source (its own rate)")->group(g);
     addInputFormat(run, v, g);
+    addDeviceOption(run, v, g);
   }
 
   CLI::App* exp = app.add_subcommand("export", "filter a video into a file (.webm VP8, .mkv, .mp4 H.264, .avi MJPEG)");
@@ -485,6 +507,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   exp->add_flag("--loop", v.video.loop, "start again at the end of the source (with --frames or --seconds)")
       ->group("Export");
   addInputFormat(exp, v, "Export");
+  addDeviceOption(exp, v, "Export");
 
   CLI::App* image =
       app.add_subcommand("image", "filter one picture in its own type (PNG, JPEG or .npy in; PNG, JPEG or .npy out)");
@@ -495,13 +518,15 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
                     "the picture to write: .png, .jpg/.jpeg or .npy (the format follows the extension; the type and "
                     "channels are the input's; written to a temporary, then renamed)");
   image->add_option("--quality", v.quality, "JPEG quality 1..100 (JPEG output only)")->capture_default_str();
+  addDeviceOption(image, v, "Options");
   addFilterOptions(image, v);
 
-  CLI::App* list =
-      app.add_subcommand("list", "print the variants (with limits and tiles), the test patterns or the cameras");
-  list->add_option("what", v.listWhat, "variants, patterns or cameras")
-      ->check(CLI::IsMember({"variants", "patterns", "cameras"}))
+  CLI::App* list = app.add_subcommand(
+      "list", "print the variants (with limits and tiles), the test patterns, the cameras or the CUDA devices");
+  list->add_option("what", v.listWhat, "variants, patterns, cameras or devices")
+      ->check(CLI::IsMember({"variants", "patterns", "cameras", "devices"}))
       ->capture_default_str();
+  addDeviceOption(list, v, "Options");
   {
     const char* g = "Details (list variants --details)";
     list->add_flag("--details", v.listDetails,
@@ -517,9 +542,12 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   CLI::App* bench = app.add_subcommand("bench", "the kernel benchmark: its options follow (convlive bench --help)");
   bench->prefix_command();
   bench->set_help_flag();
-  app.add_subcommand("tune", "time the fast variants on this GPU for common sizes and masks, fill auto's cache");
+  CLI::App* tune =
+      app.add_subcommand("tune", "time the fast variants on this GPU for common sizes and masks, fill auto's cache");
+  addDeviceOption(tune, v, "Options");
   CLI::App* demo = app.add_subcommand("demo", "write a test picture and filtered versions of it into a folder");
   demo->add_option("dir", v.demoDir, "the folder (made when missing)")->required();
+  addDeviceOption(demo, v, "Options");
 
   app.footer(footer);                                                 // after the commands: they would inherit it
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes them last first

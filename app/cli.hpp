@@ -4,10 +4,12 @@
 //   convlive run     [source] [filter] [run]         headless: a per-stage summary, a JSON report
 //   convlive export  [source] [filter] -o FILE       filter a video into a file
 //   convlive image   IN OUT [filter]                 one picture
-//   convlive list    variants|patterns|cameras       what there is
+//   convlive list    variants|patterns|cameras|devices   what there is
 //   convlive bench   [convlive-bench options]        the kernel benchmark
 //   convlive tune | demo DIR                         fill auto's cache | write demo pictures
 //
+// view, run, export, image, tune, demo and list variants take --device N: the CUDA device the whole
+// process works on (list_devices.hpp), checked against the devices there are before anything runs.
 // The filter options are generated from the spec's setting table (convlive/spec.hpp). An option
 // that belongs to another command is an error naming the commands that take it. The old flag
 // forms (`convlive --headless ...`, `--image`, `--output x.webm`, `--list-variants`, `--tune`,
