@@ -595,8 +595,8 @@ class StubTest(unittest.TestCase):
 
     def test_every_keyword(self):
         keywords = {s["keyword"] for s in convlive.spec_settings()}
-        for fn, extra in (("filter", {"out", "stream", "layout"}), ("describe", set()),
-                          ("choose", {"dtype", "channels", "batch"})):
+        for fn, extra in (("filter", {"out", "stream", "layout", "device"}), ("describe", set()),
+                          ("choose", {"dtype", "channels", "batch", "device"})):
             args = {a.arg for a in self.defs[fn].args.kwonlyargs}
             self.assertEqual(args, keywords | extra, fn)
 
@@ -873,6 +873,121 @@ class TorchTest(unittest.TestCase, ContractCheck):
         convlive.filter(OnlyDLPack(t_in), out=OnlyDLPack(t_out), mask="gaussian", radius=2)
         torch.cuda.synchronize()
         self.assertLessEqual(max_diff(t_out.cpu().numpy(), want), 1)
+
+
+# ---- device=: the CUDA device -----------------------------------------------------------------------
+
+
+def device_count():
+    return len(convlive.devices())
+
+
+class DeviceKeywordTest(unittest.TestCase):
+    """device= on filter() and choose(), and device()/devices(); the GPU cases skip without devices."""
+
+    def test_devices_list_every_device(self):
+        devices = convlive.devices()
+        self.assertIsInstance(devices, list)
+        for i, d in enumerate(devices):
+            self.assertTrue(d.available)
+            self.assertEqual(d.index, i)
+            self.assertTrue(d.name)
+            self.assertEqual(convlive.device(i).name, d.name)
+        if not devices:
+            self.assertFalse(convlive.device().available)
+            self.assertEqual(convlive.device().index, -1)
+            self.assertIn("(CUDA: ", convlive.device().reason, "the CUDA error's own words")
+
+    def test_bad_device_values(self):
+        img = frame(7, 9, 1)
+        for bad, error, words in ((-1, ValueError, r"device=-1: a CUDA device index is 0 or more"),
+                                  ("0", TypeError, r"device: expected an int \(a CUDA device index\) or None, got str"),
+                                  (1.0, TypeError, r"device: expected an int"),
+                                  (True, TypeError, r"device: expected an int")):
+            with self.subTest(device=bad):
+                with self.assertRaisesRegex(error, words):
+                    convlive.filter(img, device=bad)
+                with self.assertRaisesRegex(error, words):
+                    convlive.choose(9, 7, device=bad)
+
+    def test_a_device_past_the_count_is_refused_naming_the_devices(self):
+        past = max(device_count(), 1)  # without a device, 0 is the default device: the CPU runs
+        img = frame(7, 9, 2)
+        for call in (lambda: convlive.filter(img, device=past), lambda: convlive.choose(9, 7, device=past),
+                     lambda: convlive.device(past)):
+            with self.assertRaisesRegex(ValueError, rf"device={past}: this machine has ") as caught:
+                call()
+            if device_count() == 0:
+                self.assertIn("no CUDA device", str(caught.exception))
+                self.assertIn("leave device out and the CPU variant runs", str(caught.exception))
+            else:
+                self.assertIn("0: " + convlive.devices()[0].name, str(caught.exception))
+
+    def test_device_none_and_zero_filter_host_arrays(self):
+        img = frame(23, 37, 3)
+        want = convlive.filter(img, variant="cpu", mask="box", radius=2)
+        for device in (None, 0):
+            with self.subTest(device=device):
+                got = convlive.filter(img, mask="box", radius=2, device=device)
+                self.assertLessEqual(max_diff(got, want), 1)
+                self.assertIsNone(convlive.choose(37, 23, mask="box", radius=2, device=device)["why_not"])
+
+    @unittest.skipIf(NO_DEVICE, NO_DEVICE)
+    def test_host_arrays_on_the_second_device(self):
+        if device_count() < 2:
+            self.skipTest(f"this machine has {device_count()} CUDA device; the second-device test needs 2")
+        img = frame(65, 129, 4)
+        want = convlive.filter(img, variant="cpu", mask="gaussian", radius=3)
+        for variant in ("auto", "tiled-coop"):
+            with self.subTest(variant=variant):
+                got = convlive.filter(img, mask="gaussian", radius=3, variant=variant, device=1)
+                self.assertLessEqual(max_diff(got, want), 1)
+        self.assertIsNone(convlive.choose(129, 65, mask="gaussian", radius=3, device=1)["why_not"])
+
+    @unittest.skipIf(NO_DEVICE, NO_DEVICE)
+    def test_cupy_arrays_are_filtered_on_the_device_that_holds_them(self):
+        cp, why = _import("cupy")
+        if cp is None:
+            self.skipTest(why)
+        img = frame(65, 129, 5)
+        want = convlive.filter(img, variant="cpu", mask="gaussian", radius=3)
+        for device in range(min(device_count(), 2)):
+            with self.subTest(device=device), cp.cuda.Device(device):
+                d_in = cp.asarray(img)
+                d_out = cp.full(img.shape, POISON, dtype=cp.uint8)
+            # Called with another device current: the arrays' device is the one used.
+            with cp.cuda.Device(0 if device else min(1, device_count() - 1)):
+                convlive.filter(d_in, out=d_out, mask="gaussian", radius=3, device=device)
+                convlive.filter(d_in, out=d_out, mask="gaussian", radius=3)
+            with cp.cuda.Device(device):
+                cp.cuda.Device().synchronize()
+                self.assertLessEqual(max_diff(cp.asnumpy(d_out), want), 1)
+        if device_count() < 2:
+            self.skipTest(f"this machine has {device_count()} CUDA device; the second-device test needs 2")
+        with cp.cuda.Device(0):
+            d_in = cp.asarray(img)
+            d_out = cp.empty_like(d_in)
+        with self.assertRaisesRegex(ValueError, r"device=1, but img is on CUDA device 0: .*pass device=0"):
+            convlive.filter(d_in, out=d_out, device=1)
+
+    @unittest.skipIf(NO_DEVICE, NO_DEVICE)
+    def test_torch_tensors_are_filtered_on_the_device_that_holds_them(self):
+        torch, why = _import("torch")
+        if torch is None:
+            self.skipTest(why)
+        if not torch.cuda.is_available():
+            self.skipTest("this torch has no CUDA")
+        if device_count() < 2:
+            self.skipTest(f"this machine has {device_count()} CUDA device; the second-device test needs 2")
+        img = frame(23, 37, 6)
+        want = convlive.filter(img, variant="cpu", mask="box", radius=2)
+        t = torch.from_numpy(img).to("cuda:1")
+        out = torch.empty_like(t)
+        convlive.filter(t, out=out, layout="HWC", mask="box", radius=2)
+        torch.cuda.synchronize(1)
+        self.assertLessEqual(max_diff(out.cpu().numpy(), want), 1)
+        with self.assertRaisesRegex(ValueError, r"device=0, but img is on CUDA device 1"):
+            convlive.filter(t, out=out, layout="HWC", device=0)
 
 
 if __name__ == "__main__":

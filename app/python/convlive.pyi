@@ -27,6 +27,7 @@ def filter(
     out: Optional[ArrayT] = None,
     stream: Union[Stream, _Stream] = None,
     layout: Optional[Layout] = None,
+    device: Optional[int] = None,
     mask: Mask = "gaussian",
     radius: int = 1,
     sigma: Union[float, Literal["auto"]] = "auto",
@@ -73,6 +74,7 @@ class Choice(TypedDict):
 
 class DeviceInfo(types.SimpleNamespace):
     available: bool
+    index: int  # the CUDA device index; -1 without a device
     name: str
     reason: str
     compute_capability: tuple[int, int]
@@ -98,7 +100,8 @@ def describe(
     variant: str = "auto",
     tile: Optional[Union[str, tuple[int, int]]] = None,
 ) -> str: ...
-def device() -> DeviceInfo: ...
+def device(index: Optional[int] = None) -> DeviceInfo: ...
+def devices() -> list[DeviceInfo]: ...
 def choose(
     width: int,
     height: int,
@@ -106,6 +109,7 @@ def choose(
     dtype: Any = "uint8",
     channels: Literal[1, 3, 4] = 4,
     batch: int = 1,
+    device: Optional[int] = None,
     mask: Mask = "gaussian",
     radius: int = 1,
     sigma: Union[float, Literal["auto"]] = "auto",

@@ -866,7 +866,27 @@ struct Call {
   FilterSpec spec;
   py::object out, layout;
   cudaStream_t stream = nullptr;
+  int device = -1;  // device=: -1 (None) the current device for host arrays, the array's for CUDA ones
 };
+
+// device= (None: -1), checked against the devices there are. Without any device, 0 (the default
+// device) is where the CPU variant runs, as with None.
+int deviceFrom(const py::kwargs& kw) {
+  if (!kw.contains("device")) return -1;
+  const py::object v = kw["device"];
+  if (v.is_none()) return -1;
+  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+    throw py::type_error("device: expected an int (a CUDA device index) or None, got " + typeName(v));
+  const long long d = v.cast<long long>();
+  const std::string asked = "device=" + std::to_string(d);
+  if (d < 0) throw py::value_error(asked + ": a CUDA device index is 0 or more (None: the current device)");
+  const int count = deviceCount();
+  if (count == 0 && d == 0) return -1;
+  if (d >= count)
+    throw py::value_error(asked + ": this machine has " + describeDevices() +
+                          (count ? "; convlive.devices() lists them" : "; leave device out and the CPU variant runs"));
+  return int(d);
+}
 
 // A host array as NumPy sees it, without a copy (torch CPU tensors through .numpy()).
 py::array hostNumpy(const char* what, py::handle v, bool isOut) {
@@ -886,8 +906,8 @@ py::array newHostArray(const py::array& img, bool withImgStrides, std::size_t sp
 
 void filterHostInto(const Call& c, const Frames& in, const Frames& out) {
   py::gil_scoped_release released;
-  int device = -1;
-  if (deviceInfo().available) CL_CUDA(cudaGetDevice(&device));
+  int device = c.device;
+  if (device < 0 && deviceInfo().available) device = currentDevice();
   PlanSlot& slot = slotFor(device, c.stream);
   std::lock_guard lock(slot.mutex);
   runFrames(slot, c.spec, in, out, Memory::Host, device, c.stream);
@@ -935,6 +955,12 @@ py::object filterDevice(py::handle img, const Call& c) {
   if (in.device != out.device)
     throw py::value_error("out: on CUDA device " + std::to_string(out.device) + ", img on device " +
                           std::to_string(in.device) + ": both must be on one device");
+  if (c.device >= 0 && c.device != in.device)
+    throw py::value_error(
+        "device=" + std::to_string(c.device) + ", but img is on CUDA device " + std::to_string(in.device) +
+        ": CUDA arrays are filtered on the device that holds them; pass "
+        "device=" +
+        std::to_string(in.device) + ", leave device out, or move img to device " + std::to_string(c.device) + " first");
   checkOut(in, out);
   if (!in.views && !in.sameLayout(out))
     throw py::value_error("out: strides " + tupleText(outArg.array.strides) + " differ from img's " +
@@ -954,7 +980,8 @@ py::object filterDevice(py::handle img, const Call& c) {
 
 py::object filter(py::handle img, const py::kwargs& kw) {
   Call c;
-  c.spec = specFrom(kw, {"out", "stream", "layout"});
+  c.spec = specFrom(kw, {"out", "stream", "layout", "device"});
+  c.device = deviceFrom(kw);
   c.out = kw.contains("out") ? py::object(kw["out"]) : py::none();
   c.layout = kw.contains("layout") ? py::object(kw["layout"]) : py::none();
   c.stream = streamFrom(kw.contains("stream") ? py::object(kw["stream"]) : py::none());
@@ -1039,16 +1066,30 @@ py::list variantTable() {
   return out;
 }
 
-py::object deviceDescription() {
-  const DeviceInfo& d = deviceInfo();
+py::object deviceDescription(const DeviceInfo& d) {
   py::dict f;
   f["available"] = d.available;
+  f["index"] = d.index;
   f["name"] = d.name;
   f["reason"] = d.reason;
   f["compute_capability"] = py::make_tuple(d.major, d.minor);
   f["multiprocessors"] = d.multiprocessors;
   f["memory_bytes"] = d.globalMemory;
   return py::module_::import("types").attr("SimpleNamespace")(**f);
+}
+
+// device(index=None): the current device, or device `index` (checked as filter()'s device= is).
+py::object deviceAt(const py::object& index) {
+  py::kwargs kw;
+  kw["device"] = index;
+  const int d = deviceFrom(kw);
+  return deviceDescription(deviceInfo(d));
+}
+
+py::list deviceList() {
+  py::list out;
+  for (int i = 0; i < deviceCount(); ++i) out.append(deviceDescription(deviceInfo(i)));
+  return out;
 }
 
 // The frames choose() describes: `dtype` (anything numpy.dtype reads), `channels`, `batch`; what
@@ -1075,13 +1116,14 @@ ImageDesc chooseDesc(int width, int height, const py::kwargs& kw) {
 
 // What filter() would run for these settings on width x height frames (auto: measured on a GPU).
 py::dict choose(int width, int height, const py::kwargs& kw) {
-  const FilterSpec spec = specFrom(kw, {"dtype", "channels", "batch"});
+  const FilterSpec spec = specFrom(kw, {"dtype", "channels", "batch", "device"});
   const ImageDesc desc = chooseDesc(width, height, kw);
+  const int device = deviceFrom(kw);
   Problem why;
   Plan plan;
   {
     py::gil_scoped_release released;
-    plan = Plan::make(spec, desc, {.memory = Memory::Host, .cpuFallback = false}, why);
+    plan = Plan::make(spec, desc, {.memory = Memory::Host, .device = device, .cpuFallback = false}, why);
   }
   py::dict d;
   d["variant"] = plan ? plan.variant().name : spec.variant;
@@ -1094,7 +1136,7 @@ py::dict choose(int width, int height, const py::kwargs& kw) {
 
 std::string filterDoc() {
   std::string s =
-      "filter(img, *, out=None, stream=None, layout=None, **settings) -> the filtered frames\n\n"
+      "filter(img, *, out=None, stream=None, layout=None, device=None, **settings) -> the filtered frames\n\n"
       "img: frames of dtype uint8, uint16, float16 or float32 with 1, 3 or 4 channels, in layout (a str) 'HW',\n"
       "'HWC', 'NHWC' (channels last), 'CHW' or 'NCHW' (channels first: a batch of one-channel planes). Left\n"
       "out, the layout follows the array's convention: torch tensors channels-first, other arrays\n"
@@ -1108,7 +1150,9 @@ std::string filterDoc() {
       "asynchronous on `stream`.\n"
       "stream: an int (a cudaStream_t handle), a stream object (torch.cuda.Stream, cupy.cuda.Stream, or one with\n"
       "__cuda_stream__), or None: the legacy default stream (0). The stream in an array's\n"
-      "__cuda_array_interface__ is waited for on it (on the GPU); DLPack producers are told the stream.\n\n"
+      "__cuda_array_interface__ is waited for on it (on the GPU); DLPack producers are told the stream.\n"
+      "device: the CUDA device index a host array is filtered on (None: the current device). A CUDA array is\n"
+      "filtered on the device that holds it; a device= that names another one raises ValueError.\n\n"
       "Settings (the command line's options, dashes as underscores; left out: the default shown):\n";
   for (const Setting& x : specSettings()) {
     s += "  " + keywordOf(x.name) + "=" + std::string(py::repr(defaultValue(x))) + ": " + x.help;
@@ -1160,12 +1204,15 @@ PYBIND11_MODULE(convlive, m) {
       "describe", [](const py::kwargs& kw) { return specFrom(kw).describe(); },
       "describe(**settings) -> str\n\nOne line for the settings, as the command line's reports write it: "
       "describe(mask='box', radius=2)");
-  m.def("device", &deviceDescription,
-        "device() -> types.SimpleNamespace\n\nThe CUDA device: a namespace with available, name, reason (why not "
-        "available), compute_capability, "
-        "multiprocessors, memory_bytes");
+  m.def("device", &deviceAt, py::arg("index") = py::none(),
+        "device(index=None) -> types.SimpleNamespace\n\nA CUDA device (None: the current one): a namespace with "
+        "available, index, name, reason (why not available), compute_capability, multiprocessors, memory_bytes");
+  m.def("devices", &deviceList,
+        "devices() -> list of types.SimpleNamespace\n\nEvery CUDA device this process sees, as device() describes "
+        "it (empty without one: device().reason says why)");
   m.def("choose", &choose, py::arg("width"), py::arg("height"),
-        "choose(width, height, *, dtype='uint8', channels=4, batch=1, **settings) -> dict\n\nWhat filter() runs "
+        "choose(width, height, *, dtype='uint8', channels=4, batch=1, device=None, **settings) -> dict\n\nWhat "
+        "filter() runs on device (None: the current one) "
         "for these settings on width x height frames (channels-first arrays: channels=1, batch=N*C planes): a dict "
         "with variant, tile, why (auto's reason) and why_not (None when it can run)");
 }
