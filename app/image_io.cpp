@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 
 #include "convlive/atomic_file.hpp"
@@ -20,6 +21,19 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
+
+void checkPictureSize(const std::string& name, std::uint64_t width, std::uint64_t height, const DecodeLimits& limits) {
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  constexpr std::uint64_t kMaxSide = std::numeric_limits<int>::max();
+  if (width > kMaxSide || height > kMaxSide)
+    throw std::invalid_argument("'" + name + "' is " + size + " pixels: a side is more than " +
+                                std::to_string(kMaxSide) + ", the most a picture may have");
+  // Two sides below 2^31 multiply without overflow.
+  if (const std::uint64_t pixels = width * height; pixels > limits.maxPixels)
+    throw std::invalid_argument("'" + name + "' is " + size + " = " + std::to_string(pixels) +
+                                " pixels, more than the limit of " + std::to_string(limits.maxPixels) +
+                                " (--max-pixels raises it)");
+}
 
 Picture Picture::make(int width, int height, PixelType type, int channels) {
   Picture p;
@@ -98,20 +112,38 @@ std::string whyFormatCannotHold(PictureFormat format, const Picture& picture) {
   return "";
 }
 
-DecodedPicture readPicture(const std::string& path) {
+DecodedPicture readPicture(const std::string& path, const DecodeLimits& limits) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st)) throw std::invalid_argument("cannot read '" + path + "': no such file");
   if (fs::is_directory(st)) throw std::invalid_argument("cannot read '" + path + "': it is a directory, not a picture");
+  // A pipe, a socket or a device would block the open or the read with nothing to bound it.
+  if (!fs::is_regular_file(st))
+    throw std::invalid_argument("cannot read '" + path +
+                                "': it is not a regular file (a pipe, a socket or a device): save the picture to a "
+                                "file first");
+  // No picture within the limit takes more than 16 bytes a pixel (float32 RGBA) and a header: a
+  // larger file is refused before it is read into memory.
+  const std::uintmax_t size = fs::file_size(path, ec);
+  const std::uintmax_t most = limits.maxPixels > (std::uintmax_t(1) << 59) ? std::numeric_limits<std::uintmax_t>::max()
+                                                                           : limits.maxPixels * 16 + (1u << 20);
+  if (!ec && size > most)
+    throw std::invalid_argument("'" + path + "' is " + std::to_string(size) +
+                                " bytes, more than any picture of at most " + std::to_string(limits.maxPixels) +
+                                " pixels holds (--max-pixels raises the limit)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::invalid_argument("cannot read '" + path + "': " + std::strerror(errno));
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) throw std::invalid_argument("cannot read '" + path + "': " + std::strerror(errno));
-  if (looksLikePng(bytes)) return decodePng(bytes, path);
-  if (looksLikeJpeg(bytes)) return decodeJpeg(bytes, path);
-  if (looksLikeNpy(bytes)) return decodeNpy(bytes, path);
-  throw std::invalid_argument("'" + path + "' is " +
+  return decodePicture(bytes, path, limits);
+}
+
+DecodedPicture decodePicture(std::string_view bytes, const std::string& name, const DecodeLimits& limits) {
+  if (looksLikePng(bytes)) return decodePng(bytes, name, limits);
+  if (looksLikeJpeg(bytes)) return decodeJpeg(bytes, name, limits);
+  if (looksLikeNpy(bytes)) return decodeNpy(bytes, name, limits);
+  throw std::invalid_argument("'" + name + "' is " +
                               (bytes.empty() ? "empty" : "neither a PNG, a JPEG nor a NumPy .npy file") +
                               ": convert it to PNG, JPEG or .npy first");
 }
@@ -134,8 +166,8 @@ void writePicture(const std::string& path, const Picture& picture, PictureFormat
       bytes = encodeNpy(picture);
       break;
   }
-  if (!writeFileAtomically(path, bytes))
-    throw std::runtime_error("cannot write '" + path + "' (is the folder there and writable?)");
+  if (std::string why; !writeFileAtomically(path, bytes, &why))
+    throw std::runtime_error("cannot write '" + path + "': " + why);
 }
 
 void writePicture(const std::string& path, const HostImage& image, PictureFormat format,

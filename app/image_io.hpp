@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "convlive/image.hpp"
 #include "picture_codecs.hpp"
@@ -25,8 +26,11 @@ const char* acceptedPictureExtensions();
 std::string whyFormatCannotHold(PictureFormat format, const Picture& picture);
 
 // Reads a PNG, a JPEG or a .npy. Throws std::invalid_argument naming the path and the problem
-// (missing, a folder, none of those formats, corrupt, truncated, an unsupported .npy).
-DecodedPicture readPicture(const std::string& path);
+// (missing, a folder, not a regular file, none of those formats, corrupt, truncated, an unsupported
+// .npy, more pixels than limits allow: picture_codecs.hpp), before allocating for the pixels.
+DecodedPicture readPicture(const std::string& path, const DecodeLimits& limits = {});
+// The same for bytes in memory (the format found from them); `name` names them in messages.
+DecodedPicture decodePicture(std::string_view bytes, const std::string& name, const DecodeLimits& limits = {});
 // The picture as RGBA8 (tests, the viewer): readPicture(path).picture.toRgba8().
 HostImage readPng(const std::string& path);
 
@@ -34,8 +38,9 @@ struct PictureWriteOptions {
   int jpegQuality = 92;  // 1..100
 };
 // Writes `picture` in `format` (JPEG drops alpha). Throws std::invalid_argument when the format
-// cannot hold the picture (whyFormatCannotHold), std::runtime_error when the file cannot be
-// written (then no file, and no temporary, is left behind).
+// cannot hold the picture (whyFormatCannotHold), std::runtime_error naming the cause when the file
+// cannot be written ("cannot write 'o.png': the disk is full: ..."; then no file, and no
+// temporary, is left behind).
 void writePicture(const std::string& path, const Picture& picture, PictureFormat format,
                   const PictureWriteOptions& options = {});
 void writePicture(const std::string& path, const HostImage& image, PictureFormat format,

@@ -18,7 +18,6 @@ using npy::littleEndian;
 using npy::parseShape;
 
 constexpr std::string_view kMagic("\x93NUMPY", 6);
-constexpr long long kMaxSide = 32768;  // as for PNG
 
 // The dtype in words: "float64", "int32", "bool", ...
 std::string dtypeWords(const std::string& descr) {
@@ -68,7 +67,7 @@ const char* kTypesTaken = "uint8, uint16, float16 or float32";
 
 bool looksLikeNpy(std::string_view bytes) { return bytes.substr(0, kMagic.size()) == kMagic; }
 
-DecodedPicture decodeNpy(std::string_view bytes, const std::string& name) {
+DecodedPicture decodeNpy(std::string_view bytes, const std::string& name, const DecodeLimits& limits) {
   const std::string file = "'" + name + "'";
   const auto invalid = [&](const std::string& what) { return std::invalid_argument(file + " " + what); };
   if (!looksLikeNpy(bytes)) throw invalid("is not a NumPy .npy file (it does not start with \\x93NUMPY)");
@@ -129,24 +128,28 @@ DecodedPicture decodeNpy(std::string_view bytes, const std::string& name) {
   }
   const long long h = (*dims)[0], w = (*dims)[1];
   if (h == 0 || w == 0) throw invalid("holds no pixels (shape " + *shapeText + ")");
-  if (h > kMaxSide || w > kMaxSide)
-    throw invalid("is " + std::to_string(w) + "x" + std::to_string(h) + " pixels: larger than " +
-                  std::to_string(kMaxSide) + " on a side");
-  DecodedPicture d;
-  d.picture = Picture::make(int(w), int(h), *type, int(channels));
-  d.bitsPerChannel = int(8 * pixelTypeBytes(*type));
-  const std::size_t want = d.picture.bytes.size(), have = bytes.size() - dataAt;
-  if (have < want)
-    throw invalid("is truncated: its header says shape " + *shapeText + " of " + dtypeWords(*descr) + " (" +
-                  std::to_string(want) + " bytes), and it holds " + std::to_string(have) +
-                  ": save it again with numpy.save");
+  // The data must be exactly what the header describes, before anything is allocated (a product
+  // beyond 64 bits is more than any file holds).
+  const std::size_t item = pixelTypeBytes(*type);
+  std::uint64_t want64 = 0;
+  const bool overflows = __builtin_mul_overflow(std::uint64_t(h), std::uint64_t(w), &want64) ||
+                         __builtin_mul_overflow(want64, std::uint64_t(channels) * item, &want64);
+  const std::size_t have = bytes.size() - dataAt;
+  const std::string wantText = overflows ? std::string("more than 2^64") : std::to_string(want64);
+  if (overflows || want64 > have)
+    throw invalid("is truncated: its header says shape " + *shapeText + " of " + dtypeWords(*descr) + " (" + wantText +
+                  " bytes), and it holds " + std::to_string(have) + ": save it again with numpy.save");
+  const std::size_t want = want64;
   if (have > want)
     throw invalid("has " + std::to_string(have - want) + " bytes after the array its header describes (shape " +
                   *shapeText + " of " + dtypeWords(*descr) + "): is it a .npy file? Save it again with numpy.save");
+  checkPictureSize(name, std::uint64_t(w), std::uint64_t(h), limits);
+  DecodedPicture d;
+  d.picture = Picture::make(int(w), int(h), *type, int(channels));
+  d.bitsPerChannel = int(8 * item);
   std::memcpy(d.picture.bytes.data(), bytes.data() + dataAt, want);
   if constexpr (std::endian::native == std::endian::big) {
-    const std::size_t size = pixelTypeBytes(*type);
-    for (std::size_t i = 0; i + size <= want; i += size) std::reverse(&d.picture.bytes[i], &d.picture.bytes[i + size]);
+    for (std::size_t i = 0; i + item <= want; i += item) std::reverse(&d.picture.bytes[i], &d.picture.bytes[i + item]);
   }
   return d;
 }

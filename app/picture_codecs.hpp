@@ -34,6 +34,23 @@ struct Picture {
   std::string typeName() const;
 };
 
+// What a decoder takes before it allocates anything. Every decoder first checks the size its
+// header declares against the data it has (a PNG inflates to at most 1032 bytes a byte of file, a
+// Huffman-coded JPEG codes each 8x8 block in at least one bit, a .npy holds exactly shape x item
+// size bytes), then against maxPixels: a file whose header promises more is refused at once, in
+// one line, and allocates nothing.
+// The default limit, 2^28 pixels (16384x16384): 1 GiB as RGBA8, 4 GiB as float32 RGBA; any
+// aspect ratio within it (a 1x40000 strip is fine on the CPU path; the GPU variants say when a
+// side is beyond their grid).
+inline constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t(1) << 28;
+struct DecodeLimits {
+  std::uint64_t maxPixels = kDefaultMaxPixels;  // width x height; the image command's --max-pixels
+};
+// Throws std::invalid_argument when a width x height picture is more than limits.maxPixels or has a
+// side the library cannot describe (above 2^31 - 1): "'name' is WxH = N pixels, more than the
+// limit of M (--max-pixels raises it)".
+void checkPictureSize(const std::string& name, std::uint64_t width, std::uint64_t height, const DecodeLimits& limits);
+
 // A decoded picture and what the decoder had to say about it.
 struct DecodedPicture {
   Picture picture;                    // as stored (PNG: 8 or 16 bits; JPEG: 8 bits; .npy: its dtype)
@@ -49,16 +66,18 @@ bool looksLikeNpy(std::string_view bytes);
 // depth (u8 or u16); 1, 2 and 4 bits (grey or palette) become 8. Channels as stored: grey is 1, RGB
 // (and palette) 3, RGBA 4; grey+alpha becomes RGBA (grey copied to red, green and blue: the library
 // takes 1, 3 or 4 channels), and so does anything with a transparency chunk (tRNS, as alpha). Gamma
-// and colour chunks are not applied: the samples are taken as they are stored.
-DecodedPicture decodePng(std::string_view bytes, const std::string& name);
+// and colour chunks are not applied: the samples are taken as they are stored. Image data that ends
+// before the last row is an error.
+DecodedPicture decodePng(std::string_view bytes, const std::string& name, const DecodeLimits& limits = {});
 // A u8 or u16 picture as an 8- or 16-bit PNG: 1 channel grey, 3 RGB, 4 RGBA. Floats are refused
 // (a .npy keeps them).
 std::string encodePng(const Picture& picture);
 std::string encodePng(const HostImage& image);  // an 8-bit RGBA PNG
 
-// Baseline and progressive JPEGs: grey ones as u8x1, colour ones as u8x3 (CMYK is refused). A
-// truncated file is an error; other decoder warnings come back as warnings.
-DecodedPicture decodeJpeg(std::string_view bytes, const std::string& name);
+// Baseline and progressive JPEGs: grey ones as u8x1, colour ones as u8x3 (CMYK is refused). Data
+// that ends early (a truncated file, a scan cut short by a marker) is an error; other decoder
+// warnings come back as warnings.
+DecodedPicture decodeJpeg(std::string_view bytes, const std::string& name, const DecodeLimits& limits = {});
 // A u8 picture as a JPEG (1 channel: a grey JPEG; 4: alpha dropped): quality 1..100; chroma 4:4:4
 // at 90 and above, else 4:2:0. 16-bit and float pictures are refused (PNG or .npy keep them).
 std::string encodeJpeg(const Picture& picture, int quality);
@@ -68,7 +87,7 @@ std::string encodeJpeg(const HostImage& image, int quality);
 // uint16 ('<u2'), float16 ('<f2') or float32 ('<f4'), shape (H, W) or (H, W, C) with C 1, 3 or 4
 // (4: the 4th is alpha), C order. Anything else is refused with the fix (a.astype('float32'),
 // np.ascontiguousarray(a), a.transpose(1, 2, 0), ...).
-DecodedPicture decodeNpy(std::string_view bytes, const std::string& name);
+DecodedPicture decodeNpy(std::string_view bytes, const std::string& name, const DecodeLimits& limits = {});
 // Version 1.0, C order: shape (H, W) for one channel, else (H, W, C); the picture's own dtype.
 std::string encodeNpy(const Picture& picture);
 

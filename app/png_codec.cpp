@@ -7,6 +7,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "picture_codecs.hpp"
@@ -22,13 +23,64 @@ void swap16(std::vector<std::uint8_t>& bytes) {
   for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) std::swap(bytes[i], bytes[i + 1]);
 }
 
+// Deflate codes a run of 258 bytes in 2 bits at best: no zlib stream inflates to more than 1032
+// times its size.
+constexpr std::uint64_t kDeflateMaxRatio = 1032;
+
+// What the IHDR chunk (always first) declares, read before libpng is asked to do anything.
+struct PngHeader {
+  png_uint_32 width = 0, height = 0;
+  int bitDepth = 0, colourType = 0;
+  bool interlaced = false;
+  // The bytes the image data inflates to at least: a filter byte and the packed samples a row.
+  // (Interlaced data has more: each pass's rows have their own filter bytes.)
+  std::uint64_t inflatedBytes() const {
+    const int samples = colourType == 2 ? 3 : colourType == 4 ? 2 : colourType == 6 ? 4 : 1;
+    const std::uint64_t rowBits = std::uint64_t(width) * std::uint64_t(samples) * std::uint64_t(bitDepth);
+    return std::uint64_t(height) * (1 + (rowBits + 7) / 8);
+  }
+};
+
+std::uint32_t bigEndian32(const unsigned char* p) {
+  return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | std::uint32_t(p[3]);
+}
+
+// The CRC-32 of a chunk's type and data, as PNG stores it after them.
+std::uint32_t chunkCrc(const unsigned char* p, std::size_t n) {
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+
+// The IHDR's fields when the file starts with a whole one (its CRC right) of sane values, else
+// nullopt (libpng then says what is wrong).
+std::optional<PngHeader> readHeader(std::string_view bytes) {
+  if (bytes.size() < 8 + 8 + 13 + 4) return std::nullopt;
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data()) + 8;
+  if (bigEndian32(u) != 13 || std::string_view(bytes.data() + 12, 4) != "IHDR") return std::nullopt;
+  if (chunkCrc(u + 4, 4 + 13) != bigEndian32(u + 8 + 13)) return std::nullopt;
+  PngHeader h;
+  h.width = bigEndian32(u + 8);
+  h.height = bigEndian32(u + 12);
+  h.bitDepth = u[16];
+  h.colourType = u[17];
+  h.interlaced = u[20] != 0;
+  if (h.width == 0 || h.height == 0 || h.width > PNG_UINT_31_MAX || h.height > PNG_UINT_31_MAX) return std::nullopt;
+  if (h.bitDepth != 1 && h.bitDepth != 2 && h.bitDepth != 4 && h.bitDepth != 8 && h.bitDepth != 16) return std::nullopt;
+  return h;
+}
+
 struct PngReadJob {
   std::string_view bytes;
   std::size_t at = 0;
   char error[256] = {};
-  int width = 0, height = 0, bitDepth = 0, colourType = 0;  // as stored
-  int channels = 0, sampleBits = 0;                         // as decoded
-  std::vector<std::uint8_t> pixels;                         // filled by the decoder, samples big-endian
+  png_uint_32 width = 0, height = 0;  // as checked from the header
+  int bitDepth = 0, colourType = 0;   // as stored
+  int channels = 0, sampleBits = 0;   // as decoded
+  std::vector<std::uint8_t> pixels;   // filled by the decoder, samples big-endian
   std::vector<png_bytep> rows;
 };
 
@@ -50,13 +102,16 @@ void readBytes(png_structp png, png_bytep out, png_size_t n) {
 // locals).
 void readAll(png_structp png, png_infop info, PngReadJob& job) {
   png_set_read_fn(png, &job, readBytes);
+  // libpng's own limit is 1000000 pixels on a side; decodePng has bounded the size by the data and
+  // the pixel count, so any side a PNG can declare is taken (a 1x40000 strip is a picture).
+  png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
   png_read_info(png, info);
   png_uint_32 w = 0, h = 0;
   int interlace = 0;
   png_get_IHDR(png, info, &w, &h, &job.bitDepth, &job.colourType, &interlace, nullptr, nullptr);
-  if (w > 32768 || h > 32768) png_error(png, "larger than 32768 pixels on a side");
-  job.width = int(w);
-  job.height = int(h);
+  // decodePng checked the same header's size against the data and the pixel limit: this is what
+  // libpng read, which must agree.
+  if (w != job.width || h != job.height) png_error(png, "its header changed between two readings");
   const bool hasTrns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
   if (job.colourType == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (job.colourType == PNG_COLOR_TYPE_GRAY && job.bitDepth < 8) png_set_expand_gray_1_2_4_to_8(png);
@@ -143,15 +198,38 @@ bool looksLikePng(std::string_view bytes) {
   return bytes.size() >= 8 && bytes.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8);
 }
 
-DecodedPicture decodePng(std::string_view bytes, const std::string& name) {
+DecodedPicture decodePng(std::string_view bytes, const std::string& name, const DecodeLimits& limits) {
   if (!looksLikePng(bytes)) throw std::invalid_argument("'" + name + "' is not a PNG file");
+  const auto header = readHeader(bytes);
+  if (!header)
+    throw std::invalid_argument("'" + name +
+                                "' is not a readable PNG (corrupt or truncated: its first chunk is not a whole, intact "
+                                "IHDR)");
+  // The size the header declares, against the data (before anything is allocated) ...
+  const std::uint64_t rows = header->inflatedBytes();
+  if (rows > kDeflateMaxRatio * std::uint64_t(bytes.size()))
+    throw std::invalid_argument("'" + name + "' is corrupt or truncated: its header says " +
+                                std::to_string(header->width) + "x" + std::to_string(header->height) + ", " +
+                                std::to_string(rows) + " bytes of pixel rows, and its " + std::to_string(bytes.size()) +
+                                " bytes cannot hold them (deflate packs at most " + std::to_string(kDeflateMaxRatio) +
+                                " bytes into one)");
+  // ... and against the limit.
+  checkPictureSize(name, header->width, header->height, limits);
   PngReadJob job;
   job.bytes = bytes;
+  job.width = header->width;
+  job.height = header->height;
   if (!decodeInto(job))
     throw std::invalid_argument("'" + name + "' is not a readable PNG (corrupt or truncated: " + job.error + ")");
   DecodedPicture d;
   d.bitsPerChannel = job.bitDepth;
-  d.picture = Picture::make(job.width, job.height, job.sampleBits == 16 ? PixelType::U16 : PixelType::U8, job.channels);
+  // The decoder's rows become the picture's (no second, zero-filled copy of a large picture).
+  ImageDesc& desc = d.picture.desc;
+  desc.width = int(job.width);
+  desc.height = int(job.height);
+  desc.type = job.sampleBits == 16 ? PixelType::U16 : PixelType::U8;
+  desc.channels = job.channels;
+  desc.alpha = job.channels == 4;
   d.picture.bytes = std::move(job.pixels);
   if (job.sampleBits == 16) swap16(d.picture.bytes);
   return d;

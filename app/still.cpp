@@ -135,7 +135,10 @@ int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
     if (quality < 1 || quality > 100)
       throw std::invalid_argument("--quality " + std::to_string(quality) + " is out of range: use 1..100");
     const FilterParams p = o.spec.params();
-    const DecodedPicture decoded = readPicture(o.input);
+    if (o.maxPixels == 0)
+      throw std::invalid_argument("--max-pixels 0 allows no picture: give a count of pixels, such as " +
+                                  std::to_string(kDefaultMaxPixels) + " (the default)");
+    const DecodedPicture decoded = readPicture(o.input, {.maxPixels = o.maxPixels});
     for (const std::string& w : decoded.warnings) err << "convlive: warning: " << w << "\n";
     const Picture& in = decoded.picture;
     // A picture the output's format cannot hold is refused before any filtering.

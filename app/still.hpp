@@ -4,6 +4,7 @@
 // stay floats) and written so.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ struct StillOptions {
   std::string input, output;
   FilterSpec spec;                 // variant auto: the fastest GPU variant that can run, else cpu
   std::optional<int> jpegQuality;  // JPEG output only (an error with a PNG); default kDefaultJpegQuality
+  // The most pixels the input may have (--max-pixels): a larger one is refused before it is
+  // decoded (picture_codecs.hpp, DecodeLimits).
+  std::uint64_t maxPixels = kDefaultMaxPixels;
 };
 
 struct Variant;

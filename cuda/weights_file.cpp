@@ -290,6 +290,9 @@ Problem readWeightsFile(const std::string& path, WeightGrid& out) {
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st)) return invalid(file + " does not exist: check the path (a .txt, .csv or .npy file)");
   if (fs::is_directory(st)) return invalid(file + " is a folder: name a weights file in it (.txt, .csv or .npy)");
+  // A pipe would block the open, a device (/dev/zero) would never end: only files are read.
+  if (!fs::is_regular_file(st))
+    return invalid(file + " is not a regular file (a pipe, a socket or a device): save the weights to a file");
   const std::string ext = lower(fs::path(path).extension().string());
   const bool npy = ext == ".npy";
   if (!npy && ext != ".txt" && ext != ".csv" && ext != ".tsv" && ext != ".dat" && !ext.empty())

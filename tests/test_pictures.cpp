@@ -1,15 +1,21 @@
 // Picture files: PNG of every colour type and bit depth expanded to RGBA8, JPEG in and out, the
 // format of an output by its extension, and corrupt or truncated files refused with the reason.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <turbojpeg.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "convlive/atomic_file.hpp"
 #include "image_io.hpp"
 #include "picture_codecs.hpp"
 #include "png_bytes.hpp"
@@ -172,6 +178,70 @@ TEST(PngDecode, CorruptAndTruncatedFilesAreRefused) {
   }
 }
 
+// A header that promises more than the file holds is refused from the header, before anything is
+// allocated for the pixels: a 30000x30000 PNG of a hundred bytes fails at once.
+TEST(PngDecode, AHeaderThatPromisesMoreThanTheDataIsRefusedAtOnce) {
+  const std::string tiny = pngFile(30000, 30000, 8, 2, {std::string(12, '\x7f')});
+  ASSERT_LT(tiny.size(), 120u);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string got = errorOf([&] { decodePng(tiny, "huge.png"); });
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
+  EXPECT_NE(got.find("'huge.png' is corrupt or truncated: its header says 30000x30000, 2700030000 bytes of pixel "
+                     "rows, and its " +
+                     std::to_string(tiny.size()) + " bytes cannot hold them"),
+            std::string::npos)
+      << got;
+  EXPECT_EQ(got.find('\n'), std::string::npos) << got;
+}
+
+TEST(PngDecode, MorePixelsThanTheLimitAreRefusedNamingTheOption) {
+  const std::string png = pngFile(300, 200, 8, 0, std::vector<std::string>(200, std::string(300, '\x10')));
+  EXPECT_NO_THROW(decodePng(png, "p.png"));
+  EXPECT_NO_THROW(decodePng(png, "p.png", {.maxPixels = 60000}));
+  const std::string got = errorOf([&] { decodePng(png, "p.png", {.maxPixels = 59999}); });
+  EXPECT_EQ(got, "'p.png' is 300x200 = 60000 pixels, more than the limit of 59999 (--max-pixels raises it)");
+  EXPECT_EQ(kDefaultMaxPixels, 268435456u);
+}
+
+// Extreme aspect ratios are pictures: the limit is the pixel count, not a side.
+TEST(PngDecode, OnePixelWideAndOnePixelHighStripsDecode) {
+  std::vector<std::string> tall(40000);
+  for (std::size_t y = 0; y < tall.size(); ++y) tall[y] = std::string(1, char(y & 0xff));
+  const DecodedPicture t = decodePng(pngFile(1, 40000, 8, 0, tall), "tall.png");
+  ASSERT_EQ(t.picture.desc.str(), "1x40000 u8x1");
+  EXPECT_EQ(t.picture.bytes[39999], 39999 & 0xff);
+  std::string row(40000 * 3, '\0');
+  for (std::size_t x = 0; x < 40000; ++x) row[3 * x + 1] = char(x % 251);
+  const DecodedPicture w = decodePng(pngFile(40000, 1, 8, 2, {row}), "wide.png");
+  ASSERT_EQ(w.picture.desc.str(), "40000x1 u8x3");
+  EXPECT_EQ(w.picture.bytes[3 * 39999 + 1], 39999 % 251);
+  // Beyond libpng's default of a million pixels on a side.
+  const DecodedPicture longer =
+      decodePng(pngFile(1, 1500000, 1, 0, std::vector<std::string>(1500000, "\x80")), "l.png");
+  EXPECT_EQ(longer.picture.desc.str(), "1x1500000 u8x1");
+}
+
+// Image data that ends before the last row is an error, never a picture with flat rows: a zlib
+// stream that ends early (with every chunk whole and its CRC right), and an IDAT cut short.
+TEST(PngDecode, ImageDataThatEndsEarlyIsAnError) {
+  const std::string rows(4 * 12, '\x7f');
+  const std::string half = pngFile(4, 4, 8, 2, std::vector<std::string>(2, std::string(12, '\x7f')));
+  const std::string noIdat =
+      std::string("\x89PNG\r\n\x1a\n", 8) +
+      convlive::testing::pngChunk("IHDR", convlive::testing::bigEndian32(4) + convlive::testing::bigEndian32(4) +
+                                              std::string("\x08\x02\0\0\0", 5)) +
+      convlive::testing::pngChunk("IEND", "");
+  const std::string good = pngFile(4, 4, 8, 2, std::vector<std::string>(4, std::string(12, '\x7f')));
+  const std::size_t idat = good.find("IDAT");
+  const std::string cutIdat = good.substr(0, idat + 4 + 20);
+  for (const auto& [bytes, what] : {std::pair{half, "half the rows"}, std::pair{noIdat, "no image data"},
+                                    std::pair{cutIdat, "an IDAT cut short"}}) {
+    const std::string got = errorOf([&] { decodePng(bytes, "t.png"); });
+    EXPECT_NE(got.find("'t.png' is"), std::string::npos) << what << ": " << got;
+    EXPECT_NE(got.find("corrupt or truncated"), std::string::npos) << what << ": " << got;
+  }
+}
+
 TEST(Png, EncodeDecodeRoundTripIsExactInEveryTypeAndChannelCount) {
   const HostImage img = noise(37, 21, 7);
   const DecodedPicture d = decodePng(encodePng(img), "mem.png");
@@ -284,6 +354,43 @@ TEST(Jpeg, TruncatedAndCorruptFilesAreRefused) {
   }
 }
 
+// The JPEG's header is checked against its size before the decoder allocates: a Huffman-coded
+// scan spends at least a bit on each 8x8 block.
+TEST(Jpeg, AHeaderThatPromisesMoreThanTheDataIsRefusedAtOnce) {
+  std::string huge = encodeJpeg(gradient(64, 64), 90);
+  const std::size_t sof = huge.find("\xFF\xC0");
+  ASSERT_NE(sof, std::string::npos);
+  huge[sof + 5] = char(0xEA);  // height 60000
+  huge[sof + 6] = char(0x60);
+  huge[sof + 7] = char(0xEA);  // width 60000
+  huge[sof + 8] = char(0x60);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string got = errorOf([&] { decodeJpeg(huge, "huge.jpg"); });
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
+  EXPECT_NE(got.find("'huge.jpg' is corrupt or truncated: its header says 60000x60000, 56250000 blocks of 8x8 "
+                     "pixels, at least one bit each, and it holds " +
+                     std::to_string(huge.size()) + " bytes"),
+            std::string::npos)
+      << got;
+  const std::string good = encodeJpeg(gradient(64, 48), 90);
+  EXPECT_NO_THROW(decodeJpeg(good, "g.jpg", {.maxPixels = 64 * 48}));
+  EXPECT_EQ(errorOf([&] { decodeJpeg(good, "g.jpg", {.maxPixels = 64 * 48 - 1}); }),
+            "'g.jpg' is 64x48 = 3072 pixels, more than the limit of 3071 (--max-pixels raises it)");
+}
+
+// A scan cut short by a marker (its data ends, then EOI) would leave the rest of the picture flat:
+// an error, as a file that ends early is.
+TEST(Jpeg, AScanThatEndsEarlyIsAnError) {
+  const std::string good = encodeJpeg(noise(64, 64, 3), 90);
+  const std::string cut = good.substr(0, good.size() * 2 / 3);
+  for (const std::string& bytes : {cut, cut + "\xFF\xD9"}) {
+    const std::string got = errorOf([&] { decodeJpeg(bytes, "t.jpg"); });
+    EXPECT_NE(got.find("'t.jpg' is not a readable JPEG (corrupt or truncated: "), std::string::npos) << got;
+  }
+  // A 1x40000 strip is a picture.
+  EXPECT_EQ(decodeJpeg(encodeJpeg(gradient(2, 40000), 80), "strip.jpg").picture.desc.str(), "2x40000 u8x3");
+}
+
 // .npy pictures: every type the library filters, (H, W) and (H, W, C), versions 1 and 2.
 TEST(Npy, ReadsEveryTypeAndShape) {
   struct Kind {
@@ -371,6 +478,27 @@ TEST(Npy, RefusalsSayWhatWasWrongAndWhatToDo) {
   }
 }
 
+// A .npy's data is exactly its shape times its item size, checked before anything is allocated:
+// shapes whose product overflows, huge shapes over little data, and the pixel limit.
+TEST(Npy, TheShapeIsCheckedAgainstTheDataAndTheLimitFirst) {
+  using convlive::testing::npyFile;
+  const std::pair<std::string, std::string> cases[] = {
+      {npyFile("<f4", "(100000, 100000, 4)", std::string(64, '\0')),
+       "'t.npy' is truncated: its header says shape (100000, 100000, 4) of float32 (160000000000 bytes), and it "
+       "holds 64"},
+      {npyFile("<f4", "(4611686018427387904, 4611686018427387904)", ""),
+       "of float32 (more than 2^64 bytes), and it holds 0"},
+      {npyFile("|u1", "(200, 300)", std::string(60000, '\1')),
+       "'t.npy' is 300x200 = 60000 pixels, more than the limit of 100 (--max-pixels raises it)"},
+  };
+  for (const auto& [bytes, message] : cases) {
+    const std::string got = errorOf([&] { decodeNpy(bytes, "t.npy", {.maxPixels = 100}); });
+    EXPECT_NE(got.find(message), std::string::npos) << message << "\n  got: " << got;
+  }
+  const DecodedPicture strip = decodeNpy(npyFile("<u2", "(40000, 1)", std::string(80000, '\2')), "s.npy");
+  EXPECT_EQ(strip.picture.desc.str(), "1x40000 u16x1");
+}
+
 class PictureFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -423,6 +551,49 @@ TEST_F(PictureFiles, AFailedWriteLeavesNoFileAndNoTemporary) {
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
   EXPECT_EQ(entries, 1u);
+}
+
+// A named pipe would block the open until someone writes: refused at once, as anything that is not
+// a regular file is. A file larger than any picture within the limit is refused before it is read.
+TEST_F(PictureFiles, PipesAndOversizedFilesAreRefusedUpFront) {
+  ASSERT_EQ(::mkfifo(path("pipe.png").c_str(), 0600), 0);
+  EXPECT_EQ(errorOf([&] { readPicture(path("pipe.png")); }),
+            "cannot read '" + path("pipe.png") +
+                "': it is not a regular file (a pipe, a socket or a device): save the picture to a file first");
+  std::ofstream(path("big.npy"), std::ios::binary) << std::string((1 << 20) + 200, '\0');
+  EXPECT_EQ(errorOf([&] { readPicture(path("big.npy"), {.maxPixels = 4}); }),
+            "'" + path("big.npy") +
+                "' is 1048776 bytes, more than any picture of at most 4 pixels holds (--max-pixels raises the limit)");
+}
+
+// A write that fails says why, from the failing call's errno, and leaves nothing behind.
+TEST_F(PictureFiles, AFailedWriteNamesTheCause) {
+  EXPECT_EQ(writeErrorWords(ENOSPC, "d"), "the disk is full: free some space on it, or write elsewhere");
+  EXPECT_EQ(writeErrorWords(EACCES, "d"),
+            "permission denied: folder 'd' is not writable by this user; write elsewhere");
+  EXPECT_EQ(writeErrorWords(EROFS, "d"), "the file system of folder 'd' is read-only; write elsewhere");
+  fs::create_directories(path("taken.png"));
+  EXPECT_EQ(errorOf([&] { writePng(path("taken.png"), gradient(8, 8)); }),
+            "cannot write '" + path("taken.png") + "': a folder of that name is in the way: name another file");
+  std::ofstream(path("file")) << "x";
+  EXPECT_EQ(errorOf([&] { writePng(path("file/p.png"), gradient(8, 8)); }),
+            "cannot write '" + path("file/p.png") + "': '" + path("file") + "' is not a folder");
+  // A real failing write: the process may write files of at most 1000 bytes (SIGXFSZ ignored, so
+  // write() fails with EFBIG as it would with ENOSPC on a full disk).
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 1000;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string got = errorOf([&] { writePng(path("noise.png"), noise(64, 64, 1)); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, oldHandler);
+  EXPECT_EQ(got, "cannot write '" + path("noise.png") +
+                     "': the file is larger than this process may write (ulimit -f) or the file system takes");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 2u);  // taken.png and file: no picture, no temporary
 }
 
 // A .npy picture is found by its bytes and written by its extension; NumPy itself (when there is

@@ -1,5 +1,6 @@
 // The still-image command line: its output, errors and exit codes (runs the real program).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "image_io.hpp"
 #include "png_bytes.hpp"
 #include "run_program.hpp"
+#include "still.hpp"
 
 using namespace convlive;
 namespace fs = std::filesystem;
@@ -686,4 +688,43 @@ TEST_F(StillCommand, UnknownExtensionFirstInputNeverOverwrittenNoTemporaries) {
   EXPECT_NE(r.output.find("cannot write"), std::string::npos) << r.output;
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+// A picture whose header promises more than its bytes hold fails at once, in one line, with exit
+// code 2 and nothing written; the pixel limit is the command's (StillOptions::maxPixels, the
+// image command's --max-pixels); a 1x40000 strip is filtered on the CPU; a pipe as input is refused
+// instead of waited on.
+TEST_F(StillCommand, HostilePicturesFailAtOnceAndValidStripsAreFiltered) {
+  std::ofstream(path("huge.png"), std::ios::binary)
+      << convlive::testing::pngFile(30000, 30000, 8, 2, {std::string(3, '\x7f')});
+  ASSERT_LT(fs::file_size(path("huge.png")), 100u);
+  Result r = runConvlive("image " + path("huge.png") + " " + path("out.png") + " --variant cpu");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(r.output, "convlive: '" + path("huge.png") +
+                          "' is corrupt or truncated: its header says 30000x30000, 2700030000 bytes of pixel rows, "
+                          "and its " +
+                          std::to_string(fs::file_size(path("huge.png"))) +
+                          " bytes cannot hold them (deflate packs at most 1032 bytes into one)\n");
+  EXPECT_FALSE(fs::exists(path("out.png")));
+
+  std::vector<std::string> rows(40000);
+  for (std::size_t y = 0; y < rows.size(); ++y) rows[y] = std::string(1, char(y * 7));
+  std::ofstream(path("strip.png"), std::ios::binary) << convlive::testing::pngFile(1, 40000, 8, 0, rows);
+  r = runConvlive("image " + path("strip.png") + " " + path("strip-out.npy") + " --mask box --radius 2 --variant cpu");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(readPicture(path("strip-out.npy")).picture.desc.str(), "1x40000 u8x1");
+
+  std::ostringstream log, err;
+  StillOptions o{.input = path("strip.png"), .output = path("limited.png")};
+  o.spec.variant = "cpu";
+  o.maxPixels = 39999;
+  EXPECT_EQ(runStill(o, log, err), 2);
+  EXPECT_EQ(err.str(), "convlive: '" + path("strip.png") +
+                           "' is 1x40000 = 40000 pixels, more than the limit of 39999 (--max-pixels raises it)\n");
+  EXPECT_FALSE(fs::exists(path("limited.png")));
+
+  ASSERT_EQ(::mkfifo(path("pipe.png").c_str(), 0600), 0);
+  r = convlive::testing::runConvliveWith("image " + path("pipe.png") + " " + path("p.png"), "timeout 20");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("is not a regular file (a pipe, a socket or a device)"), std::string::npos) << r.output;
 }

@@ -1,6 +1,7 @@
 // Masks from files and from factors: the text and NumPy parsers (good files, and every bad one with
 // its message), the shape rules, row/column factors against the full mask, and the spec's settings.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <bit>
 #include <cmath>
@@ -249,6 +250,33 @@ TEST_F(WeightsFiles, FileLevelProblems) {
     ASSERT_TRUE(readWeightsFile(write(name, "1 2 1\n2 4 2\n1 2 1\n"), g).empty()) << name;
     EXPECT_EQ(g.rows, 3);
   }
+}
+
+// A named pipe would block the open and /dev/zero would be read for ever: both are refused at once.
+TEST_F(WeightsFiles, PipesAndDevicesAreRefusedWithoutReading) {
+  WeightGrid g;
+  ASSERT_EQ(::mkfifo(path("pipe.txt").c_str(), 0600), 0);
+  EXPECT_EQ(
+      readWeightsFile(path("pipe.txt"), g).detail,
+      "'" + path("pipe.txt") + "' is not a regular file (a pipe, a socket or a device): save the weights to a file");
+  EXPECT_NE(readWeightsFile("/dev/zero", g).detail.find("'/dev/zero' is not a regular file"), std::string::npos);
+  EXPECT_EQ(g.rows, 0);
+}
+
+// The .npy's data is exactly rows x cols x item size, and the sizes are checked before anything
+// is allocated: a header length or a shape far beyond the file is refused as truncated.
+TEST(WeightsNpy, SizesBeyondTheFileAreRefusedBeforeAllocating) {
+  WeightGrid g;
+  const std::string hugeHeader("\x93NUMPY\x02\x00\xff\xff\xff\xff{'descr'", 20);
+  EXPECT_NE(parseNpy(hugeHeader, "h.npy", g).detail.find("'h.npy' is truncated (its header is cut short)"),
+            std::string::npos);
+  EXPECT_NE(parseNpy(npyBytes("<f8", "(9223372036854775807, 9223372036854775807)", ""), "s.npy", g)
+                .detail.find("is 9223372036854775807x9223372036854775807: the largest mask is 129x129"),
+            std::string::npos);
+  const Problem extra = parseNpy(npyBytes("<f4", "(1, 3)", std::string(13, '\0')), "x.npy", g);
+  EXPECT_NE(extra.detail.find("'x.npy' has 1 bytes after the 1x3 array its header describes"), std::string::npos)
+      << extra.detail;
+  EXPECT_EQ(g.rows, 0);
 }
 
 TEST(WeightsShape, OddSquaresRowsAndColumnsUpTo129) {
