@@ -800,6 +800,10 @@ TEST_F(GstElementTest, GstInspectListsTheFormats) {
         << format << " in\n"
         << pads;
   EXPECT_NE(pads.find("memory:CUDAMemory"), std::string::npos) << pads;
+  // cuda-device-id, with its range and default, among the properties.
+  const std::size_t device = text.find("cuda-device-id");
+  ASSERT_NE(device, std::string::npos) << text;
+  EXPECT_NE(text.find("Range: -1 - 2147483647 Default: -1", device), std::string::npos) << text.substr(device, 600);
 }
 
 TEST_F(GstElementTest, RefusesFormatsItDoesNotTake) {
@@ -1536,6 +1540,141 @@ TEST_F(GstElementTest, YuvInCudaMemoryWithoutADeviceIsAnElementError) {
   EXPECT_EQ(h.pushAndPull(bufferOf(randomYuv(YuvFormat::NV12, 16, 8, 0, rng))), nullptr);
   const auto errors = h.errors();
   EXPECT_TRUE(anyContains(errors, {"cannot take CUDA memory", "system-memory caps"})) << "errors:\n" << joined(errors);
+}
+#endif
+
+// ---- The device: cuda-device-id ----------------------------------------------------------------
+
+TEST_F(GstElementTest, CudaDeviceIdIsAnIntFromMinusOneThatDefaultsToMinusOne) {
+  Harness h(withVariant({}));
+  ASSERT_TRUE(h.ok());
+  GParamSpec* ps = g_object_class_find_property(G_OBJECT_GET_CLASS(h.filter()), "cuda-device-id");
+  ASSERT_NE(ps, nullptr) << "no cuda-device-id property";
+  ASSERT_EQ(ps->value_type, G_TYPE_INT);
+  const auto* ints = G_PARAM_SPEC_INT(ps);
+  EXPECT_EQ(ints->minimum, -1);
+  EXPECT_EQ(ints->maximum, G_MAXINT);
+  EXPECT_EQ(ints->default_value, -1);
+  EXPECT_TRUE(ps->flags & G_PARAM_READWRITE);
+  EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_READY) << "taken at start, as GStreamer's CUDA elements take theirs";
+  EXPECT_NE(std::string(g_param_spec_get_blurb(ps)).find("-1"), std::string::npos) << "the blurb says what -1 is";
+  EXPECT_EQ(h.get("cuda-device-id"), "-1");
+  h.set("cuda-device-id", "1");
+  EXPECT_EQ(h.get("cuda-device-id"), "1");
+  h.set("cuda-device-id", "-1");
+  EXPECT_EQ(h.get("cuda-device-id"), "-1");
+}
+
+// An index past the machine's devices (any index where there is none) stops the element at start,
+// naming the devices there are.
+TEST_F(GstElementTest, ACudaDeviceIdPastTheDevicesIsAnElementError) {
+  const int past = std::max(deviceCount(), 1);  // without a device 0 means the default: the CPU runs
+  Harness h(withVariant({}));
+  ASSERT_TRUE(h.ok());
+  h.set("cuda-device-id", std::to_string(past));
+  h.play("RGBA", 16, 8);  // start() refuses, posting the error while the pipeline goes to PAUSED
+  std::vector<std::string> errors = h.errors();
+  for (int i = 0; i < 50 && errors.empty(); ++i) {
+    g_usleep(100 * 1000);
+    errors = h.errors();
+  }
+  const std::string asked = "cuda-device-id=" + std::to_string(past) + ": this machine has ";
+  if (deviceCount() == 0)
+    EXPECT_TRUE(anyContains(errors, {asked.c_str(), "no CUDA device", "set cuda-device-id=-1"})) << joined(errors);
+  else
+    EXPECT_TRUE(anyContains(errors, {asked.c_str(), describeDevices().c_str(), "convlive list devices"}))
+        << joined(errors);
+}
+
+#ifndef CONVLIVE_GST_GPU
+TEST_F(GstElementTest, WithoutADeviceCudaDeviceIdZeroRunsTheCpuVariant) {
+  if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here";
+  const Props props{{"variant", "auto"}, {"mask", "box"}, {"radius", "2"}};
+  Harness h(props);
+  ASSERT_TRUE(h.ok());
+  h.set("cuda-device-id", "0");
+  h.play("RGBA", 37, 23);
+  expectFiltered(h, props, randomFrame(37, 23, 37 * 4, rng), "RGBA");
+  EXPECT_EQ(h.get("active-variant"), "cpu-simd");
+  EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+}
+#endif
+
+#ifdef CONVLIVE_GST_GPU
+// The second device, where the machine has one.
+#define NEEDS_TWO_DEVICES()                                                                                 \
+  if (deviceCount() < 2)                                                                                    \
+  GTEST_SKIP() << "this machine has " << deviceCount() << " CUDA device" << (deviceCount() == 1 ? "" : "s") \
+               << "; the second-device test needs 2"
+
+TEST_F(GstElementTest, CudaDeviceIdOneFiltersSystemMemoryOnTheSecondDevice) {
+  NEEDS_TWO_DEVICES();
+  for (const char* variant : {kVariant, "auto"}) {
+    SCOPED_TRACE(variant);
+    ElementLog log(GST_LEVEL_INFO);
+    const Props props{{"variant", variant}, {"mask", "gaussian"}, {"radius", "3"}};
+    Harness h(props);
+    ASSERT_TRUE(h.ok());
+    h.set("cuda-device-id", "1");
+    h.play("RGBA", 37, 23);
+    expectFiltered(h, props, randomFrame(37, 23, 37 * 4 + 8, rng), "RGBA");
+    EXPECT_GE(log.count("on CUDA device 1"), 1) << "the plan was not made for device 1";
+    EXPECT_EQ(log.count("on CUDA device 0"), 0);
+    EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+  }
+}
+
+bool haveCudaUploadAndDownload() {
+  for (const char* needed : {"cudaupload", "cudadownload"}) {
+    GstElementFactory* f = gst_element_factory_find(needed);
+    if (!f) return false;
+    gst_object_unref(f);
+  }
+  return true;
+}
+
+// cudaupload on device 1 ! convlivefilter (-1: the neighbour's context) ! cudadownload: the element
+// shares the upstream context and filters on device 1 in CUDA memory.
+TEST_F(GstElementTest, MinusOneSharesTheNeighboursContextOnTheSecondDevice) {
+  NEEDS_TWO_DEVICES();
+  if (!haveCudaUploadAndDownload()) GTEST_SKIP() << "cudaupload or cudadownload is missing (nvcodec)";
+  for (const char* id : {"-1", "1"}) {
+    SCOPED_TRACE(std::string("cuda-device-id=") + id);
+    ElementLog log(GST_LEVEL_INFO);
+    const Props props{{"variant", "tiled-coop"}, {"mask", "gaussian"}, {"radius", "3"}, {"cuda-device-id", id}};
+    Harness h(props, false,
+              "cudaupload cuda-device-id=1 ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f ! "
+              "cudadownload cuda-device-id=1 ! video/x-raw");
+    ASSERT_TRUE(h.ok()) << h.launchError();
+    h.play("RGBA", 37, 23);
+    const Frame in = randomFrame(37, 23, 37 * 4, rng);
+    const HostImage want = expected({{"mask", "gaussian"}, {"radius", "3"}}, in, "RGBA");
+    for (int run = 0; run < 2; ++run) {
+      const auto out = h.filter(in);
+      ASSERT_TRUE(out) << joined(h.errors());
+      EXPECT_TRUE(within1(out->pixels, want));
+    }
+    EXPECT_GE(log.count("on the device"), 1) << "the frames went through system memory";
+    EXPECT_GE(log.count("on CUDA device 1"), 1) << "the plan was not made on the context's device";
+    EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
+  }
+}
+
+// cudaupload on device 0 ! convlivefilter cuda-device-id=1: CUDA memory of another device than the
+// one asked for is an element error saying what to change (not a silent copy through the host).
+TEST_F(GstElementTest, CudaMemoryFromAnotherDeviceThanCudaDeviceIdIsAnElementError) {
+  NEEDS_TWO_DEVICES();
+  if (!haveCudaUploadAndDownload()) GTEST_SKIP() << "cudaupload or cudadownload is missing (nvcodec)";
+  Harness h({{"variant", "tiled-coop"}, {"cuda-device-id", "1"}}, false,
+            "cudaupload cuda-device-id=0 ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f ! "
+            "cudadownload cuda-device-id=1 ! video/x-raw");
+  ASSERT_TRUE(h.ok()) << h.launchError();
+  h.play("RGBA", 16, 8);
+  EXPECT_FALSE(h.filter(randomFrame(16, 8, 16 * 4, rng)));
+  const auto errors = h.errors();
+  EXPECT_TRUE(anyContains(
+      errors, {"cuda-device-id is 1, but the frames coming in are CUDA memory on device 0", "set cuda-device-id=0"}))
+      << joined(errors);
 }
 #endif
 

@@ -6,12 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "convlive/resources.hpp"
 #include "pipeline_fixture.hpp"
@@ -208,7 +211,7 @@ TEST(VideoCommand, CommandsCheckTheirOptionsAndSecondsIsStreamTime) {
   expectFails("run --frames 2 --normalize", {"--normalize does not apply to the gaussian mask", "--mask custom"});
   expectFails("run --fps nan", {"--fps: 'nan' is not a number"});
   expectFails("run --decoder gpu", {"'gpu' is not one of auto|nvdec|cpu"});
-  expectFails("list frobs", {"'frobs' is not one of variants|patterns|cameras"});
+  expectFails("list frobs", {"'frobs' is not one of variants|patterns|cameras|devices"});
   r = run("--version");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("convlive 0.9.0 (CUDA runtime "), std::string::npos) << r.output;
@@ -240,6 +243,119 @@ TEST(VideoCommand, ListsCamerasAndPatterns) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.output.find("moving"), std::string::npos);
   EXPECT_NE(r.output.find("zone-plate"), std::string::npos);
+}
+
+// ---- --device and list devices -------------------------------------------------------------------
+
+TEST(VideoCommand, EveryCommandThatUsesTheGpuTakesDevice) {
+  for (const char* command : {"view", "run", "export", "image", "tune", "demo", "list"}) {
+    const Result r = run(std::string(command) + " --help");
+    EXPECT_EQ(r.code, 0) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("--device"), std::string::npos) << command << " --help lists no --device:\n" << r.output;
+  }
+}
+
+TEST(VideoCommand, DeviceIsANonNegativeNumber) {
+  for (const auto& [args, words] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"run --frames 2 --device x", {"--device: 'x' is not a number"}},
+           {"run --frames 2 --device 1.5", {"--device: '1.5' is not a number"}},
+           {"run --frames 2 --device -1", {"--device -1: a device index is 0 or more", "convlive list devices"}},
+           {"image in.png out.png --device -3", {"--device -3: a device index is 0 or more"}},
+           {"list patterns --device 0", {"--device goes with list variants"}},
+       }) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    for (const auto& w : words)
+      EXPECT_NE(r.output.find(w), std::string::npos) << args << ": '" << w << "' missing:\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << ": one line:\n" << r.output;
+  }
+}
+
+// An index past the devices there are (any index but 0 where there is none) is refused before the
+// command does anything (the pictures named here do not exist: the device is the first complaint).
+TEST(VideoCommand, ADeviceIndexPastTheDevicesIsRefusedNamingThem) {
+  const int past = std::max(deviceCount(), 1);
+  const std::string asked = "--device " + std::to_string(past) + ": this machine has ";
+  for (const std::string command : {"run --frames 2", "export --output x.webm", "image missing.png out.png", "tune",
+                                    "demo d", "list variants --details", "view --offscreen --frames 1"}) {
+    const Result r = run(command + " --device " + std::to_string(past));
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(asked), std::string::npos) << command << "\n" << r.output;
+    if (deviceCount() == 0) {
+      EXPECT_NE(r.output.find("no CUDA device (" + deviceInfo().reason + ")"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("leave --device out and the CPU variant runs"), std::string::npos) << r.output;
+    } else {
+      EXPECT_NE(r.output.find(describeDevices() + "; `convlive list devices` lists them"), std::string::npos)
+          << r.output;
+    }
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << command << ": one line:\n" << r.output;
+  }
+}
+
+// CUDA_VISIBLE_DEVICES numbers the devices --device takes, as it does for every CUDA program.
+TEST(VideoCommand, DeviceCountsTheDevicesCudaVisibleDevicesLeaves) {
+  if (deviceCount() == 0) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  const Result r = runConvliveWith("run --frames 2 --device 1", "env CUDA_VISIBLE_DEVICES=0 timeout 120");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--device 1: this machine has 1 CUDA device (0: " + deviceInfo(0).name + ")"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(VideoCommand, DeviceZeroWithoutADeviceRunsTheCpuVariantAndSaysSo) {
+  if (deviceInfo().available) GTEST_SKIP() << "there is a CUDA device here (" << deviceInfo().name << ")";
+  const fs::path report = scratch() / "device0.json";
+  const Result r = run("run --frames 3 --size 64x48 --device 0 --report " + q(report));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("note: --device 0: there is no CUDA device here (" + deviceInfo().reason +
+                          "); the CPU variant runs"),
+            std::string::npos)
+      << r.output;
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["frames"], 3);
+}
+
+TEST(VideoCommand, ListDevicesSaysWhatThereIs) {
+  const Result r = run("list devices");
+  ASSERT_EQ(r.code, 0) << r.output;
+  if (deviceCount() == 0) {
+    EXPECT_EQ(r.output, "no CUDA device: " + deviceInfo().reason + "\n");
+    EXPECT_NE(r.output.find("(CUDA: "), std::string::npos) << "the CUDA error's own words:\n" << r.output;
+    return;
+  }
+  std::istringstream lines(r.output);
+  std::string header;
+  std::getline(lines, header);
+  for (const char* column : {"device", "name", "memory", "compute", "SMs", "NVDEC"})
+    EXPECT_NE(header.find(column), std::string::npos) << column << " missing:\n" << r.output;
+  for (int i = 0; i < deviceCount(); ++i) {
+    const DeviceInfo& d = deviceInfo(i);
+    std::string row;
+    std::getline(lines, row);
+    EXPECT_EQ(row.rfind(std::to_string(i) + " ", 0), 0u) << row;
+    for (const std::string& cell : {d.name, std::to_string(d.major) + "." + std::to_string(d.minor),
+                                    std::to_string(d.multiprocessors), std::string(" GiB")})
+      EXPECT_NE(row.find(cell), std::string::npos) << "'" << cell << "' missing from device " << i << ": " << row;
+    EXPECT_TRUE(row.find("yes (") != row.npos || row.find("no (") != row.npos || row.find("unknown (") != row.npos)
+        << "NVDEC is yes, no or unknown, with the reason: " << row;
+  }
+}
+
+// With a GPU: --device N runs the command on device N (the report names it).
+TEST(VideoCommand, DeviceRunsTheCommandOnThatDevice) {
+  if (deviceCount() == 0) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  for (int device = 0; device < std::min(deviceCount(), 2); ++device) {
+    SCOPED_TRACE("--device " + std::to_string(device));
+    const fs::path report = scratch() / ("device" + std::to_string(device) + ".json");
+    const Result r = run("run --frames 5 --size 64x48 --device " + std::to_string(device) + " --report " + q(report));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find(deviceInfo(device).name), std::string::npos) << r.output;
+    std::ifstream in(report);
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["frames"], 5);
+  }
+  if (deviceCount() < 2) GTEST_SKIP() << "this machine has 1 CUDA device; the second-device run needs 2";
 }
 
 }  // namespace

@@ -28,6 +28,11 @@ struct ElementState {
   FilterSpec spec;
   std::uint64_t generation = 1;  // bumped by every accepted property change
   std::string active;
+  int deviceId = -1;  // cuda-device-id: -1, the neighbour's context or the default device
+
+  // Set at start from deviceId: the device a plan runs on (-1 where cuda-device-id is -1 or there
+  // is no CUDA device, where the CPU variant runs).
+  int device = -1;
 
   // The streaming thread's alone.
   std::uint64_t applied = 0;  // the generation `plan` was made from
@@ -70,8 +75,9 @@ GstCaps* templateCaps() {
   return caps;
 }
 
-// Property ids: 1 + the setting's index in specSettings(), then the read-only ones.
+// Property ids: 1 + the setting's index in specSettings(), then active-variant and cuda-device-id.
 guint activeVariantId() { return guint(specSettings().size()) + 1; }
+guint deviceIdProperty() { return activeVariantId() + 1; }
 
 ElementState& stateOf(gpointer self) { return *GST_CONVLIVE_FILTER(self)->state; }
 
@@ -86,6 +92,12 @@ Problem ownProblem(const FilterSpec& spec, const std::string& setting) {
 
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
   const auto& settings = specSettings();
+  if (id == deviceIdProperty()) {  // taken at the next start (GST_PARAM_MUTABLE_READY)
+    GST_OBJECT_LOCK(object);
+    stateOf(object).deviceId = g_value_get_int(value);
+    GST_OBJECT_UNLOCK(object);
+    return;
+  }
   if (id == 0 || id > settings.size()) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     return;
@@ -130,6 +142,12 @@ void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
     GST_OBJECT_UNLOCK(object);
     return;
   }
+  if (id == deviceIdProperty()) {
+    GST_OBJECT_LOCK(object);
+    g_value_set_int(value, st.deviceId);
+    GST_OBJECT_UNLOCK(object);
+    return;
+  }
   if (id == 0 || id > settings.size()) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     return;
@@ -158,9 +176,11 @@ Plan makePlan(const ElementState& st, const FilterSpec& spec, std::string& probl
   // Others are planned for the caps' stride (FrameRunner copies a frame with another one).
   ImageDesc image = st.frames;
   if (image.isRgba8()) image.pitch = 0;
+  // CUDA memory is filtered in the context's device (a neighbour's, or the one cuda-device-id named).
+  const int device = st.cudaCaps && st.cuda.contextDevice() >= 0 ? st.cuda.contextDevice() : st.device;
   try {
     Problem why;
-    Plan plan = Plan::make(spec, image, {.memory = Memory::Native, .cpuFallback = true}, why);
+    Plan plan = Plan::make(spec, image, {.memory = Memory::Native, .device = device, .cpuFallback = true}, why);
     if (why) problem = propertyWords(why);
     return plan;
   } catch (const std::exception& e) {
@@ -215,9 +235,13 @@ void refreshPlan(GstConvliveFilter* self) {
   } else {
     st.plan = std::move(next);
     st.problem = problem;
-    if (st.plan)
-      GST_INFO_OBJECT(self, "%s on %dx%d with %s%s%s", spec.describe().c_str(), st.width, st.height,
-                      st.plan.variant().name.c_str(), st.plan.autoWhy().empty() ? "" : ": ", st.plan.autoWhy().c_str());
+    if (st.plan) {
+      const int device = st.plan.options().device >= 0 ? st.plan.options().device : currentDevice();
+      const std::string where = st.plan.onGpu() ? "CUDA device " + std::to_string(device) : "the CPU";
+      GST_INFO_OBJECT(self, "%s on %dx%d with %s on %s%s%s", spec.describe().c_str(), st.width, st.height,
+                      st.plan.variant().name.c_str(), where.c_str(), st.plan.autoWhy().empty() ? "" : ": ",
+                      st.plan.autoWhy().c_str());
+    }
   }
   st.applied = generation;
   st.capsChanged = false;
@@ -297,6 +321,10 @@ GstFlowReturn transform(GstBaseTransform* trans, GstBuffer* in, GstBuffer* out) 
   ElementState& st = stateOf(trans);
   auto* parent = GST_BASE_TRANSFORM_CLASS(gst_convlive_filter_parent_class);
   if (!st.cudaCaps || !st.plan) return parent->transform(trans, in, out);
+  if (const std::string wrong = st.cuda.deviceMismatch(in); !wrong.empty()) {
+    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("%s", wrong.c_str()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
   const std::string why = st.plan.onGpu() ? st.cuda.whyNot(in, out) : "a CPU variant";
   if (!why.empty()) {
     if (st.cudaPathSaid != 2)
@@ -347,16 +375,33 @@ void setContext(GstElement* element, GstContext* context) {
   GST_ELEMENT_CLASS(gst_convlive_filter_parent_class)->set_context(element, context);
 }
 
-// Going to PAUSED: share a neighbour's CUDA context now, if one has it (see adoptNeighbourContext).
+// Going to PAUSED: checks cuda-device-id against the devices there are, then shares a neighbour's
+// CUDA context now, if one has it (see adoptNeighbourContext).
 gboolean start(GstBaseTransform* trans) {
-  stateOf(trans).cuda.adoptNeighbourContext();
+  ElementState& st = stateOf(trans);
+  GST_OBJECT_LOCK(trans);
+  const int asked = st.deviceId;
+  GST_OBJECT_UNLOCK(trans);
+  const int count = deviceCount();
+  // Without a device, 0 (the default device) is where the CPU variant runs, as with -1.
+  if (asked >= count && !(count == 0 && asked == 0)) {
+    const std::string message =
+        "cuda-device-id=" + std::to_string(asked) + ": this machine has " + describeDevices() +
+        (count ? "; set cuda-device-id to one of them, or -1 (`convlive list devices` lists them)"
+               : "; set cuda-device-id=-1, and the CPU variant filters");
+    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("%s", message.c_str()), (nullptr));
+    return FALSE;
+  }
+  st.device = count == 0 ? -1 : asked;
+  st.cuda.setDevice(st.device);
+  st.cuda.adoptNeighbourContext();
   return TRUE;
 }
 
 // Going to READY: the CUDA resources go; the next start plans again.
 gboolean stop(GstBaseTransform* trans) {
   ElementState& st = stateOf(trans);
-  st.runner = FrameRunner();
+  st.runner.reset();
   st.cuda.reset();
   st.plan = Plan();
   st.problem.clear();
@@ -394,6 +439,13 @@ static void gst_convlive_filter_class_init(GstConvliveFilterClass* klass) {
                           "the variant filtering now: auto resolved, the CPU variant where there is no CUDA device; "
                           "empty before the first frame and after an error",
                           "", G_PARAM_READABLE));
+  g_object_class_install_property(
+      object, deviceIdProperty(),
+      g_param_spec_int("cuda-device-id", "CUDA device id",
+                       "the CUDA device to filter on (convlive list devices); -1: the CUDA context of an nvcodec "
+                       "neighbour, else the default device. CUDA memory from another device than a device named "
+                       "here is an element error. Taken when the element starts",
+                       -1, G_MAXINT, -1, GParamFlags(G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY)));
 
   gst_element_class_set_static_metadata(
       element, "convlive filter", "Filter/Effect/Video",

@@ -6,7 +6,10 @@
 // the caps' colorimetry, yuv_frames.hpp; filter-alpha does not apply to them), in system memory
 // (frame_runner.hpp: through pinned memory to the GPU, or the CPU variant) or in CUDA memory
 // (cuda_memory.hpp: on the device, untested on a GPU so far). Its properties are the filter
-// model's settings (spec_properties.hpp).
+// model's settings (spec_properties.hpp), the read-only active-variant, and cuda-device-id (the GPU
+// to filter on, taken at start: -1 follows an nvcodec neighbour's CUDA context or the default
+// device; an index past the machine's devices, or CUDA memory from another device than the one
+// named, is an element error).
 //
 // Threading: properties may be set from any thread, also while playing (GST_PARAM_MUTABLE_PLAYING);
 // they are kept under the object lock and take effect at the next frame, where the streaming thread

@@ -21,6 +21,13 @@ namespace {
 
 GstCudaContext* cudaContext(gpointer p) { return static_cast<GstCudaContext*>(p); }
 
+// The CUDA device a GstCuda context lives on.
+int deviceOf(GstCudaContext* context) {
+  guint device = 0;
+  g_object_get(context, "cuda-device-id", &device, nullptr);
+  return int(device);
+}
+
 // The context current on this thread while it lives, so that the runtime API's calls (the variant's
 // launches, stream and workspace allocations) go to the pipeline's context.
 class ContextCurrent {
@@ -123,8 +130,24 @@ CudaMemoryPath::~CudaMemoryPath() { reset(); }
 
 void CudaMemoryPath::setContext(GstContext* context) {
   auto* ctx = cudaContext(context_);
-  gst_cuda_handle_set_context(element_, context, -1, &ctx);
+  gst_cuda_handle_set_context(element_, context, deviceId_, &ctx);  // another device's is not taken
   context_ = ctx;
+}
+
+int CudaMemoryPath::contextDevice() const { return context_ ? deviceOf(cudaContext(context_)) : -1; }
+
+std::string CudaMemoryPath::deviceMismatch(GstBuffer* in) const {
+  if (deviceId_ < 0 || !in || gst_buffer_n_memory(in) < 1) return "";
+  GstMemory* mem = gst_buffer_peek_memory(in, 0);
+  if (!gst_is_cuda_memory(mem)) return "";
+  const int theirs = deviceOf(GST_CUDA_MEMORY_CAST(mem)->context);
+  if (theirs == deviceId_) return "";
+  const std::string asked = std::to_string(deviceId_);
+  return "cuda-device-id is " + asked + ", but the frames coming in are CUDA memory on device " +
+         std::to_string(theirs) + ": set cuda-device-id=" + std::to_string(theirs) +
+         " (or -1 to follow the upstream element), or have upstream work on device " + asked +
+         " (an nvcodec decoder whose cuda-device-id is " + asked + ", such as nvh264device" + asked +
+         "dec: gst-inspect-1.0 shows each one's)";
 }
 
 void CudaMemoryPath::adoptNeighbourContext() {
@@ -156,8 +179,10 @@ bool CudaMemoryPath::ensureContext(std::string& why) {
     return false;
   }
   auto* ctx = cudaContext(context_);
-  if (!gst_cuda_ensure_element_context(element_, -1, &ctx) || !ctx) {
-    why = "no CUDA context for CUDA memory: no neighbour shares one and none could be made on a device";
+  if (!gst_cuda_ensure_element_context(element_, deviceId_, &ctx) || !ctx) {
+    why = deviceId_ < 0 ? "no CUDA context for CUDA memory: no neighbour shares one and none could be made on a device"
+                        : "no CUDA context for CUDA memory on device " + std::to_string(deviceId_) +
+                              " (cuda-device-id): no neighbour shares one and none could be made there";
     return false;
   }
   context_ = ctx;

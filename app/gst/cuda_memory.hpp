@@ -1,7 +1,9 @@
 // The element's path for video/x-raw(memory:CUDAMemory) (gst-plugins-bad's GstCuda library, 1.22):
 // frames that are already in GPU memory (nvh264dec ! cudaconvert, cudaupload) are filtered where
 // they are, with no host copy. The CUDA context is the pipeline's: taken from the neighbours
-// through the context query or the one set on the element (gst_cuda_ensure_element_context), made
+// through the context query or the one set on the element (gst_cuda_ensure_element_context), of
+// the device cuda-device-id names when it names one (a neighbour's context on another device is not
+// shared, and frames in such a context are an element error, not a silent copy), made
 // current around every CUDA call here; the element's stream and its plan's workspace live in it.
 // GstCuda 1.22 memory carries no stream, so each frame is waited for before it goes downstream (as
 // nvcodec's elements do). Frames whose memory belongs to another context go the host way instead.
@@ -38,6 +40,15 @@ class CudaMemoryPath {
   CudaMemoryPath(const CudaMemoryPath&) = delete;
   CudaMemoryPath& operator=(const CudaMemoryPath&) = delete;
 
+  // The device asked for (the element's cuda-device-id; -1: a neighbour's context, else the
+  // default device). Set before start; a neighbour's context on another device is then not shared.
+  void setDevice(int device) { deviceId_ = device; }
+  // The device of the context in use (-1 without one).
+  int contextDevice() const;
+  // When cuda-device-id names a device and `in` is CUDA memory on another one: what is wrong and
+  // what to do, for an element error ("" otherwise).
+  std::string deviceMismatch(GstBuffer* in) const;
+
   // GstElement::set_context and the context query, for the neighbours to share one context.
   void setContext(GstContext* context);
   bool answerContextQuery(GstQuery* query);
@@ -71,6 +82,7 @@ class CudaMemoryPath {
  private:
   struct Device;
   GstElement* element_;
+  int deviceId_ = -1;  // cuda-device-id as taken at start
   gpointer context_ = nullptr;  // GstCudaContext*, a reference
   std::unique_ptr<Device> device_;
 };

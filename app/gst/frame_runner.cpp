@@ -31,12 +31,25 @@ void copyPlanes(const ConstYuvView& from, const YuvView& to) {
   }
 }
 
+void FrameRunner::reset() {
+  if (!gpu_) return;
+  try {
+    const DeviceScope scope(device_);
+    gpu_.reset();
+  } catch (const std::exception&) {
+    gpu_.reset();  // the device cannot be made current: released where the runtime can (RAII, quietly)
+  }
+}
+
 void FrameRunner::prepare(const Plan& plan, std::optional<YuvFormat> yuv) {
   const ImageDesc& image = plan.image();
   const int width = image.width, height = image.height;
+  const int device = plan.options().device;
   if (plan.onGpu()) {
-    if (!gpu_ || image != image_ || yuv != yuv_) {
-      gpu_.reset();  // the old frames go before the new ones are made
+    if (!gpu_ || image != image_ || yuv != yuv_ || device != device_) {
+      reset();  // the old frames go before the new ones are made, on their own device
+      device_ = device;
+      const DeviceScope scope(device);
       auto g = std::make_unique<Gpu>();
       if (yuv) {
         g->in = DeviceImage(width, height);
@@ -59,7 +72,7 @@ void FrameRunner::prepare(const Plan& plan, std::optional<YuvFormat> yuv) {
       gpu_ = std::move(g);
     }
   } else {
-    gpu_.reset();
+    reset();
   }
   image_ = image;
   yuv_ = yuv;
@@ -95,6 +108,7 @@ void FrameRunner::run(Plan& plan, const FrameRows& in, const FrameRows& out) {
 void FrameRunner::runOnGpu(Plan& plan, ConstImageView in, ImageView out) {
   if (!gpu_)
     throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
+  const DeviceScope scope(device_);  // the stream and frames are this device's
   Gpu& g = *gpu_;
   const int width = image_.width, height = image_.height;
   const std::size_t packed = std::size_t(width) * 4;
@@ -136,6 +150,7 @@ void FrameRunner::runOnHost(Plan& plan, ConstImageView in, ImageView out) {
 void FrameRunner::runFrameOnGpu(Plan& plan, const FrameRows& in, const FrameRows& out) {
   if (!gpu_)
     throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
+  const DeviceScope scope(device_);  // the stream and frames are this device's
   Gpu& g = *gpu_;
   const std::size_t pitch = image_.rowPitch(), rowBytes = image_.rowBytes(), bytes = image_.span();
   auto* hostIn = static_cast<std::uint8_t*>(g.hostIn.get());
@@ -185,6 +200,7 @@ void FrameRunner::runYuv(Plan& plan, ColourSpec colour, const ConstYuvView& in, 
 void FrameRunner::runYuvOnGpu(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out) {
   if (!gpu_)
     throw std::logic_error("FrameRunner: " + plan.variant().name + " runs on the GPU but was prepared for the CPU");
+  const DeviceScope scope(device_);  // the stream and frames are this device's
   Gpu& g = *gpu_;
   const YuvLayout& layout = g.yuv.layout();
   const YuvView host = yuvViewAt(layout, static_cast<std::uint8_t*>(g.hostYuv.get()));

@@ -13,7 +13,8 @@
 //
 // One per element, used by its streaming thread only. prepare() per caps or filter change (it
 // allocates); run()/runYuv() per frame (they do not, once prepared). A GPU plan is made for device
-// memory (the runner's device frames); a CPU plan for host memory.
+// memory (the runner's device frames); a CPU plan for host memory. Everything on the GPU is made,
+// run and freed with the plan's device current (PlanOptions::device; -1: the thread's current one).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,12 @@ namespace convlive::gstelement {
 
 class FrameRunner {
  public:
+  FrameRunner() = default;
+  ~FrameRunner() { reset(); }
+  FrameRunner(const FrameRunner&) = delete;
+  FrameRunner& operator=(const FrameRunner&) = delete;
+  // Frees the GPU buffers and stream (on the device they were made on) and forgets the frames.
+  void reset();
   // Makes what `plan` needs for its frames, those of plan.image() or (`yuv` set) that YUV format:
   // for a GPU plan the stream, device frames and pinned buffers (kept when the frames are
   // unchanged). Throws CudaError.
@@ -60,6 +67,7 @@ class FrameRunner {
   void runYuvOnHost(Plan& plan, ColourSpec colour, const ConstYuvView& in, const YuvView& out);
 
   std::unique_ptr<Gpu> gpu_;
+  int device_ = -1;  // the device gpu_'s resources live on (the plan's PlanOptions::device)
   std::vector<std::uint8_t> packedIn_, packedOut_;  // host variants: frames in strides they cannot take
   ImageDesc image_;                                 // the prepared frames (YUV: RGBA8 of their size)
   std::optional<YuvFormat> yuv_;                    // the prepared frames' format when YUV
