@@ -19,10 +19,12 @@ using npy::parseShape;
 
 constexpr std::string_view kMagic("\x93NUMPY", 6);
 
-// The dtype in words: "float64", "int32", "bool", ...
+// The dtype in words: "float64", "int32", "bool", ...; the descr quoted when its size is not a
+// plain number.
 std::string dtypeWords(const std::string& descr) {
-  if (descr.size() < 3) return "'" + descr + "'";
-  const std::string bits = std::to_string(8 * std::atoi(descr.c_str() + 2));
+  const auto bytes = npy::itemBytes(descr);
+  if (!bytes) return "'" + descr + "'";
+  const std::string bits = std::to_string(8 * *bytes);
   switch (descr[1]) {
     case 'f':
       return "float" + bits;
@@ -33,7 +35,7 @@ std::string dtypeWords(const std::string& descr) {
     case 'b':
       return "bool";
     case 'c':
-      return "complex" + std::to_string(8 * std::atoi(descr.c_str() + 2));
+      return "complex" + bits;
     default:
       return "'" + descr + "'";
   }

@@ -41,6 +41,15 @@ std::optional<std::string> dictValue(const std::string& header, const std::strin
   return header.substr(i, end - i);
 }
 
+std::optional<int> itemBytes(const std::string& descr) {
+  if (descr.size() < 3) return std::nullopt;
+  int n = 0;
+  const char* end = descr.data() + descr.size();
+  const auto [at, ec] = std::from_chars(descr.data() + 2, end, n);
+  if (ec != std::errc() || at != end || n < 1 || n > 1024) return std::nullopt;
+  return n;
+}
+
 std::optional<std::vector<long long>> parseShape(const std::string& text) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
   std::vector<long long> dims;

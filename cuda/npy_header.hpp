@@ -16,6 +16,9 @@ std::uint64_t littleEndian(const unsigned char* p, int bytes);
 // The text of one key's value in the header's Python dict: a quoted string (without its quotes), a
 // parenthesised tuple or bracketed list (with them) or a bare word. nullopt when the key is not there.
 std::optional<std::string> dictValue(const std::string& header, const std::string& key);
+// The item size in bytes of a dtype descr such as '<f4' (the number after its byte-order and kind
+// characters): nullopt when that is not a whole number of 1 to 1024 bytes.
+std::optional<int> itemBytes(const std::string& descr);
 // A shape tuple: "(3, 3)" -> {3, 3}; "(5,)" -> {5}; "()" -> {} (Python 2's "3L" taken); nullopt when
 // it is not a tuple of whole numbers >= 0.
 std::optional<std::vector<long long>> parseShape(const std::string& text);

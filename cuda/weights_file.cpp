@@ -103,7 +103,9 @@ std::optional<RowError> splitRow(std::string_view line, std::vector<float>& out)
 std::string dtypeWords(const std::string& descr) {
   if (descr.size() < 2) return "data of type '" + descr + "'";
   const char kind = descr[1];
-  const std::string bits = std::to_string(8 * std::atoi(descr.c_str() + 2));
+  const auto bytes = npy::itemBytes(descr);
+  if (!bytes && (kind == 'f' || kind == 'i' || kind == 'u')) return "data of type '" + descr + "'";
+  const std::string bits = bytes ? std::to_string(8 * *bytes) : "";
   switch (kind) {
     case 'f':
       return "float" + bits + " data";

@@ -495,6 +495,12 @@ TEST(Npy, TheShapeIsCheckedAgainstTheDataAndTheLimitFirst) {
     const std::string got = errorOf([&] { decodeNpy(bytes, "t.npy", {.maxPixels = 100}); });
     EXPECT_NE(got.find(message), std::string::npos) << message << "\n  got: " << got;
   }
+  // A dtype whose size does not fit an int is named as it is written (found by fuzz_npy_picture:
+  // its size times 8 overflowed).
+  EXPECT_NE(errorOf([&] {
+              decodeNpy(npyFile("<f954437176", "(1, 1)", ""), "t.npy");
+            }).find("'t.npy' holds '<f954437176' data (dtype '<f954437176')"),
+            std::string::npos);
   const DecodedPicture strip = decodeNpy(npyFile("<u2", "(40000, 1)", std::string(80000, '\2')), "s.npy");
   EXPECT_EQ(strip.picture.desc.str(), "1x40000 u16x1");
 }

@@ -273,6 +273,10 @@ TEST(WeightsNpy, SizesBeyondTheFileAreRefusedBeforeAllocating) {
   EXPECT_NE(parseNpy(npyBytes("<f8", "(9223372036854775807, 9223372036854775807)", ""), "s.npy", g)
                 .detail.find("is 9223372036854775807x9223372036854775807: the largest mask is 129x129"),
             std::string::npos);
+  // A dtype whose size does not fit an int (found by fuzz_weights_npy: its size times 8 overflowed).
+  EXPECT_NE(
+      parseNpy(npyBytes("<f1535817954", "(1, 3)", ""), "d.npy", g).detail.find("holds data of type '<f1535817954'"),
+      std::string::npos);
   const Problem extra = parseNpy(npyBytes("<f4", "(1, 3)", std::string(13, '\0')), "x.npy", g);
   EXPECT_NE(extra.detail.find("'x.npy' has 1 bytes after the 1x3 array its header describes"), std::string::npos)
       << extra.detail;
