@@ -240,6 +240,71 @@ TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// stream by name on every type and channel count (RGBA8 batches and unaligned RGBA8 frames take
+// its typed kernel too): radius 1..4, odd sizes from 1x1 and frames narrower than a warp's apron,
+// every border, negative weights and |sum| (pitch), alpha filtered and not, batches with padded
+// rows and gaps (rows that break the 16-byte copies); against the reference under the accuracy contract.
+TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
+  struct Case {
+    const char* mask;
+    int radius;
+    const char* row;
+    const char* col;
+  };
+  const Case cases[] = {{"gaussian", 1, "", ""},
+                        {"box", 2, "", ""},
+                        {"gaussian", 3, "", ""},
+                        {"gaussian", 4, "", ""},
+                        {"pitch", 0, "", ""},
+                        {"custom", 0, "1,-2,1", "1,2,1"},
+                        {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {1031, 9}})
+        for (const Case& k : cases) {
+          const std::size_t e = pixelTypeBytes(t);
+          ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
+          d.alpha = rng() % 4 != 0;
+          if (rng() % 2) {
+            d.pitch = (d.rowBytes() / e + 1 + rng() % 9) * e;
+            d.batch = 1 + int(rng() % 4);
+            d.batchStride = d.pitch * std::size_t(h) + e * (rng() % 5);
+          }
+          FilterSpec s;
+          s.mask = k.mask;
+          if (k.radius) s.radius = k.radius;
+          s.rowWeights = k.row;
+          s.colWeights = k.col;
+          s.border = testcases::kBorders[rng() % 4];
+          s.filterAlpha = rng() % 2;
+          s.variant = "stream";
+          Problem why;
+          Plan plan = Plan::make(s, d, {}, why);
+          if (!plan) {
+            // Only integer frames whose weights' fp32 sums could pass half a level, saying so.
+            EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << why.text();
+            EXPECT_TRUE(t == PixelType::U16 || t == PixelType::U8) << why.text();
+            ++refused;
+            continue;
+          }
+          const auto in = testcases::randomFrames(d, rng);
+          const auto got = runTyped(plan, d, in);
+          auto want = testcases::poisoned(d);
+          const FilterParams& p = plan.params();
+          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
+          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, testcases::typeRange(t));
+          EXPECT_EQ(diff.over, 0) << plan.describe() << " " << pixelTypeName(t) << "x" << c << " " << w << "x" << h
+                                  << " batch " << d.batch << ": " << diff.first << " (" << diff.over << " over; seed "
+                                  << testcases::seedForRun() << ")";
+          EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(t)))
+              << plan.describe() << ": a gap was written";
+          ++ran;
+        }
+  EXPECT_GT(ran, 350);
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
 // A batch runs in one launch, and equals the frames filtered one at a time.
 TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
   ImageDesc d{.width = 67, .height = 45, .type = PixelType::F32, .channels = 3};

@@ -1,5 +1,7 @@
 #include "variants/common.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "fft.hpp"
@@ -33,6 +35,46 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p) {
     return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
                    "variant", needsSeparable(v.takes) ? "separable" : "tiled-coop");
   return {};
+}
+
+namespace {
+// The largest value a frame of this type holds, for the error bound (floats: relative).
+double typeMax(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
+// Half an ulp of fp32 at values up to v (in [2^(k-1), 2^k]: 2^(k-25)): the most one rounding of a
+// partial sum that large moves it.
+double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(v))) - 25) : 0; }
+}  // namespace
+
+double fp32SumsBound(const FilterParams& p, PixelType type) {
+  const Mask& m = p.filter.mask;
+  const double n = 2 * m.radius() + 1, top = typeMax(type);
+  double e = 0;
+  if (m.separable()) {
+    const double row = absoluteSum(m.row()), col = absoluteSum(m.col());
+    e = n * halfUlpUpTo(top * row) * col + n * halfUlpUpTo(top * row * col);
+  } else {
+    const auto& w = m.weights();
+    const int taps = int(n);
+    for (int dy = 0; dy < taps; ++dy) {
+      double row = 0;  // this mask row's absolute sum
+      for (int dx = 0; dx < taps; ++dx) row += std::fabs(double(w[dy * taps + dx]));
+      e += n * halfUlpUpTo(top * row);
+    }
+    e += n * halfUlpUpTo(top * absoluteSum(w));
+  }
+  return e * (p.filter.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
+}
+
+Problem fp32SumsWhyNot(const Variant& v, const FilterParams& p, PixelType type) {
+  if (type != PixelType::U8 && type != PixelType::U16) return {};
+  const double e = fp32SumsBound(p, type);
+  if (e <= 0.45) return {};
+  char text[220];
+  std::snprintf(text, sizeof text,
+                "%s: fp32 sums of these weights on %s values may err by %.2f levels (sum|row| x sum|col| too large "
+                "for 1 LSB)",
+                v.name.c_str(), pixelTypeName(type), e);
+  return problem(Code::CannotRun, "variant", text, "variant", "cpu");
 }
 
 Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {

@@ -123,6 +123,16 @@ Problem tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const cha
 // The separable tensor-core variants: one separable mask, fp16 factors within the error budget.
 Problem tensorSeparableWhyNot(const Variant& v, const FilterParams& p, int width, int height);
 
+// The worst-case error of fp32 sums of p's weights on frames of `type`, in units of its values
+// (floats: relative to 1), as sweep and the typed stream kernels sum them: each output two short
+// sums of 2r + 1 terms, each term's rounding at most half an ulp of its partial sum (separable:
+// the row factor, whose errors the column factor carries, then the column factor; 2D: each mask
+// row from zero, then the rows); sqrt 2 of it for a gradient magnitude.
+double fp32SumsBound(const FilterParams& p, PixelType type);
+// Integer frames: within 1 LSB needs that error below half a level (0.45, with margin); past it,
+// v refuses them and names cpu.
+Problem fp32SumsWhyNot(const Variant& v, const FilterParams& p, PixelType type);
+
 // The kernels' launch parameters for p on a width x height frame, without images (what the
 // inspector's figures read).
 kernels::Launch launchFor(const Variant& v, const FilterParams& p, int width, int height);

@@ -1,6 +1,8 @@
 // stream: separable masks of radius up to 4 at close to the memory floor. Each warp walks down a
 // strip of the frame, rows arriving through a cp.async ring, the row taps by warp shuffles and the
-// column window in registers; no block-wide barrier. Kernel: kernels/stream.cu.
+// column window in registers; no block-wide barrier. Kernels: kernels/stream.cu for single RGBA8
+// frames, kernels/stream_typed*.cu for every other type, channel count and batch (one launch).
+#include "kernels/stream_typed.hpp"
 #include "variants/all.hpp"
 #include "variants/common.hpp"
 
@@ -21,15 +23,54 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
+kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  kernels::TypedStreamLaunch l{};
+  l.image = image;
+  l.border = p.border;
+  l.absolute = p.filter.combine == Combine::Abs;
+  l.copyFourth = image.channels == 4 && (!image.alpha || !p.filterAlpha);
+  l.tileRows = v.tileFor(p).h;
+  return l;
+}
+
+// Single RGBA8 frames (rows 4-byte aligned) keep the RGBA8 kernel, its fp16 sums and its tuning;
+// everything else, RGBA8 batches included, goes to the typed kernel.
+bool rgba8Kernel(const ImageDesc& image) { return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0; }
+
+Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (Problem why = commonWhyNot(v, p, image.width, image.height)) return why;
+  if (rgba8Kernel(image)) return {};
+  if (radiusOf(p) < kernels::kTypedStreamMinRadius)
+    return problem(Problem::Code::CannotRun, "radius",
+                   "stream: radius 0 runs on single RGBA8 frames only; sweep takes these frames", "variant", "sweep");
+  return fp32SumsWhyNot(v, p, image.type);
+}
+
+void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+               Workspace& ws, cudaStream_t s) {
+  if (rgba8Kernel(image)) {
+    const std::size_t pitch = image.rowPitch();
+    run(v, p, ConstImageView(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch),
+        ImageView{static_cast<std::uint8_t*>(out), image.width, image.height, pitch}, ws, s);
+    return;
+  }
+  Prepared& pp = prepared(v, p, image, ws);
+  kernels::TypedStreamLaunch l = typedLaunchOf(v, p, image);
+  l.in = in;
+  l.out = out;
+  l.stream = s;
+  kernels::streamTyped(l, pp.sep());
+}
+
 }  // namespace
 
 Variant streamVariant() {
   return {
       .name = "stream",
       .description =
-          "separable, r <= 4: each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp "
-          "shuffles, the column window in registers; no block barrier; fp16 sums (two channels an instruction) where "
-          "their error bound keeps 1 LSB, else fp32",
+          "separable, r <= 4, any pixel type and a batch in one launch: each warp walks down a strip; rows stream in "
+          "through a cp.async ring, row taps by warp shuffles, the column window in registers; no block barrier; "
+          "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32",
       .maxRadius = kernels::kStreamMaxRadius,
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
@@ -38,6 +79,8 @@ Variant streamVariant() {
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,
+      .whyNotImageImpl = whyNotImage,
+      .runFramesImpl = runFrames,
   };
 }
 

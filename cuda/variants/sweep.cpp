@@ -2,9 +2,6 @@
 // a batch in one launch. Kernel: kernels/sweep.cu.
 #include "kernels/sweep.hpp"
 
-#include <cmath>
-#include <cstdio>
-
 #include "variants/all.hpp"
 #include "variants/common.hpp"
 
@@ -26,56 +23,12 @@ kernels::SweepLaunch launchOf(const Variant& v, const FilterParams& p, const Ima
   return l;
 }
 
-// The largest value a frame of this type holds, for the error bound (floats: relative).
-double typeMax(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
-
-// Half an ulp of fp32 at values up to v (in [2^(k-1), 2^k]: 2^(k-25)): the most one rounding of a
-// partial sum that large moves it.
-double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(v))) - 25) : 0; }
-
-// The worst-case error of the fp32 sums, in units of the frame's values (largest: max). Each output
-// is two short sums of 2r + 1 terms, each term's rounding at most half an ulp of the partial sum:
-// separable, the row factor (partials up to max x sum|row|), whose errors the column factor
-// carries (x sum|col|), then the column factor (partials up to max x sum|row| x sum|col|); 2D, each
-// mask row's sum from zero (up to max x sum|w of that row|), then the sum of the rows (up to max x
-// sum|w|). A gradient magnitude's two sums: sqrt 2 of it.
-double sumsBound(const FilterParams& p, PixelType type) {
-  const Mask& m = p.filter.mask;
-  const double n = 2 * m.radius() + 1, top = typeMax(type);
-  double e = 0;
-  if (m.separable()) {
-    const double row = absoluteSum(m.row()), col = absoluteSum(m.col());
-    e = n * halfUlpUpTo(top * row) * col + n * halfUlpUpTo(top * row * col);
-  } else {
-    const auto& w = m.weights();
-    const int taps = int(n);
-    for (int dy = 0; dy < taps; ++dy) {
-      double row = 0;  // this mask row's absolute sum
-      for (int dx = 0; dx < taps; ++dx) row += std::fabs(double(w[dy * taps + dx]));
-      e += n * halfUlpUpTo(top * row);
-    }
-    e += n * halfUlpUpTo(top * absoluteSum(w));
-  }
-  return e * (p.filter.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
-}
-
 // Everything, for frames `image` describes: the checks every variant makes, shared memory, and the
 // error bound of fp32 sums for integer outputs.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (Problem why = commonWhyNot(v, p, image.width, image.height)) return why;
   if (Problem why = sharedWhyNot(v, kernels::sweepSharedBytes(launchOf(v, p, image), radiusOf(p)))) return why;
-  // Integers: within 1 LSB needs the sums' error below half a level (0.45 with margin).
-  if (image.type == PixelType::U8 || image.type == PixelType::U16) {
-    if (const double e = sumsBound(p, image.type); e > 0.45) {
-      char text[220];
-      std::snprintf(text, sizeof text,
-                    "sweep: fp32 sums of these weights on %s values may err by %.2f levels (sum|row| x sum|col| too "
-                    "large for 1 LSB)",
-                    pixelTypeName(image.type), e);
-      return problem(Code::CannotRun, "variant", text, "variant", "cpu");
-    }
-  }
-  return {};
+  return fp32SumsWhyNot(v, p, image.type);
 }
 
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {

@@ -1,0 +1,457 @@
+// The typed stream kernel, included by one .cu file per pixel type (stream_typed_<type>.cu), so
+// that the instances build in parallel. stream.cu's design, on values instead of RGBA8 pixels:
+//   - each warp walks down a segment of a strip of the frame, one input row at a time, with no
+//     block-wide barrier; rows arrive through a ring of kRing slots in shared memory (cp.async of
+//     a lane's 8 or 16 bytes, kAhead rows in flight; each lane reads back only what it copied);
+//   - the row factor: a lane holds V adjacent values of the row, takes the R C values on either
+//     side (the same channel's neighbours are C values apart) from its neighbour lanes by warp
+//     shuffles of the packed 32-bit words, converts them once and sums the taps in fp32;
+//   - the column factor runs in registers: 2R + 1 pending output rows, each input row added to
+//     every output row whose window covers it, the oldest finished, rounded and stored per step.
+// A warp covers 32 V input values and writes the (32 - 2L) V in the middle (L apron lanes a side).
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstring>
+
+#include "async.cuh"
+#include "common.cuh"
+#include "stream_typed.hpp"
+
+namespace convlive::kernels::typed {
+
+constexpr int kAhead = 7;  // input rows in flight per warp
+// Ring slots per warp: the rows in flight and the last 2 r + 1 read stay in the ring, so that a
+// kept 4th channel is read back from the output row's centre row (in registers, the 2r + 1 rows'
+// 4th channels made the r = 4 instances spill).
+constexpr int kRing = 16;
+static_assert(kRing >= kAhead + 1 + kTypedStreamMaxRadius, "the centre row stays in the ring");
+
+struct Args {
+  const char* in;
+  char* out;
+  std::size_t pitch, frameStride, outPitch, outFrameStride;
+  int width, height, rowValues, batch;
+  Border border;
+  bool absolute, copyFourth;
+  bool aligned;     // input base, pitch and frame stride allow the lane's cp.async copies
+  bool alignedOut;  // output base, pitch and frame stride allow the lane's vector stores
+};
+
+// Values of type T in 32-bit words: conversion to float, and back with rounding and saturation.
+template <class T>
+struct Values;
+template <>
+struct Values<unsigned char> {
+  static constexpr int kPerWord = 4;
+  // Byte k under the exponent of 2^23, minus 2^23: PRMT + FADD (see byteAt).
+  static __device__ __forceinline__ float get(unsigned w, int k) { return byteAt(w, 0x7440 + k); }
+  // Clamped to 0..255, rounded to nearest (ties to even) into the low byte by adding 1.5 * 2^23.
+  static __device__ __forceinline__ unsigned bits(float v) {
+    return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
+  }
+  static __device__ __forceinline__ unsigned pack(const float* v) {
+    return __byte_perm(__byte_perm(bits(v[0]), bits(v[1]), 0x0040), __byte_perm(bits(v[2]), bits(v[3]), 0x0040),
+                       0x5410);
+  }
+  // The word with value k (k = 3: its top byte) taken from `from`.
+  static __device__ __forceinline__ unsigned keepTop(unsigned w, unsigned from) { return __byte_perm(w, from, 0x7210); }
+};
+template <>
+struct Values<unsigned short> {
+  static constexpr int kPerWord = 2;
+  static __device__ __forceinline__ float get(unsigned w, int k) {
+    return __uint_as_float(__byte_perm(w, 0x4B000000u, k ? 0x7432 : 0x7410)) - 8388608.f;
+  }
+  static __device__ __forceinline__ unsigned bits(float v) {
+    return __float_as_uint(fminf(fmaxf(v, 0.f), 65535.f) + 12582912.f);
+  }
+  static __device__ __forceinline__ unsigned pack(const float* v) {
+    return __byte_perm(bits(v[0]), bits(v[1]), 0x5410);
+  }
+  static __device__ __forceinline__ unsigned keepTop(unsigned w, unsigned from) { return __byte_perm(w, from, 0x7610); }
+};
+template <>
+struct Values<__half> {
+  static constexpr int kPerWord = 2;
+  static __device__ __forceinline__ float get(unsigned w, int k) {
+    __half2 h;
+    std::memcpy(&h, &w, sizeof h);
+    return k ? __high2float(h) : __low2float(h);
+  }
+  static __device__ __forceinline__ unsigned pack(const float* v) {
+    const __half2 h = __floats2half2_rn(v[0], v[1]);
+    unsigned u;
+    std::memcpy(&u, &h, sizeof u);
+    return u;
+  }
+  static __device__ __forceinline__ unsigned keepTop(unsigned w, unsigned from) { return __byte_perm(w, from, 0x7610); }
+};
+template <>
+struct Values<float> {
+  static constexpr int kPerWord = 1;
+  static __device__ __forceinline__ float get(unsigned w, int) { return __uint_as_float(w); }
+  static __device__ __forceinline__ unsigned pack(const float* v) { return __float_as_uint(v[0]); }
+  static __device__ __forceinline__ unsigned keepTop(unsigned, unsigned from) { return from; }
+};
+
+template <class T, int C, int R>
+struct Shape {
+  static constexpr int V = typedStreamLaneValues(sizeof(T), R);  // values a lane
+  static constexpr int VPW = Values<T>::kPerWord;
+  static constexpr int W = V / VPW;  // 32-bit words a lane
+  static constexpr int B = 4 * W;    // bytes a lane: 8, 16 or 32
+  static constexpr int A = R * C;    // apron values on each side
+  static constexpr int L = typedStreamApronLanes(sizeof(T), C, R);
+  static constexpr int AW = (A + VPW - 1) / VPW;  // apron words on each side
+  static constexpr int OutV = typedStreamOutValues(sizeof(T), C, R);
+  static constexpr int Taps = 2 * R + 1;
+  // 4 channels: the words holding a 4th channel's value (every word of u8, the odd ones of 16-bit
+  // types, every 4th of f32), KW of them a lane.
+  static constexpr int KW = V / 4;
+  static constexpr __host__ __device__ int keptWord(int kw) {
+    return VPW == 4 ? kw : VPW == 2 ? 2 * kw + 1 : 4 * kw + 3;
+  }
+  static_assert(V % 4 == 0 && V % VPW == 0, "a lane starts at a pixel of 4 channels");
+};
+
+// A lane's B bytes from global to shared memory, asynchronously.
+template <int B>
+__device__ __forceinline__ void copyLane(unsigned* dst, const char* src) {
+  copyAsync<B>(dst, src);
+}
+
+// Off the hot path: rows outside the frame (the border's row, or zeros), and lanes whose values
+// are not all inside the frame or frames not aligned for the copies: value by value through the
+// border mode (x: the lane's first value in the row, negative left of the frame).
+template <class T, int C, int V>
+__device__ __noinline__ void copyBorderedRow(const Args& a, const char* frame, bool fast, unsigned* dst, int x, int y) {
+  constexpr int VPW = Values<T>::kPerWord, W = V / VPW;
+  const int sy = borderIndex(y, a.height, a.border);
+  if (sy < 0) {
+#pragma unroll
+    for (int j = 0; j < W; ++j) dst[j] = 0;
+    return;
+  }
+  const char* row = frame + std::size_t(sy) * a.pitch;
+  if (fast) return copyLane<4 * W>(dst, row + std::ptrdiff_t(x) * std::ptrdiff_t(sizeof(T)));
+  unsigned w[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) w[j] = 0;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int xv = x + j;
+    int at = xv;
+    if (xv < 0 || xv >= a.rowValues) {
+      const int px = xv >= 0 ? xv / C : -((-xv + C - 1) / C), ch = xv - px * C;
+      const int sx = borderIndex(px, a.width, a.border);
+      at = sx < 0 ? -1 : sx * C + ch;
+    }
+    if (at < 0) continue;
+    T v;
+    std::memcpy(&v, row + std::size_t(at) * sizeof(T), sizeof(T));
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    w[j / VPW] |= bits << (8 * sizeof(T) * (j % VPW));
+  }
+#pragma unroll
+  for (int j = 0; j < W; ++j) dst[j] = w[j];
+}
+
+// Lanes wholly outside the row (the edge strips' apron lanes) in aligned frames: their values are
+// the border's, which lie in the frame, nearly always within the warp's own row in the ring (clamp
+// and mirror: the first or last values of the row). So they are not loaded at issue but filled
+// here, once the warp's row has arrived: from the ring, else (wrap, narrow strips) from memory.
+// rowSlot: the warp's row in the slot; xw: the warp's first value; sy: the frame row it holds.
+template <class T, int C, int V>
+__device__ __noinline__ void fillOutsideLane(const Args& a, const char* frame, unsigned* rowSlot, int xw, int x,
+                                             int sy) {
+  constexpr int VPW = Values<T>::kPerWord, W = V / VPW;
+  const T* ringRow = reinterpret_cast<const T*>(rowSlot);
+  const char* row = frame + std::size_t(sy) * a.pitch;
+  unsigned w[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) w[j] = 0;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int xv = x + j, px = xv >= 0 ? xv / C : -((-xv + C - 1) / C), ch = xv - px * C;
+    const int at = borderIndex(px, a.width, a.border) * C + ch;  // in the row: the border is not Zero
+    T v;
+    if (at >= xw && at < xw + 32 * V)
+      v = ringRow[at - xw];
+    else
+      std::memcpy(&v, row + std::size_t(at) * sizeof(T), sizeof(T));
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    w[j / VPW] |= bits << (8 * sizeof(T) * (j % VPW));
+  }
+  unsigned* dst = rowSlot + W * ((x - xw) / V);
+#pragma unroll
+  for (int j = 0; j < W; ++j) dst[j] = w[j];
+}
+
+// Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps).
+template <class T, int C, int R>
+__global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
+    streamTypedKernel(const __grid_constant__ Args a, const __grid_constant__ MaskSep m,
+                      const __grid_constant__ StreamUnits u) {
+  using S = Shape<T, C, R>;
+  constexpr int V = S::V, W = S::W, VPW = S::VPW, L = S::L, AW = S::AW, A = S::A, TAPS = S::Taps, KW = S::KW;
+  __shared__ __align__(16) unsigned ring[kTypedStreamWarps][kRing][32 * W];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const bool writes = lane >= L && lane < 32 - L;
+  unsigned* const laneSlot = &ring[warp][0][W * lane];  // slot s of this lane: laneSlot + s * 32 * W
+  const long long total = static_cast<long long>(u.units) * a.batch;
+
+  for (long long g = blockIdx.x * kTypedStreamWarps + warp; g < total; g += gridDim.x * kTypedStreamWarps) {
+    const int f = static_cast<int>(g / u.units), unit = static_cast<int>(g - static_cast<long long>(f) * u.units);
+    const UnitPlace place = unitPlace(u, unit);
+    const int ys = place.y0, kRows = min(place.rows, a.height - ys) + 2 * R;
+    const int xin = place.strip * S::OutV - V * L + V * lane;  // the lane's first value in the row
+    const bool fast = a.aligned && xin >= 0 && xin + V <= a.rowValues;
+    // Wholly outside the row, aligned: filled from the warp's row once it has arrived (zeros for
+    // Zero at issue); a warp with such lanes fills them at every step.
+    const bool outside = a.aligned && (xin + V <= 0 || xin >= a.rowValues);
+    const bool fills = __any_sync(0xffffffffu, outside) && a.border != Border::Zero;
+    const int xw = place.strip * S::OutV - V * L;  // the warp's first value
+    const char* const frameIn = a.in + a.frameStride * std::size_t(f);
+    const char* const inLane = frameIn + (fast ? std::size_t(xin) * sizeof(T) : 0);
+    char* const outLane = a.out + a.outFrameStride * std::size_t(f) + (writes ? std::size_t(xin) * sizeof(T) : 0);
+    const bool storeSome = writes && xin < a.rowValues;
+    const bool storeWhole = storeSome && a.alignedOut && xin + V <= a.rowValues;
+
+    // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
+    auto issue = [&](int i) {
+      if (i < kRows) {
+        unsigned* dst = laneSlot + (unsigned(i) % kRing) * (32 * W);
+        const int y = ys - R + i;
+        if (fast && unsigned(y) < unsigned(a.height)) {
+          copyLane<4 * W>(dst, inLane + std::size_t(unsigned(y)) * a.pitch);
+        } else if (outside) {
+          if (a.border == Border::Zero)
+#pragma unroll
+            for (int j = 0; j < W; ++j) dst[j] = 0;
+        } else {
+          copyBorderedRow<T, C, V>(a, frameIn, fast, dst, xin, y);
+        }
+      }
+      commitAsync();
+    };
+#pragma unroll 1
+    for (int i = 0; i < kAhead; ++i) issue(i);
+
+    float acc[TAPS][V];  // acc[o % T]: the pending sums of output row o
+#pragma unroll
+    for (int s = 0; s < TAPS; ++s)
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[s][j] = 0.f;
+
+    for (int base = 0; base < kRows; base += TAPS) {
+#pragma unroll
+      for (int k = 0; k < TAPS; ++k) {
+        const int i = base + k;
+        if (i >= kRows) break;
+        waitAsync<kAhead - 1>();
+        const unsigned* slot = laneSlot + (unsigned(i) % kRing) * (32 * W);
+        if (fills) {  // every lane's copies of this row have landed: the outside lanes take theirs
+          __syncwarp();
+          const int y = ys - R + i;
+          if (outside)
+            fillOutsideLane<T, C, V>(a, frameIn, &ring[warp][unsigned(i) % kRing][0], xw, xin,
+                                     borderIndex(y, a.height, a.border));
+          __syncwarp();
+        }
+        unsigned w[W];
+#pragma unroll
+        for (int j = 0; j < W; j += 4) {
+          if constexpr (W % 4 == 0) {
+            const uint4 q = *reinterpret_cast<const uint4*>(slot + j);
+            w[j] = q.x, w[j + 1] = q.y, w[j + 2] = q.z, w[j + 3] = q.w;
+          } else {
+            const uint2 q = *reinterpret_cast<const uint2*>(slot + j);
+            w[j] = q.x, w[j + 1] = q.y;
+          }
+        }
+        issue(i + kAhead);  // into the slot of row i + kAhead - kRing, long read
+
+        // Row factor: the lane's words with AW on either side from the lanes beside it.
+        unsigned e[W + 2 * AW];
+#pragma unroll
+        for (int j = 0; j < W; ++j) e[AW + j] = w[j];
+#pragma unroll
+        for (int q = 1; q <= AW; ++q) {
+          const int dl = (q + W - 1) / W, dr = (q - 1) / W + 1;
+          e[AW - q] = __shfl_up_sync(0xffffffffu, w[W * dl - q], dl);
+          e[AW + W - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % W], dr);
+        }
+        float x[(W + 2 * AW) * VPW];  // x[AW VPW + j]: the lane's value j (unused ones are dead code)
+#pragma unroll
+        for (int j = 0; j < (W + 2 * AW) * VPW; ++j) x[j] = Values<T>::get(e[j / VPW], j % VPW);
+        float h[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          h[j] = m.row[0] * x[AW * VPW - A + j];
+#pragma unroll
+          for (int t = 1; t < TAPS; ++t) h[j] = fmaf(m.row[t], x[AW * VPW - A + j + t * C], h[j]);
+        }
+
+        // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
+        // it completes row i - 2R (slot (k + 1) mod T; frame row y) and starts row i in slot k.
+        const int done = (k + 1) % TAPS, y = ys + i - 2 * R;
+        float fin[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) fin[j] = fmaf(m.col[TAPS - 1], h[j], acc[done][j]);
+#pragma unroll
+        for (int t = 1; t < TAPS - 1; ++t)
+#pragma unroll
+          for (int j = 0; j < V; ++j)
+            acc[(k - t + TAPS) % TAPS][j] = fmaf(m.col[t], h[j], acc[(k - t + TAPS) % TAPS][j]);
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc[k][j] = m.col[0] * h[j];
+
+        if (i >= 2 * R && y < a.height && storeSome) {
+          if (a.absolute) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) fin[j] = fabsf(fin[j]);
+          }
+          unsigned o[W];
+#pragma unroll
+          for (int j = 0; j < W; ++j) o[j] = Values<T>::pack(&fin[j * VPW]);
+          if constexpr (C == 4) {
+            if (a.copyFourth) {  // the 4th channel of the output row's centre, input row i - R
+              const unsigned* centre = laneSlot + (unsigned(i - R) % kRing) * (32 * W);
+#pragma unroll
+              for (int kw = 0; kw < KW; ++kw)
+                o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
+            }
+          }
+          char* dst = outLane + std::size_t(unsigned(y)) * a.outPitch;
+          if (storeWhole) {
+#pragma unroll
+            for (int j = 0; j < W; j += 4) {
+              if constexpr (W % 4 == 0)
+                *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
+              else
+                *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+              if (xin + j < a.rowValues) {
+                const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
+                std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
+              }
+          }
+        }
+      }
+    }
+    waitAsync<0>();  // no copy in flight into the ring when the next unit starts
+  }
+}
+
+// Warps of the instance the current device holds at once.
+template <class T, int C, int R>
+int residentWarps() {
+  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R>), 32 * kTypedStreamWarps, 0) *
+         kTypedStreamWarps;
+}
+
+template <class T, int C, int R>
+void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
+  using S = Shape<T, C, R>;
+  const ImageDesc& d = l.image;
+  Args a;
+  a.in = static_cast<const char*>(l.in);
+  a.out = static_cast<char*>(l.out);
+  a.pitch = d.rowPitch();
+  a.frameStride = d.frameStride();
+  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
+  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
+  a.width = d.width;
+  a.height = d.height;
+  a.rowValues = d.width * C;
+  a.batch = d.batch;
+  a.border = l.border;
+  a.absolute = l.absolute;
+  a.copyFourth = l.copyFourth;
+  constexpr std::size_t grain = S::B;  // the lane's copies and stores
+  a.aligned = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0)) % grain == 0;
+  a.alignedOut =
+      (reinterpret_cast<std::size_t>(l.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % grain == 0;
+  const int warps = residentWarps<T, C, R>();
+  const StreamUnits u = typedStreamUnits(l, R, warps);
+  const long long total = static_cast<long long>(u.units) * d.batch;
+  const long long blocks =
+      std::min<long long>((total + kTypedStreamWarps - 1) / kTypedStreamWarps, std::max(1, warps / kTypedStreamWarps));
+  streamTypedKernel<T, C, R><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, m, u);
+  CL_CUDA_LAUNCHED("streamTypedKernel<<<>>>");
+}
+
+template <class T, int C>
+void launchChannels(const TypedStreamLaunch& l, const MaskSep& m) {
+  switch (m.radius) {
+    case 1:
+      return launchInstance<T, C, 1>(l, m);
+    case 2:
+      return launchInstance<T, C, 2>(l, m);
+    case 3:
+      return launchInstance<T, C, 3>(l, m);
+    case 4:
+      return launchInstance<T, C, 4>(l, m);
+  }
+  throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance (1..4)");
+}
+
+template <class T>
+void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
+  switch (l.image.channels) {
+    case 1:
+      return launchChannels<T, 1>(l, m);
+    case 3:
+      return launchChannels<T, 3>(l, m);
+    case 4:
+      return launchChannels<T, 4>(l, m);
+  }
+  throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
+}
+
+// The kernel function of an instance, for the inspector's figures.
+template <class T>
+const void* kernelOfType(int channels, int radius) {
+  auto pick = [&](auto c) -> const void* {
+    constexpr int C = decltype(c)::value;
+    switch (radius) {
+      case 1:
+        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 1>);
+      case 2:
+        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 2>);
+      case 3:
+        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 3>);
+      case 4:
+        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 4>);
+    }
+    return nullptr;
+  };
+  switch (channels) {
+    case 1:
+      return pick(std::integral_constant<int, 1>{});
+    case 3:
+      return pick(std::integral_constant<int, 3>{});
+    case 4:
+      return pick(std::integral_constant<int, 4>{});
+  }
+  return nullptr;
+}
+
+// Each type's file defines these for its T.
+void launchU8(const TypedStreamLaunch& l, const MaskSep& m);
+void launchU16(const TypedStreamLaunch& l, const MaskSep& m);
+void launchF16(const TypedStreamLaunch& l, const MaskSep& m);
+void launchF32(const TypedStreamLaunch& l, const MaskSep& m);
+const void* kernelU8(int channels, int radius);
+const void* kernelU16(int channels, int radius);
+const void* kernelF16(int channels, int radius);
+const void* kernelF32(int channels, int radius);
+
+}  // namespace convlive::kernels::typed

@@ -1,0 +1,59 @@
+// stream on frames of any pixel type (u8, u16, f16, f32) and 1, 3 or 4 channels, a batch in one
+// launch: the stream variant's kernel for everything but single RGBA8 frames (stream.cu keeps
+// those). Host-side entry point, light like launch.hpp; the kernels are in stream_typed*.cu.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "convlive/border.hpp"
+#include "convlive/image.hpp"
+#include "convlive/work_model.hpp"
+#include "launch.hpp"
+#include "schedules.hpp"
+
+namespace convlive::kernels {
+
+inline constexpr int kTypedStreamMinRadius = 1;
+inline constexpr int kTypedStreamMaxRadius = 4;  // the column window lives in registers
+inline constexpr int kTypedStreamWarps = 4;      // warps a block, each with its own units and ring
+
+struct TypedStreamLaunch {
+  const void* in;
+  void* out;
+  ImageDesc image;                       // type, channels, size, pitch, batch (rows and frames at its strides)
+  std::size_t outPitch, outFrameStride;  // the output's strides where they differ (0: the image's)
+  Border border;
+  bool absolute;    // Combine::Abs: |sum|
+  bool copyFourth;  // 4 channels: the 4th copied from the input (padding, or alpha not filtered)
+  int tileRows;     // the least rows a warp walks (the tile's height)
+  cudaStream_t stream;
+};
+
+// A lane's values, its apron lanes on each side and a warp's output values a row, as the kernel
+// for (type bytes, channels, radius) has them: one copy of 16 bytes a lane (8 u16 or f16, 4 f32
+// values), or 8 u8 values (16 took 106 registers at r = 1, 4 blocks an SM, and half the strips:
+// 4K u8x1 r = 1 0.0248 ms against 0.0233 for r = 2 at 8, H200).
+constexpr int typedStreamLaneValues(int typeBytes, int /*radius*/) { return typeBytes == 1 ? 8 : 16 / typeBytes; }
+constexpr int typedStreamApronLanes(int typeBytes, int channels, int radius) {
+  const int v = typedStreamLaneValues(typeBytes, radius);
+  return (radius * channels + v - 1) / v;
+}
+constexpr int typedStreamOutValues(int typeBytes, int channels, int radius) {
+  return (32 - 2 * typedStreamApronLanes(typeBytes, channels, radius)) * typedStreamLaneValues(typeBytes, radius);
+}
+
+// The work units of a launch (per frame; the launch runs units x batch): strips of a warp's output
+// values, segments of at least tileRows rows, the edge strips' shorter (as stream's), counted so
+// that the whole batch makes one wave on a GPU that holds residentWarps at once (0: unknown, one
+// segment of tileRows a warp).
+StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps,
+                             int edgeDivisor = kStreamEdgeDivisor);
+// Separable, radius kTypedStreamMinRadius..kTypedStreamMaxRadius, fp32 sums.
+void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
+// What it launches for l (pointers and stream not read) and its work per output pixel.
+LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius);
+WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius);
+
+}  // namespace convlive::kernels

@@ -1,0 +1,9 @@
+// The typed stream kernel's instances for f16 values (the kernel: stream_typed.cuh).
+#include "stream_typed.cuh"
+
+namespace convlive::kernels::typed {
+
+void launchF16(const TypedStreamLaunch& l, const MaskSep& m) { launchType<__half>(l, m); }
+const void* kernelF16(int channels, int radius) { return kernelOfType<__half>(channels, radius); }
+
+}  // namespace convlive::kernels::typed

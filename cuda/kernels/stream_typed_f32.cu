@@ -1,0 +1,9 @@
+// The typed stream kernel's instances for f32 values (the kernel: stream_typed.cuh).
+#include "stream_typed.cuh"
+
+namespace convlive::kernels::typed {
+
+void launchF32(const TypedStreamLaunch& l, const MaskSep& m) { launchType<float>(l, m); }
+const void* kernelF32(int channels, int radius) { return kernelOfType<float>(channels, radius); }
+
+}  // namespace convlive::kernels::typed

@@ -1,0 +1,9 @@
+// The typed stream kernel's instances for u8 values (the kernel: stream_typed.cuh).
+#include "stream_typed.cuh"
+
+namespace convlive::kernels::typed {
+
+void launchU8(const TypedStreamLaunch& l, const MaskSep& m) { launchType<unsigned char>(l, m); }
+const void* kernelU8(int channels, int radius) { return kernelOfType<unsigned char>(channels, radius); }
+
+}  // namespace convlive::kernels::typed
