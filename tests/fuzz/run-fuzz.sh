@@ -19,6 +19,8 @@ seconds="${1:-60}"
 shift || true
 build="$(cd "${BUILD:-$root/build}" && pwd)"
 work="${WORK:-$build/fuzz}"
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
 cxx="${CXX:-clang++-14}"
 jobs="${JOBS:-1}"
 targets=("$@")
@@ -36,13 +38,17 @@ cmake -S "$root/tests/fuzz" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWith
   -DCMAKE_CXX_COMPILER="$cxx" -DCONVLIVE_BUILD_DIR="$build" >/dev/null
 cmake --build "$work/build" --target "${targets[@]/#/convlive_fuzz_}"
 
+# Several jobs run as libFuzzer's -jobs (each writes fuzz-N.log: into $WORK); one runs in place.
+parallel=()
+[[ "$jobs" -gt 1 ]] && parallel=(-jobs="$jobs" -workers="$jobs")
+cd "$work"
 failed=()
 for t in "${targets[@]}"; do
   mkdir -p "$work/corpus/$t"
   echo "== $t: $seconds s"
   # protect_shadow_gap=0: the CUDA runtime maps memory where ASan keeps its gap.
   if ! ASAN_OPTIONS="protect_shadow_gap=0:${ASAN_OPTIONS:-}" "$work/build/convlive_fuzz_$t" \
-    -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+    -max_total_time="$seconds" "${parallel[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix="$work/crash-$t-" -print_final_stats=1 \
     "$work/corpus/$t" "$root/tests/fuzz/corpus/$t"; then
     failed+=("$t")
