@@ -210,7 +210,11 @@ int deviceCount() { return devices().count(); }
 int currentDevice() {
   if (deviceCount() == 0) return 0;
   int dev = 0;
-  CL_CUDA(cudaGetDevice(&dev));
+  // Asked on every launch (deviceInfo()): never throws; a runtime that cannot say means device 0.
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
   return dev;
 }
 
