@@ -372,6 +372,20 @@ TEST(Jpeg, AHeaderThatPromisesMoreThanTheDataIsRefusedAtOnce) {
                      std::to_string(huge.size()) + " bytes"),
             std::string::npos)
       << got;
+  // Flat pictures, the most a JPEG compresses, are above the floor of 1 bit a block, though not by
+  // much: about 6 bits a block baseline, about 2 progressive (optimised tables, runs of empty blocks).
+  for (const int flags : {0, TJFLAG_PROGRESSIVE}) {
+    const std::vector<std::uint8_t> flat(1024 * 1024, 128);
+    tjhandle h = tjInitCompress();
+    unsigned char* raw = nullptr;
+    unsigned long size = 0;
+    ASSERT_EQ(tjCompress2(h, flat.data(), 1024, 1024, 1024, TJPF_GRAY, &raw, &size, TJSAMP_GRAY, 50, flags), 0);
+    const std::string bytes(reinterpret_cast<const char*>(raw), size);
+    tjFree(raw);
+    tjDestroy(h);
+    EXPECT_LT(bytes.size(), 1024u * 1024 / 64) << "flags " << flags;  // under 8 bits a block
+    EXPECT_EQ(decodeJpeg(bytes, "flat.jpg").picture.desc.str(), "1024x1024 u8x1") << "flags " << flags;
+  }
   const std::string good = encodeJpeg(gradient(64, 48), 90);
   EXPECT_NO_THROW(decodeJpeg(good, "g.jpg", {.maxPixels = 64 * 48}));
   EXPECT_EQ(errorOf([&] { decodeJpeg(good, "g.jpg", {.maxPixels = 64 * 48 - 1}); }),
