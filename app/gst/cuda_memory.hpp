@@ -82,7 +82,7 @@ class CudaMemoryPath {
  private:
   struct Device;
   GstElement* element_;
-  int deviceId_ = -1;  // cuda-device-id as taken at start
+  int deviceId_ = -1;           // cuda-device-id as taken at start
   gpointer context_ = nullptr;  // GstCudaContext*, a reference
   std::unique_ptr<Device> device_;
 };
