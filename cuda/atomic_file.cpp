@@ -46,8 +46,12 @@ std::string writeErrorWords(int error, const std::string& folder) {
       return "permission denied: folder '" + folder + "' is not writable by this user; write elsewhere";
     case EROFS:
       return "the file system of folder '" + folder + "' is read-only; write elsewhere";
-    case ENOENT:
+    case ENOENT: {
+      std::error_code ec;
+      if (std::filesystem::is_directory(folder, ec))  // /proc, say: there, but no new files in it
+        return "folder '" + folder + "' takes no new files (" + std::strerror(error) + "); write elsewhere";
       return "folder '" + folder + "' does not exist and cannot be made";
+    }
     case ENOTDIR:
       return "'" + folder + "' is not a folder";
     case EISDIR:

@@ -592,6 +592,10 @@ TEST_F(PictureFiles, AFailedWriteNamesTheCause) {
   EXPECT_EQ(writeErrorWords(EACCES, "d"),
             "permission denied: folder 'd' is not writable by this user; write elsewhere");
   EXPECT_EQ(writeErrorWords(EROFS, "d"), "the file system of folder 'd' is read-only; write elsewhere");
+  EXPECT_EQ(writeErrorWords(ENOENT, path("no/such")),
+            "folder '" + path("no/such") + "' does not exist and cannot be made");
+  EXPECT_EQ(writeErrorWords(ENOENT, dir_.string()),
+            "folder '" + dir_.string() + "' takes no new files (No such file or directory); write elsewhere");
   fs::create_directories(path("taken.png"));
   EXPECT_EQ(errorOf([&] { writePng(path("taken.png"), gradient(8, 8)); }),
             "cannot write '" + path("taken.png") + "': a folder of that name is in the way: name another file");
