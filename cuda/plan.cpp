@@ -133,6 +133,21 @@ struct Plan::State {
   ImageDesc staged;
   DeviceBuffer stageIn, stageOut;
 
+  State() = default;
+  // The workspace and staged frames are freed with the plan's device current (cuFFT plans, texture
+  // objects and allocations are that device's), whichever device the caller has current.
+  ~State() {
+    try {
+      const DeviceScope scope(options.device);
+      ws = Workspace();
+      stageIn = DeviceBuffer();
+      stageOut = DeviceBuffer();
+    } catch (...) {  // the device cannot be made current: the members go as they are (RAII, quietly)
+    }
+  }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
   bool staging() const { return variant->onGpu && options.memory == Memory::Host; }
   // Allocates what run() needs and prepares the variant: all that can be done before a frame.
   void prepare() {
