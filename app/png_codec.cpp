@@ -3,6 +3,7 @@
 // holding setjmp have only trivially destructible locals, so a jump skips no destructor.
 #include <png.h>
 
+#include <algorithm>
 #include <bit>
 #include <csetjmp>
 #include <cstdio>
@@ -71,6 +72,22 @@ std::optional<PngHeader> readHeader(std::string_view bytes) {
   if (h.width == 0 || h.height == 0 || h.width > PNG_UINT_31_MAX || h.height > PNG_UINT_31_MAX) return std::nullopt;
   if (h.bitDepth != 1 && h.bitDepth != 2 && h.bitDepth != 4 && h.bitDepth != 8 && h.bitDepth != 16) return std::nullopt;
   return h;
+}
+
+// The bytes of image data the file holds: the lengths of its IDAT chunks, as far as the file goes
+// (a chunk cut short counts with what is there).
+std::uint64_t imageDataBytes(std::string_view bytes) {
+  std::uint64_t total = 0;
+  std::size_t at = 8;
+  while (at + 8 <= bytes.size()) {
+    const auto* u = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+    const std::uint64_t length = bigEndian32(u);
+    const std::uint64_t there = std::min<std::uint64_t>(length, bytes.size() - at - 8);
+    if (std::string_view(bytes.data() + at + 4, 4) == "IDAT") total += there;
+    if (there < length) break;
+    at += 12 + std::size_t(length);
+  }
+  return total;
 }
 
 struct PngReadJob {
@@ -206,13 +223,13 @@ DecodedPicture decodePng(std::string_view bytes, const std::string& name, const 
                                 "' is not a readable PNG (corrupt or truncated: its first chunk is not a whole, intact "
                                 "IHDR)");
   // The size the header declares, against the data (before anything is allocated) ...
-  const std::uint64_t rows = header->inflatedBytes();
-  if (rows > kDeflateMaxRatio * std::uint64_t(bytes.size()))
+  const std::uint64_t rows = header->inflatedBytes(), data = imageDataBytes(bytes);
+  if (rows > kDeflateMaxRatio * data)
     throw std::invalid_argument("'" + name + "' is corrupt or truncated: its header says " +
                                 std::to_string(header->width) + "x" + std::to_string(header->height) + ", " +
-                                std::to_string(rows) + " bytes of pixel rows, and its " + std::to_string(bytes.size()) +
-                                " bytes cannot hold them (deflate packs at most " + std::to_string(kDeflateMaxRatio) +
-                                " bytes into one)");
+                                std::to_string(rows) + " bytes of pixel rows, and its " + std::to_string(data) +
+                                " bytes of image data cannot hold them (deflate packs at most " +
+                                std::to_string(kDeflateMaxRatio) + " bytes into one)");
   // ... and against the limit.
   checkPictureSize(name, header->width, header->height, limits);
   PngReadJob job;

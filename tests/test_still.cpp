@@ -702,9 +702,8 @@ TEST_F(StillCommand, HostilePicturesFailAtOnceAndValidStripsAreFiltered) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_EQ(r.output, "convlive: '" + path("huge.png") +
                           "' is corrupt or truncated: its header says 30000x30000, 2700030000 bytes of pixel rows, "
-                          "and its " +
-                          std::to_string(fs::file_size(path("huge.png"))) +
-                          " bytes cannot hold them (deflate packs at most 1032 bytes into one)\n");
+                          "and its 15 bytes of image data cannot hold them (deflate packs at most 1032 bytes into "
+                          "one)\n");
   EXPECT_FALSE(fs::exists(path("out.png")));
 
   std::vector<std::string> rows(40000);
