@@ -457,14 +457,12 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   }
 }
 
-// Warps of this instance the GPU holds at once; asked once per instance (the answer does not change).
+// Warps of this instance the current GPU holds at once (residentBlocks keeps each device's answer).
 template <int R, bool Absolute, bool FilterAlpha, bool Half>
 int streamResidentWarps() {
-  static const int residentWarps =
-      residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half>), 32 * kStreamWarps,
-                     0) *
-      kStreamWarps;
-  return residentWarps;
+  return residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half>), 32 * kStreamWarps,
+                        0) *
+         kStreamWarps;
 }
 
 // The work units of a launch: strips of outW output pixels (a lane's n pixels, l apron lanes a

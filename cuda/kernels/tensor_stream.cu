@@ -35,7 +35,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -631,19 +630,15 @@ constexpr auto kernelOf() {
     return &tensorStreamKernel<B0, NCH, Out, SplitH>;
 }
 
-// Blocks of this instance the GPU holds at once with the launch's block and a ring `ahead` steps
-// deep (0 without a device), asked once per instance, block width and depth.
+// Blocks of this instance the current GPU holds at once with the launch's block and a ring `ahead`
+// steps deep (0 without a device); residentBlocks keeps each device's answer, so two GPUs of a
+// process each get theirs.
 template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
 int tensorStreamSlots(const Launch& l, int ahead) {
   if (!deviceInfo().available) return 0;
   const int warps = tensorStreamThreads(l) / 32;
-  static std::array<std::array<std::atomic<int>, kMaxAhead + 1>, 9> known{};
-  std::atomic<int>& slot = known[std::clamp(warps, 0, 8)][std::clamp(ahead, 0, kMaxAhead)];
-  if (const int v = slot.load(std::memory_order_relaxed); v > 0) return v;
-  const int v = residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched>()), 32 * warps,
-                               sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>));
-  slot.store(v, std::memory_order_relaxed);
-  return v;
+  return residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched>()), 32 * warps,
+                        sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>));
 }
 
 // How deep a launch's rings prefetch. Two steps ahead at r > 8 where the grid fills more than one
