@@ -52,6 +52,7 @@ struct Values {
   ViewerCommandOptions viewer;
   std::string input, output;                    // image: the pictures
   int quality = kDefaultJpegQuality;            // image: JPEG quality (only when given)
+  std::uint64_t maxPixels = kDefaultMaxPixels;  // image: the most pixels an input may declare
   std::map<std::string, std::string> settings;  // --radius 4 ... (text, set into the spec after parsing)
   std::map<std::string, bool> flags;            // --normalize, --filter-alpha
   std::string listWhat = "variants";
@@ -323,6 +324,7 @@ int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream&
         throw std::invalid_argument("--output '" + v.output + "' is the input picture: name another file");
       StillOptions still{.input = v.input, .output = v.output, .spec = filter};
       if (c->count("--quality")) still.jpegQuality = v.quality;
+      still.maxPixels = v.maxPixels;
       return runStill(still, out, err);
     }
     checkVideo(c, v);
@@ -518,6 +520,11 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
                     "the picture to write: .png, .jpg/.jpeg or .npy (the format follows the extension; the type and "
                     "channels are the input's; written to a temporary, then renamed)");
   image->add_option("--quality", v.quality, "JPEG quality 1..100 (JPEG output only)")->capture_default_str();
+  image
+      ->add_option("--max-pixels", v.maxPixels,
+                   "the most pixels (width x height) the input may have; a larger one is refused before it is decoded")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   addDeviceOption(image, v, "Options");
   addFilterOptions(image, v);
 

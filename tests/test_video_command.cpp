@@ -18,6 +18,7 @@
 
 #include "convlive/resources.hpp"
 #include "pipeline_fixture.hpp"
+#include "png_bytes.hpp"
 #include "run_program.hpp"
 
 using namespace convlive;
@@ -243,6 +244,29 @@ TEST(VideoCommand, ListsCamerasAndPatterns) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.output.find("moving"), std::string::npos);
   EXPECT_NE(r.output.find("zone-plate"), std::string::npos);
+}
+
+// ---- image --max-pixels -------------------------------------------------------------------------
+
+// A picture larger than --max-pixels is refused before it is decoded, naming the option; at the
+// limit it is filtered; the option takes positive numbers only.
+TEST(VideoCommand, ImageMaxPixelsBoundsThePicture) {
+  const fs::path dir = scratch();
+  const fs::path in = dir / "in.png", out = dir / "out.png";
+  std::ofstream(in, std::ios::binary) << pngFile(4, 3, 8, 0, {"abcd", "efgh", "wxyz"});
+  Result r = run("image " + q(in) + " " + q(out) + " --max-pixels 11 --variant cpu");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("12 pixels, more than the limit of 11 (--max-pixels raises it)"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "nothing is written for a refused picture";
+  r = run("image " + q(in) + " " + q(out) + " --max-pixels 12 --variant cpu");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out));
+  for (const char* bad : {"0", "-5", "x"}) {
+    r = run("image " + q(in) + " " + q(dir / "bad.png") + " --max-pixels " + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("--max-pixels"), std::string::npos) << bad << "\n" << r.output;
+  }
 }
 
 // ---- --device and list devices -------------------------------------------------------------------

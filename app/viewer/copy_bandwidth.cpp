@@ -61,7 +61,9 @@ DeviceRoofs cachedDeviceRoofs(const std::string& path, const std::string& gpu, c
   json doc = readCache(path);
   json entry = doc.contains("gpus") && doc["gpus"].contains(gpu) && doc["gpus"][gpu].is_object() ? doc["gpus"][gpu]
                                                                                                  : json::object();
-  const bool samePeakKernels = entry.value("peak_kernels", 0) == kPeakKernelsVersion;
+  // Any value but the current version's number (another type included) means figures of other kernels.
+  const bool samePeakKernels = entry.contains("peak_kernels") && entry["peak_kernels"].is_number_integer() &&
+                               entry["peak_kernels"].get<long long>() == kPeakKernelsVersion;
   DeviceRoofs r;
   r.copyGBs = positive(entry, "copy_gbs");
   r.fp32GFlops = samePeakKernels ? positive(entry, "fp32_gflops") : 0;
