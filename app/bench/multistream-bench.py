@@ -195,7 +195,7 @@ def main(argv=None):
             for gpus in ints(a.gpus):
                 for streams in ints(a.streams):
                     for mode in modes:  # interleaved, so that a drift touches every mode alike
-                        cmd = [launcher, "-q"] + pipeline(path, streams, gpus, mode, a.filter)
+                        cmd = [launcher] + pipeline(path, streams, gpus, mode, a.filter)
                         with Sampler() as s:
                             t0 = time.monotonic()
                             try:
