@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -524,7 +525,15 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
       ->add_option("--max-pixels", v.maxPixels,
                    "the most pixels (width x height) the input may have; a larger one is refused before it is decoded")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(
+          [](const std::string& text) -> std::string {
+            std::uint64_t n = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            if (ec == std::errc() && end == text.data() + text.size() && n > 0) return {};
+            return "'" + text + "' is not a pixel count: give a whole number from 1 (the default is " +
+                   std::to_string(kDefaultMaxPixels) + ")";
+          },
+          "PIXELS");
   addDeviceOption(image, v, "Options");
   addFilterOptions(image, v);
 

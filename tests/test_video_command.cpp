@@ -262,10 +262,12 @@ TEST(VideoCommand, ImageMaxPixelsBoundsThePicture) {
   r = run("image " + q(in) + " " + q(out) + " --max-pixels 12 --variant cpu");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(fs::exists(out));
-  for (const char* bad : {"0", "-5", "x"}) {
-    r = run("image " + q(in) + " " + q(dir / "bad.png") + " --max-pixels " + bad);
+  for (const char* bad : {"0", "=-5", "x", "=1.5"}) {
+    r = run("image " + q(in) + " " + q(dir / "bad.png") + " --max-pixels" + (bad[0] == '=' ? "" : " ") + bad);
     EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
     EXPECT_NE(r.output.find("--max-pixels"), std::string::npos) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a pixel count"), std::string::npos) << bad << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir / "bad.png"));
   }
 }
 
