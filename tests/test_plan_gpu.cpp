@@ -38,6 +38,22 @@ class PlanOnDevice : public testing::Test {
     referenceFilter(p.filter, p.border, p.filterAlpha, in.view(), want.view());
     return want;
   }
+  // A w x h frame of t x c values, alpha or padding at random; half the time a batch of 1..maxBatch
+  // frames with padded rows and gaps between frames.
+  ImageDesc randomDesc(PixelType t, int c, int w, int h, int maxBatch) {
+    const std::size_t e = pixelTypeBytes(t);
+    ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
+    d.alpha = rng() % 4 != 0;
+    if (rng() % 2) {
+      d.pitch = (d.rowBytes() / e + 1 + rng() % 9) * e;
+      d.batch = 1 + int(rng() % unsigned(maxBatch));
+      d.batchStride = d.pitch * std::size_t(h) + e * (rng() % 5);
+    }
+    return d;
+  }
+  // The plan on fresh random frames (output poisoned) against the reference under the accuracy
+  // contract, the gaps between rows and frames untouched.
+  void expectEqualsReference(Plan& plan, const ImageDesc& d);
   // One run of `plan` on `in` in device memory (output poisoned), brought back.
   static HostImage runOnDevice(Plan& plan, const HostImage& in, cudaStream_t s = nullptr) {
     DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
@@ -183,6 +199,19 @@ std::vector<unsigned char> runTyped(Plan& plan, const ImageDesc& d, const std::v
   return got;
 }
 
+void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
+  const auto in = testcases::randomFrames(d, rng);
+  const auto got = runTyped(plan, d, in);
+  auto want = testcases::poisoned(d);
+  const FilterParams& p = plan.params();
+  referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
+  const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, testcases::typeRange(d.type));
+  EXPECT_EQ(diff.over, 0) << plan.describe() << " " << d.str() << ": " << diff.first << " (" << diff.over
+                          << " over; seed " << testcases::seedForRun() << ")";
+  EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type)))
+      << plan.describe() << " " << d.str() << ": a gap was written";
+}
+
 // sweep, by name and as auto's choice, on every type and channel count: odd sizes from 1x1,
 // every border, separable and 2D masks from r = 1 to its limit and a gradient magnitude, alpha filtered
 // and not, a batch with padded rows and gaps; against the reference under the accuracy contract.
@@ -198,14 +227,7 @@ TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
     for (int c : {1, 3, 4})
       for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}})
         for (const Case& k : cases) {
-          const std::size_t e = pixelTypeBytes(t);
-          ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
-          d.alpha = rng() % 4 != 0;
-          if (rng() % 2) {
-            d.pitch = (d.rowBytes() / e + 1 + rng() % 9) * e;
-            d.batch = 1 + int(rng() % 3);
-            d.batchStride = d.pitch * std::size_t(h) + e * (rng() % 5);
-          }
+          const ImageDesc d = randomDesc(t, c, w, h, 3);
           FilterSpec s;
           s.mask = k.mask;
           s.radius = k.radius;
@@ -226,16 +248,7 @@ TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
             continue;
           }
           ASSERT_TRUE(plan.onGpu()) << plan.describe();
-          const auto in = testcases::randomFrames(d, rng);
-          const auto got = runTyped(plan, d, in);
-          auto want = testcases::poisoned(d);
-          const FilterParams& p = plan.params();
-          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
-          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, testcases::typeRange(t));
-          EXPECT_EQ(diff.over, 0) << plan.describe() << ": " << diff.first << " (" << diff.over << " over; seed "
-                                  << testcases::seedForRun() << ")";
-          EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(t)))
-              << plan.describe() << ": a gap was written";
+          expectEqualsReference(plan, d);
         }
   RecordProperty("refused_for_the_error_bound", refused);
 }
@@ -263,14 +276,7 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
     for (int c : {1, 3, 4})
       for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {1031, 9}})
         for (const Case& k : cases) {
-          const std::size_t e = pixelTypeBytes(t);
-          ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
-          d.alpha = rng() % 4 != 0;
-          if (rng() % 2) {
-            d.pitch = (d.rowBytes() / e + 1 + rng() % 9) * e;
-            d.batch = 1 + int(rng() % 4);
-            d.batchStride = d.pitch * std::size_t(h) + e * (rng() % 5);
-          }
+          const ImageDesc d = randomDesc(t, c, w, h, 4);
           FilterSpec s;
           s.mask = k.mask;
           if (k.radius) s.radius = k.radius;
@@ -288,17 +294,7 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
             ++refused;
             continue;
           }
-          const auto in = testcases::randomFrames(d, rng);
-          const auto got = runTyped(plan, d, in);
-          auto want = testcases::poisoned(d);
-          const FilterParams& p = plan.params();
-          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
-          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, testcases::typeRange(t));
-          EXPECT_EQ(diff.over, 0) << plan.describe() << " " << pixelTypeName(t) << "x" << c << " " << w << "x" << h
-                                  << " batch " << d.batch << ": " << diff.first << " (" << diff.over << " over; seed "
-                                  << testcases::seedForRun() << ")";
-          EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(t)))
-              << plan.describe() << ": a gap was written";
+          expectEqualsReference(plan, d);
           ++ran;
         }
   EXPECT_GT(ran, 350);

@@ -9,17 +9,6 @@
 #include "stream_typed.hpp"
 
 namespace convlive::kernels {
-namespace typed {
-void launchU8(const TypedStreamLaunch& l, const MaskSep& m);
-void launchU16(const TypedStreamLaunch& l, const MaskSep& m);
-void launchF16(const TypedStreamLaunch& l, const MaskSep& m);
-void launchF32(const TypedStreamLaunch& l, const MaskSep& m);
-const void* kernelU8(int channels, int radius);
-const void* kernelU16(int channels, int radius);
-const void* kernelF16(int channels, int radius);
-const void* kernelF32(int channels, int radius);
-}  // namespace typed
-
 namespace {
 
 const void* kernelFor(const ImageDesc& d, int radius) {

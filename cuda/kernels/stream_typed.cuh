@@ -444,14 +444,4 @@ const void* kernelOfType(int channels, int radius) {
   return nullptr;
 }
 
-// Each type's file defines these for its T.
-void launchU8(const TypedStreamLaunch& l, const MaskSep& m);
-void launchU16(const TypedStreamLaunch& l, const MaskSep& m);
-void launchF16(const TypedStreamLaunch& l, const MaskSep& m);
-void launchF32(const TypedStreamLaunch& l, const MaskSep& m);
-const void* kernelU8(int channels, int radius);
-const void* kernelU16(int channels, int radius);
-const void* kernelF16(int channels, int radius);
-const void* kernelF32(int channels, int radius);
-
 }  // namespace convlive::kernels::typed

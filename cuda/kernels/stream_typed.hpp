@@ -56,4 +56,16 @@ void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
 LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius);
 WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius);
 
+// Internal: each type's file (stream_typed_<type>.cu) defines its launch and kernel lookup.
+namespace typed {
+void launchU8(const TypedStreamLaunch& l, const MaskSep& m);
+void launchU16(const TypedStreamLaunch& l, const MaskSep& m);
+void launchF16(const TypedStreamLaunch& l, const MaskSep& m);
+void launchF32(const TypedStreamLaunch& l, const MaskSep& m);
+const void* kernelU8(int channels, int radius);
+const void* kernelU16(int channels, int radius);
+const void* kernelF16(int channels, int radius);
+const void* kernelF32(int channels, int radius);
+}  // namespace typed
+
 }  // namespace convlive::kernels
