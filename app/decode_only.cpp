@@ -71,7 +71,7 @@ int runDecodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& 
     if (!writeFileAtomically(v.report, r.dump(2) + "\n"))
       throw std::runtime_error("cannot write the report " + v.report + ": check the folder is writable and has space");
   }
-  return interrupt.interrupted() ? kInterrupted : kOk;
+  return interrupt.interrupted() ? interrupt.exitCode() : kOk;
 }
 
 }  // namespace convlive

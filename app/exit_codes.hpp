@@ -9,7 +9,8 @@ enum ExitCode {
   kBadInput = 2,  // what was asked cannot be done (a bad option, a source that cannot open)
 };
 
-// Interrupted (Ctrl-C or SIGTERM): 128 + SIGINT, as shells report it.
+// Interrupted by Ctrl-C: 128 + SIGINT, as shells report it (SIGTERM: 143, SIGHUP: 129; see
+// InterruptGuard::exitCode).
 constexpr int kInterrupted = 130;
 
 }  // namespace convlive

@@ -84,7 +84,7 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log
         exporter.abort();
         if (tty) err << "\n";
         err << "convlive: interrupted: " << v.output << " was not written\n";
-        return kInterrupted;
+        return interrupt.exitCode();
       }
       if (v.frames > 0 && p.framesIn() >= std::uint64_t(v.frames)) break;
       if (limit.reached()) break;

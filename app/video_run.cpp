@@ -47,7 +47,7 @@ int runHeadless(const VideoOptions& v, const FilterSpec& filter, std::ostream& l
     for (;;) {
       if (interrupt.interrupted()) {
         ended = "interrupted";
-        code = kInterrupted;
+        code = interrupt.exitCode();
         break;
       }
       if (frames >= 0 && p.framesIn() >= std::uint64_t(frames)) {
@@ -75,7 +75,7 @@ int runHeadless(const VideoOptions& v, const FilterSpec& filter, std::ostream& l
       log << "report: " << v.report << "\n";
     }
     if (code == kFailed) err << "convlive: " << p.lastError() << "\n";
-    if (code == kInterrupted) err << "convlive: interrupted after " << p.timings().frames << " frames\n";
+    if (ended == "interrupted") err << "convlive: interrupted after " << p.timings().frames << " frames\n";
     return code;
   });
 }

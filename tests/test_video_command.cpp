@@ -99,34 +99,39 @@ TEST(VideoCommand, ExportRoundTrip) {
     EXPECT_EQ(e.path().extension(), e.path().extension() == ".part" ? "no temporary files left" : e.path().extension());
 }
 
+// Ctrl-C, SIGTERM and SIGHUP (a closed terminal) each stop an export cleanly: no output, no
+// temporary, and the exit code a shell gives a process the signal ended (128 + its number).
 TEST(VideoCommand, InterruptedExportLeavesNoFile) {
-  const fs::path out = scratch() / "interrupted.webm";
-  const std::string cmd = exe() + " --output " + q(out) + " --frames 100000 --size 320x240";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  // Wait until the export is under way (its temporary file exists), then Ctrl-C it.
-  bool started = false;
-  for (int i = 0; i < 200 && !started; ++i) {
-    std::this_thread::sleep_for(50ms);
+  for (const auto& [sig, code] : {std::pair{SIGINT, 130}, {SIGTERM, 143}, {SIGHUP, 129}}) {
+    const std::string name = "interrupted-" + std::to_string(sig) + ".webm";
+    const fs::path out = scratch() / name;
+    const std::string cmd = exe() + " --output " + q(out) + " --frames 100000 --size 320x240";
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+      dup2(devnull, 2);
+      execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Wait until the export is under way (its temporary file exists), then send the signal.
+    bool started = false;
+    for (int i = 0; i < 200 && !started; ++i) {
+      std::this_thread::sleep_for(50ms);
+      for (const auto& e : fs::directory_iterator(scratch()))
+        started |= e.path().filename().string().rfind("." + name, 0) == 0;
+    }
+    EXPECT_TRUE(started) << "the export never started (signal " << sig << ")";
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << sig << " instead of stopping cleanly";
+    EXPECT_EQ(WEXITSTATUS(status), code) << "signal " << sig;
+    EXPECT_FALSE(fs::exists(out)) << "signal " << sig;
     for (const auto& e : fs::directory_iterator(scratch()))
-      started |= e.path().filename().string().rfind(".interrupted.webm", 0) == 0;
+      EXPECT_NE(e.path().filename().string().rfind("." + name, 0), 0u) << "temporary file left: " << e.path();
   }
-  EXPECT_TRUE(started) << "the export never started";
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping cleanly";
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_FALSE(fs::exists(out));
-  for (const auto& e : fs::directory_iterator(scratch()))
-    EXPECT_NE(e.path().filename().string().rfind(".interrupted.webm", 0), 0u) << "temporary file left: " << e.path();
 }
 
 TEST(VideoCommand, ErrorsNameTheProblem) {

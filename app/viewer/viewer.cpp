@@ -480,7 +480,7 @@ int Viewer::run(std::ostream& log, std::ostream& err) {
   log << "frames shown: " << framesShown_ << " in " << std::fixed << std::setprecision(2) << wall << " s; "
       << presentPath() << "\n";
   writeSummary(log, wall);
-  int code = kOk;
+  int code = interrupt.interrupted() ? interrupt.exitCode() : kOk;
   if (!options_.screenshot.empty()) {
     if (hasCapture()) {
       const std::string m = ScreenshotWriter::write(options_.screenshot, capture_.image());
