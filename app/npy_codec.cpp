@@ -24,21 +24,7 @@ constexpr std::string_view kMagic("\x93NUMPY", 6);
 std::string dtypeWords(const std::string& descr) {
   const auto bytes = npy::itemBytes(descr);
   if (!bytes) return "'" + descr + "'";
-  const std::string bits = std::to_string(8 * *bytes);
-  switch (descr[1]) {
-    case 'f':
-      return "float" + bits;
-    case 'i':
-      return "int" + bits;
-    case 'u':
-      return "uint" + bits;
-    case 'b':
-      return "bool";
-    case 'c':
-      return "complex" + bits;
-    default:
-      return "'" + descr + "'";
-  }
+  return npy::kindName(descr[1], *bytes).value_or("'" + descr + "'");
 }
 
 std::optional<PixelType> typeOf(const std::string& descr) {

@@ -67,4 +67,23 @@ std::optional<std::vector<long long>> parseShape(const std::string& text) {
   return dims;
 }
 
+std::optional<std::string> kindName(char kind, int bytes) {
+  const std::string bits = std::to_string(8 * bytes);
+  switch (kind) {
+    case 'u':
+      return "uint" + bits;
+    case 'i':
+      return "int" + bits;
+    case 'f':
+      return "float" + bits;
+    case 'c':
+      return "complex" + bits;
+    case 'b':
+      return "bool";
+    case 'B':
+      return "bfloat16";
+  }
+  return std::nullopt;
+}
+
 }  // namespace convlive::npy

@@ -19,6 +19,9 @@ std::optional<std::string> dictValue(const std::string& header, const std::strin
 // The item size in bytes of a dtype descr such as '<f4' (the number after its byte-order and kind
 // characters): nullopt when that is not a whole number of 1 to 1024 bytes.
 std::optional<int> itemBytes(const std::string& descr);
+// NumPy's name of an element type from its kind character (the array interface's: 'u', 'i', 'f', 'c',
+// 'b'; 'B' for bfloat16) and size: "uint8", "float32", "bool"; nullopt for another kind.
+std::optional<std::string> kindName(char kind, int bytes);
 // A shape tuple: "(3, 3)" -> {3, 3}; "(5,)" -> {5}; "()" -> {} (Python 2's "3L" taken); nullopt when
 // it is not a tuple of whole numbers >= 0.
 std::optional<std::vector<long long>> parseShape(const std::string& text);

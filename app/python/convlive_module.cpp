@@ -30,6 +30,7 @@
 #include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
 #include "dlpack_abi.hpp"
+#include "npy_header.hpp"
 
 #ifndef CONVLIVE_VERSION
 #define CONVLIVE_VERSION "0+unknown"
@@ -231,23 +232,7 @@ struct Element {
 };
 
 std::string elementName(char kind, int bytes) {
-  const std::string bits = std::to_string(8 * bytes);
-  switch (kind) {
-    case 'u':
-      return "uint" + bits;
-    case 'i':
-      return "int" + bits;
-    case 'f':
-      return "float" + bits;
-    case 'c':
-      return "complex" + bits;
-    case 'b':
-      return "bool";
-    case 'B':
-      return "bfloat16";
-    default:
-      return "an unknown type of " + bits + " bits";
-  }
+  return npy::kindName(kind, bytes).value_or("an unknown type of " + std::to_string(8 * bytes) + " bits");
 }
 
 // The array's memory as an interface describes it; strides in bytes, always given.

@@ -416,32 +416,4 @@ void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
   throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
 }
 
-// The kernel function of an instance, for the inspector's figures.
-template <class T>
-const void* kernelOfType(int channels, int radius) {
-  auto pick = [&](auto c) -> const void* {
-    constexpr int C = decltype(c)::value;
-    switch (radius) {
-      case 1:
-        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 1>);
-      case 2:
-        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 2>);
-      case 3:
-        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 3>);
-      case 4:
-        return reinterpret_cast<const void*>(&streamTypedKernel<T, C, 4>);
-    }
-    return nullptr;
-  };
-  switch (channels) {
-    case 1:
-      return pick(std::integral_constant<int, 1>{});
-    case 3:
-      return pick(std::integral_constant<int, 3>{});
-    case 4:
-      return pick(std::integral_constant<int, 4>{});
-  }
-  return nullptr;
-}
-
 }  // namespace convlive::kernels::typed

@@ -9,7 +9,6 @@
 
 #include "convlive/border.hpp"
 #include "convlive/image.hpp"
-#include "convlive/work_model.hpp"
 #include "launch.hpp"
 #include "schedules.hpp"
 
@@ -52,20 +51,13 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
                              int edgeDivisor = kStreamEdgeDivisor);
 // Separable, radius kTypedStreamMinRadius..kTypedStreamMaxRadius, fp32 sums.
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
-// What it launches for l (pointers and stream not read) and its work per output pixel.
-LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius);
-WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius);
 
-// Internal: each type's file (stream_typed_<type>.cu) defines its launch and kernel lookup.
+// Internal: each type's file (stream_typed_<type>.cu) defines its launch.
 namespace typed {
 void launchU8(const TypedStreamLaunch& l, const MaskSep& m);
 void launchU16(const TypedStreamLaunch& l, const MaskSep& m);
 void launchF16(const TypedStreamLaunch& l, const MaskSep& m);
 void launchF32(const TypedStreamLaunch& l, const MaskSep& m);
-const void* kernelU8(int channels, int radius);
-const void* kernelU16(int channels, int radius);
-const void* kernelF16(int channels, int radius);
-const void* kernelF32(int channels, int radius);
 }  // namespace typed
 
 }  // namespace convlive::kernels

@@ -4,6 +4,5 @@
 namespace convlive::kernels::typed {
 
 void launchF16(const TypedStreamLaunch& l, const MaskSep& m) { launchType<__half>(l, m); }
-const void* kernelF16(int channels, int radius) { return kernelOfType<__half>(channels, radius); }
 
 }  // namespace convlive::kernels::typed

@@ -4,6 +4,5 @@
 namespace convlive::kernels::typed {
 
 void launchF32(const TypedStreamLaunch& l, const MaskSep& m) { launchType<float>(l, m); }
-const void* kernelF32(int channels, int radius) { return kernelOfType<float>(channels, radius); }
 
 }  // namespace convlive::kernels::typed

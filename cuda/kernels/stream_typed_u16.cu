@@ -4,6 +4,5 @@
 namespace convlive::kernels::typed {
 
 void launchU16(const TypedStreamLaunch& l, const MaskSep& m) { launchType<unsigned short>(l, m); }
-const void* kernelU16(int channels, int radius) { return kernelOfType<unsigned short>(channels, radius); }
 
 }  // namespace convlive::kernels::typed

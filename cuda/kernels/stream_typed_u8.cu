@@ -4,6 +4,5 @@
 namespace convlive::kernels::typed {
 
 void launchU8(const TypedStreamLaunch& l, const MaskSep& m) { launchType<unsigned char>(l, m); }
-const void* kernelU8(int channels, int radius) { return kernelOfType<unsigned char>(channels, radius); }
 
 }  // namespace convlive::kernels::typed
