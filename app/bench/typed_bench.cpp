@@ -13,9 +13,12 @@
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bench_args.hpp"
@@ -62,6 +65,19 @@ int toInt(const std::string& s, const char* what) {
   usage(std::string(what) + " '" + s + "' is not a positive integer");
 }
 
+// Each item of a comma-separated list through `parse`; the first it refuses ends the program with
+// "<what> '<item>' <why>".
+template <class Parse>
+auto listOf(const std::string& list, Parse parse, const char* what, const char* why) {
+  std::vector<typename std::invoke_result_t<Parse, const std::string&>::value_type> out;
+  for (const auto& s : splitList(list)) {
+    const auto v = parse(s);
+    if (!v) usage(std::string(what) + " '" + s + "' " + why);
+    out.push_back(*v);
+  }
+  return out;
+}
+
 TypedOptions parse(int argc, char** argv) {
   TypedOptions o;
   bool typesGiven = false;
@@ -73,26 +89,19 @@ TypedOptions parse(int argc, char** argv) {
     };
     if (a == "--types") {
       typesGiven = true;
-      o.types.clear();
-      for (const auto& s : splitList(next())) {
-        const auto t = parseType(s);
-        if (!t) usage("type '" + s + "' is not one of u8, u16, f16, f32 x 1, 3 or 4 channels (e.g. u8x4, f32x1)");
-        o.types.push_back(*t);
-      }
+      o.types =
+          listOf(next(), parseType, "type", "is not one of u8, u16, f16, f32 x 1, 3 or 4 channels (e.g. u8x4, f32x1)");
     } else if (a == "--batches") {
-      o.batches.clear();
-      for (const auto& s : splitList(next())) {
-        const auto b = parseBatch(s);
-        if (!b) usage("batch '" + s + "' is not NxWxH (e.g. 16x1920x1080: 16 frames of 1920x1080)");
-        o.batches.push_back(*b);
-      }
+      o.batches = listOf(next(), parseBatch, "batch", "is not NxWxH (e.g. 16x1920x1080: 16 frames of 1920x1080)");
     } else if (a == "--sizes") {
-      o.sizes.clear();
-      for (const auto& s : splitList(next())) {
-        const auto t = Tile::parse(s);
-        if (!t || t->w < 1 || t->h < 1) usage("size '" + s + "' is not WxH");
-        o.sizes.emplace_back(t->w, t->h);
-      }
+      o.sizes = listOf(
+          next(),
+          [](const std::string& s) -> std::optional<std::pair<int, int>> {
+            const auto t = Tile::parse(s);
+            if (!t || t->w < 1 || t->h < 1) return std::nullopt;
+            return std::pair{t->w, t->h};
+          },
+          "size", "is not WxH");
     } else if (a == "--radii") {
       o.radii.clear();
       for (const auto& s : splitList(next())) o.radii.push_back(toInt(s, "radius"));
