@@ -16,6 +16,7 @@
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
 #include "typed_frames.hpp"
+#include "variants/common.hpp"
 
 namespace convlive {
 namespace {
@@ -108,6 +109,64 @@ TEST(Plan, AU8x4VariantRefusesOtherFramesNamingOneThatTakesThem) {
   const Problem grey = refusal(spec("gaussian", 2, "cpu-simd"), ImageDesc{.width = 9, .height = 7, .channels = 1});
   EXPECT_NE(grey.text().find("u8x1"), std::string::npos) << grey.text();
   EXPECT_EQ(grey.fixValue, "cpu") << grey.text();  // on the CPU side: the reference takes them
+}
+
+FilterParams compiled(const FilterSpec& s) {
+  FilterParams p;
+  EXPECT_TRUE(s.compile(p).empty()) << s.mask;
+  return p;
+}
+
+// A grid has at most 65535 rows of blocks: a variant whose blocks each cover some rows of the
+// frame takes frames up to 65535 times that, and past it refuses them in one line naming that
+// limit for its tile, an offered tile that takes the frame where there is one, and a variant whose
+// grid does not grow with the height (cuda/variants/common.hpp). Arithmetic and words only: the
+// ways out are those that take the frame or refuse it only for want of a device.
+TEST(GridRows, FramesPastTheGridsRowsOfBlocksAreRefusedNamingTheLimitAndAWayOut) {
+  using detail::gridRowsWhyNot;
+  const Variant& coop = variantNamed("tiled-coop");
+  const FilterParams blur = compiled(spec("gaussian", 1));
+  EXPECT_FALSE(gridRowsWhyNot(coop, blur, 1, 65535 * 16));
+  Problem why = gridRowsWhyNot(coop, blur, 1, 65535 * 16 + 1);
+  EXPECT_EQ(why.code, Problem::Code::CannotRun);
+  EXPECT_EQ(why.detail,
+            "tiled-coop takes frames up to 1048560 rows tall with tile 16x16 (65535 blocks of 16 rows); this one is "
+            "1048561: use tile 32x32 (up to 2097120 rows) or stream");
+  EXPECT_EQ(why.fixSetting, "variant");
+  EXPECT_EQ(why.fixValue, "stream");
+  // Past every offered tile: the variant alone.
+  EXPECT_EQ(gridRowsWhyNot(coop, blur, 3, 2'200'000).detail,
+            "tiled-coop takes frames up to 1048560 rows tall with tile 16x16 (65535 blocks of 16 rows); this one is "
+            "2200000: use stream");
+  // The tile asked for is the one counted.
+  FilterParams flat = blur;
+  flat.tile = {64, 4};
+  EXPECT_FALSE(gridRowsWhyNot(coop, flat, 1, 65535 * 4));
+  EXPECT_EQ(gridRowsWhyNot(coop, flat, 1, 65535 * 4 + 1).detail,
+            "tiled-coop takes frames up to 262140 rows tall with tile 64x4 (65535 blocks of 4 rows); this one is "
+            "262141: use tile 16x16 (up to 1048560 rows) or stream");
+  // The rows a block covers as the variant counts them (tiled: its tile less the apron).
+  const detail::RowsPerBlock lessApron = [](const Variant&, const FilterParams& p, Tile t) {
+    return t.h - 2 * p.filter.mask.radius();
+  };
+  const Variant& tiled = variantNamed("tiled");
+  EXPECT_FALSE(gridRowsWhyNot(tiled, blur, 1, 65535 * 6, lessApron));
+  EXPECT_EQ(gridRowsWhyNot(tiled, blur, 1, 65535 * 6 + 1, lessApron).detail,
+            "tiled takes frames up to 393210 rows tall with tile 32x8 (65535 blocks of 6 rows); this one is 393211: "
+            "use tile 16x16 (up to 917490 rows) or stream");
+  EXPECT_EQ(gridRowsWhyNot(variantNamed("tensorstream"), blur, 1, 20'000'000, detail::tileRows, "segments").detail,
+            "tensorstream takes frames up to 4194240 rows tall with tile 64x64 (65535 segments of 64 rows); this one "
+            "is 20000000: use stream");
+  // The way out takes the filter: stream for separable masks to r = 4, sweep for the rest to
+  // r = 32, cpu-simd past that.
+  EXPECT_EQ(detail::anySizeInstead(blur, 1, 2'200'000), "stream");
+  EXPECT_EQ(detail::anySizeInstead(compiled(spec("gaussian", 8)), 1, 2'200'000), "sweep");
+  EXPECT_EQ(detail::anySizeInstead(compiled(spec("sharpen", 3)), 1, 2'200'000), "sweep");
+  EXPECT_EQ(detail::anySizeInstead(compiled(spec("gaussian", 40)), 1, 2'200'000), "cpu-simd");
+  why = detail::tallFrameProblem(tiled, compiled(spec("sharpen", 3)), 1, 70'000, 65'000, "(a texture's rows)");
+  EXPECT_EQ(why.text(),
+            "variant: tiled takes frames up to 65000 rows tall (a texture's rows); this one is 70000: use sweep: set "
+            "variant to sweep");
 }
 
 TEST(Half, ConversionsRoundOnceToNearestEven) {

@@ -1,11 +1,13 @@
 // convlive::Plan on device memory (label gpu; each test skips with the reason without a CUDA
 // device): auto's choice and every GPU variant by name against the CPU reference within 1 LSB on
-// odd sizes, pitched rows and batches, the outputs poisoned first; a copy on a second stream; the
-// device option.
+// odd sizes, pitched rows and batches, the outputs poisoned first; frames past a grid's rows of
+// blocks; a copy on a second stream; the device option.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "convlive/check.hpp"
@@ -319,6 +321,70 @@ TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
   referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
   const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 2);
   EXPECT_EQ(diff.over, 0) << diff.first;
+}
+
+// Frames taller than a grid's 65535 rows of blocks times a block's rows (1 and 3 pixels wide,
+// 2.2 M rows: past every default tile's limit but tensorstream's): every GPU variant filters them
+// within 1 LSB or refuses them, naming the tallest frame it takes and a variant that takes this
+// one; 1 pixel wide, it filters a frame that tall and refuses one a row taller. stream and sweep,
+// whose grids do not grow with the height, filter them, and so does auto's choice.
+TEST_F(PlanOnDevice, FramesPastAGridsRowsOfBlocksRunOrAreRefusedNamingTheLimit) {
+  constexpr int kTall = 2'200'000;
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 1;
+  s.border = Border::Mirror;
+  FilterParams p;
+  ASSERT_TRUE(s.compile(p).empty());
+  // A texture over pitched memory takes rows at the device's texture pitch alignment (32 bytes on
+  // the H200); the plan leaves device frames' rows to the caller.
+  int texturePitch = 0;
+  CL_CUDA(cudaDeviceGetAttribute(&texturePitch, cudaDevAttrTexturePitchAlignment, deviceInfo().index));
+  int refused = 0, ran = 0;
+  for (int w : {1, 3}) {
+    const ImageDesc tall = ImageDesc::rgba8(w, kTall);
+    for (const Variant& v : variants()) {
+      if (!v.onGpu) continue;
+      s.variant = v.name;
+      Problem why;
+      Plan plan = Plan::make(s, tall, {.memory = Memory::Device}, why);
+      if (plan) {
+        expectEqualsReference(plan, tall);
+        ++ran;
+        continue;
+      }
+      EXPECT_TRUE(v.name != "stream" && v.name != "sweep") << v.name << " refused " << tall.str() << ": " << why.text();
+      const auto at = why.detail.find(" rows tall");
+      if (at == std::string::npos) {  // refused whatever the height (no tensor cores, no cuFFT)
+        EXPECT_TRUE(v.whyNot(p, ImageDesc::rgba8(w, 64))) << v.name << ": " << why.text();
+        continue;
+      }
+      ++refused;
+      const auto from = why.detail.rfind("up to ", at);
+      ASSERT_NE(from, std::string::npos) << v.name << ": " << why.text();
+      const int tallest = std::stoi(why.detail.substr(from + 6, at - from - 6));
+      EXPECT_GE(tallest, 65000) << why.text();
+      EXPECT_LT(tallest, kTall) << why.text();
+      EXPECT_EQ(why.fixSetting, "variant") << why.text();
+      const Variant* instead = findVariant(why.fixValue);
+      ASSERT_NE(instead, nullptr) << why.text();
+      EXPECT_FALSE(instead->whyNot(p, tall)) << why.text() << " / " << instead->whyNot(p, tall).text();
+      if (w != 1) continue;
+      ImageDesc most = ImageDesc::rgba8(1, tallest, v.name == "texture" ? std::size_t(std::max(texturePitch, 4)) : 0);
+      Plan atMost = Plan::make(s, most, {.memory = Memory::Device}, why);
+      ASSERT_TRUE(atMost) << v.name << " refused " << most.str() << ", the tallest it named: " << why.text();
+      expectEqualsReference(atMost, most);
+      ++ran;
+      EXPECT_FALSE(Plan::make(s, ImageDesc::rgba8(1, tallest + 1), {.memory = Memory::Device}, why))
+          << v.name << " took a frame a row taller than the tallest it named";
+    }
+    s.variant = "auto";
+    Plan plan = Plan::make(s, tall);
+    EXPECT_TRUE(plan.onGpu()) << plan.describe();
+    expectEqualsReference(plan, tall);
+  }
+  EXPECT_GE(refused, 14) << "the 2D and separable variants' default tiles take fewer than 2.2 M rows";
+  RecordProperty("ran", ran);
 }
 
 // Inf and NaN in float frames reach only the outputs within the radius, as in the reference.

@@ -105,6 +105,52 @@ Problem sharedWhyNot(const Variant& v, std::size_t bytes) {
                      std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius");
 }
 
+std::string anySizeInstead(const FilterParams& p, int width, int height) {
+  for (const char* name : {"stream", "sweep", "cpu-simd"}) {
+    FilterParams q = p;
+    q.tile = Tile{};  // its own default tile, not the refusing variant's
+    if (const Variant* v = findVariant(name))
+      if (const Problem why = v->whyNot(q, width, height); !why || why.code == Code::NoDevice) return name;
+  }
+  return "cpu";
+}
+
+Problem tallFrameProblem(const Variant& v, const FilterParams& p, int width, int height, long tallest,
+                         const std::string& how, const std::string& also) {
+  const std::string instead = anySizeInstead(p, width, height);
+  return problem(Code::CannotRun, "variant",
+                 v.name + " takes frames up to " + std::to_string(tallest) + " rows tall " + how + "; this one is " +
+                     std::to_string(height) + ": use " + (also.empty() ? "" : also + " or ") + instead,
+                 "variant", instead);
+}
+
+Problem gridRowsWhyNot(const Variant& v, const FilterParams& p, int width, int height, RowsPerBlock rows,
+                       const char* blocks) {
+  const Tile t = v.tileFor(p);
+  const int n = rows(v, p, t);
+  if ((long(height) + n - 1) / n <= kMaxGridRows) return {};
+  // An offered tile whose blocks cover enough rows, where it takes the filter otherwise.
+  std::string also;
+  for (const Tile& o : v.tiles) {
+    FilterParams q = p;
+    q.tile = o;
+    const long most = kMaxGridRows * rows(v, q, o);
+    if (o == t || most < height) continue;
+    if (const Problem why = v.whyNot(q, width, height); why && why.code != Code::NoDevice) continue;
+    also = "tile " + o.str() + " (up to " + std::to_string(most) + " rows)";
+    break;
+  }
+  return tallFrameProblem(v, p, width, height, kMaxGridRows * n,
+                          (v.tiles.empty() ? "" : "with tile " + t.str() + " ") + "(" + std::to_string(kMaxGridRows) +
+                              " " + blocks + " of " + std::to_string(n) + " rows)",
+                          also);
+}
+
+Problem commonGridWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
+  if (Problem why = commonWhyNot(v, p, width, height)) return why;
+  return gridRowsWhyNot(v, p, width, height);
+}
+
 Problem tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const char* instead) {
   if (deviceInfo().major < 8)
     return problem(Code::CannotRun, "variant",

@@ -123,6 +123,33 @@ Problem tensorCoreWhyNot(const Variant& v, const std::string& planWhy, const cha
 // The separable tensor-core variants: one separable mask, fp16 factors within the error budget.
 Problem tensorSeparableWhyNot(const Variant& v, const FilterParams& p, int width, int height);
 
+// A grid's y and z extents are at most 65535 blocks (x: 2^31 - 1). A batch never meets the z
+// limit: the u8x4 variants run it frame by frame (Variant::runFrames), stream's typed kernel walks
+// every frame from its one-dimensional grid, and sweep's z stops at 65535, its blocks looping over
+// the frames past it.
+constexpr long kMaxGridRows = 65535;
+// Rows of the frame one row of v's blocks covers with tile t (for p's radius and mask).
+using RowsPerBlock = int (*)(const Variant& v, const FilterParams& p, Tile t);
+// The common case: a block covers the tile's height.
+inline int tileRows(const Variant&, const FilterParams&, Tile t) { return t.h; }
+// A variant that takes p on a width x height RGBA8 frame whatever its size: stream, sweep or
+// cpu-simd, the first whose whyNot takes it or refuses it only for want of a device (their grids
+// do not grow with the frame: stream's and sweep's blocks walk as many rows as they must), else cpu.
+std::string anySizeInstead(const FilterParams& p, int width, int height);
+// "<v> takes frames up to <tallest> rows tall <how>; this one is <height>: use <instead>", the fix
+// anySizeInstead's variant (`also`: another way out, put before it; "" for none).
+Problem tallFrameProblem(const Variant& v, const FilterParams& p, int width, int height, long tallest,
+                         const std::string& how, const std::string& also = "");
+// For a variant whose grid has a row of blocks for every rowsPerBlock(v, p, tile) rows of the
+// frame: empty while that grid fits kMaxGridRows rows of blocks, else tallFrameProblem with the
+// tallest frame this tile takes, naming an offered tile that takes this one where there is one.
+// `blocks` names the blocks in the message ("segments": a block's walk down its strip).
+Problem gridRowsWhyNot(const Variant& v, const FilterParams& p, int width, int height, RowsPerBlock rows = tileRows,
+                       const char* blocks = "blocks");
+// commonWhyNot, then gridRowsWhyNot for a block a tile high: the whole whyNot of the variants
+// that need nothing more (naive, constant).
+Problem commonGridWhyNot(const Variant& v, const FilterParams& p, int width, int height);
+
 // The worst-case error of fp32 sums of p's weights on frames of `type`, in units of its values
 // (floats: relative to 1), as sweep and the typed stream kernels sum them: each output two short
 // sums of 2r + 1 terms, each term's rounding at most half an ulp of its partial sum (separable:

@@ -28,7 +28,7 @@ Variant constantVariant() {
       .maxRadius = kernels::kMax2DRadius,
       .tiles = {{16, 16}, {32, 8}, {8, 8}, {32, 32}},
       .tileMeaning = "thread block",
-      .whyNotImpl = commonWhyNot,  // nothing past the checks every variant makes
+      .whyNotImpl = commonGridWhyNot,  // the checks every variant makes, and its grid's rows
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,

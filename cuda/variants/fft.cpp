@@ -15,8 +15,36 @@ namespace {
 using Code = Problem::Code;
 using kernels::kMax2DRadius;
 
-// Past the checks every variant makes: cuFFT can be loaded, the padded frame fits one plan, and
-// the float transforms' error with these weights stays within 1 LSB.
+// The planes' shapes for a width x height frame, without memory (what the inspector's figures read).
+kernels::FftPlanes planesFor(const FilterParams& p, int w, int h) {
+  const FftGeometry g = fftGeometry(w, h, radiusOf(p), p.filterAlpha, p.filter.combine);
+  return {nullptr, nullptr, nullptr, nullptr, nullptr, g.padW, g.padH, radiusOf(p), g.channels, g.magnitude};
+}
+
+// The pad kernel's grid has a row of blocks for every few rows of the planes (the frame and r rows
+// of border each side, padded to fftGoodSize): at most kMaxGridRows of them. The pack kernel's,
+// over the frame alone, has fewer.
+Problem gridWhyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  const PassLaunch pad = kernels::describeFft(launchFor(v, p, w, h), planesFor(p, w, h)).passes.front();
+  if (pad.grid.y <= kMaxGridRows) return {};
+  // The tallest planes the grid covers are the largest size fftGoodSize makes within its rows.
+  const long rows = kMaxGridRows * pad.outputTile.y;
+  int lo = 1, hi = int(rows);
+  while (lo < hi)
+    if (const int mid = lo + (hi - lo + 1) / 2; fftGoodSize(mid) <= rows)
+      lo = mid;
+    else
+      hi = mid - 1;
+  const int r = radiusOf(p);
+  return tallFrameProblem(v, p, w, h, long(lo) - 2 * r,
+                          "at radius " + std::to_string(r) + " (its planes, the frame and " + std::to_string(2 * r) +
+                              " rows of border padded to a size cuFFT transforms fast, are up to " +
+                              std::to_string(lo) + " rows: " + std::to_string(kMaxGridRows) + " blocks of " +
+                              std::to_string(pad.outputTile.y) + ")");
+}
+
+// Past the checks every variant makes: cuFFT can be loaded, the padded frame fits one plan and its
+// kernels' grids, and the float transforms' error with these weights stays within 1 LSB.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const int r = p.filter.mask.radius();
@@ -30,6 +58,7 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
                        std::to_string(g.padW) + "x" + std::to_string(g.padH) +
                        " is past what one cuFFT plan takes here (2^31 values)",
                    "variant", instead);
+  if (Problem why = gridWhyNot(v, p, w, h)) return why;
   if (const double e = fftErrorEstimate(p.filter.mask, g); e > kFftErrorBudget) {
     char text[200];
     std::snprintf(text, sizeof text,
@@ -48,12 +77,6 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
   auto& fft = ws.impl().fft;
   if (!fft) fft = std::make_unique<FftConvolver>();
   fft->run(l, p.filter.mask);
-}
-
-// The planes' shapes for a width x height frame, without memory (what the inspector's figures read).
-kernels::FftPlanes planesFor(const FilterParams& p, int w, int h) {
-  const FftGeometry g = fftGeometry(w, h, radiusOf(p), p.filterAlpha, p.filter.combine);
-  return {nullptr, nullptr, nullptr, nullptr, nullptr, g.padW, g.padH, radiusOf(p), g.channels, g.magnitude};
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {

@@ -7,11 +7,13 @@
 namespace convlive::detail {
 namespace {
 
-// Past the checks every variant makes: the tiles must fit one block's shared memory.
+// Past the checks every variant makes: the tiles must fit one block's shared memory, and the
+// grid's rows of blocks (an output tile high each) the grid's limit.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()));
+  if (Problem why = sharedWhyNot(v, kernels::fusedSharedBytes(t.w, t.h, p.filter.mask.radius()))) return why;
+  return gridRowsWhyNot(v, p, w, h);
 }
 
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {

@@ -9,12 +9,15 @@ namespace convlive::detail {
 namespace {
 
 // Past the checks every variant makes: the block's shared memory (twice, for a gradient
-// magnitude's two masks) must fit.
+// magnitude's two masks) must fit, and the row pass's rows of blocks (a tile high each; the column
+// pass's blocks cover 4 tiles' rows) the grid's limit.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
   const std::size_t planes = p.filter.combine == Combine::Magnitude ? 2 : 1;
-  return sharedWhyNot(v, kernels::separableSharedBytes(t.w, t.h, p.filter.mask.radius()) * planes);
+  if (Problem why = sharedWhyNot(v, kernels::separableSharedBytes(t.w, t.h, p.filter.mask.radius()) * planes))
+    return why;
+  return gridRowsWhyNot(v, p, w, h);
 }
 
 // The intermediate planes live in the workspace, grown to the frame when it is larger.

@@ -75,7 +75,9 @@ Variant streamVariant() {
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
       .takes = MaskTakes::OneSeparable,
-      .whyNotImpl = commonWhyNot,  // nothing past the checks every variant makes
+      // Nothing past the checks every variant makes: both kernels' grids are one-dimensional, as many
+      // blocks as the GPU holds, their warps walking every strip, segment and frame of any height and batch.
+      .whyNotImpl = commonWhyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,

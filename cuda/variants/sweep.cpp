@@ -24,7 +24,10 @@ kernels::SweepLaunch launchOf(const Variant& v, const FilterParams& p, const Ima
 }
 
 // Everything, for frames `image` describes: the checks every variant makes, shared memory, and the
-// error bound of fp32 sums for integer outputs.
+// error bound of fp32 sums for integer outputs. No height or batch is too large for its grid
+// (kernels/sweep.cu, geometryOf): its y extent is the segments that make two waves (at most twice
+// the blocks the GPU holds, each segment as many rows as it takes), and its z extent at most 65535
+// frames, each block looping over every 65535th frame of a larger batch.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (Problem why = commonWhyNot(v, p, image.width, image.height)) return why;
   if (Problem why = sharedWhyNot(v, kernels::sweepSharedBytes(launchOf(v, p, image), radiusOf(p)))) return why;

@@ -12,13 +12,16 @@ namespace {
 bool split(const FilterParams& p) { return planHalfWeights(p.filter.mask, p.filter.combine).split(); }
 
 // Past the checks every variant makes: a device with tensor cores, weights within the fp16 error
-// budget, and the tile (its size depends on the split) within a block's shared memory.
+// budget, the tile (its size depends on the split) within a block's shared memory, and the grid's
+// rows of blocks within its limit.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const HalfWeightsPlan half = planHalfWeights(p.filter.mask, p.filter.combine);
   if (auto why = tensorCoreWhyNot(v, half.why, "tiled-coop"); why) return why;
   const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius(), half.split()));
+  if (Problem why = sharedWhyNot(v, kernels::tensor2dSharedBytes(t.w, t.h, p.filter.mask.radius(), half.split())))
+    return why;
+  return gridRowsWhyNot(v, p, w, h);  // a row of blocks is an output tile high
 }
 
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {

@@ -7,11 +7,13 @@
 namespace convlive::detail {
 namespace {
 
-// Past the separable tensor-core checks: the tile within a block's shared memory.
+// Past the separable tensor-core checks: the tile within a block's shared memory, and the grid's
+// rows of blocks within its limit.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()));
+  if (Problem why = sharedWhyNot(v, kernels::tensorSepSharedBytes(t.w, t.h, p.filter.mask.radius()))) return why;
+  return gridRowsWhyNot(v, p, w, h);  // a row of blocks is an output tile high
 }
 
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {

@@ -45,13 +45,8 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
                        std::to_string(most * t.w) + " pixels with " + t.str() + "); this one is " + std::to_string(w) +
                        ": use a wider tile or another variant",
                    "variant", "fused");
-  // Its grid's rows are the tile's segments: at most 65535 (a grid's y dimension).
-  if (constexpr long most = 65535; (long(h) + t.h - 1) / t.h > most)
-    return problem(Code::CannotRun, "tile",
-                   "tensorstream takes frames up to " + std::to_string(most * t.h) + " rows tall with " + t.str() +
-                       " (65535 segments of " + std::to_string(t.h) + " rows); this one is " + std::to_string(h) +
-                       ": use a taller tile or another variant",
-                   "variant", "fused");
+  // Its grid's rows are the tile's segments (a warp's walk down its strip).
+  if (Problem why = gridRowsWhyNot(v, p, w, h, tileRows, "segments")) return why;
   return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius(), p.filterAlpha));
 }
 

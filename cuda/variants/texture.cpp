@@ -7,6 +7,29 @@
 namespace convlive::detail {
 namespace {
 
+using Code = Problem::Code;
+
+// Past the checks every variant makes: the frame within what a 2D texture over pitched memory
+// takes on this device (131072 x 65000 texels on every device so far: below the grid's rows), then
+// the grid's rows of blocks (a tile high each).
+Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  if (auto why = commonWhyNot(v, p, w, h); why) return why;
+  int wide = 0, tall = 0;
+  if (cudaDeviceGetAttribute(&wide, cudaDevAttrMaxTexture2DLinearWidth, deviceInfo().index) == cudaSuccess &&
+      cudaDeviceGetAttribute(&tall, cudaDevAttrMaxTexture2DLinearHeight, deviceInfo().index) == cudaSuccess) {
+    const char* how = "(a 2D texture over pitched memory, on this device)";
+    if (w > wide) {
+      const std::string instead = anySizeInstead(p, w, h);
+      return problem(Code::CannotRun, "variant",
+                     "texture takes frames up to " + std::to_string(wide) + " pixels wide " + how + "; this one is " +
+                         std::to_string(w) + ": use " + instead,
+                     "variant", instead);
+    }
+    if (h > tall) return tallFrameProblem(v, p, w, h, tall, how);
+  }
+  return gridRowsWhyNot(v, p, w, h);
+}
+
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
   const auto l = launchOf(v, p, in, out, s);
@@ -47,7 +70,7 @@ Variant textureVariant() {
       .maxRadius = kernels::kMax2DRadius,
       .tiles = {{16, 16}, {32, 8}, {8, 8}, {32, 32}},
       .tileMeaning = "thread block",
-      .whyNotImpl = commonWhyNot,  // nothing past the checks every variant makes
+      .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,

@@ -12,11 +12,21 @@
 namespace convlive::detail {
 namespace {
 
-// Past the checks every variant makes: the tile plus apron must fit one block's shared memory.
+// The rows of output a block makes with tile t: its input tile (coarsened for large radii) less
+// the apron, as its launch shapes it (read from the launch's description).
+int outputRows(const Variant& v, const FilterParams& p, Tile t) {
+  FilterParams q = p;
+  q.tile = t;
+  return kernels::describeTiled(launchFor(v, q, 1, 1), radiusOf(p)).passes.front().outputTile.y;
+}
+
+// Past the checks every variant makes: the tile plus apron must fit one block's shared memory, and
+// the grid's rows of blocks (one for each block's output rows) the grid's limit.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (auto why = commonWhyNot(v, p, w, h); why) return why;
   const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::tiledSharedBytes(t.w, t.h, p.filter.mask.radius()));
+  if (Problem why = sharedWhyNot(v, kernels::tiledSharedBytes(t.w, t.h, p.filter.mask.radius()))) return why;
+  return gridRowsWhyNot(v, p, w, h, outputRows);
 }
 
 // The mask goes by value in the launch's parameters (made once per filter, kept in ws).
