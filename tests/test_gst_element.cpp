@@ -16,6 +16,12 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
+#ifdef CONVLIVE_GST_GPU
+#define GST_USE_UNSTABLE_API
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -214,6 +220,7 @@ class Harness {
 
   bool ok() const { return pipeline_ && filter_; }
   GstElement* filter() const { return filter_; }
+  GstElement* pipeline() const { return pipeline_; }
 
   // As gst-launch sets properties: from text.
   void set(const std::string& name, const std::string& value) {
@@ -1658,6 +1665,121 @@ TEST_F(GstElementTest, MinusOneSharesTheNeighboursContextOnTheSecondDevice) {
     EXPECT_GE(log.count("on CUDA device 1"), 1) << "the plan was not made on the context's device";
     EXPECT_TRUE(h.errors().empty()) << joined(h.errors());
   }
+}
+
+// The GstCudaContext `element` answers the context query with on its src pad (a new reference; null
+// where it has none).
+GstCudaContext* cudaContextOf(GstElement* element) {
+  GstPad* pad = gst_element_get_static_pad(element, "src");
+  GstQuery* q = gst_query_new_context(GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext* ctx = nullptr;
+  if (pad && gst_pad_query(pad, q)) {
+    GstContext* c = nullptr;
+    gst_query_parse_context(q, &c);
+    if (c) gst_structure_get(gst_context_get_structure(c), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+  }
+  gst_query_unref(q);
+  if (pad) gst_object_unref(pad);
+  return ctx;
+}
+
+// Device `device`'s primary context, the CUDA runtime's (through GstCuda's driver table).
+CUcontext primaryContextOf(int device) {
+  const DeviceScope scope(device);
+  if (cudaFree(nullptr) != cudaSuccess) return nullptr;
+  CUcontext current = nullptr;
+  if (!gst_cuda_load_library() || CuCtxPopCurrent(&current) != CUDA_SUCCESS) return nullptr;
+  CuCtxPushCurrent(current);
+  return current;
+}
+
+// Two pipelines of one process (the way an application runs a pipeline per camera), each
+// cudaupload ! convlivefilter ! cudadownload: every element works in device 0's primary context,
+// one GstCudaContext, the uploader too (it starts after the element and finds its context). Before,
+// each pipeline made a context of its own, and contexts on one GPU take turns on it.
+TEST_F(GstElementTest, PipelinesOfAProcessShareTheDevicesPrimaryContext) {
+  if (!haveCudaUploadAndDownload()) GTEST_SKIP() << "cudaupload or cudadownload is missing (nvcodec)";
+  std::vector<const char*> ids = {"0"};
+  if (deviceCount() == 1) ids.push_back("-1");  // the only device
+  for (const char* id : ids) {
+    SCOPED_TRACE(std::string("cuda-device-id=") + id);
+    ElementLog log(GST_LEVEL_INFO);
+    const Props props{{"variant", "tiled-coop"}, {"mask", "gaussian"}, {"radius", "2"}, {"cuda-device-id", id}};
+    const char* middle =
+        "cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f ! cudadownload ! video/x-raw";
+    Harness a(props, false, middle), b(props, false, middle);
+    ASSERT_TRUE(a.ok() && b.ok()) << a.launchError() << b.launchError();
+    a.play("RGBA", 37, 23);
+    b.play("RGBA", 37, 23);
+    const Frame in = randomFrame(37, 23, 37 * 4, rng);
+    const HostImage want = expected({{"mask", "gaussian"}, {"radius", "2"}}, in, "RGBA");
+    for (Harness* h : {&a, &b}) {
+      const auto out = h->filter(in);
+      ASSERT_TRUE(out) << joined(h->errors());
+      EXPECT_TRUE(within1(out->pixels, want));
+      EXPECT_TRUE(h->errors().empty()) << joined(h->errors());
+    }
+    EXPECT_EQ(log.count("filtered on the device"), 2) << "a frame went through system memory";
+    GstCudaContext* ca = cudaContextOf(a.filter());
+    GstCudaContext* cb = cudaContextOf(b.filter());
+    GstElement* up = gst_bin_get_by_name(GST_BIN(a.pipeline()), "up");
+    GstCudaContext* cu = cudaContextOf(up);
+    ASSERT_TRUE(ca && cb && cu);
+    EXPECT_EQ(ca, cb) << "the two pipelines' elements work in two contexts";
+    EXPECT_EQ(cu, ca) << "cudaupload did not take the element's context";
+    EXPECT_EQ(gst_cuda_context_get_handle(ca), primaryContextOf(0)) << "not the device's primary context";
+    for (GstObject* o : {GST_OBJECT(ca), GST_OBJECT(cb), GST_OBJECT(cu), GST_OBJECT(up)}) gst_object_unref(o);
+  }
+}
+
+// One pipeline over two GPUs, branches alternating between them (as the multi-stream benchmark
+// runs them): the elements on a device share its primary context, and every frame is filtered in
+// CUDA memory. With GStreamer's one cached context per pipeline, each branch made its own.
+TEST_F(GstElementTest, BranchesOnTwoDevicesShareOneContextPerDevice) {
+  NEEDS_TWO_DEVICES();
+  if (!haveCudaUploadAndDownload()) GTEST_SKIP() << "cudaupload or cudadownload is missing (nvcodec)";
+  ElementLog log(GST_LEVEL_INFO);
+  constexpr int kBranches = 6;
+  std::string launch;
+  for (int b = 0; b < kBranches; ++b) {
+    const std::string k = std::to_string(b % 2);
+    launch +=
+        "videotestsrc num-buffers=4 ! video/x-raw,format=RGBA,width=67,height=31 ! cudaupload cuda-device-id=" + k +
+        " ! video/x-raw(memory:CUDAMemory) ! convlivefilter name=f" + std::to_string(b) +
+        " variant=tiled-coop mask=gaussian radius=2 cuda-device-id=" + k + " ! cudadownload cuda-device-id=" + k +
+        " ! fakesink sync=false ";
+  }
+  GError* err = nullptr;
+  GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
+  ASSERT_TRUE(pipeline && !err) << (err ? err->message : "");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end =
+      gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  ASSERT_NE(end, nullptr) << "no EOS within 30 s";
+  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS) << "the pipeline ended in an error";
+  gst_message_unref(end);
+  EXPECT_EQ(log.count("filtered on the device"), kBranches);
+  EXPECT_EQ(log.count("through system memory"), 0);
+  GstCudaContext* first[2] = {nullptr, nullptr};
+  for (int b = 0; b < kBranches; ++b) {
+    GstElement* f = gst_bin_get_by_name(GST_BIN(pipeline), ("f" + std::to_string(b)).c_str());
+    GstCudaContext* c = cudaContextOf(f);
+    ASSERT_NE(c, nullptr);
+    guint device = 99;
+    g_object_get(c, "cuda-device-id", &device, nullptr);
+    EXPECT_EQ(device, guint(b % 2));
+    if (!first[b % 2])
+      first[b % 2] = GST_CUDA_CONTEXT(gst_object_ref(c));
+    else
+      EXPECT_EQ(c, first[b % 2]) << "branch " << b << " works in a context of its own";
+    gst_object_unref(c);
+    gst_object_unref(f);
+  }
+  for (GstCudaContext* c : first) gst_object_unref(c);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(pipeline);
 }
 
 // cudaupload on device 0 ! convlivefilter cuda-device-id=1: CUDA memory of another device than the

@@ -43,6 +43,38 @@ class Pipelines(unittest.TestCase):
         self.assertEqual(args.count("nvh264device1dec"), 2)
 
 
+class Processes(unittest.TestCase):
+    def test_layouts_split_the_branches(self):
+        self.assertEqual(mb.process_branches(5, 2, "one"), [[0, 1, 2, 3, 4]])
+        self.assertEqual(mb.process_branches(5, 2, "per-gpu"), [[0, 2, 4], [1, 3]])
+        self.assertEqual(mb.process_branches(1, 2, "per-gpu"), [[0]])  # no process for an idle GPU
+        self.assertEqual(mb.process_branches(3, 1, "per-stream"), [[0], [1], [2]])
+
+    def test_a_process_runs_its_branches_on_their_gpus(self):
+        args = mb.pipeline("a.mp4", 5, 2, "cuda", "mask=box radius=1", {1, 3})
+        self.assertEqual(args.count("filesrc"), 2)
+        self.assertEqual([a for a in args if a.startswith("cuda-device-id=")], ["cuda-device-id=1"] * 2)
+        self.assertEqual(args.count("nvh264device1dec"), 2)
+
+    def test_processes_run_together_and_each_answers(self):
+        say = [sys.executable, "-c", "import time; time.sleep(0.3); print('Execution ended after 0:00:00.3')"]
+        fail = [sys.executable, "-c", "import sys; print('ERROR: no element'); sys.exit(1)"]
+        t0 = mb.time.monotonic()
+        out = mb.run_processes([say, say, fail], 30)
+        self.assertLess(mb.time.monotonic() - t0, 2.0, "the processes ran one after another")
+        self.assertEqual([rc for rc, _ in out], [0, 0, 1])
+        self.assertIn("ERROR: no element", out[2][1])
+        self.assertIsNone(mb.longest_seconds(out))
+        self.assertAlmostEqual(mb.longest_seconds(out[:2]), 0.3)
+
+    def test_the_longest_process_sets_the_time(self):
+        ok = "Execution ended after 0:00:02.000000000\n"
+        self.assertAlmostEqual(mb.longest_seconds([(0, ok), (0, "Execution ended after 0:00:02.500000000")]), 2.5)
+        self.assertIsNone(mb.longest_seconds([(0, ok), (1, "ERROR")]))
+        self.assertIsNone(mb.longest_seconds([(0, ok), (0, "no time here")]))
+        self.assertIsNone(mb.longest_seconds([]))
+
+
 class Arithmetic(unittest.TestCase):
     def test_reads_the_time_from_playing_to_eos(self):
         text = "Setting pipeline to PLAYING ...\nGot EOS from element \"pipeline0\".\nExecution ended after 0:00:01.250000000\n"

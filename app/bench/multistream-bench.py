@@ -16,7 +16,11 @@ GPU's SM and decoder utilisation during the run. Writes multistream.json and mul
 
 Options: --frames F (the clips' frame count, default: asked of gst-discoverer-1.0, else 300),
 --filter "mask=gaussian radius=4", --repeats R (default 1; the median is kept), --out-dir DIR,
---timeout S (a run, default 300).
+--timeout S (a run, default 300), --processes one|per-gpu|per-stream (default one: every branch in
+one gst-launch-1.0; per-gpu: one process for each GPU's branches, as docs/deploy.md advises;
+per-stream: a process for each branch, so a context each on a GPU). With several processes, all
+start together and the rate is every branch's frames over the longest process's PLAYING-to-EOS
+time (a little low where they start apart: use clips of some seconds).
 """
 import argparse
 import json
@@ -30,6 +34,7 @@ import threading
 import time
 
 MODES = ("decode", "cuda", "system")
+LAYOUTS = ("one", "per-gpu", "per-stream")
 MODE_NAMES = {"decode": "decode only", "cuda": "filtered, CUDA memory out",
               "system": "filtered, system memory out (cudadownload)"}
 
@@ -49,11 +54,44 @@ def branch(clip, gpu, mode, filt):
     return parts + ["!", "fakesink", "sync=false"]
 
 
-def pipeline(clip, streams, gpus, mode, filt):
+def pipeline(clip, streams, gpus, mode, filt, only=None):
+    """Every branch (or those whose numbers are in `only`), branch b on GPU b % gpus."""
     args = []
     for b in range(streams):
-        args += branch(clip, b % gpus, mode, filt)
+        if only is None or b in only:
+            args += branch(clip, b % gpus, mode, filt)
     return args
+
+
+def process_branches(streams, gpus, layout):
+    """The branch numbers each gst-launch-1.0 process runs."""
+    if layout == "per-stream":
+        return [[b] for b in range(streams)]
+    if layout == "per-gpu":
+        return [g for g in ([b for b in range(streams) if b % gpus == k] for k in range(gpus)) if g]
+    return [list(range(streams))]
+
+
+def run_processes(cmds, timeout):
+    """Starts every command at once; each one's (return code, output)."""
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for c in cmds]
+    out = []
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            text, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            out.append((p.returncode, text))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            out.append((124, "timed out"))
+    return out
+
+
+def longest_seconds(results):
+    """The longest PLAYING-to-EOS time of processes that all ended well; None if any did not."""
+    secs = [ended_seconds(text) if rc == 0 else None for rc, text in results]
+    return None if not secs or None in secs else max(secs)
 
 
 _ENDED = re.compile(r"Execution ended after (\d+):(\d+):(\d+)\.(\d+)")
@@ -174,6 +212,7 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--out-dir", default="multistream-results")
+    ap.add_argument("--processes", default="one", choices=LAYOUTS)
     a = ap.parse_args(argv)
     clips = []
     for c in a.clip:
@@ -195,21 +234,20 @@ def main(argv=None):
             for gpus in ints(a.gpus):
                 for streams in ints(a.streams):
                     for mode in modes:  # interleaved, so that a drift touches every mode alike
-                        cmd = [launcher] + pipeline(path, streams, gpus, mode, a.filter)
+                        cmds = [[launcher] + pipeline(path, streams, gpus, mode, a.filter, set(only))
+                                for only in process_branches(streams, gpus, a.processes)]
                         with Sampler() as s:
                             t0 = time.monotonic()
-                            try:
-                                p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
-                                text, rc = p.stdout + p.stderr, p.returncode
-                            except subprocess.TimeoutExpired:
-                                text, rc = "timed out", 124
+                            results = run_processes(cmds, a.timeout)
                             wall = time.monotonic() - t0
-                        secs = ended_seconds(text) if rc == 0 else None
+                        secs = longest_seconds(results)
+                        rc = max(code for code, _ in results)
                         r = {"clip": name, "gpus": gpus, "streams": streams, "mode": mode, "rep": rep, "rc": rc,
-                             "frames": frames, "seconds": secs, "wall_s": wall, "fps": rate(frames, streams, secs),
-                             "util": s.averages(gpus)}
+                             "processes": len(cmds), "frames": frames, "seconds": secs, "wall_s": wall,
+                             "fps": rate(frames, streams, secs), "util": s.averages(gpus)}
                         if secs is None:
-                            r["output"] = text[-800:]
+                            r["output"] = next((t for code, t in results if code != 0 or ended_seconds(t) is None),
+                                               "")[-800:]
                         util[(name, gpus, streams, mode)] = r["util"]
                         runs.append(r)
                         print(json.dumps(r), flush=True)

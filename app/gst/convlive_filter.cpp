@@ -15,7 +15,7 @@
 #include "spec_properties.hpp"
 #include "yuv_frames.hpp"
 
-GST_DEBUG_CATEGORY_STATIC(convlive_filter_debug);
+GST_DEBUG_CATEGORY(convlive_filter_debug);  // cuda_memory.cpp logs in it too
 #define GST_CAT_DEFAULT convlive_filter_debug
 
 namespace convlive::gstelement {
@@ -375,13 +375,13 @@ void setContext(GstElement* element, GstContext* context) {
   GST_ELEMENT_CLASS(gst_convlive_filter_parent_class)->set_context(element, context);
 }
 
-// Going to PAUSED: checks cuda-device-id against the devices there are, then shares a neighbour's
-// CUDA context now, if one has it (see adoptNeighbourContext).
-gboolean start(GstBaseTransform* trans) {
-  ElementState& st = stateOf(trans);
-  GST_OBJECT_LOCK(trans);
+// cuda-device-id checked against the devices there are and taken (an element error naming them
+// where it is past them).
+bool takeDevice(GstElement* element) {
+  ElementState& st = stateOf(element);
+  GST_OBJECT_LOCK(element);
   const int asked = st.deviceId;
-  GST_OBJECT_UNLOCK(trans);
+  GST_OBJECT_UNLOCK(element);
   const int count = deviceCount();
   // Without a device, 0 (the default device) is where the CPU variant runs, as with -1.
   if (asked >= count && !(count == 0 && asked == 0)) {
@@ -389,11 +389,31 @@ gboolean start(GstBaseTransform* trans) {
         "cuda-device-id=" + std::to_string(asked) + ": this machine has " + describeDevices() +
         (count ? "; set cuda-device-id to one of them, or -1 (`convlive list devices` lists them)"
                : "; set cuda-device-id=-1, and the CPU variant filters");
-    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("%s", message.c_str()), (nullptr));
-    return FALSE;
+    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("%s", message.c_str()), (nullptr));
+    return false;
   }
   st.device = count == 0 ? -1 : asked;
   st.cuda.setDevice(st.device);
+  return true;
+}
+
+// Going to READY, before the elements upstream (a bin changes state from the sinks up): the
+// device's primary CUDA context is taken and posted, so that an upstream decoder finds it when it
+// opens (CudaMemoryPath::shareDeviceContext).
+GstStateChangeReturn changeState(GstElement* element, GstStateChange transition) {
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    if (!takeDevice(element)) return GST_STATE_CHANGE_FAILURE;
+    stateOf(element).cuda.shareDeviceContext();
+  }
+  return GST_ELEMENT_CLASS(gst_convlive_filter_parent_class)->change_state(element, transition);
+}
+
+// Going to PAUSED: the device again (stop let the context go), then a neighbour's CUDA context if
+// the device's primary one is not taken (see adoptNeighbourContext).
+gboolean start(GstBaseTransform* trans) {
+  ElementState& st = stateOf(trans);
+  if (!takeDevice(GST_ELEMENT(trans))) return FALSE;
+  st.cuda.shareDeviceContext();
   st.cuda.adoptNeighbourContext();
   return TRUE;
 }
@@ -442,9 +462,10 @@ static void gst_convlive_filter_class_init(GstConvliveFilterClass* klass) {
   g_object_class_install_property(
       object, deviceIdProperty(),
       g_param_spec_int("cuda-device-id", "CUDA device id",
-                       "the CUDA device to filter on (convlive list devices); -1: the CUDA context of an nvcodec "
-                       "neighbour, else the default device. CUDA memory from another device than a device named "
-                       "here is an element error. Taken when the element starts",
+                       "the CUDA device to filter on (convlive list devices), in its primary CUDA context, which the "
+                       "element shares with its neighbours; -1: the only device on a machine of one, else the CUDA "
+                       "context of an nvcodec neighbour. CUDA memory from another device than a device named here "
+                       "is an element error. Taken when the element starts",
                        -1, G_MAXINT, -1, GParamFlags(G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY)));
 
   gst_element_class_set_static_metadata(
@@ -458,6 +479,7 @@ static void gst_convlive_filter_class_init(GstConvliveFilterClass* klass) {
   gst_caps_unref(caps);
 
   element->set_context = setContext;
+  element->change_state = changeState;
   trans->before_transform = beforeTransform;
   trans->transform = transform;
   trans->propose_allocation = proposeAllocation;

@@ -1,12 +1,15 @@
 #define GST_USE_UNSTABLE_API  // GstCuda in 1.22 is "unstable API"; its headers warn without this
 #include "cuda_memory.hpp"
 
+#include <dlfcn.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -15,6 +18,9 @@
 #include "convlive/resources.hpp"
 #include "frame_formats.hpp"
 #include "yuv_frames.hpp"
+
+GST_DEBUG_CATEGORY_EXTERN(convlive_filter_debug);  // the element's (convlive_filter.cpp)
+#define GST_CAT_DEFAULT convlive_filter_debug
 
 namespace convlive::gstelement {
 namespace {
@@ -69,6 +75,64 @@ class MappedFrame {
   GstVideoFrame frame_{};
   bool mapped_ = false;
 };
+
+// cuDevicePrimaryCtxRetain and cuDevicePrimaryCtxRelease, from the driver GstCuda's loader has
+// loaded (its table has neither; the plugin does not link libcuda, so that it loads without a driver).
+struct PrimaryCalls {
+  CUresult (*retain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*release)(CUdevice) = nullptr;
+};
+
+const PrimaryCalls& primaryCalls() {
+  static const PrimaryCalls calls = [] {
+    PrimaryCalls c;
+    if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {  // stays loaded: GstCuda holds it
+      c.retain = reinterpret_cast<decltype(c.retain)>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+      c.release = reinterpret_cast<decltype(c.release)>(dlsym(lib, "cuDevicePrimaryCtxRelease_v2"));
+      dlclose(lib);
+    }
+    return c;
+  }();
+  return calls;
+}
+
+void releasePrimary(gpointer device, GObject*) { primaryCalls().release(CUdevice(GPOINTER_TO_INT(device))); }
+
+// Device `device`'s primary context (the CUDA runtime's own: the library's, PyTorch's and CuPy's)
+// as a GstCudaContext, the same one for every element of the process while any holds it (a new
+// reference), or null with the reason. GStreamer 1.22's elements each make a context of their own
+// where the pipeline's cached one (one per pipeline, whatever the device) is another device's: in
+// a pipeline over two GPUs nearly every branch had its own, and contexts on one GPU take turns on
+// it. One per device avoids that.
+GstCudaContext* primaryContext(int device, std::string& why) {
+  static std::mutex m;
+  static auto& known = *new std::map<int, GWeakRef>;  // zero-filled weak references; never destroyed
+  std::lock_guard lock(m);
+  GWeakRef& ref = known[device];
+  if (gpointer held = g_weak_ref_get(&ref)) return cudaContext(held);
+  const PrimaryCalls& calls = primaryCalls();
+  CUdevice handle = 0;
+  CUcontext primary = nullptr;
+  if (!calls.retain || !calls.release) {
+    why = "the CUDA driver has no cuDevicePrimaryCtxRetain";
+    return nullptr;
+  }
+  if (!gst_cuda_result(CuInit(0)) || !gst_cuda_result(CuDeviceGet(&handle, device)) ||
+      calls.retain(&primary, handle) != CUDA_SUCCESS) {
+    why = "the primary CUDA context of device " + std::to_string(device) + " could not be taken";
+    return nullptr;
+  }
+  GstCudaContext* context = gst_cuda_context_new_wrapped(primary, handle);
+  if (!context) {
+    calls.release(handle);
+    why = "GstCuda could not wrap the primary CUDA context of device " + std::to_string(device);
+    return nullptr;
+  }
+  // Released after GstCuda's own weak-reference cleanup (which makes the context current).
+  g_object_weak_ref(G_OBJECT(context), releasePrimary, GINT_TO_POINTER(int(handle)));
+  g_weak_ref_set(&ref, context);
+  return context;
+}
 
 }  // namespace
 
@@ -128,7 +192,29 @@ bool hasCudaMemoryFeature(GstCaps* caps) {
 CudaMemoryPath::CudaMemoryPath(GstElement* element) : element_(element) {}
 CudaMemoryPath::~CudaMemoryPath() { reset(); }
 
+int CudaMemoryPath::primaryDevice() const {
+  if (deviceId_ >= 0) return deviceId_;
+  return deviceCount() == 1 ? 0 : -1;
+}
+
+void CudaMemoryPath::shareDeviceContext() {
+  const int device = primaryDevice();
+  if (context_ || device < 0 || device >= deviceCount() || !gst_cuda_load_library()) return;
+  std::string why;
+  GstCudaContext* ctx = primaryContext(device, why);
+  if (!ctx) {
+    GST_WARNING_OBJECT(element_, "%s: a context is found or made when the first frame comes", why.c_str());
+    return;
+  }
+  context_ = ctx;
+  GST_INFO_OBJECT(element_, "CUDA memory in the primary CUDA context of device %d (%p), shared with the pipeline",
+                  device, gst_cuda_context_get_handle(ctx));
+  GstMessage* have = gst_message_new_have_context(GST_OBJECT(element_), gst_context_new_cuda_context(ctx));
+  gst_element_post_message(element_, have);
+}
+
 void CudaMemoryPath::setContext(GstContext* context) {
+  if (primaryDevice() >= 0 && deviceCount() > 0) return;  // the device's primary context is taken at READY
   auto* ctx = cudaContext(context_);
   gst_cuda_handle_set_context(element_, context, deviceId_, &ctx);  // another device's is not taken
   context_ = ctx;

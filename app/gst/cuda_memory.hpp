@@ -1,9 +1,13 @@
 // The element's path for video/x-raw(memory:CUDAMemory) (gst-plugins-bad's GstCuda library, 1.22):
 // frames that are already in GPU memory (nvh264dec ! cudaconvert, cudaupload) are filtered where
-// they are, with no host copy. The CUDA context is the pipeline's: taken from the neighbours
-// through the context query or the one set on the element (gst_cuda_ensure_element_context), of
-// the device cuda-device-id names when it names one (a neighbour's context on another device is not
-// shared, and frames in such a context are an element error, not a silent copy), made
+// they are, with no host copy. The CUDA context is the device's primary context (the CUDA
+// runtime's), one for every element of the process, where cuda-device-id names a device or the
+// machine has one: taken when the element goes to READY and posted to the pipeline, so the
+// decoder upstream shares it (GStreamer 1.22 caches one context per pipeline whatever its device,
+// and over two GPUs its elements made a context each; contexts on one GPU take turns on it).
+// Otherwise (-1 on a machine of several GPUs) it is a neighbour's, through the context query or
+// the one set on the element (gst_cuda_ensure_element_context). Frames in another device's context
+// than the one cuda-device-id names are an element error, not a silent copy. The context is made
 // current around every CUDA call here; the element's stream and its plan's workspace live in it.
 // GstCuda 1.22 memory carries no stream, so each frame is waited for before it goes downstream (as
 // nvcodec's elements do). Frames whose memory belongs to another context go the host way instead.
@@ -49,6 +53,13 @@ class CudaMemoryPath {
   // what to do, for an element error ("" otherwise).
   std::string deviceMismatch(GstBuffer* in) const;
 
+  // Going to READY (and at start): where cuda-device-id names a device, or the machine has one
+  // device, takes that device's primary CUDA context (the CUDA runtime's; one GstCudaContext for
+  // every element of the process) and posts it to the pipeline (have-context). Elements start from
+  // the sink up, so the decoder or cudaupload upstream finds it by the context query when it
+  // starts, and the other branches on the device share it. Contexts offered by set_context are
+  // then not taken. -1 on a machine of several devices: nothing here (adoptNeighbourContext).
+  void shareDeviceContext();
   // GstElement::set_context and the context query, for the neighbours to share one context.
   void setContext(GstContext* context);
   bool answerContextQuery(GstQuery* query);
@@ -82,6 +93,7 @@ class CudaMemoryPath {
  private:
   struct Device;
   GstElement* element_;
+  int primaryDevice() const;    // the device whose primary context is shared, or -1
   int deviceId_ = -1;           // cuda-device-id as taken at start
   gpointer context_ = nullptr;  // GstCudaContext*, a reference
   std::unique_ptr<Device> device_;
