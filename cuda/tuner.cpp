@@ -384,7 +384,9 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   const bool fftFirst =
       r > kernels::kMax2DRadius || (twoD && (r >= 25 || (r >= 22 && double(width) * height <= 1920.0 * 1088)));
   if (fftFirst) order.push_back("fft");
-  for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft"}) order.push_back(n);
+  // sweep last: the one 2D-mask variant whose grid takes frames of any height (the others' rows of
+  // blocks stop at 65535).
+  for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft", "sweep"}) order.push_back(n);
   for (const char* n : order)
     if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
   return cpuChoice(p, width, height);

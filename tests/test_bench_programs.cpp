@@ -12,7 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "../app/bench/bench_args.hpp"
 #include "../app/bench/typed_report.hpp"
 #include "run_program.hpp"
 
@@ -147,6 +150,44 @@ TEST_F(BenchOutput, TypedModeRefusesBadListsBeforeLookingForAGpu) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--out-dir: '" + bad + "' is not a folder"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "typed"));  // nothing timed, so nothing made but the folder checked
+}
+
+TEST(BenchArgs, TheDeviceOptionIsTakenOutOfTheArguments) {
+  std::vector<std::string> args{"convlive-bench", "--radii", "1", "--device", "1", "--sizes", "64x48"};
+  std::string error;
+  EXPECT_EQ(convlive::bench::takeDeviceOption(args, error), 1);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(args, (std::vector<std::string>{"convlive-bench", "--radii", "1", "--sizes", "64x48"}));
+  args = {"convlive-bench", "--device=2", "--types", "u8x1"};
+  EXPECT_EQ(convlive::bench::takeDeviceOption(args, error), 2);
+  EXPECT_EQ(args, (std::vector<std::string>{"convlive-bench", "--types", "u8x1"}));
+  args = {"convlive-bench", "--quick"};
+  EXPECT_EQ(convlive::bench::takeDeviceOption(args, error), -1);
+  EXPECT_EQ(args.size(), 2u);
+  for (const auto& [bad, why] : {std::pair{"-1", "--device '-1' is not a device index"},
+                                 std::pair{"one", "--device 'one' is not a device index"}}) {
+    args = {"convlive-bench", "--device", bad};
+    error.clear();
+    EXPECT_EQ(convlive::bench::takeDeviceOption(args, error), -1);
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+  }
+  args = {"convlive-bench", "--device"};
+  error.clear();
+  convlive::bench::takeDeviceOption(args, error);
+  EXPECT_NE(error.find("--device needs a device index"), std::string::npos) << error;
+}
+
+// A device index past the machine's devices is refused naming those there are, in both modes.
+TEST_F(BenchOutput, ADevicePastTheMachinesIsRefused) {
+  const std::string out = " --out-dir " + (dir_ / "r").string();
+  for (const std::string args : {"--sizes 64x48 --radii 1 --device 99", "--types u8x1 --device=99"}) {
+    const auto r = runProgram(CONVLIVE_BENCH_EXE, args + out);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("--device 99: this machine has "), std::string::npos) << args << ": " << r.output;
+  }
+  const auto r = runProgram(CONVLIVE_BENCH_EXE, "--device x" + out);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--device 'x' is not a device index"), std::string::npos) << r.output;
 }
 
 // Without a GPU the typed mode says it needs one (exit 1); with one, a tiny run writes its rows.

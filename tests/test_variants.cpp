@@ -951,7 +951,10 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 4})), "stream");
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 8})), "fused");
-  }
+  }  // A 2D mask on a frame taller than every tiled grid takes (65535 rows of blocks): sweep, not a
+  // CPU variant (refused for device memory).
+  p.filter = makeFilter("sharpen", {.radius = 3});
+  EXPECT_EQ(fixedOrderChoice(p, 3, 2200000).name, "sweep");
 }
 
 // auto measured: the first use times the candidates and stores the winner; the second is served

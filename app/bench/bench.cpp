@@ -45,7 +45,7 @@ struct Options {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]\n"
                "                      [--repeats 30] [--warmup 5] [--warmup-ms 100] [--frames 3] [--variants a,b] "
-               "[--out-dir DIR] [--quick]\n";
+               "[--out-dir DIR] [--quick] [--device N]\n";
   std::exit(2);
 }
 
@@ -135,7 +135,28 @@ std::string today() {
 
 }  // namespace
 
+// --device N: every later CUDA call on device N (its index as `convlive list devices` shows it).
+// Exits 2 with the reason for a bad or missing device. `args` keeps the other arguments.
+void takeDevice(std::vector<std::string>& args) {
+  std::string error;
+  const int device = bench::takeDeviceOption(args, error);
+  if (!error.empty()) usage(error);
+  if (device < 0) return;
+  if (device >= deviceCount()) {
+    std::cerr << "convlive-bench: --device " << device << ": this machine has " << describeDevices() << "\n";
+    std::exit(2);
+  }
+  CL_CUDA(cudaSetDevice(device));
+}
+
 int main(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  takeDevice(args);
+  std::vector<char*> pointers;
+  for (std::string& a : args) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  argc = int(args.size());
+  argv = pointers.data();
   // --types, --batches: frames of every pixel type and batches against a copy (typed_bench.cpp).
   if (bench::wantsTypedMode(argc, argv)) return bench::typedMain(argc, argv);
   const Options o = parse(argc, argv);

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cstddef>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -30,6 +31,36 @@ inline std::optional<int> parseInt(const std::string& s, int minimum) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
+}
+
+// Takes "--device N" (or "--device=N") out of args: N, -1 where absent; "" or why the value is
+// not a device index in `error`.
+inline int takeDeviceOption(std::vector<std::string>& args, std::string& error) {
+  int device = -1;
+  for (std::size_t i = 0; i < args.size();) {
+    std::string value;
+    std::size_t take = 0;
+    if (args[i] == "--device") {
+      if (i + 1 >= args.size()) {
+        error = "--device needs a device index (convlive list devices lists them)";
+        return -1;
+      }
+      value = args[i + 1], take = 2;
+    } else if (args[i].rfind("--device=", 0) == 0) {
+      value = args[i].substr(9), take = 1;
+    } else {
+      ++i;
+      continue;
+    }
+    const auto v = parseInt(value, 0);
+    if (!v) {
+      error = "--device '" + value + "' is not a device index (0, 1, ...: convlive list devices lists them)";
+      return -1;
+    }
+    device = *v;
+    args.erase(args.begin() + std::ptrdiff_t(i), args.begin() + std::ptrdiff_t(i + take));
+  }
+  return device;
 }
 
 // Makes the folder `dir` (and its parents) where missing. Empty when it is a folder this program can
