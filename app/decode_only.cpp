@@ -49,6 +49,7 @@ int runDecodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& 
   if (!src.info().decoder.empty())
     log << ", decoder " << src.info().decoder << (src.info().framesOnDevice ? " (frames in GPU memory)" : "");
   log << "\n";
+  if (!src.info().depthNote.empty()) log << "note: " << src.info().depthNote << "\n";
   log << "decode only: " << n << " frames of " << w << "x" << h << " in " << decimals(wall, 2)
       << " s: " << decimals(fps, 1) << " fps";
   if (steady.fps() > 0) log << "; " << decimals(steady.fps(), 1) << " after the first " << steady.warmup() << " frames";

@@ -69,6 +69,7 @@ void printSummary(std::ostream& log, const Pipeline& p, const PipelineConfig& c,
   log << "source: " << si.description << " (native " << si.nativeFormat << " " << si.nativeWidth << "x"
       << si.nativeHeight << (si.fps > 0 ? ", " + decimals(si.fps, 2) + " fps" : "") << (si.live ? ", live" : "")
       << ")\n";
+  if (!si.depthNote.empty()) log << "note: " << si.depthNote << "\n";
   log << "device: " << (deviceInfo().available ? deviceInfo().name : deviceInfo().reason + " (the CPU variants run)")
       << "\n";
   log << settingsLine(p, c) << "\n";
@@ -139,7 +140,8 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
               {"live", si.live},
               {"decoder", si.decoder},
               {"frames_on_device", si.framesOnDevice},
-              {"decoder_note", si.decoderNote}}},
+              {"decoder_note", si.decoderNote},
+              {"depth_note", si.depthNote}}},
             {"device", dev.available
                            ? json{{"name", dev.name},
                                   {"compute_capability", std::to_string(dev.major) + "." + std::to_string(dev.minor)}}

@@ -51,6 +51,22 @@ std::string formatOf(const GstCaps* caps) {
   return name;
 }
 
+// What becomes of frames of more than 8 bits a channel ("" for 8 bits or fewer, and for coded
+// formats).
+std::string depthNoteOf(const GstCaps* caps) {
+  if (!caps || gst_caps_get_size(caps) == 0) return "";
+  const GstStructure* s = gst_caps_get_structure(caps, 0);
+  const gchar* format = gst_structure_get_string(s, "format");
+  if (std::string(gst_structure_get_name(s)) != "video/x-raw" || !format) return "";
+  const GstVideoFormatInfo* info = gst_video_format_get_info(gst_video_format_from_string(format));
+  const int depth = info ? int(GST_VIDEO_FORMAT_INFO_DEPTH(info, 0)) : 8;
+  if (depth <= 8) return "";
+  return std::string(format) + " has " + std::to_string(depth) +
+         " bits a channel: the pipeline filters 8-bit frames, so each frame is converted to 8 bits first (its " +
+         "lowest " + std::to_string(depth - 8) +
+         " bits are dropped); `convlive image` filters 16-bit pictures at 16 bits";
+}
+
 bool isPictureCaps(const GstCaps* caps) {
   if (!caps || gst_caps_get_size(caps) == 0) return false;
   const std::string name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
@@ -172,6 +188,7 @@ void AppsinkReader::fillInfo() {
   GstCaps* caps = native ? native.get() : converted;
   info_.nativeFormat = formatOf(caps);
   info_.frameFormat = formatOf(converted);
+  info_.depthNote = depthNoteOf(caps);
   if (caps && gst_caps_get_size(caps) > 0) {
     const GstStructure* s = gst_caps_get_structure(caps, 0);
     gst_structure_get_int(s, "width", &info_.nativeWidth);

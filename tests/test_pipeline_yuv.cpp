@@ -217,6 +217,30 @@ TEST(SourceYuv, DecodedFileKeepsTheDecodersFormat) {
   EXPECT_EQ(src.info().frameFormat, src.info().nativeFormat) << "converted on the CPU";
 }
 
+// 10-bit frames say what becomes of their depth (converted to 8 bits before the filter); 8-bit ones
+// say nothing.
+TEST(SourceYuv, DeeperThan8BitFramesSayTheyAreCutTo8Bits) {
+  for (const char* format : {"I420_10LE", "P010_10LE", "GRAY16_LE"}) {
+    SCOPED_TRACE(format);
+    Source src(SourceSpec::launch(std::string("videotestsrc num-buffers=2 ! video/x-raw,format=") + format +
+                                  ",width=32,height=16 ! videoconvert ! appsink"),
+               yuvOptions());
+    SourceFrame f;
+    ASSERT_EQ(src.pull(f, 5s), Source::Pull::Frame);
+    EXPECT_EQ(src.info().nativeFormat, format);
+    const std::string bits = std::string(format) == "GRAY16_LE" ? "16 bits a channel" : "10 bits a channel";
+    EXPECT_NE(src.info().depthNote.find(std::string(format) + " has " + bits), std::string::npos)
+        << src.info().depthNote;
+    EXPECT_NE(src.info().depthNote.find("converted to 8 bits"), std::string::npos) << src.info().depthNote;
+  }
+  Source eight(SourceSpec::launch("videotestsrc num-buffers=2 ! video/x-raw,format=I420,width=32,height=16 ! "
+                                  "videoconvert ! appsink"),
+               yuvOptions());
+  SourceFrame f;
+  ASSERT_EQ(eight.pull(f, 5s), Source::Pull::Frame);
+  EXPECT_EQ(eight.info().depthNote, "");
+}
+
 TEST(SourceYuv, LaunchLinesGiveNv12OrRgbaAsTheyCome) {
   {
     Source src(SourceSpec::launch("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=33,height=17 ! "

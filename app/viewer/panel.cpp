@@ -416,6 +416,7 @@ void timingsSection(PanelModel& m, auto& s) {
   ImGui::Text("%s", dev.available ? dev.name.c_str() : "no CUDA device: the CPU variants run");
   ImGui::Text("frame %dx%d RGBA8 (source %s %dx%d)", t.width, t.height, si.nativeFormat.c_str(), si.nativeWidth,
               si.nativeHeight);
+  if (!si.depthNote.empty()) ImGui::TextWrapped("%s", si.depthNote.c_str());
   ImGui::Text("%.1f fps   %.1f MPix/s", t.fps, t.mpixPerSecond);
   if (f.pace.behind) {
     char line[160];

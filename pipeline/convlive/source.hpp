@@ -64,6 +64,9 @@ struct SourceInfo {
   std::string decoder;          // the video decoder element ("nvh264dec", "avdec_h264"; "" when none)
   bool framesOnDevice = false;  // frames arrive in GPU memory (NVDEC): no host copy, no upload
   std::string decoderNote;      // why NVDEC was asked for and not used ("" otherwise)
+  // Frames of more than 8 bits a channel (10-bit video, 16-bit PNG sequences): what becomes of their
+  // depth, in one line ("" otherwise).
+  std::string depthNote;
 };
 
 // Who decodes files, URIs and launch lines (run and export, with YUV frames accepted). Auto: NVDEC
