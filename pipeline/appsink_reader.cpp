@@ -11,6 +11,7 @@
 #include "colorimetry.hpp"
 #include "cuda_share.hpp"
 #include "host_registry.hpp"
+#include "network_probe.hpp"
 #include "source_messages.hpp"
 
 namespace convlive {
@@ -110,6 +111,17 @@ double framerateOf(const GstCaps* caps) {
   return gst_structure_get_fraction(gst_caps_get_structure(caps, 0), "framerate", &n, &d) && d > 0 ? double(n) / d : 0;
 }
 
+// A network URI whose source failed or gave nothing: why its server cannot be reached, as the
+// error's whole text ("" when it can be reached, and for other sources). Bounded: 3 s for the name
+// lookup and 3 s for the connection.
+std::string unreachableMessage(const SourceSpec& spec) {
+  if (spec.kind != SourceSpec::Kind::Uri) return "";
+  const std::optional<NetworkTarget> target = networkTargetOf(spec.location);
+  if (!target) return "";
+  const std::string why = whyUnreachable(*target, std::chrono::seconds(3));
+  return why.empty() ? "" : spec.describe() + " cannot be reached: " + why + ": " + unreachableAdvice(why);
+}
+
 GstPadProbeReturn onBuffer(GstPad*, GstPadProbeInfo* info, gpointer log) {
   (*static_cast<std::shared_ptr<ArrivalLog>*>(log))->add(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
   return GST_PAD_PROBE_OK;
@@ -127,6 +139,8 @@ void AppsinkReader::drainBus() {
     if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_ERROR) {
       // An unlinked audio stream fails with not-linked; the decoder's own account says more.
       if (std::string why = graph_.noVideoReason(); !why.empty()) throw SourceError(why);
+      // GStreamer's HTTP source says only "Internal data stream error" when the server is not there.
+      if (std::string why = unreachableMessage(graph_.spec()); !why.empty()) throw SourceError(why);
       throw SourceError(explainBusError(msg.get(), graph_.spec()));
     }
     eos_ = true;
@@ -175,6 +189,7 @@ void AppsinkReader::open() {
     }
     if (!first_ && Clock::now() > deadline) {
       drainBus();
+      if (std::string why = unreachableMessage(spec); !why.empty()) throw SourceError(why);
       throw SourceError(noFirstFrameMessage(spec, options_.openTimeout));
     }
   }
