@@ -10,6 +10,7 @@
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
 #include <chrono>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "image_io.hpp"
 #include "run_program.hpp"
 #include "viewer/copy_bandwidth.hpp"
+#include "viewer/key_bindings.hpp"
 #include "viewer/panel.hpp"
 #include "viewer/status_line.hpp"
 #include "viewer_fixture.hpp"
@@ -261,6 +263,31 @@ TEST_P(ViewerOn, EnterOpensTheTypedPath) {
       << "Enter did not open the typed path: " << v->pipeline().lastError();
 }
 
+// Every press counts, in order, even two of one key between two frames (a tap shorter than a
+// frame); repeats only for keys that repeat; with a text box focused, none runs.
+TEST(KeyBindings, EveryPressCountsEvenWithinOneFrame) {
+  ImGuiContext* imgui = ImGui::CreateContext();
+  KeyQueue keys;
+  keys.press(GLFW_KEY_V, false);
+  keys.press(GLFW_KEY_V, false);
+  keys.press(GLFW_KEY_V, true);
+  keys.press(GLFW_KEY_UP, false, true);     // up repeats while held
+  keys.press(GLFW_KEY_SPACE, false, true);  // pause does not
+  keys.press(GLFW_KEY_X, false);            // not bound
+  std::vector<Action> ran;
+  dispatchKeys(keys, [&](Action a) { ran.push_back(a); });
+  EXPECT_EQ(ran,
+            (std::vector<Action>{Action::NextVariant, Action::NextVariant, Action::PreviousVariant, Action::RadiusUp}));
+  EXPECT_TRUE(keys.empty());
+  ran.clear();
+  ImGui::GetIO().WantCaptureKeyboard = true;  // the keys went into a text box
+  keys.press(GLFW_KEY_Q, false);
+  dispatchKeys(keys, [&](Action a) { ran.push_back(a); });
+  EXPECT_TRUE(ran.empty());
+  EXPECT_TRUE(keys.empty()) << "the presses a text box took run later";
+  ImGui::DestroyContext(imgui);
+}
+
 TEST(KeyBindings, OTogglesTheOverlayAndLLoads) {
   auto find = [](int key) -> const KeyBinding* {
     for (const KeyBinding& b : keyBindings())
@@ -280,6 +307,25 @@ TEST(KeyBindings, OTogglesTheOverlayAndLLoads) {
   for (const KeyHelp& h : keyHelp()) help += std::string(h.keys) + ": " + h.what + "\n";
   EXPECT_NE(help.find("o / shift+o: block-grid overlay"), std::string::npos) << help;
   EXPECT_NE(help.find("l: load"), std::string::npos) << help;
+}
+
+// A status line coming and going leaves the widgets where they were.
+TEST_P(ViewerOn, AStatusLineDoesNotMoveTheWidgets) {
+  context.reset();  // one context at a time: this one has room for the whole panel
+  std::string skip;
+  auto tall = makeContext(GetParam(), skip, 960, 1300);
+  if (!tall) GTEST_SKIP() << skip;
+  auto v = makeViewer(*tall, gaussian(1, Border::Clamp));
+  showFrames(*v, 3);
+  ASSERT_EQ(v->status(), "");
+  const Rect before = v->timingPlotRect();
+  ASSERT_GT(before.h, 0) << "no timing plot to watch";
+  v->apply(Action::RadiusDown);  // radius 1 is the smallest: a status line
+  ASSERT_NE(v->status(), "");
+  showFrames(*v, 2);
+  const Rect after = v->timingPlotRect();
+  EXPECT_EQ(after.y, before.y) << "the status line pushed the panel's widgets down";
+  EXPECT_EQ(after.x, before.x);
 }
 
 TEST_P(ViewerOn, TheTimingPlotHasARealSizeAndShowsItsLine) {

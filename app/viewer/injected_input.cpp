@@ -7,7 +7,7 @@ namespace convlive {
 void InjectedInput::pressKey(int key, bool shift) { queue_.push_back(Event{key, shift, {}}); }
 void InjectedInput::typeText(const std::string& text) { queue_.push_back(Event{-1, false, text}); }
 
-void InjectedInput::feed() {
+void InjectedInput::feed(KeyQueue& keys) {
   ImGuiIO& io = ImGui::GetIO();
   if (held_ >= 0) {
     io.KeysDown[held_] = false;
@@ -25,6 +25,7 @@ void InjectedInput::feed() {
   if (e.key >= int(IM_ARRAYSIZE(io.KeysDown))) return;
   io.KeysDown[e.key] = true;
   io.KeyShift = e.shift;
+  keys.press(e.key, e.shift);
   held_ = e.key;
 }
 

@@ -6,6 +6,8 @@
 #include <deque>
 #include <string>
 
+#include "key_bindings.hpp"
+
 namespace convlive {
 
 class InjectedInput {
@@ -15,8 +17,8 @@ class InjectedInput {
   // Characters typed into whatever has the keyboard focus, in one pass.
   void typeText(const std::string& text);
   // Between the backend's NewFrame and ImGui::NewFrame: releases the key pressed last pass, then
-  // feeds the next queued event.
-  void feed();
+  // feeds the next queued event (a key press to ImGui and to `keys`, as the window's callback does).
+  void feed(KeyQueue& keys);
   bool pending() const { return !queue_.empty() || held_ >= 0; }
 
  private:

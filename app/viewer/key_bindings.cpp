@@ -49,11 +49,12 @@ std::span<const KeyHelp> keyHelp() {
   return help;
 }
 
-void dispatchKeys(const std::function<void(Action)>& run) {
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantCaptureKeyboard) return;
-  for (const KeyBinding& b : kBindings)
-    if (ImGui::IsKeyPressed(b.key, b.repeats)) run(io.KeyShift ? b.shifted : b.action);
+void dispatchKeys(KeyQueue& keys, const std::function<void(Action)>& run) {
+  const std::vector<KeyQueue::Press> presses = keys.take();
+  if (ImGui::GetIO().WantCaptureKeyboard) return;
+  for (const KeyQueue::Press& p : presses)
+    for (const KeyBinding& b : kBindings)
+      if (b.key == p.key && (!p.repeat || b.repeats)) run(p.shift ? b.shifted : b.action);
 }
 
 }  // namespace convlive

@@ -4,6 +4,8 @@
 
 #include <functional>
 #include <span>
+#include <utility>
+#include <vector>
 
 namespace convlive {
 
@@ -50,8 +52,29 @@ struct KeyHelp {
 };
 std::span<const KeyHelp> keyHelp();
 
-// Runs `run` for each bound key pressed this ImGui frame, unless ImGui wants the keyboard (a text
-// box has focus). Between ImGui::NewFrame and ImGui::Render.
-void dispatchKeys(const std::function<void(Action)>& run);
+// Key presses in the order they came, kept until the next frame takes them: a key tapped while a
+// frame takes longer than the tap is still one press (ImGui 1.86 reads keys as up or down once a
+// frame, so a press and its release between two frames were lost). Fed by the window's key
+// callback (GLFW calls it from glfwPollEvents, on the render thread) and by injected input.
+class KeyQueue {
+ public:
+  struct Press {
+    int key;      // a GLFW key code
+    bool shift;   // shift was held
+    bool repeat;  // the key's auto-repeat, not a press
+  };
+  void press(int key, bool shift, bool repeat = false) { presses_.push_back({key, shift, repeat}); }
+  // The presses since the last call, oldest first.
+  std::vector<Press> take() { return std::exchange(presses_, {}); }
+  bool empty() const { return presses_.empty(); }
+
+ private:
+  std::vector<Press> presses_;
+};
+
+// Runs `run` for each bound key press in `keys` (a repeat only for keys that repeat), in order, and
+// empties it; where ImGui wants the keyboard (a text box has focus) the presses went to it, and
+// none runs. Between ImGui::NewFrame and ImGui::Render.
+void dispatchKeys(KeyQueue& keys, const std::function<void(Action)>& run);
 
 }  // namespace convlive

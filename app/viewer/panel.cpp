@@ -507,12 +507,17 @@ void Panel::draw(PanelModel& m, float width) {
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     // Both wrap at the panel's edge: a path or a GStreamer message is often wider than the panel.
     if (!f.sourceError.empty()) wrappedColoured(ImVec4(1, 0.45f, 0.4f, 1), f.sourceError);
+    // The status line and the source being opened come and go: they sit in a box of three lines'
+    // height, there or not, so that the widgets below stay under the cursor.
+    ImGui::BeginChild("status", ImVec2(0, 3 * ImGui::GetTextLineHeightWithSpacing()), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     if (!f.status.empty()) wrappedColoured(ImVec4(1, 0.8f, 0.3f, f.statusOpacity), f.status);
     if (!f.opening.what.empty()) {  // the current source plays on until the new one delivers
       char line[64];
       std::snprintf(line, sizeof line, " (%.1f s)", f.opening.secondsWaiting);
       wrappedColoured(ImVec4(0.6f, 0.8f, 1, 1), "opening " + f.opening.what + line);
     }
+    ImGui::EndChild();
     if (header("Source", ImGuiTreeNodeFlags_DefaultOpen)) sourceSection(m, s);
     if (header("Filter", ImGuiTreeNodeFlags_DefaultOpen)) filterSection(m, s);
     if (header("Kernel", ImGuiTreeNodeFlags_DefaultOpen)) kernelSection(m);

@@ -32,15 +32,28 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // ImGui's context and its GLFW (windows only) and OpenGL 3 backends, shut down in reverse order.
+// The window's key presses into the viewer's KeyQueue (a press and a repeat, with shift).
+void onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+  auto* keys = static_cast<KeyQueue*>(glfwGetWindowUserPointer(window));
+  if (keys && (action == GLFW_PRESS || action == GLFW_REPEAT))
+    keys->press(key, (mods & GLFW_MOD_SHIFT) != 0, action == GLFW_REPEAT);
+}
+
 class ImGuiContextOwner {
  public:
-  explicit ImGuiContextOwner(GLFWwindow* window) : window_(window) {
+  // `keys`: where the window's key presses go (installed before ImGui's backend, which calls it
+  // from its own key callback).
+  ImGuiContextOwner(GLFWwindow* window, KeyQueue& keys) : window_(window) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // the layout is fixed: no imgui.ini beside the user's files
     ImGui::StyleColorsDark();
     ImGui::GetStyle().WindowRounding = 0;
+    if (window_) {
+      glfwSetWindowUserPointer(window_, &keys);
+      glfwSetKeyCallback(window_, onKey);
+    }
     if (window_ && !ImGui_ImplGlfw_InitForOpenGL(window_, true)) {
       ImGui::DestroyContext();
       throw GlError("ImGui's GLFW backend did not start");
@@ -54,7 +67,11 @@ class ImGuiContextOwner {
   }
   ~ImGuiContextOwner() {
     ImGui_ImplOpenGL3_Shutdown();
-    if (window_) ImGui_ImplGlfw_Shutdown();
+    if (window_) {
+      ImGui_ImplGlfw_Shutdown();  // puts onKey back
+      glfwSetKeyCallback(window_, nullptr);
+      glfwSetWindowUserPointer(window_, nullptr);
+    }
     ImGui::DestroyContext();
   }
   ImGuiContextOwner(const ImGuiContextOwner&) = delete;
@@ -90,7 +107,7 @@ float framebufferScale(float s) { return s > 0 ? s : 1; }
 }  // namespace
 
 struct Viewer::Gl {
-  explicit Gl(GLFWwindow* window) : imgui(window) {}
+  Gl(GLFWwindow* window, KeyQueue& keys) : imgui(window, keys) {}
   ~Gl() { present.synchronize(); }  // copies into the textures finish before they go
   ImGuiContextOwner imgui;
   Renderer renderer;
@@ -121,7 +138,7 @@ const char* viewerStageName(ViewerStage s) {
 Viewer::Viewer(GlContext& context, const PipelineConfig& config, const FilterSpec& filter, const ViewerOptions& options)
     : context_(context), config_(config), options_(options), screenshots_(options.screenshotDir) {
   for (int i = 0; i < int(ViewerStage::Count); ++i) stats_[i] = StageStats(viewerStageName(ViewerStage(i)));
-  gl_ = std::make_unique<Gl>(context_.window());
+  gl_ = std::make_unique<Gl>(context_.window(), keys_);
   config_.params = filter.params();
   config_.variant = filter.variant;
   worker_ = std::make_unique<PipelineWorker>(config_, mailbox_, options_.keepSourceFrames);
@@ -392,14 +409,14 @@ bool Viewer::frame() {
     io.DisplayFramebufferScale = ImVec2(1, 1);
     io.DeltaTime = std::max(1e-4f, float(std::chrono::duration<double>(Clock::now() - lastSwap_).count()));
   }
-  input_.feed();
+  input_.feed(keys_);
   if (pointer_) {
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = ImVec2(float(pointer_->x / framebufferScale(io.DisplayFramebufferScale.x)),
                          float(pointer_->y / framebufferScale(io.DisplayFramebufferScale.y)));
   }
   ImGui::NewFrame();
-  dispatchKeys([this](Action a) { apply(a); });
+  dispatchKeys(keys_, [this](Action a) { apply(a); });
   handleMouse();
   layout(fbW, fbH);
   drawOverlay();

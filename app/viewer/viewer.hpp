@@ -155,6 +155,7 @@ class Viewer : private PanelModel {
   GlContext& context_;
   PipelineConfig config_;
   ViewerOptions options_;
+  KeyQueue keys_;  // before gl_: the window's key callback (installed with ImGui) feeds it
   struct Gl;
   std::unique_ptr<Gl> gl_;  // ImGui context, renderer, textures, present stream, GPU timer, panel
   FrameMailbox mailbox_;    // declared before the worker, which posts into it
