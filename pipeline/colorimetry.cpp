@@ -1,9 +1,23 @@
 #include "colorimetry.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 namespace convlive {
+namespace {
+
+// A colorimetry field as the number it holds: caps may carry any number there ("99:99:99:99"
+// parses), and reading such a value through the enum's type is undefined behaviour in C++.
+template <class Enum>
+int numberOf(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int n = 0;
+  std::memcpy(&n, &field, sizeof n);
+  return n;
+}
+
+}  // namespace
 
 std::optional<YuvFormat> yuvFormatOf(GstVideoFormat format) {
   if (format == GST_VIDEO_FORMAT_NV12) return YuvFormat::NV12;
@@ -13,7 +27,7 @@ std::optional<YuvFormat> yuvFormatOf(GstVideoFormat format) {
 
 ColourSpec colourSpecOf(const GstVideoInfo& info) {
   ColourSpec spec;
-  switch (info.colorimetry.matrix) {
+  switch (numberOf(info.colorimetry.matrix)) {
     case GST_VIDEO_COLOR_MATRIX_BT601:
     case GST_VIDEO_COLOR_MATRIX_FCC:
       spec.matrix = ColourMatrix::Bt601;
@@ -29,7 +43,8 @@ ColourSpec colourSpecOf(const GstVideoInfo& info) {
       spec.matrix = GST_VIDEO_INFO_HEIGHT(&info) > 576 ? ColourMatrix::Bt709 : ColourMatrix::Bt601;
       break;
   }
-  spec.range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ? ColourRange::Full : ColourRange::Limited;
+  spec.range =
+      numberOf(info.colorimetry.range) == GST_VIDEO_COLOR_RANGE_0_255 ? ColourRange::Full : ColourRange::Limited;
   return spec;
 }
 

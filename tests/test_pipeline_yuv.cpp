@@ -128,6 +128,10 @@ TEST(Colorimetry, CapsMapToMatrixAndRange) {
                  ColourRange::Full));
   EXPECT_TRUE(is(specOfCaps("video/x-raw,format=I420,width=64,height=48,colorimetry=1:3:5:1"), ColourMatrix::Bt709,
                  ColourRange::Full));
+  // Numbers no matrix or range has (the caps parse; the fuzzer's find, undefined behaviour when read
+  // as GStreamer's enums): the size's default matrix, limited range.
+  EXPECT_TRUE(is(specOfCaps("video/x-raw,format=I420,width=64,height=48,colorimetry=99:99:99:99"), ColourMatrix::Bt601,
+                 ColourRange::Limited));
   // None given: GStreamer's default for the size (SD BT.601, HD BT.709).
   EXPECT_TRUE(
       is(specOfCaps("video/x-raw,format=I420,width=720,height=576"), ColourMatrix::Bt601, ColourRange::Limited));

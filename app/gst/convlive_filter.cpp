@@ -288,7 +288,7 @@ gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in, GstC
     st.frames = ImageDesc::rgba8(st.width, st.height);
     st.frames.alpha = false;
   }
-  st.colour = colourSpecOf(in->colorimetry, st.height);
+  st.colour = colourSpecOf(*in);
   st.capsChanged = true;
   GST_DEBUG_OBJECT(filter, "caps: %s %dx%d in %s memory, filtered as %s%s%s", GST_VIDEO_INFO_NAME(in), st.width,
                    st.height, st.cudaCaps ? "CUDA" : "system", st.frames.str().c_str(),

@@ -358,7 +358,7 @@ void CudaMemoryPath::run(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* o
   Device& d = *device_;
   const cudaStream_t s = d.stream.get();
   if (yuvFormatOf(GST_VIDEO_INFO_FORMAT(&inInfo))) {
-    const ColourSpec colour = colourSpecOf(inInfo.colorimetry, GST_VIDEO_INFO_HEIGHT(&inInfo));
+    const ColourSpec colour = colourSpecOf(inInfo);
     d.ensureRgba(GST_VIDEO_INFO_WIDTH(&inInfo), GST_VIDEO_INFO_HEIGHT(&inInfo));
     yuvToRgba(from.yuvView(), d.rgbaIn.view(), colour, s);
     d.plan.run(d.rgbaIn.view(), d.rgbaOut.view(), s);
