@@ -14,13 +14,14 @@ PACKAGES=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
           gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
           gstreamer1.0-tools gstreamer1.0-x
-          libhwy-dev libtbb-dev libpng-dev libturbojpeg0-dev pybind11-dev python3-dev python3-numpy
+          libhwy-dev libtbb-dev libpng-dev libturbojpeg0-dev libtiff-dev pybind11-dev python3-dev python3-numpy
           libglfw3-dev libglew-dev libimgui-dev libegl-dev libopengl-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth clang-format)
 # H.264 in (gstreamer1.0-libav, h264parse from -bad; nvh264dec from -bad where an NVIDIA driver is present)
 # and out (x264enc from -ugly) come with the set-up, so phone videos play and export with no extra step.
 # gstreamer1.0-tools: gst-launch-1.0 and gst-inspect-1.0, gstreamer1.0-x: a window for autovideosink (without it
 # autovideosink picks a sink that crashes on a minbase system); both for the convlivefilter element (README: GStreamer).
-# libhwy/libtbb: the cpu-simd variant; libpng/libturbojpeg: 16-bit PNG and JPEG pictures; pybind11: the
+# libhwy/libtbb: the cpu-simd variant; libpng/libturbojpeg/libtiff: 16-bit PNG, JPEG and 16-bit and float
+# TIFF pictures; pybind11: the
 # Python module.
 
 say() { printf 'run.sh: %s\n' "$*" >&2; }

@@ -84,6 +84,7 @@ std::optional<PictureFormat> pictureFormatFor(const std::string& path) {
   if (ext == ".png") return PictureFormat::Png;
   if (ext == ".jpg" || ext == ".jpeg") return PictureFormat::Jpeg;
   if (ext == ".npy") return PictureFormat::Npy;
+  if (ext == ".tif" || ext == ".tiff") return PictureFormat::Tiff;
   return std::nullopt;
 }
 
@@ -95,10 +96,12 @@ const char* pictureFormatName(PictureFormat f) {
       return "JPEG";
     case PictureFormat::Npy:
       return ".npy";
+    case PictureFormat::Tiff:
+      return "TIFF";
   }
   return "";
 }
-const char* acceptedPictureExtensions() { return ".png, .jpg, .jpeg or .npy"; }
+const char* acceptedPictureExtensions() { return ".png, .jpg, .jpeg, .tif, .tiff or .npy"; }
 
 std::string whyFormatCannotHold(PictureFormat format, const Picture& picture) {
   const PixelType t = picture.desc.type;
@@ -143,9 +146,10 @@ DecodedPicture decodePicture(std::string_view bytes, const std::string& name, co
   if (looksLikePng(bytes)) return decodePng(bytes, name, limits);
   if (looksLikeJpeg(bytes)) return decodeJpeg(bytes, name, limits);
   if (looksLikeNpy(bytes)) return decodeNpy(bytes, name, limits);
+  if (looksLikeTiff(bytes)) return decodeTiff(bytes, name, limits);
   throw std::invalid_argument("'" + name + "' is " +
-                              (bytes.empty() ? "empty" : "neither a PNG, a JPEG nor a NumPy .npy file") +
-                              ": convert it to PNG, JPEG or .npy first");
+                              (bytes.empty() ? "empty" : "neither a PNG, a JPEG, a TIFF nor a NumPy .npy file") +
+                              ": convert it to PNG, JPEG, TIFF or .npy first");
 }
 
 HostImage readPng(const std::string& path) { return readPicture(path).picture.toRgba8(); }
@@ -164,6 +168,9 @@ void writePicture(const std::string& path, const Picture& picture, PictureFormat
       break;
     case PictureFormat::Npy:
       bytes = encodeNpy(picture);
+      break;
+    case PictureFormat::Tiff:
+      bytes = encodeTiff(picture);
       break;
   }
   if (std::string why; !writeFileAtomically(path, bytes, &why))

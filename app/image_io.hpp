@@ -1,4 +1,4 @@
-// Pictures in and out of files: PNG, JPEG and NumPy .npy, each in its own type (picture_codecs.hpp),
+// Pictures in and out of files: PNG, JPEG, TIFF and NumPy .npy, each in its own type (picture_codecs.hpp),
 // with errors that say what was wrong. The input's format is found from its bytes, the output's from
 // its extension. Writes are atomic: the picture is encoded in memory, then written to a temporary
 // file that is renamed over the output.
@@ -13,19 +13,19 @@
 
 namespace convlive {
 
-enum class PictureFormat { Png, Jpeg, Npy };
+enum class PictureFormat { Png, Jpeg, Npy, Tiff };
 
-// The format an output path asks for, by its extension (.png, .jpg, .jpeg, .npy; any case); nullopt
-// for any other.
+// The format an output path asks for, by its extension (.png, .jpg, .jpeg, .tif, .tiff, .npy; any
+// case); nullopt for any other.
 std::optional<PictureFormat> pictureFormatFor(const std::string& path);
-// "PNG" / "JPEG" / ".npy", and the extensions accepted in words: ".png, .jpg, .jpeg or .npy".
+// "PNG" / "JPEG" / ".npy" / "TIFF", and the extensions accepted in words.
 const char* pictureFormatName(PictureFormat f);
 const char* acceptedPictureExtensions();
 // Why `format` cannot hold `picture`'s type ("a JPEG holds 8-bit samples: write a .png (16 bits) or
 // a .npy to keep them"); empty when it can.
 std::string whyFormatCannotHold(PictureFormat format, const Picture& picture);
 
-// Reads a PNG, a JPEG or a .npy. Throws std::invalid_argument naming the path and the problem
+// Reads a PNG, a JPEG, a TIFF or a .npy. Throws std::invalid_argument naming the path and the problem
 // (missing, a folder, not a regular file, none of those formats, corrupt, truncated, an unsupported
 // .npy, more pixels than limits allow: picture_codecs.hpp), before allocating for the pixels.
 DecodedPicture readPicture(const std::string& path, const DecodeLimits& limits = {});

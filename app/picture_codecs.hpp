@@ -1,5 +1,5 @@
-// Pictures in memory and their codecs: PNG (libpng), JPEG (libjpeg-turbo) and NumPy .npy (by
-// hand), each keeping the picture's own type and channels (grey stays grey, 16 bits stay 16 bits,
+// Pictures in memory and their codecs: PNG (libpng), JPEG (libjpeg-turbo), TIFF (libtiff) and NumPy
+// .npy (by hand), each keeping the picture's own type and channels (grey stays grey, 16 bits stay 16 bits,
 // floats stay floats). Each call is self-contained: any thread. Decoders throw
 // std::invalid_argument naming `name` and what is wrong (corrupt, truncated, a kind of picture they
 // do not take) and what to do; encoders throw std::invalid_argument for a picture the format cannot
@@ -61,6 +61,7 @@ struct DecodedPicture {
 bool looksLikePng(std::string_view bytes);
 bool looksLikeJpeg(std::string_view bytes);
 bool looksLikeNpy(std::string_view bytes);
+bool looksLikeTiff(std::string_view bytes);
 
 // Grey, grey+alpha, RGB, RGBA and palette PNGs of any bit depth. 8- and 16-bit files keep their
 // depth (u8 or u16); 1, 2 and 4 bits (grey or palette) become 8. Channels as stored: grey is 1, RGB
@@ -82,6 +83,18 @@ DecodedPicture decodeJpeg(std::string_view bytes, const std::string& name, const
 // at 90 and above, else 4:2:0. 16-bit and float pictures are refused (PNG or .npy keep them).
 std::string encodeJpeg(const Picture& picture, int quality);
 std::string encodeJpeg(const HostImage& image, int quality);
+
+// TIFF (classic and BigTIFF, either byte order, any compression libtiff reads), its first picture:
+// 8- and 16-bit unsigned and 16- and 32-bit float samples keep their type (u8, u16, f16, f32), grey
+// as 1 channel, RGB as 3, RGBA (an extra sample) as 4, grey+alpha as RGBA; interleaved, as planes or
+// tiled. Other kinds of at most 8 bits (palette, CMYK, YCbCr, 1-bit, white-is-zero) come through
+// libtiff's RGBA reader as u8x4. Signed and 64-bit samples are refused with the fix. Before
+// allocating: the declared size against the limit, every strip or tile within the file, and their
+// bytes enough for the pixels (no codec inflates more than 4096 times).
+DecodedPicture decodeTiff(std::string_view bytes, const std::string& name, const DecodeLimits& limits = {});
+// Any picture as a TIFF of its own type (floats as IEEE samples), Deflate-compressed with the
+// predictor that suits the type; 4 channels: RGB and unassociated alpha.
+std::string encodeTiff(const Picture& picture);
 
 // NumPy .npy (format versions 1, 2 and 3), as numpy.save writes it: little-endian uint8 ('|u1'),
 // uint16 ('<u2'), float16 ('<f2') or float32 ('<f4'), shape (H, W) or (H, W, C) with C 1, 3 or 4

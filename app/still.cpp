@@ -20,7 +20,9 @@ namespace {
 // The output's format, from its extension; checked before any work.
 PictureFormat checkOutputPath(const std::string& out) {
   namespace fs = std::filesystem;
-  if (out.empty()) throw std::invalid_argument("--output is missing: name the picture to write (.png, .jpg or .npy)");
+  if (out.empty())
+    throw std::invalid_argument(std::string("--output is missing: name the picture to write (") +
+                                acceptedPictureExtensions() + ")");
   const fs::path p(out);
   const auto format = pictureFormatFor(out);
   if (!format) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -280,6 +281,113 @@ TEST(Png, EncodeDecodeRoundTripIsExactInEveryTypeAndChannelCount) {
       << why;
 }
 
+// A TIFF made by hand, not by libtiff: one strip, uncompressed, either byte order. Each field is
+// {tag, type (3 SHORT, 4 LONG), value}; the image data follows the directory.
+std::string handMadeTiff(bool bigEndian, std::vector<std::array<std::uint32_t, 3>> fields, std::string data) {
+  std::string out;
+  const auto put = [&](std::uint32_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) {
+      const int shift = bigEndian ? 8 * (bytes - 1 - i) : 8 * i;
+      out.push_back(char((v >> shift) & 0xFF));
+    }
+  };
+  out += bigEndian ? "MM" : "II";
+  put(42, 2);
+  put(8, 4);
+  const std::uint32_t dataAt = 8 + 2 + std::uint32_t(fields.size() + 2) * 12 + 4;
+  fields.push_back({273, 4, dataAt});                      // StripOffsets
+  fields.push_back({279, 4, std::uint32_t(data.size())});  // StripByteCounts
+  std::sort(fields.begin(), fields.end());
+  put(std::uint32_t(fields.size()), 2);
+  for (const auto& [tag, type, value] : fields) {
+    put(tag, 2);
+    put(type, 2);
+    put(1, 4);
+    if (type == 3) {
+      put(value, 2);
+      put(0, 2);
+    } else {
+      put(value, 4);
+    }
+  }
+  put(0, 4);  // no next directory
+  return out + data;
+}
+
+TEST(Tiff, EncodeDecodeRoundTripIsExactInEveryTypeAndChannelCount) {
+  for (const PixelType type : {PixelType::U8, PixelType::U16, PixelType::F16, PixelType::F32})
+    for (const int channels : {1, 3, 4})
+      for (const auto& [w, h] : {std::pair{37, 21}, std::pair{1, 1}, std::pair{1, 40}, std::pair{40, 1}}) {
+        const Picture p = noisePicture(w, h, type, channels, 5);
+        const std::string tif = encodeTiff(p);
+        ASSERT_TRUE(looksLikeTiff(tif));
+        const DecodedPicture back = decodeTiff(tif, "mem.tif");
+        EXPECT_EQ(back.picture.desc, p.desc) << back.picture.desc.str() << " from " << p.desc.str();
+        EXPECT_EQ(back.picture.bytes, p.bytes) << p.desc.str();
+        EXPECT_EQ(back.bitsPerChannel, int(pixelTypeBytes(type) * 8));
+        EXPECT_TRUE(back.warnings.empty());
+      }
+}
+
+TEST(Tiff, HandMadeFilesOfEitherByteOrderDecode) {
+  for (const bool big : {false, true}) {
+    SCOPED_TRACE(big ? "big-endian" : "little-endian");
+    // 3x2 grey, 16 bits: 0x0102, 0x0304, ... stored in the file's byte order.
+    std::string data;
+    for (std::uint16_t v : {0x0102, 0x0304, 0x0506, 0x0708, 0x090A, 0xFFFE})
+      data += big ? std::string{char(v >> 8), char(v & 0xFF)} : std::string{char(v & 0xFF), char(v >> 8)};
+    const std::string tif =
+        handMadeTiff(big, {{256, 3, 3}, {257, 3, 2}, {258, 3, 16}, {259, 3, 1}, {262, 3, 1}, {278, 3, 2}}, data);
+    const DecodedPicture d = decodeTiff(tif, "hand.tif");
+    ASSERT_EQ(d.picture.desc.str(), "3x2 u16x1") << d.picture.desc.str();
+    EXPECT_EQ(u16At(d.picture, 0), 0x0102);
+    EXPECT_EQ(u16At(d.picture, 4), 0x090A);
+    EXPECT_EQ(u16At(d.picture, 5), 0xFFFE);
+  }
+  // 1-bit black-is-zero (through libtiff's RGBA reader): 8x1, alternating.
+  const std::string bilevel = handMadeTiff(
+      false, {{256, 3, 8}, {257, 3, 1}, {258, 3, 1}, {259, 3, 1}, {262, 3, 1}, {278, 3, 1}}, std::string(1, '\xAA'));
+  const DecodedPicture b = decodeTiff(bilevel, "bilevel.tif");
+  ASSERT_EQ(b.picture.desc.str(), "8x1 u8x4") << b.picture.desc.str();
+  for (int x = 0; x < 8; ++x) EXPECT_EQ(int(b.picture.bytes[std::size_t(4 * x)]), x % 2 == 0 ? 255 : 0) << x;
+}
+
+TEST(Tiff, RefusalsSayWhatWasWrong) {
+  const std::string grey = std::string(12, '\x10');
+  const auto base = std::vector<std::array<std::uint32_t, 3>>{{256, 3, 3}, {257, 3, 2}, {258, 3, 16},
+                                                              {259, 3, 1}, {262, 3, 1}, {278, 3, 2}};
+  // Signed samples.
+  auto fields = base;
+  fields.push_back({339, 3, 2});  // SampleFormat: signed integer
+  std::string why = errorOf([&] { decodeTiff(handMadeTiff(false, fields, grey), "signed.tif"); });
+  EXPECT_NE(why.find("'signed.tif' holds 16-bit signed integer samples: convlive takes"), std::string::npos) << why;
+  // Declared far bigger than its data.
+  fields = base;
+  fields[0] = {256, 4, 10000};
+  fields[1] = {257, 4, 10000};
+  fields[5] = {278, 4, 10000};
+  // Uncompressed, libtiff takes the strip to be as long as the rows need: past the file's end.
+  why = errorOf([&] { decodeTiff(handMadeTiff(false, fields, grey), "huge.tif"); });
+  EXPECT_NE(why.find("'huge.tif' is truncated"), std::string::npos) << why;
+  // Deflate-compressed: 12 bytes cannot inflate to 200 MB.
+  fields[3] = {259, 3, 8};
+  why = errorOf([&] { decodeTiff(handMadeTiff(false, fields, grey), "huge.tif"); });
+  EXPECT_NE(why.find("'huge.tif' declares 10000x10000 pixels but holds 12 bytes of image data"), std::string::npos)
+      << why;
+  // Past the pixel limit.
+  why = errorOf([&] { decodeTiff(handMadeTiff(false, fields, grey), "huge.tif", DecodeLimits{1000}); });
+  EXPECT_NE(why.find("more than the limit of 1000 (--max-pixels raises it)"), std::string::npos) << why;
+  // Truncated: the data cut off, the file cut in half.
+  const std::string whole = handMadeTiff(false, base, grey);
+  why = errorOf([&] { decodeTiff(whole.substr(0, whole.size() - 4), "cut.tif"); });
+  EXPECT_NE(why.find("'cut.tif' is truncated"), std::string::npos) << why;
+  const std::string made = encodeTiff(noisePicture(64, 64, PixelType::U16, 3, 1));
+  why = errorOf([&] { decodeTiff(made.substr(0, made.size() / 2), "half.tif"); });
+  EXPECT_NE(why.find("'half.tif'"), std::string::npos) << why;
+  why = errorOf([&] { decodeTiff("II*\0garbage", "garbage.tif"); });
+  EXPECT_NE(why.find("'garbage.tif'"), std::string::npos) << why;
+}
+
 TEST(Jpeg, RoundTripWithinTheLossOfItsQuality) {
   const HostImage img = gradient(96, 64);
   const std::string hi = encodeJpeg(img, 95), lo = encodeJpeg(img, 30);
@@ -541,6 +649,8 @@ TEST_F(PictureFiles, FormatByExtensionContentByBytes) {
   EXPECT_EQ(pictureFormatFor("b.jpg"), PictureFormat::Jpeg);
   EXPECT_EQ(pictureFormatFor("b.JPEG"), PictureFormat::Jpeg);
   EXPECT_EQ(pictureFormatFor("b.Npy"), PictureFormat::Npy);
+  EXPECT_EQ(pictureFormatFor("b.tif"), PictureFormat::Tiff);
+  EXPECT_EQ(pictureFormatFor("b.TIFF"), PictureFormat::Tiff);
   EXPECT_FALSE(pictureFormatFor("b.gif"));
   EXPECT_FALSE(pictureFormatFor("png"));
   const HostImage img = gradient(20, 10);
@@ -563,7 +673,7 @@ TEST_F(PictureFiles, ReadingSaysWhatIsWrong) {
       {path("missing.png"), "no such file"},
       {path("folder.png"), "it is a directory"},
       {path("empty.png"), "empty.png' is empty"},
-      {path("text.jpg"), "text.jpg' is neither a PNG, a JPEG nor a NumPy .npy file"},
+      {path("text.jpg"), "text.jpg' is neither a PNG, a JPEG, a TIFF nor a NumPy .npy file"},
   };
   for (const auto& [file, message] : cases) {
     const std::string got = errorOf([&] { readPicture(file); });

@@ -240,12 +240,13 @@ TEST_F(StillCommand, BadArgumentsGiveOneLineAndExitCode2) {
       {"image --direction up --mask pitch" + in + out + cpu, "horizontal, vertical"},
       {"image --input " + path("missing.png") + out + cpu, "no such file"},
       {"image --input " + path("adir.png") + out + cpu, "directory"},
-      {"image --input " + path("text.png") + out + cpu, "is neither a PNG, a JPEG nor a NumPy .npy file"},
+      {"image --input " + path("text.png") + out + cpu, "is neither a PNG, a JPEG, a TIFF nor a NumPy .npy file"},
       {"image --input " + path("trunc.png") + out + cpu, "not a readable PNG"},
       {"image" + in + " --output " + path("nodir/out.png") + cpu, "does not exist"},
       {"image" + in + " --output " + path("out.gif") + cpu,
-       "'.gif' is not a picture format: end it in .png, .jpg, .jpeg or .npy"},
-      {"image" + in + " --output " + path("out") + cpu, "no extension: end it in .png, .jpg, .jpeg or .npy"},
+       "'.gif' is not a picture format: end it in .png, .jpg, .jpeg, .tif, .tiff or .npy"},
+      {"image" + in + " --output " + path("out") + cpu,
+       "no extension: end it in .png, .jpg, .jpeg, .tif, .tiff or .npy"},
       {"image --quality 80" + in + out + cpu, "--quality is for JPEG output"},
       {"image --quality 80" + in + " --output " + path("out.npy") + cpu, "is a .npy (lossless)"},
       {"image --quality 0" + in + " --output " + path("out.jpg") + cpu, "--quality 0 is out of range: use 1..100"},
@@ -590,6 +591,39 @@ TEST_F(StillCommand, NpyFloatAndSixteenBitRoundTrip) {
   }
 }
 
+// TIFF pictures of float32, float16, uint16 and uint8 are filtered in their type and written as TIFF
+// of that type, within the accuracy contract, as .npy ones are.
+TEST_F(StillCommand, TiffKeepsItsTypeAndChannels) {
+  std::mt19937 rng(std::random_device{}());
+  for (const auto& [type, channels] : {std::pair{PixelType::F32, 3}, std::pair{PixelType::F16, 1},
+                                       std::pair{PixelType::U16, 4}, std::pair{PixelType::U8, 1}}) {
+    Picture p = Picture::make(27, 13, type, channels);
+    std::uniform_real_distribution<double> u(-1.0, 2.0);
+    for (std::size_t i = 0; i < p.bytes.size(); i += pixelTypeBytes(type)) {
+      if (type == PixelType::F32) {
+        const float f = float(u(rng));
+        std::memcpy(&p.bytes[i], &f, 4);
+      } else if (type == PixelType::F16) {
+        const std::uint16_t h = halfFromDouble(u(rng));
+        std::memcpy(&p.bytes[i], &h, 2);
+      } else {
+        const auto v = std::uint16_t(rng());
+        std::memcpy(&p.bytes[i], &v, pixelTypeBytes(type));
+      }
+    }
+    writePicture(path("in.tif"), p, PictureFormat::Tiff);
+    const auto r = runConvlive("image " + path("in.tif") + " " + path("out.tiff") +
+                               " --variant cpu --mask gaussian --radius 4 --border mirror");
+    ASSERT_EQ(r.code, 0) << r.output;
+    const DecodedPicture got = readPicture(path("out.tiff"));
+    ASSERT_EQ(got.picture.desc, p.desc) << got.picture.desc.str();
+    const std::vector<unsigned char> in(p.bytes.begin(), p.bytes.end());
+    const auto want = referenceOf(p.desc, in, "gaussian", 4, Border::Mirror);
+    const double bound = type == PixelType::F32 ? f32Bound(makeFilter("gaussian", {.radius = 4}).mask, 2.0) : 1.0;
+    EXPECT_LE(largestDifference(p.desc, got.picture.bytes, want), bound) << p.desc.str();
+  }
+}
+
 // What an output format cannot hold, and a .npy convlive cannot read, are refused before any
 // filtering, in one line that says what to do; nothing is written.
 TEST_F(StillCommand, PicturesTheOutputCannotHoldAndBadNpyAreRefused) {
@@ -672,9 +706,10 @@ TEST_F(StillCommand, JpegInAndOutWithQuality) {
 // The output's extension is checked before anything is read or filtered; the input is never
 // written; no temporary file is left behind.
 TEST_F(StillCommand, UnknownExtensionFirstInputNeverOverwrittenNoTemporaries) {
-  auto r = runConvlive("image " + path("missing.png") + " " + path("out.tiff") + " --variant cpu");
+  auto r = runConvlive("image " + path("missing.png") + " " + path("out.bmp") + " --variant cpu");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("'.tiff' is not a picture format: end it in .png, .jpg, .jpeg or .npy"), std::string::npos)
+  EXPECT_NE(r.output.find("'.bmp' is not a picture format: end it in .png, .jpg, .jpeg, .tif, .tiff or .npy"),
+            std::string::npos)
       << r.output;
   writePicture(path("in.jpg"), in_, PictureFormat::Jpeg);
   const auto before = fs::file_size(path("in.jpg"));

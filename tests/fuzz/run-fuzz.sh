@@ -24,7 +24,7 @@ work="$(cd "$work" && pwd)"
 cxx="${CXX:-clang++-14}"
 jobs="${JOBS:-1}"
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(weights_text weights_npy png jpeg npy_picture tune_cache roofs command_line caps)
+[[ ${#targets[@]} -gt 0 ]] || targets=(weights_text weights_npy png jpeg tiff npy_picture tune_cache roofs command_line caps)
 
 if ! command -v "$cxx" >/dev/null; then
   echo "run-fuzz: $cxx is missing: apt-get install clang-14 (or set CXX to a clang++ with libFuzzer)" >&2
