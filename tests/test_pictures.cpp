@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <tiffio.h>
 #include <turbojpeg.h>
 
 #include <array>
@@ -350,6 +351,84 @@ TEST(Tiff, HandMadeFilesOfEitherByteOrderDecode) {
   const DecodedPicture b = decodeTiff(bilevel, "bilevel.tif");
   ASSERT_EQ(b.picture.desc.str(), "8x1 u8x4") << b.picture.desc.str();
   for (int x = 0; x < 8; ++x) EXPECT_EQ(int(b.picture.bytes[std::size_t(4 * x)]), x % 2 == 0 ? 255 : 0) << x;
+}
+
+// What libtiff writes that convlive's encoder does not: samples as planes, tiles, BigTIFF, LZW.
+TEST(Tiff, PlanesTilesBigTiffAndLzwDecode) {
+  const fs::path dir = fs::temp_directory_path() / ("convlive-tiff-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  struct Case {
+    const char* name;
+    const char* mode;  // "w", or "w8" for BigTIFF
+    PixelType type;
+    int channels;
+    bool planes, tiles;
+    int compression;
+  };
+  for (const Case c : {Case{"planes.tif", "w", PixelType::U16, 3, true, false, COMPRESSION_NONE},
+                       Case{"tiles.tif", "w", PixelType::U8, 1, false, true, COMPRESSION_ADOBE_DEFLATE},
+                       Case{"big.tif", "w8", PixelType::F32, 4, false, false, COMPRESSION_NONE},
+                       Case{"lzw.tif", "w", PixelType::U8, 3, false, false, COMPRESSION_LZW}}) {
+    SCOPED_TRACE(c.name);
+    const int w = 37, h = 21;
+    const Picture p = noisePicture(w, h, c.type, c.channels, 3);
+    const std::size_t sample = pixelTypeBytes(c.type);
+    const std::string file = (dir / c.name).string();
+    TIFF* t = TIFFOpen(file.c_str(), c.mode);
+    ASSERT_NE(t, nullptr);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, c.channels);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, int(sample * 8));
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, c.type == PixelType::F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, c.channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, c.planes ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, c.compression);
+    if (c.channels == 4) {
+      const std::uint16_t extra[] = {EXTRASAMPLE_UNASSALPHA};
+      TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
+    }
+    const std::size_t rowBytes = std::size_t(w) * c.channels * sample;
+    if (c.tiles) {
+      TIFFSetField(t, TIFFTAG_TILEWIDTH, 16);
+      TIFFSetField(t, TIFFTAG_TILELENGTH, 16);
+      std::vector<std::uint8_t> tile(16 * 16 * std::size_t(c.channels) * sample);
+      for (int y = 0; y < h; y += 16)
+        for (int x = 0; x < w; x += 16) {
+          std::fill(tile.begin(), tile.end(), 0);
+          for (int r = 0; r < 16 && y + r < h; ++r)
+            std::memcpy(tile.data() + std::size_t(r) * 16 * c.channels * sample,
+                        p.bytes.data() + std::size_t(y + r) * rowBytes + std::size_t(x) * c.channels * sample,
+                        std::size_t(std::min(16, w - x)) * c.channels * sample);
+          ASSERT_GE(TIFFWriteTile(t, tile.data(), std::uint32_t(x), std::uint32_t(y), 0, 0), 0);
+        }
+    } else if (c.planes) {
+      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 4);
+      std::vector<std::uint8_t> line(std::size_t(w) * sample);
+      for (int s = 0; s < c.channels; ++s)
+        for (int y = 0; y < h; ++y) {
+          for (int x = 0; x < w; ++x)
+            std::memcpy(line.data() + std::size_t(x) * sample,
+                        p.bytes.data() + std::size_t(y) * rowBytes + (std::size_t(x) * c.channels + s) * sample,
+                        sample);
+          ASSERT_GE(TIFFWriteScanline(t, line.data(), std::uint32_t(y), std::uint16_t(s)), 0);
+        }
+    } else {
+      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 5);
+      std::vector<std::uint8_t> line(rowBytes);
+      for (int y = 0; y < h; ++y) {
+        std::memcpy(line.data(), p.bytes.data() + std::size_t(y) * rowBytes, rowBytes);
+        ASSERT_GE(TIFFWriteScanline(t, line.data(), std::uint32_t(y), 0), 0);
+      }
+    }
+    TIFFClose(t);
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const DecodedPicture d = decodeTiff(bytes, c.name);
+    EXPECT_EQ(d.picture.desc, p.desc) << d.picture.desc.str();
+    EXPECT_EQ(d.picture.bytes, p.bytes);
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Tiff, RefusalsSayWhatWasWrong) {
