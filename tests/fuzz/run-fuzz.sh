@@ -46,9 +46,14 @@ failed=()
 for t in "${targets[@]}"; do
   mkdir -p "$work/corpus/$t"
   echo "== $t: $seconds s"
-  # protect_shadow_gap=0: the CUDA runtime maps memory where ASan keeps its gap.
-  if ! ASAN_OPTIONS="protect_shadow_gap=0:${ASAN_OPTIONS:-}" "$work/build/convlive_fuzz_$t" \
-    -max_total_time="$seconds" "${parallel[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  # GStreamer 1.22's caps parser itself leaks on some malformed text (gst_caps_from_string of
+  # 'video/x-raw,normat={NV12,I420RGBA,width=1,height=},width=[1,100T,height=4' returns null and
+  # leaks 16 KB in GLib allocations): leaks are not GStreamer's to find here.
+  leaks=()
+  asan="protect_shadow_gap=0"  # the CUDA runtime maps memory where ASan keeps its gap
+  [[ $t == caps ]] && leaks=(-detect_leaks=0) && asan+=":detect_leaks=0"
+  if ! ASAN_OPTIONS="$asan:${ASAN_OPTIONS:-}" "$work/build/convlive_fuzz_$t" \
+    -max_total_time="$seconds" "${parallel[@]}" "${leaks[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix="$work/crash-$t-" -print_final_stats=1 \
     "$work/corpus/$t" "$root/tests/fuzz/corpus/$t"; then
     failed+=("$t")
