@@ -16,6 +16,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #ifdef CONVLIVE_GST_GPU
 #define GST_USE_UNSTABLE_API
 #include <gst/cuda/gstcudacontext.h>
@@ -27,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -1780,6 +1782,49 @@ TEST_F(GstElementTest, BranchesOnTwoDevicesShareOneContextPerDevice) {
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(bus);
   gst_object_unref(pipeline);
+}
+
+// The element started and stopped 100 times in one process, in system and in CUDA memory: resident
+// memory and GPU memory in use flat after the first ten (no stream, plan, pool or context left
+// behind).
+TEST_F(GstElementTest, StartedAndStoppedAHundredTimesLeavesNothingBehind) {
+  const auto residentMb = [] {
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
+  };
+  const auto gpuUsedMb = [] {
+    std::size_t freeBytes = 0, total = 0;
+    return cudaMemGetInfo(&freeBytes, &total) == cudaSuccess ? double(total - freeBytes) / (1 << 20) : -1.0;
+  };
+  const bool cuda = haveCudaUploadAndDownload();
+  double rss10 = 0, gpu10 = 0;
+  for (int i = 0; i < 100; ++i) {
+    const std::string middle = i % 2 == 0 || !cuda ? "convlivefilter mask=gaussian radius=2"
+                                                   : "cudaupload ! convlivefilter mask=sobel radius=1 ! cudadownload";
+    const std::string launch = "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=96,height=54 ! " + middle +
+                               " ! fakesink sync=false";
+    GError* err = nullptr;
+    GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
+    ASSERT_TRUE(pipeline && !err) << (err ? err->message : "");
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    GstBus* bus = gst_element_get_bus(pipeline);
+    GstMessage* end =
+        gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    ASSERT_NE(end, nullptr) << "run " << i << ": no EOS within 20 s";
+    EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS) << "run " << i << " ended in an error";
+    gst_message_unref(end);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(bus);
+    gst_object_unref(pipeline);
+    if (i == 9) rss10 = residentMb(), gpu10 = gpuUsedMb();
+  }
+  const double rss = residentMb(), gpu = gpuUsedMb();
+  std::printf("element started 100 times: resident %.0f -> %.0f MB, GPU in use %.0f -> %.0f MB\n", rss10, rss, gpu10,
+              gpu);
+  EXPECT_LE(rss - rss10, 32.0) << "resident memory grew";
+  EXPECT_LE(gpu - gpu10, 32.0) << "GPU memory grew";
 }
 
 // cudaupload on device 0 ! convlivefilter cuda-device-id=1: CUDA memory of another device than the
