@@ -16,6 +16,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "convlive/export.hpp"
 #include "convlive/resources.hpp"
 #include "convlive/spec.hpp"
 #include "demo.hpp"
@@ -30,6 +31,11 @@
 #include "words.hpp"
 
 namespace convlive {
+
+// export with its encoder settings (video_export.cpp; video.hpp declares the form without them).
+int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& encoder, std::ostream& log,
+              std::ostream& err);
+
 namespace {
 
 const std::vector<std::string>& commandNames() {
@@ -61,8 +67,38 @@ struct Values {
   bool listDetails = false;
   std::string demoDir;
   std::vector<std::string> benchArgs;
-  int device = -1;  // --device (only when given)
+  int device = -1;         // --device (only when given)
+  EncoderRequest encoder;  // export: --quality, --bitrate, --preset (as typed; checked for the output's encoder)
 };
+
+// export's encoder options: what each encoder's scale is, from the table the checks use.
+void addEncoderOptions(CLI::App* c, Values& v) {
+  const char* g = "Encoding (checked against the output's encoder before anything runs)";
+  std::string scales;
+  for (const ExportFormat& f :
+       {ExportFormat{"mp4", "H.264", "x264enc", "mp4mux"}, ExportFormat{"webm", "VP8", "vp8enc", "webmmux"},
+        ExportFormat{"avi", "MJPEG", "jpegenc", "avimux"}}) {
+    const QualityScale q = qualityScale(f);
+    scales += (scales.empty() ? "" : "; ") + f.codec + " " + q.name + " " + std::to_string(q.min) + ".." +
+              std::to_string(q.max) + ", default " + std::to_string(q.fallback) +
+              (q.higherIsBetter ? ", higher is better" : ", lower is better");
+  }
+  c->add_option("--quality", v.encoder.quality,
+                "constant quality (the size follows the content), on the encoder's own scale: " + scales)
+      ->type_name("Q")
+      ->group(g);
+  c->add_option("--bitrate", v.encoder.bitrate,
+                "a target bitrate in kbit/s instead of --quality (H.264 and VP8; MJPEG has none)")
+      ->type_name("KBPS")
+      ->group(g);
+  std::string presets;
+  for (const std::string& p : speedPresets()) presets += (presets.empty() ? "" : ", ") + p;
+  c->add_option("--preset", v.encoder.preset,
+                "the encoder's speed preset, fastest first: " + presets + " (default " + kDefaultSpeedPreset +
+                    "; H.264 and VP8, MJPEG has none)")
+      ->type_name("NAME")
+      ->group(g);
+}
 
 // --device N: the CUDA device the command works on (list_devices.hpp says how).
 void addDeviceOption(CLI::App* c, Values& v, const char* group) {
@@ -334,7 +370,13 @@ int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream&
       if (v.video.output.empty()) throw std::invalid_argument("--output is missing: name the video file to write");
       if (samePath(v.video.input, v.video.output))
         throw std::invalid_argument("--output '" + v.video.output + "' is the input video: name another file");
-      return runExport(v.video, filter, out, err);
+      for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--quality", &v.encoder.quality},
+                                        {"--bitrate", &v.encoder.bitrate},
+                                        {"--preset", &v.encoder.preset}})
+        if (c->count(name) && value->empty())
+          throw std::invalid_argument(std::string(name) +
+                                      " is empty: give a value (convlive export --help lists them)");
+      return runExport(v.video, filter, v.encoder, out, err);
     }
     return runViewer(v.video, filter, v.viewer, out, err);
   });
@@ -509,6 +551,7 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
       ->group("Export");
   exp->add_flag("--loop", v.video.loop, "start again at the end of the source (with --frames or --seconds)")
       ->group("Export");
+  addEncoderOptions(exp, v);
   addInputFormat(exp, v, "Export");
   addDeviceOption(exp, v, "Export");
 

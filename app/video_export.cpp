@@ -23,15 +23,20 @@ using namespace std::chrono_literals;
 
 }  // namespace
 
-int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err) {
+int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& request, std::ostream& log,
+              std::ostream& err) {
   return guarded(err, [&]() -> int {
     const ExportFormat format = checkExportPath(v.output);
+    const EncoderSettings encoder = encoderSettingsFor(format, request);
     PipelineConfig c = configFrom(v, filter);
     if (c.loop && v.frames < 0 && v.seconds < 0)
       throw std::invalid_argument("--loop would never end an export: give --frames or --seconds too");
     c.sync = false;  // an export runs as fast as it can, and drops nothing
+    ExportSettings settings;
+    settings.encoder = encoder;
     // The rate must be known before the first frame is encoded: open the source through a probe.
     InterruptGuard interrupt;
+    settings.interrupted = [&interrupt] { return interrupt.interrupted(); };
     // Declared before the pipeline, so frames still in flight when it goes have somewhere to go.
     std::optional<FileExporter> file;
     struct Forward : FrameSink {
@@ -48,9 +53,10 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log
     const SourceInfo si = p.sourceInfo();
     if (si.durationSeconds <= 0 && v.frames < 0 && v.seconds < 0 && c.source.kind != SourceSpec::Kind::File)
       throw std::invalid_argument(si.description + " does not end by itself: give --frames or --seconds");
-    FileExporter& exporter = file.emplace(v.output, si.fps);
+    FileExporter& exporter = file.emplace(v.output, si.fps, std::move(settings));
     log << "export: " << si.description << " -> " << v.output << " (" << format.describe() << ", "
         << decimals(si.fps > 0 ? si.fps : 30, 2) << " fps)\n";
+    log << "export: " << format.encoder << " " << encoder.describe() << "\n";
     log << settingsLine(p, c) << "\n";
 
     const bool tty = ::isatty(::fileno(stderr));
@@ -78,14 +84,16 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log
       else
         err << line.str() << "\n";
     };
+    // A signal ends the export wherever it is waiting (between frames, on the encoder, at the end).
+    auto stopInterrupted = [&] {
+      exporter.abort();
+      if (tty) err << "\n";
+      err << "convlive: interrupted: " << v.output << " was not written\n";
+      return interrupt.exitCode();
+    };
     std::string failure;
     for (;;) {
-      if (interrupt.interrupted()) {
-        exporter.abort();
-        if (tty) err << "\n";
-        err << "convlive: interrupted: " << v.output << " was not written\n";
-        return interrupt.exitCode();
-      }
+      if (interrupt.interrupted()) return stopInterrupted();
       if (v.frames > 0 && p.framesIn() >= std::uint64_t(v.frames)) break;
       if (limit.reached()) break;
       StepResult r;
@@ -113,18 +121,28 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log
         failure = e.what();
       }
     }
+    if (interrupt.interrupted()) return stopInterrupted();
     if (!failure.empty()) {
       exporter.abort();
       if (tty) err << "\n";
       err << "convlive: " << failure << "; " << v.output << " was not written\n";
       return kFailed;
     }
-    exporter.finish();
+    try {
+      exporter.finish();
+    } catch (const ExportError&) {
+      if (interrupt.interrupted()) return stopInterrupted();
+      throw;
+    }
     progress(true);
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     log << "export: wrote " << v.output << ": " << exporter.frames() << " frames in " << decimals(wall, 2) << " s\n";
     return kOk;
   });
+}
+
+int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err) {
+  return runExport(v, filter, EncoderRequest{}, log, err);
 }
 
 }  // namespace convlive

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "colorimetry.hpp"
 #include "gst_ptr.hpp"
@@ -16,6 +19,8 @@ namespace convlive {
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower((unsigned char)c));
@@ -29,6 +34,48 @@ std::string busError(GstMessage* msg) {
   gst::ErrorPtr err(raw);
   gst::CharPtr debug(dbg);
   return err ? err->message : "unknown error";
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep, const char* last) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? last : sep) + v[i];
+  return s;
+}
+
+// A whole number, all of `text` (no sign but '-', no spaces, no fraction).
+bool wholeNumber(const std::string& text, long& value) {
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && at == end && !text.empty();
+}
+
+// "H.264 (x264enc)": the codec and the element, as the messages name an encoder.
+std::string encoderWords(const ExportFormat& f) { return f.codec + " (" + f.encoder + ")"; }
+
+// Constant-quality defaults, so that the filter's effect, not the codec's, is what one sees: H.264
+// and VP8 at about the same PSNR (43 dB on the 1080p test pattern); sizes in docs/video.md.
+constexpr int kDefaultCrf = 18;           // x264enc pass=qual quantizer (x264's CRF; its own default is 23)
+constexpr int kDefaultVp8Quantizer = 12;  // vp8enc min-quantizer = max-quantizer
+constexpr int kDefaultJpeg = 85;          // jpegenc quality (jpegenc's own default)
+
+// The most --bitrate each encoder takes, in kbit/s (its property's range).
+long maxBitrateKbps(const ExportFormat& f) { return f.encoder == "x264enc" ? 2048000L : INT_MAX / 1000; }
+
+// VP8's speed for each of x264's preset names: libvpx's realtime mode (deadline 1) for the fast
+// four, its good-quality mode (a deadline longer than a frame) for the middle ones, best for
+// veryslow; cpu-used trades quality for speed within each mode.
+struct Vp8Speed {
+  long deadline;
+  int cpuUsed;
+};
+Vp8Speed vp8Speed(const std::string& preset) {
+  static const std::pair<const char*, Vp8Speed> table[] = {
+      {"ultrafast", {1, 16}}, {"superfast", {1, 12}},   {"veryfast", {1, 8}},
+      {"faster", {1, 4}},     {"fast", {1000000, 5}},   {"medium", {1000000, 3}},
+      {"slow", {1000000, 2}}, {"slower", {1000000, 1}}, {"veryslow", {0, 0}}};
+  for (const auto& [name, speed] : table)
+    if (preset == name) return speed;
+  return {1, 8};
 }
 
 }  // namespace
@@ -73,12 +120,85 @@ ExportFormat checkExportPath(const std::string& output) {
                               "': use .webm (VP8), .mkv (H.264 or VP8), .mp4 (H.264) or .avi (MJPEG)");
 }
 
+// ---- Encoder settings ----------------------------------------------------------------------------
+
+QualityScale qualityScale(const ExportFormat& f) {
+  if (f.encoder == "x264enc") return {"CRF", 0, 50, kDefaultCrf, false};
+  if (f.encoder == "vp8enc") return {"quantizer", 0, 63, kDefaultVp8Quantizer, false};
+  return {"quality", 1, 100, kDefaultJpeg, true};
+}
+
+const std::vector<std::string>& speedPresets() {
+  static const std::vector<std::string> names{"ultrafast", "superfast", "veryfast", "faster",  "fast",
+                                              "medium",    "slow",      "slower",   "veryslow"};
+  return names;
+}
+
+std::string EncoderSettings::describe() const {
+  std::string s = constantQuality ? scale + " " + std::to_string(quality) : std::to_string(bitrateKbps) + " kbit/s";
+  return preset.empty() ? s : s + ", preset " + preset;
+}
+
+EncoderSettings encoderSettingsFor(const ExportFormat& f, const EncoderRequest& r) {
+  const std::string who = encoderWords(f);
+  const QualityScale q = qualityScale(f);
+  const std::string scale = "a " + q.name + " " + std::to_string(q.min) + ".." + std::to_string(q.max) + " (" +
+                            (q.higherIsBetter ? "higher" : "lower") + " is better quality and a larger file; default " +
+                            std::to_string(q.fallback) + ")";
+  if (!r.quality.empty() && !r.bitrate.empty())
+    throw std::invalid_argument(
+        "--quality and --bitrate were both given: give one (--quality keeps the quality constant and the size "
+        "follows the content; --bitrate aims at a size)");
+  EncoderSettings s;
+  s.scale = q.name;
+  s.quality = q.fallback;
+  if (!r.quality.empty()) {
+    long v = 0;
+    if (!wholeNumber(r.quality, v))
+      throw std::invalid_argument("--quality '" + r.quality + "' is not a whole number: " + who + " takes " + scale);
+    if (v < q.min || v > q.max)
+      throw std::invalid_argument("--quality " + r.quality + " is out of range: " + who + " takes " + scale);
+    s.quality = int(v);
+  }
+  if (!r.bitrate.empty()) {
+    if (f.encoder == "jpegenc")
+      throw std::invalid_argument("--bitrate: " + who + " has no target bitrate: use --quality " +
+                                  std::to_string(q.min) + ".." + std::to_string(q.max) + " (default " +
+                                  std::to_string(q.fallback) + "), or write .mp4, .mkv or .webm");
+    const std::string range = "a target in kbit/s, 1.." + std::to_string(maxBitrateKbps(f)) + " for " + who;
+    long v = 0;
+    if (!wholeNumber(r.bitrate, v))
+      throw std::invalid_argument("--bitrate '" + r.bitrate + "' is not a whole number: give " + range);
+    if (v < 1 || v > maxBitrateKbps(f))
+      throw std::invalid_argument("--bitrate " + r.bitrate + " is out of range: give " + range);
+    s.constantQuality = false;
+    s.bitrateKbps = v;
+  }
+  if (f.encoder == "jpegenc") {
+    if (!r.preset.empty())
+      throw std::invalid_argument("--preset: " + who +
+                                  " has no speed preset: leave --preset out, or write .mp4, "
+                                  ".mkv or .webm");
+    return s;
+  }
+  s.preset = r.preset.empty() ? kDefaultSpeedPreset : r.preset;
+  const auto& names = speedPresets();
+  if (std::find(names.begin(), names.end(), s.preset) == names.end())
+    throw std::invalid_argument("--preset '" + r.preset + "' is not a speed preset of " + who + ": use " +
+                                joined(names, ", ", " or ") + " (default " + kDefaultSpeedPreset + ")");
+  return s;
+}
+
 struct FileExporter::Impl {
   std::string output, temp;
   ExportFormat format;
+  EncoderSettings encoder;
+  std::function<bool()> interrupted;
+  std::chrono::milliseconds stallLimit{120000};
   double fps = 30;
   gst::ElementPtr pipeline;
   GstElement* appsrc = nullptr;  // owned by the pipeline
+  guint64 maxQueuedBytes = 0;
   gst::BusPtr bus;
   int width = 0, height = 0;  // of the file (the first frame's; later frames are scaled to it)
   int capsW = 0, capsH = 0;   // of the frames now going into appsrc
@@ -87,24 +207,38 @@ struct FileExporter::Impl {
   std::uint64_t frames = 0;
   bool done = false;
 
-  std::string encoderSettings(int w, int h) const {
-    // Bitrates generous enough that the filter's effect, not the codec, is what one sees.
-    const long kbps = std::clamp(long(double(w) * h * fps * 0.25 / 1000), 2000L, 200000L);
-    if (format.encoder == "vp8enc")
-      return "vp8enc deadline=1 cpu-used=8 threads=4 end-usage=vbr max-quantizer=24 target-bitrate=" +
-             std::to_string(kbps * 1000);
-    if (format.encoder == "x264enc")
-      return "video/x-raw,format=I420 ! x264enc speed-preset=veryfast bitrate=" + std::to_string(kbps);
-    return "jpegenc quality=92";
+  // rgbaFrames: the first frame is RGBA (I420 frames come converted for the encoder already).
+  std::string encoderLine(int w, int h, bool rgbaFrames) const {
+    const EncoderSettings& e = encoder;
+    if (format.encoder == "vp8enc") {
+      const Vp8Speed speed = vp8Speed(e.preset);
+      std::string line =
+          "vp8enc threads=4 deadline=" + std::to_string(speed.deadline) + " cpu-used=" + std::to_string(speed.cpuUsed);
+      if (!e.constantQuality) return line + " end-usage=vbr target-bitrate=" + std::to_string(e.bitrateKbps * 1000);
+      // One quantizer for every frame (libvpx's constrained-quality mode spent 30-50% more bytes for
+      // the same PSNR on the test pattern), under a rate no frame reaches (2 bits a pixel).
+      const double ceiling = std::min(double(INT_MAX), double(w) * h * fps * 2);
+      return line + " end-usage=vbr min-quantizer=" + std::to_string(e.quality) +
+             " max-quantizer=" + std::to_string(e.quality) + " target-bitrate=" + std::to_string(long(ceiling));
+    }
+    if (format.encoder == "x264enc") {
+      const std::string line = "video/x-raw,format=I420 ! x264enc speed-preset=" + e.preset;
+      if (!e.constantQuality) return line + " pass=cbr bitrate=" + std::to_string(e.bitrateKbps);
+      // x264enc caps constant quality by its bitrate property (as a VBV rate): lifted to its maximum.
+      return line + " pass=qual qp-min=0 bitrate=2048000 quantizer=" + std::to_string(e.quality);
+    }
+    // RGBA becomes 4:2:0 in JPEG's own colours (full-range BT.601) before jpegenc, as I420 frames
+    // come (yuvFramesColour): given RGB, jpegenc writes 4:4:4, three times the size.
+    return std::string(rgbaFrames ? "video/x-raw,format=I420,colorimetry=1:4:0:0 ! " : "") +
+           "jpegenc quality=" + std::to_string(e.quality);
   }
 
-  void start(int w, int h) {
+  void start(int w, int h, bool yuv) {
     width = w;
     height = h;
-    const std::string line =
-        "appsrc name=src format=time block=true ! videoscale ! video/x-raw,width=" + std::to_string(w) +
-        ",height=" + std::to_string(h) + " ! videoconvert ! " + encoderSettings(w, h) + " ! " + format.muxer +
-        " ! filesink name=file";
+    const std::string line = "appsrc name=src format=time ! videoscale ! video/x-raw,width=" + std::to_string(w) +
+                             ",height=" + std::to_string(h) + " ! videoconvert ! " + encoderLine(w, h, !yuv) +
+                             " ! mux. " + format.muxer + " name=mux ! filesink name=file";
     GError* raw = nullptr;
     GstElement* el = gst_parse_launch_full(line.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &raw);
     gst::ErrorPtr err(raw);
@@ -118,7 +252,9 @@ struct FileExporter::Impl {
     GstElement* file = gst_bin_get_by_name(GST_BIN(el), "file");
     g_object_set(file, "location", temp.c_str(), nullptr);
     gst_object_unref(file);
-    g_object_set(appsrc, "max-bytes", guint64(std::size_t(w) * h * 4 * 4), nullptr);  // 4 RGBA frames (more I420)
+    // 4 RGBA frames (more I420); deliver waits, bounded, while the queue holds that much.
+    maxQueuedBytes = guint64(std::size_t(w) * h * 4 * 4);
+    g_object_set(appsrc, "max-bytes", maxQueuedBytes, "block", FALSE, nullptr);
     bus.reset(gst_element_get_bus(el));
     if (gst_element_set_state(el, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
       checkBus();
@@ -129,6 +265,26 @@ struct FileExporter::Impl {
   void checkBus() {
     while (gst::MessagePtr msg{gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR)})
       throw ExportError("encoding " + output + " failed: " + busError(msg.get()));
+  }
+
+  bool wasInterrupted() const { return interrupted && interrupted(); }
+
+  // Waits while the encoder's queue is full: bounded by stallLimit without progress, ended by an
+  // error on the bus or by `interrupted`.
+  void waitForRoom() {
+    guint64 level = gst_app_src_get_current_level_bytes(GST_APP_SRC(appsrc));
+    auto progress = Clock::now();
+    while (level >= maxQueuedBytes) {
+      checkBus();
+      if (wasInterrupted()) throw ExportError("the export of " + output + " was interrupted");
+      if (Clock::now() - progress > stallLimit)
+        throw ExportError("encoding " + output + " failed: the encoder took no frame for " +
+                          std::to_string(stallLimit.count() / 1000) + " s");
+      std::this_thread::sleep_for(1ms);
+      const guint64 now = gst_app_src_get_current_level_bytes(GST_APP_SRC(appsrc));
+      if (now < level) progress = Clock::now();
+      level = now;
+    }
   }
 
   // The frames' description: RGBA, or I420 with the source's colours (GStreamer's default layout).
@@ -190,14 +346,23 @@ struct FileExporter::Impl {
     return buf;
   }
 
+  // Frame n's time in the file.
+  GstClockTime frameTime(std::uint64_t n) const {
+    return gst_util_uint64_scale(n, GST_SECOND * 1000, guint64(std::lround(fps * 1000)));
+  }
+
   void removeTemp() noexcept {
     std::error_code ec;
     fs::remove(temp, ec);
   }
 };
 
-FileExporter::FileExporter(const std::string& output, double fps) : impl_(std::make_unique<Impl>()) {
+FileExporter::FileExporter(const std::string& output, double fps, ExportSettings settings)
+    : impl_(std::make_unique<Impl>()) {
   impl_->format = checkExportPath(output);
+  impl_->encoder = settings.encoder ? *settings.encoder : encoderSettingsFor(impl_->format, {});
+  impl_->interrupted = std::move(settings.interrupted);
+  impl_->stallLimit = settings.stallLimit;
   impl_->output = output;
   impl_->fps = fps > 0 && std::isfinite(fps) ? fps : 30;
   const fs::path p(output);
@@ -224,13 +389,14 @@ void FileExporter::deliver(const OutputFrame& frame) {
   const bool yuv = frame.filteredYuv.planes[0] != nullptr;
   const int w = yuv ? frame.filteredYuv.width : frame.filtered.width;
   const int h = yuv ? frame.filteredYuv.height : frame.filtered.height;
-  if (!s.pipeline) s.start(w, h);
+  if (!s.pipeline) s.start(w, h, yuv);
   if (w != s.capsW || h != s.capsH || yuv != s.capsYuv || (yuv && !(frame.filteredColour == s.capsColour)))
     s.setCaps(w, h, yuv, frame.filteredColour);
+  s.waitForRoom();
   GstBuffer* buf = s.bufferOf(frame);
   // The file is timed at a steady rate: a looped or seeked source still makes a playable file.
-  GST_BUFFER_PTS(buf) = gst_util_uint64_scale(s.frames, GST_SECOND * 1000, guint64(std::lround(s.fps * 1000)));
-  GST_BUFFER_DURATION(buf) = gst_util_uint64_scale(1, GST_SECOND * 1000, guint64(std::lround(s.fps * 1000)));
+  GST_BUFFER_PTS(buf) = s.frameTime(s.frames);
+  GST_BUFFER_DURATION(buf) = s.frameTime(s.frames + 1) - s.frameTime(s.frames);
   const GstFlowReturn r = gst_app_src_push_buffer(GST_APP_SRC(s.appsrc), buf);  // takes the buffer
   s.checkBus();
   if (r != GST_FLOW_OK)
@@ -247,13 +413,24 @@ void FileExporter::finish() {
   }
   gst_app_src_end_of_stream(GST_APP_SRC(s.appsrc));
   // Bounded: the encoder has at most a few frames queued.
-  gst::MessagePtr msg(
-      gst_bus_timed_pop_filtered(s.bus.get(), 120 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
   std::string failure;
-  if (!msg)
-    failure = "the encoder did not finish within 120 s";
-  else if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_ERROR)
-    failure = busError(msg.get());
+  const auto deadline = Clock::now() + s.stallLimit;
+  for (;;) {
+    gst::MessagePtr msg(gst_bus_timed_pop_filtered(s.bus.get(), 100 * GST_MSECOND,
+                                                   GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
+    if (msg) {
+      if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_ERROR) failure = busError(msg.get());
+      break;
+    }
+    if (s.wasInterrupted()) {
+      failure = "interrupted";
+      break;
+    }
+    if (Clock::now() > deadline) {
+      failure = "the encoder did not finish within " + std::to_string(s.stallLimit.count() / 1000) + " s";
+      break;
+    }
+  }
   gst_element_set_state(s.pipeline.get(), GST_STATE_NULL);
   s.pipeline.reset();
   s.done = true;
@@ -281,6 +458,7 @@ void FileExporter::abort() noexcept {
 
 std::uint64_t FileExporter::frames() const { return impl_->frames; }
 const ExportFormat& FileExporter::format() const { return impl_->format; }
+const EncoderSettings& FileExporter::encoder() const { return impl_->encoder; }
 const std::string& FileExporter::temporaryPath() const { return impl_->temp; }
 
 }  // namespace convlive

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "convlive/export.hpp"
 #include "pipeline_fixture.hpp"
@@ -206,6 +208,62 @@ TEST(ExportErrors, Mp4SaysWhichPackageGivesH264) {
   }
   EXPECT_EQ(checkExportPath((scratch() / "out.webm").string()).codec, "VP8");
   EXPECT_EQ(checkExportPath((scratch() / "out.avi").string()).codec, "MJPEG");
+}
+
+// Each encoder's defaults: constant quality on its own scale, and x264's preset names.
+TEST(ExportSettings, DefaultsAreConstantQualityPerEncoder) {
+  const ExportFormat h264{"mp4", "H.264", "x264enc", "mp4mux"}, vp8{"webm", "VP8", "vp8enc", "webmmux"},
+      mjpeg{"avi", "MJPEG", "jpegenc", "avimux"};
+  EncoderSettings s = encoderSettingsFor(h264, {});
+  EXPECT_TRUE(s.constantQuality);
+  EXPECT_EQ(s.quality, 18);
+  EXPECT_EQ(s.preset, "veryfast");
+  EXPECT_EQ(s.describe(), "CRF 18, preset veryfast");
+  s = encoderSettingsFor(vp8, {});
+  EXPECT_EQ(s.describe(), "quantizer 12, preset veryfast");
+  s = encoderSettingsFor(mjpeg, {});
+  EXPECT_EQ(s.describe(), "quality 85") << "jpegenc has no preset";
+  s = encoderSettingsFor(h264, {.bitrate = "4000", .preset = "slow"});
+  EXPECT_FALSE(s.constantQuality);
+  EXPECT_EQ(s.describe(), "4000 kbit/s, preset slow");
+  s = encoderSettingsFor(vp8, {.quality = "0", .preset = "ultrafast"});
+  EXPECT_EQ(s.quality, 0);
+  EXPECT_EQ(qualityScale(mjpeg).max, 100);
+  EXPECT_TRUE(qualityScale(mjpeg).higherIsBetter);
+  EXPECT_EQ(speedPresets().size(), 9u);
+}
+
+// A bad value is refused with one line naming the option, what is wrong and what it takes.
+TEST(ExportSettings, BadValuesNameTheOptionAndWhatItTakes) {
+  const ExportFormat h264{"mp4", "H.264", "x264enc", "mp4mux"}, vp8{"webm", "VP8", "vp8enc", "webmmux"},
+      mjpeg{"avi", "MJPEG", "jpegenc", "avimux"};
+  const std::vector<std::tuple<ExportFormat, EncoderRequest, std::vector<const char*>>> cases{
+      {h264, {.quality = "51"}, {"--quality 51 is out of range", "CRF 0..50", "default 18"}},
+      {h264, {.quality = "-1"}, {"--quality -1 is out of range", "CRF 0..50"}},
+      {h264, {.quality = "x"}, {"--quality 'x' is not a whole number", "CRF 0..50"}},
+      {h264, {.quality = "20.5"}, {"--quality '20.5' is not a whole number"}},
+      {vp8, {.quality = "64"}, {"--quality 64 is out of range", "VP8 (vp8enc)", "quantizer 0..63", "default 12"}},
+      {mjpeg, {.quality = "0"}, {"--quality 0 is out of range", "quality 1..100", "higher is better"}},
+      {h264, {.quality = "20", .bitrate = "100"}, {"--quality and --bitrate were both given", "give one"}},
+      {h264, {.bitrate = "0"}, {"--bitrate 0 is out of range", "kbit/s, 1..2048000"}},
+      {h264, {.bitrate = "1e3"}, {"--bitrate '1e3' is not a whole number", "kbit/s"}},
+      {vp8, {.bitrate = "3000000"}, {"--bitrate 3000000 is out of range", "1..2147483"}},
+      {mjpeg, {.bitrate = "100"}, {"--bitrate", "MJPEG (jpegenc) has no target bitrate", "--quality 1..100"}},
+      {mjpeg, {.preset = "fast"}, {"--preset", "has no speed preset", "leave --preset out"}},
+      {h264, {.preset = "fastest"}, {"--preset 'fastest' is not a speed preset of H.264", "ultrafast", "veryslow"}},
+      {vp8, {.preset = "placebo"}, {"--preset 'placebo'", "VP8 (vp8enc)", "default veryfast"}},
+  };
+  for (const auto& [format, request, words] : cases) {
+    try {
+      encoderSettingsFor(format, request);
+      ADD_FAILURE() << format.encoder << " took quality '" << request.quality << "' bitrate '" << request.bitrate
+                    << "' preset '" << request.preset << "'";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      for (const char* w : words) EXPECT_NE(what.find(w), std::string::npos) << "'" << w << "' missing in: " << what;
+    }
+  }
 }
 
 TEST(Sources, ListsPatternsAndCameras) {

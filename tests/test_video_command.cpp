@@ -251,6 +251,66 @@ TEST(VideoCommand, ListsCamerasAndPatterns) {
   EXPECT_NE(r.output.find("zone-plate"), std::string::npos);
 }
 
+// ---- export: encoder settings -----------------------------------------------------------------
+
+// Every option of the encoder is checked against the output's encoder before anything runs: one
+// line naming the option, exit code 2, no file and no temporary.
+TEST(VideoCommand, ExportEncoderOptionsAreCheckedBeforeAnyWork) {
+  const fs::path dir = scratch() / "refused";
+  fs::create_directories(dir);
+  const std::string mp4 = q(dir / "x.mp4"), webm = q(dir / "x.webm"), avi = q(dir / "x.avi");
+  const bool h264 = hasElement("x264enc");
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+      {"--output " + webm + " --quality 64", {"--quality 64 is out of range", "quantizer 0..63"}},
+      {"--output " + webm + " --quality high", {"--quality 'high' is not a whole number", "0..63"}},
+      {"--output " + webm + " --quality 10 --bitrate 1000", {"--quality and --bitrate were both given"}},
+      {"--output " + webm + " --bitrate 0", {"--bitrate 0 is out of range", "kbit/s"}},
+      {"--output " + webm + " --preset turbo", {"--preset 'turbo' is not a speed preset", "veryfast"}},
+      {"--output " + webm + " --quality ''", {"--quality is empty"}},
+      {"--output " + avi + " --bitrate 5000", {"--bitrate", "MJPEG (jpegenc) has no target bitrate"}},
+      {"--output " + avi + " --preset fast", {"--preset", "MJPEG (jpegenc) has no speed preset"}},
+      {"--output " + avi + " --quality 101", {"--quality 101 is out of range", "1..100"}},
+  };
+  if (h264) cases.push_back({"--output " + mp4 + " --quality=-3", {"--quality -3 is out of range", "CRF 0..50"}});
+  for (const auto& [args, words] : cases) {
+    const Result r = run("export --frames 5 --size 64x48 " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    for (const auto& w : words)
+      EXPECT_NE(r.output.find(w), std::string::npos) << args << ": '" << w << "' missing:\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << ": one line:\n" << r.output;
+    EXPECT_EQ(r.output.find("export:"), std::string::npos) << args << ": refused after work began:\n" << r.output;
+  }
+  EXPECT_TRUE(fs::is_empty(dir)) << "a refused export left a file behind";
+  const Result help = run("export --help");
+  for (const char* w : {"--quality", "--bitrate", "--preset", "CRF 0..50, default 18"})
+    EXPECT_NE(help.output.find(w), std::string::npos) << w << " missing from export --help:\n" << help.output;
+}
+
+// --quality and --bitrate move the size the way they say: a better quality or a higher rate makes a
+// larger file, for each encoder that takes them.
+TEST(VideoCommand, ExportQualityAndBitrateSetTheSize) {
+  const auto size = [&](const std::string& name, const std::string& options) -> std::uintmax_t {
+    const fs::path out = scratch() / name;
+    const Result r = run("export --frames 30 --size 320x240 --output " + q(out) + " " + options);
+    EXPECT_EQ(r.code, 0) << options << "\n" << r.output;
+    return fs::exists(out) ? fs::file_size(out) : 0;
+  };
+  std::vector<std::string> exts{".webm", ".avi"};
+  if (hasElement("x264enc")) exts.push_back(".mp4");
+  for (const std::string& ext : exts) {
+    const bool mjpeg = ext == ".avi";
+    const auto better = size("better" + ext, mjpeg ? "--quality 95" : "--quality 4");
+    const auto worse = size("worse" + ext, mjpeg ? "--quality 30" : "--quality 40");
+    EXPECT_GT(better, worse * 3 / 2) << ext << ": --quality barely changed the size";
+    if (mjpeg) continue;
+    const auto high = size("high" + ext, "--bitrate 4000 --preset faster");
+    const auto low = size("low" + ext, "--bitrate 200 --preset faster");
+    EXPECT_GT(high, low * 3) << ext << ": --bitrate barely changed the size";
+    // 1 s at 200 kbit/s is 25 kB: the target is roughly met.
+    EXPECT_LT(low, 25000u * 2) << ext;
+  }
+}
+
 // ---- image --max-pixels -------------------------------------------------------------------------
 
 // A picture larger than --max-pixels is refused before it is decoded, naming the option; at the

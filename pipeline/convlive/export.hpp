@@ -2,10 +2,14 @@
 // output when (and only when) the export completes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "convlive/pipeline.hpp"
 
@@ -30,12 +34,62 @@ struct ExportFormat {
 // give a missing encoder).
 ExportFormat checkExportPath(const std::string& output);
 
+// ---- Encoder settings ------------------------------------------------------------------------
+
+// The encoder settings as typed on the command line ("" = the format's default).
+struct EncoderRequest {
+  std::string quality;  // a constant-quality level, on the encoder's own scale (qualityScale)
+  std::string bitrate;  // a target bitrate in kbit/s instead (not with quality)
+  std::string preset;   // a speed preset: x264's names (speedPresets), for H.264 and VP8
+};
+
+// An encoder's constant-quality scale: what the number means there.
+struct QualityScale {
+  std::string name;  // "CRF", "cq-level", "quality"
+  int min = 0, max = 0;
+  int fallback = 0;  // the default
+  bool higherIsBetter = false;
+};
+QualityScale qualityScale(const ExportFormat& format);
+
+// The speed presets --preset takes, fastest first (x264enc's speed-preset names; VP8 maps them to
+// its deadline and cpu-used); the default is "veryfast".
+const std::vector<std::string>& speedPresets();
+inline constexpr const char* kDefaultSpeedPreset = "veryfast";
+
+// The settings an encoder runs with, checked against its format.
+struct EncoderSettings {
+  bool constantQuality = true;   // else a target bitrate
+  int quality = 0;               // constantQuality: on the encoder's scale ...
+  std::string scale;             // ... which is called this ("CRF")
+  long bitrateKbps = 0;          // otherwise
+  std::string preset;            // "" for encoders without one (jpegenc)
+  std::string describe() const;  // "CRF 23, preset veryfast", "4000 kbit/s, preset fast", ...
+};
+
+// The settings a request asks of `format`'s encoder, defaults filled in. Throws
+// std::invalid_argument, one line naming the option, what is wrong and the values it takes: a
+// value that is not a whole number or is out of the encoder's range, --quality with --bitrate, a
+// preset the encoder does not have, and MJPEG's missing bitrate and preset.
+EncoderSettings encoderSettingsFor(const ExportFormat& format, const EncoderRequest& request);
+
+// Everything an export is told besides its output and rate.
+struct ExportSettings {
+  std::optional<EncoderSettings> encoder;  // none: the format's defaults
+  // Polled while the export waits on its encoder (a full queue, the end of the file): true ends
+  // the wait with ExportError. Called on the pipeline thread; may be empty.
+  std::function<bool()> interrupted;
+  // The longest the encoder may take no frame (or not finish) before the export fails.
+  std::chrono::milliseconds stallLimit = std::chrono::seconds(120);
+};
+
 // A sink that encodes every frame it is given (none is dropped) at a fixed rate. Called on the
 // pipeline thread only.
 class FileExporter : public FrameSink {
  public:
-  // fps: the rate written into the file (the source's; 30 when it has none).
-  FileExporter(const std::string& output, double fps);
+  // fps: the rate written into the file (the source's; 30 when it has none). Throws
+  // std::invalid_argument for a bad output path or encoder settings (encoderSettingsFor).
+  FileExporter(const std::string& output, double fps, ExportSettings settings = {});
   ~FileExporter() override;  // an export not finished is aborted: the temporary file is removed
   FileExporter(const FileExporter&) = delete;
   FileExporter& operator=(const FileExporter&) = delete;
@@ -44,18 +98,20 @@ class FileExporter : public FrameSink {
   // I420 frames (OutputFrame::filteredYuv) go to the encoder as they are, with their colorimetry.
   bool acceptsYuvFrames() const override { return true; }
   ColourSpec yuvFramesColour(ColourSpec source, int width, int height) const override;
-  // Copies the frame (RGBA, or I420) into the encoder's queue (blocks while the encoder is behind). Throws
-  // ExportError when encoding failed.
+  // Copies the frame (RGBA, or I420) into the encoder's queue, waiting (bounded by stallLimit, and
+  // ended by `interrupted`) while the encoder is behind. Throws ExportError when encoding failed.
+  // Frame n is timed n / fps.
   void deliver(const OutputFrame& frame) override;
 
-  // Ends the stream, waits (bounded) for the file to be complete, and renames it to the output.
-  // Throws ExportError (and removes the temporary file) when that fails.
+  // Ends the stream, waits (bounded) for the file to be complete, and renames it to the output. Throws ExportError (and
+  // removes the temporary file) when that fails.
   void finish();
   // Stops and removes the temporary file. Safe to call more than once.
   void abort() noexcept;
 
   std::uint64_t frames() const;
   const ExportFormat& format() const;
+  const EncoderSettings& encoder() const;
   const std::string& temporaryPath() const;
 
  private:
