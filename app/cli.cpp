@@ -32,9 +32,10 @@
 
 namespace convlive {
 
-// export with its encoder settings (video_export.cpp; video.hpp declares the form without them).
-int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& encoder, std::ostream& log,
-              std::ostream& err);
+// export with its encoder settings and audio choice (video_export.cpp; video.hpp declares the
+// form without them).
+int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& encoder, bool keepAudio,
+              std::ostream& log, std::ostream& err);
 
 namespace {
 
@@ -69,6 +70,7 @@ struct Values {
   std::vector<std::string> benchArgs;
   int device = -1;         // --device (only when given)
   EncoderRequest encoder;  // export: --quality, --bitrate, --preset (as typed; checked for the output's encoder)
+  bool noAudio = false;    // export: --no-audio
 };
 
 // export's encoder options: what each encoder's scale is, from the table the checks use.
@@ -97,6 +99,10 @@ void addEncoderOptions(CLI::App* c, Values& v) {
                 "the encoder's speed preset, fastest first: " + presets + " (default " + kDefaultSpeedPreset +
                     "; H.264 and VP8, MJPEG has none)")
       ->type_name("NAME")
+      ->group(g);
+  c->add_flag("--no-audio", v.noAudio,
+              "leave out the input file's audio (kept by default: copied as it is, or re-encoded where the "
+              "container cannot hold it)")
       ->group(g);
 }
 
@@ -376,7 +382,7 @@ int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream&
         if (c->count(name) && value->empty())
           throw std::invalid_argument(std::string(name) +
                                       " is empty: give a value (convlive export --help lists them)");
-      return runExport(v.video, filter, v.encoder, out, err);
+      return runExport(v.video, filter, v.encoder, !v.noAudio, out, err);
     }
     return runViewer(v.video, filter, v.viewer, out, err);
   });

@@ -23,8 +23,8 @@ using namespace std::chrono_literals;
 
 }  // namespace
 
-int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& request, std::ostream& log,
-              std::ostream& err) {
+int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& request, bool keepAudio,
+              std::ostream& log, std::ostream& err) {
   return guarded(err, [&]() -> int {
     const ExportFormat format = checkExportPath(v.output);
     const EncoderSettings encoder = encoderSettingsFor(format, request);
@@ -32,8 +32,27 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequ
     if (c.loop && v.frames < 0 && v.seconds < 0)
       throw std::invalid_argument("--loop would never end an export: give --frames or --seconds too");
     c.sync = false;  // an export runs as fast as it can, and drops nothing
+    // The input's audio, decided before any work: copied, re-encoded, or refused naming --no-audio.
     ExportSettings settings;
     settings.encoder = encoder;
+    std::string audioWords = "none (--no-audio)";
+    if (keepAudio) {
+      AudioPlan audio = planExportAudio(format, c.source);
+      audioWords = audio.action != AudioPlan::Action::None      ? audio.describe()
+                   : c.source.kind == SourceSpec::Kind::Pattern ? "none"
+                   : localFileOf(c.source).empty()              ? "none (only a local file's audio is exported)"
+                                                                : "none (the input has none)";
+      if (audio.action != AudioPlan::Action::None && c.loop) {
+        log << "note: --loop: the input's audio (" << audio.codec
+            << ") is left out, as it would not loop with the frames (--no-audio says so without this note)\n";
+        audioWords = "none (--loop)";
+        audio = {};
+      } else if (audio.streams > 1) {
+        log << "note: the input has " << audio.streams << " audio streams: the first (" << audio.codec
+            << ") is exported\n";
+      }
+      settings.audio = std::move(audio);
+    }
     // The rate must be known before the first frame is encoded: open the source through a probe.
     InterruptGuard interrupt;
     settings.interrupted = [&interrupt] { return interrupt.interrupted(); };
@@ -56,7 +75,7 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequ
     FileExporter& exporter = file.emplace(v.output, si.fps, std::move(settings));
     log << "export: " << si.description << " -> " << v.output << " (" << format.describe() << ", "
         << decimals(si.fps > 0 ? si.fps : 30, 2) << " fps)\n";
-    log << "export: " << format.encoder << " " << encoder.describe() << "\n";
+    log << "export: " << format.encoder << " " << encoder.describe() << "; audio: " << audioWords << "\n";
     log << settingsLine(p, c) << "\n";
 
     const bool tty = ::isatty(::fileno(stderr));
@@ -142,7 +161,7 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequ
 }
 
 int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err) {
-  return runExport(v, filter, EncoderRequest{}, log, err);
+  return runExport(v, filter, EncoderRequest{}, true, log, err);
 }
 
 }  // namespace convlive

@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -251,7 +254,7 @@ TEST(VideoCommand, ListsCamerasAndPatterns) {
   EXPECT_NE(r.output.find("zone-plate"), std::string::npos);
 }
 
-// ---- export: encoder settings -----------------------------------------------------------------
+// ---- export: encoder settings and audio ----------------------------------------------------------
 
 // Every option of the encoder is checked against the output's encoder before anything runs: one
 // line naming the option, exit code 2, no file and no temporary.
@@ -282,7 +285,7 @@ TEST(VideoCommand, ExportEncoderOptionsAreCheckedBeforeAnyWork) {
   }
   EXPECT_TRUE(fs::is_empty(dir)) << "a refused export left a file behind";
   const Result help = run("export --help");
-  for (const char* w : {"--quality", "--bitrate", "--preset", "CRF 0..50, default 18"})
+  for (const char* w : {"--quality", "--bitrate", "--preset", "--no-audio", "CRF 0..50, default 18"})
     EXPECT_NE(help.output.find(w), std::string::npos) << w << " missing from export --help:\n" << help.output;
 }
 
@@ -309,6 +312,224 @@ TEST(VideoCommand, ExportQualityAndBitrateSetTheSize) {
     // 1 s at 200 kbit/s is 25 kB: the target is roughly met.
     EXPECT_LT(low, 25000u * 2) << ext;
   }
+}
+
+// What a file holds, stream by stream, read by demuxing it (parsebin: no decoding).
+struct StreamFacts {
+  std::string media;            // "video/x-h264", "audio/mpeg", "audio/x-opus", ...
+  int mpegVersion = 0;          // audio/mpeg: 1 (MP3) or 4 (AAC)
+  double start = -1, end = -1;  // running time of the first buffer and of the last one's end, in seconds
+  int buffers = 0;
+  bool audio() const { return media.rfind("audio/", 0) == 0; }
+};
+
+struct StreamReader {
+  GstElement* pipeline = nullptr;
+  std::mutex lock;
+  std::vector<std::unique_ptr<StreamFacts>> streams;
+
+  static GstPadProbeReturn onBuffer(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
+    auto* facts = static_cast<StreamFacts*>(data);
+    GstBuffer* buf = GST_PAD_PROBE_INFO_BUFFER(info);
+    GstEvent* e = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
+    if (!e) return GST_PAD_PROBE_OK;
+    const GstSegment* segment = nullptr;
+    gst_event_parse_segment(e, &segment);
+    const GstClockTime t = gst_segment_to_running_time(segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
+    gst_event_unref(e);
+    if (facts->media.empty()) {
+      GstCaps* caps = gst_pad_get_current_caps(pad);
+      if (caps) {
+        const GstStructure* s = gst_caps_get_structure(caps, 0);
+        facts->media = gst_structure_get_name(s);
+        gst_structure_get_int(s, "mpegversion", &facts->mpegVersion);
+        gst_caps_unref(caps);
+      }
+    }
+    ++facts->buffers;
+    if (!GST_CLOCK_TIME_IS_VALID(t)) return GST_PAD_PROBE_OK;
+    const double from = double(t) / GST_SECOND;
+    const double to = from + (GST_BUFFER_DURATION_IS_VALID(buf) ? double(GST_BUFFER_DURATION(buf)) / GST_SECOND : 0);
+    if (facts->start < 0 || from < facts->start) facts->start = from;
+    facts->end = std::max(facts->end, to);
+    return GST_PAD_PROBE_OK;
+  }
+
+  static void onPad(GstElement*, GstPad* pad, gpointer data) {
+    auto* reader = static_cast<StreamReader*>(data);
+    StreamFacts* facts;
+    {
+      std::lock_guard<std::mutex> hold(reader->lock);
+      facts = reader->streams.emplace_back(std::make_unique<StreamFacts>()).get();
+    }
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, onBuffer, facts, nullptr);
+    GstElement* sink = gst_element_factory_make("fakesink", nullptr);
+    g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
+    gst_bin_add(GST_BIN(reader->pipeline), sink);
+    gst_element_sync_state_with_parent(sink);
+    GstPad* sinkPad = gst_element_get_static_pad(sink, "sink");
+    gst_pad_link(pad, sinkPad);
+    gst_object_unref(sinkPad);
+  }
+};
+
+std::vector<StreamFacts> streamsOf(const fs::path& file) {
+  initGStreamer();
+  StreamReader reader;
+  GError* err = nullptr;
+  reader.pipeline = gst_parse_launch(("filesrc name=src ! parsebin name=parse"), &err);
+  EXPECT_TRUE(reader.pipeline && !err) << (err ? err->message : "?");
+  if (err) g_error_free(err);
+  if (!reader.pipeline) return {};
+  GstElement* src = gst_bin_get_by_name(GST_BIN(reader.pipeline), "src");
+  g_object_set(src, "location", file.c_str(), nullptr);
+  gst_object_unref(src);
+  GstElement* parse = gst_bin_get_by_name(GST_BIN(reader.pipeline), "parse");
+  g_signal_connect(parse, "pad-added", G_CALLBACK(StreamReader::onPad), &reader);
+  gst_object_unref(parse);
+  gst_element_set_state(reader.pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(reader.pipeline);
+  GstMessage* m = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  EXPECT_TRUE(m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS) << "reading " << file << " failed or took over 30 s";
+  if (m) gst_message_unref(m);
+  gst_object_unref(bus);
+  gst_element_set_state(reader.pipeline, GST_STATE_NULL);
+  gst_object_unref(reader.pipeline);
+  std::vector<StreamFacts> facts;
+  for (const auto& s : reader.streams) facts.push_back(*s);
+  return facts;
+}
+
+// The one video and the one audio stream of a file (an audio stream with no media when there is none).
+std::pair<StreamFacts, StreamFacts> videoAndAudio(const fs::path& file, int audioStreams = 1) {
+  const std::vector<StreamFacts> streams = streamsOf(file);
+  StreamFacts video, audio;
+  int videos = 0, audios = 0;
+  for (const StreamFacts& s : streams) {
+    if (s.audio()) {
+      audio = s;
+      ++audios;
+    } else {
+      video = s;
+      ++videos;
+    }
+  }
+  EXPECT_EQ(videos, 1) << file;
+  EXPECT_EQ(audios, audioStreams) << file;
+  return {video, audio};
+}
+
+// A clip of `seconds` of video at 30 fps (from `videoStart` on) and 1.6 s of a tone, made with
+// gst-launch: `video` and `audio` are the encoders (with their parsers), `mux` the muxer.
+fs::path clipWithAudio(const std::string& name, const std::string& video, const std::string& audio,
+                       const std::string& mux, double seconds = 1.5, double videoStart = 0) {
+  const fs::path path = scratch() / name;
+  runLaunch("videotestsrc num-buffers=" + std::to_string(int(std::lround(seconds * 30))) +
+            " pattern=ball timestamp-offset=" + std::to_string(std::llround(videoStart * 1e9)) +
+            " ! video/x-raw,width=160,height=120,framerate=30/1 ! " + video +
+            " ! queue ! mux. audiotestsrc num-buffers=75 samplesperbuffer=1024 ! "
+            "audio/x-raw,rate=48000,channels=2 ! audioconvert ! " +
+            audio + " ! queue ! mux. " + mux + " name=mux ! filesink location=" + path.string());
+  return path;
+}
+
+// An AAC encoder that mp4mux takes ("" when none is installed).
+std::string aacEncoder() {
+  for (const char* e : {"avenc_aac", "voaacenc"})
+    if (hasElement(e)) return std::string(e) + " ! aacparse";
+  return "";
+}
+
+constexpr double kFrame = 1.0 / 30;
+
+// An export from a file with audio keeps it: copied untouched where the container holds the codec
+// (the same codec comes out), timed with the frames (both from 0, ending together within two
+// frames); --no-audio leaves it out.
+TEST(VideoCommand, ExportKeepsTheInputsAudio) {
+  if (!hasElement("opusenc") || !hasElement("vp8enc")) GTEST_SKIP() << "opusenc or vp8enc is not installed here";
+  struct Case {
+    fs::path input;
+    std::string output, words, media;
+    int mpegVersion = 0;
+  };
+  std::vector<Case> cases;
+  const fs::path opusMkv = clipWithAudio("opus.mkv", "vp8enc deadline=1", "opusenc", "matroskamux");
+  cases.push_back({opusMkv, "opus-copied.mkv", "audio: Opus, copied", "audio/x-opus"});
+  cases.push_back({opusMkv, "opus-copied.webm", "audio: Opus, copied", "audio/x-opus"});
+  const std::string aac = aacEncoder();
+  if (hasElement("x264enc")) {
+    cases.push_back({opusMkv, "opus-copied.mp4", "audio: Opus, copied", "audio/x-opus"});
+    if (!aac.empty()) {
+      const fs::path aacMp4 = clipWithAudio("aac.mp4", "x264enc ! h264parse", aac, "mp4mux");
+      cases.push_back({aacMp4, "aac-copied.mp4", "audio: AAC, copied", "audio/mpeg", 4});
+      cases.push_back({aacMp4, "aac-copied.mkv", "audio: AAC, copied", "audio/mpeg", 4});
+    }
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.input.filename().string() + " -> " + c.output);
+    const fs::path out = scratch() / c.output;
+    const Result r = run("export --input " + q(c.input) + " --output " + q(out));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find(c.words), std::string::npos) << r.output;
+    const auto [video, audio] = videoAndAudio(out);
+    EXPECT_EQ(video.buffers, 45);
+    EXPECT_EQ(audio.media, c.media);
+    EXPECT_EQ(audio.mpegVersion, c.mpegVersion);
+    EXPECT_NEAR(video.start, 0, 1e-3);
+    EXPECT_NEAR(video.end, 1.5, 1e-3);
+    EXPECT_NEAR(audio.start, 0, kFrame) << "the audio starts with the first frame";
+    EXPECT_NEAR(audio.end, video.end, 2 * kFrame) << "the audio (1.6 s in the input) ends with the last frame";
+  }
+  // --no-audio: the video alone.
+  const fs::path silent = scratch() / "no-audio.mkv";
+  const Result r = run("export --input " + q(opusMkv) + " --no-audio --output " + q(silent));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("audio: none (--no-audio)"), std::string::npos) << r.output;
+  EXPECT_EQ(videoAndAudio(silent, 0).first.buffers, 45);
+}
+
+// A container that cannot hold the input's audio codec gets it re-encoded to its usual one (said
+// in the summary); --seconds cuts the audio with the frames; a video that starts after the audio
+// in the input starts the file, the audio put beside it; the test pattern exports as before.
+TEST(VideoCommand, ExportReencodesAudioTheContainerCannotHoldAndKeepsItInTime) {
+  if (!hasElement("vorbisenc") || !hasElement("opusenc") || !hasElement("vp8enc"))
+    GTEST_SKIP() << "vorbisenc, opusenc or vp8enc is not installed here";
+  const fs::path vorbisMkv = clipWithAudio("vorbis.mkv", "vp8enc deadline=1", "vorbisenc", "matroskamux");
+  struct Case {
+    fs::path input;
+    std::string output, options, words;
+    double seconds = 1.5;
+  };
+  std::vector<Case> cases{
+      {vorbisMkv, "vorbis-to.avi", "", "audio: Vorbis, re-encoded to", 1.5},
+      {vorbisMkv, "vorbis-cut.webm", "--seconds 1", "audio: Vorbis, copied", 1.0},
+      {clipWithAudio("late.mkv", "vp8enc deadline=1", "opusenc", "matroskamux", 1.0, 0.5), "late-video.webm", "",
+       "audio: Opus, copied", 1.0},
+  };
+  if (hasElement("x264enc")) cases.push_back({vorbisMkv, "vorbis-to.mp4", "", "audio: Vorbis, re-encoded to", 1.5});
+  const std::string aac = aacEncoder();
+  if (!aac.empty())
+    cases.push_back({clipWithAudio("aac.mkv", "vp8enc deadline=1", aac, "matroskamux"), "aac-to.webm", "",
+                     "audio: AAC, re-encoded to Opus (WebM holds Opus and Vorbis only)", 1.5});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.input.filename().string() + " -> " + c.output + " " + c.options);
+    const fs::path out = scratch() / c.output;
+    const Result r = run("export --input " + q(c.input) + " " + c.options + " --output " + q(out));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find(c.words), std::string::npos) << r.output;
+    const auto [video, audio] = videoAndAudio(out);
+    EXPECT_EQ(video.buffers, int(std::lround(c.seconds * 30)));
+    EXPECT_NEAR(video.end, c.seconds, 1e-3);
+    EXPECT_TRUE(audio.audio());
+    EXPECT_NEAR(audio.start, 0, kFrame) << "the audio starts with the first frame";
+    EXPECT_NEAR(audio.end, video.end, 2 * kFrame) << "the audio ends with the last frame";
+  }
+  // No audio in the source: as before, and said.
+  const fs::path pattern = scratch() / "pattern.mkv";
+  const Result r = run("export --frames 10 --size 64x48 --output " + q(pattern));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("audio: none\n"), std::string::npos) << r.output;
+  EXPECT_EQ(videoAndAudio(pattern, 0).first.buffers, 10);
 }
 
 // ---- image --max-pixels -------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 // File export: filtered frames -> appsrc -> encoder -> muxer -> a temporary file, renamed to the
-// output when (and only when) the export completes.
+// output when (and only when) the export completes. The input file's audio, when it has some, goes
+// into the same muxer from a second branch of the export's pipeline (copied, or re-encoded where the
+// container cannot hold it).
 #pragma once
 
 #include <chrono>
@@ -73,9 +75,42 @@ struct EncoderSettings {
 // preset the encoder does not have, and MJPEG's missing bitrate and preset.
 EncoderSettings encoderSettingsFor(const ExportFormat& format, const EncoderRequest& request);
 
+// ---- Audio -------------------------------------------------------------------------------------
+
+// What an export does with its input's audio, decided before any work.
+struct AudioPlan {
+  enum class Action { None, Copy, Reencode };
+  Action action = Action::None;
+  std::string input;     // the file the audio is read from
+  std::string codec;     // the input's audio codec ("AAC", "Opus", "MP3", ...)
+  std::string outCodec;  // what the output holds (codec when copied)
+  std::string chain;     // the elements between the input's audio and the muxer (gst-launch syntax)
+  std::string why;       // Reencode: why the codec cannot be copied
+  int streams = 0;       // audio streams in the input (the first is exported)
+  // The start of the input's video segment: a decoded frame's running time is its timestamp minus
+  // this, which is how the first frame exported and the audio are put at the same time.
+  std::uint64_t videoSegmentStartNs = 0;
+  std::string describe() const;  // "AAC, copied", "AAC, re-encoded to Opus (WebM holds ...)"
+};
+
+// Looks at the streams of `inputPath` (a file) for an export in `format`, within `timeout`. No audio
+// stream (or a file that cannot be read: the source says why itself) plans None. An audio codec the
+// container holds is copied untouched; another is re-encoded to the container's usual codec (Opus
+// or Vorbis for WebM, AAC for MP4, MP3 or PCM for AVI). Throws std::invalid_argument when that
+// needs an encoder that is not installed (naming it, --no-audio and the other containers).
+AudioPlan planExportAudio(const ExportFormat& format, const std::string& inputPath,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
+// The same for a source: files (a path or a file:// URI) have their audio exported; the test
+// pattern, cameras, launch lines and network URIs plan None.
+AudioPlan planExportAudio(const ExportFormat& format, const SourceSpec& source,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
+// The local file a source reads ("" for any other source).
+std::string localFileOf(const SourceSpec& source);
+
 // Everything an export is told besides its output and rate.
 struct ExportSettings {
   std::optional<EncoderSettings> encoder;  // none: the format's defaults
+  AudioPlan audio;                         // None: video only
   // Polled while the export waits on its encoder (a full queue, the end of the file): true ends
   // the wait with ExportError. Called on the pipeline thread; may be empty.
   std::function<bool()> interrupted;
@@ -100,11 +135,13 @@ class FileExporter : public FrameSink {
   ColourSpec yuvFramesColour(ColourSpec source, int width, int height) const override;
   // Copies the frame (RGBA, or I420) into the encoder's queue, waiting (bounded by stallLimit, and
   // ended by `interrupted`) while the encoder is behind. Throws ExportError when encoding failed.
-  // Frame n is timed n / fps.
+  // The first frame starts the file: frame n is timed n / fps, and the audio is put beside it from
+  // that frame's time in the input.
   void deliver(const OutputFrame& frame) override;
 
-  // Ends the stream, waits (bounded) for the file to be complete, and renames it to the output. Throws ExportError (and
-  // removes the temporary file) when that fails.
+  // Ends the stream (the audio where the video ends), waits (bounded) for the file to be complete,
+  // and renames it to the output. Throws ExportError (and removes the temporary file) when that
+  // fails.
   void finish();
   // Stops and removes the temporary file. Safe to call more than once.
   void abort() noexcept;
@@ -112,6 +149,7 @@ class FileExporter : public FrameSink {
   std::uint64_t frames() const;
   const ExportFormat& format() const;
   const EncoderSettings& encoder() const;
+  const AudioPlan& audio() const;
   const std::string& temporaryPath() const;
 
  private:
