@@ -225,7 +225,8 @@ int listVariantDetails(const VariantDetailsOptions& o, std::ostream& out, std::o
 
   const DeviceInfo& dev = deviceInfo();
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n";
-  out << "filter: " << o.spec.describe() << " on " << size->str() << "\n\n";
+  out << "filter: " << o.spec.describe() << " on " << size->str() << "\n";
+  out << "mask: " << describeRank(p.filter.mask) << "\n\n";  // its rank: k terms (convlive/low_rank.hpp)
   Row header;
   for (const Column& c : kColumns) header.push_back(c.title);
   printRow(out, header);
@@ -248,6 +249,7 @@ int listVariantDetails(const VariantDetailsOptions& o, std::ostream& out, std::o
   const json doc{{"device", dev.available ? json(dev.name) : json(nullptr)},
                  {"device_reason", dev.available ? json(nullptr) : json(dev.reason)},
                  {"filter", o.spec.describe()},
+                 {"mask", describeRank(p.filter.mask)},
                  {"width", size->w},
                  {"height", size->h},
                  {"variants", rows}};

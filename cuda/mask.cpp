@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -52,9 +53,42 @@ float resolveSigma(int radius, float sigma) {
   return sigma > 0.f ? sigma : defaultGaussianSigma(radius);
 }
 
+// 2r+1 values, all zero but the centre's.
+std::vector<float> centreTap(int radius, float value) {
+  std::vector<float> d(2 * radius + 1, 0.f);
+  d[radius] = value;
+  return d;
+}
+
+std::vector<float> scaled(std::vector<double> v, double by) {
+  std::vector<float> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(v[i] * by);
+  return out;
+}
+
 }  // namespace
 
-Mask::Mask(int radius, std::vector<float> weights) : radius_(radius), weights_(std::move(weights)) {
+struct Mask::LowRankCache {
+  std::vector<SeparableTerm> known;
+  std::once_flag once;
+  std::optional<LowRank> value;
+};
+
+Mask::Mask(int radius, std::vector<float> weights, std::vector<SeparableTerm> terms)
+    : Mask(radius, std::move(weights)) {
+  lowRank_->known = std::move(terms);
+}
+
+const std::optional<LowRank>& Mask::lowRank() const {
+  std::call_once(lowRank_->once, [this] {
+    const std::vector<SeparableTerm> own{{col_, row_}};
+    lowRank_->value = decomposeMask(size(), weights_, separable_ ? own : lowRank_->known);
+  });
+  return lowRank_->value;
+}
+
+Mask::Mask(int radius, std::vector<float> weights)
+    : radius_(radius), weights_(std::move(weights)), lowRank_(std::make_shared<LowRankCache>()) {
   if (radius < 0 || radius > kMaxRadius) {
     std::ostringstream s;
     s << "mask radius " << radius << " is out of range: use 0.." << kMaxRadius;
@@ -99,6 +133,25 @@ double absoluteSum(const std::vector<float>& w) {
   return s;
 }
 
+std::string describeRank(const Mask& m) {
+  std::ostringstream s;
+  s << m.size() << "x" << m.size() << ", ";
+  const auto& lr = m.lowRank();
+  if (m.separable()) {
+    s << "separable (rank 1)";
+  } else if (lr && lr->rank() == 0) {
+    s << "all zero (rank 0)";
+  } else if (!lr) {
+    s << "full rank (no low-rank form within " << kLowRankTruncationBudget << " levels)";
+  } else {
+    s.precision(2);
+    s << "rank " << lr->rank() << ": " << lr->rank() << " separable terms ("
+      << (lr->source == LowRank::Source::Svd ? "SVD" : "the builder's factors") << ") within " << lr->truncation
+      << " levels of the weights";
+  }
+  return s.str();
+}
+
 float Mask::sum() const { return std::accumulate(weights_.begin(), weights_.end(), 0.f); }
 
 Mask Mask::transposed() const {
@@ -106,7 +159,9 @@ Mask Mask::transposed() const {
   std::vector<float> t(weights_.size());
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) t[j * n + i] = weights_[i * n + j];
-  return Mask(radius_, std::move(t));
+  std::vector<SeparableTerm> terms;
+  for (const SeparableTerm& term : lowRank_->known) terms.push_back(term.transposed());
+  return Mask(radius_, std::move(t), std::move(terms));
 }
 
 float defaultGaussianSigma(int radius) { return 0.3f * static_cast<float>(radius - 1) + 0.8f; }
@@ -130,7 +185,10 @@ Mask sharpenMask(int radius, float sigma) {
   std::vector<float> w = g.weights();
   for (float& v : w) v = -v;
   w[w.size() / 2] += 2.f;
-  return Mask(radius, std::move(w));
+  // Two terms: the gaussian's factors (one negated) and the centre tap.
+  std::vector<float> negated = g.col();
+  for (float& v : negated) v = -v;
+  return Mask(radius, std::move(w), {{negated, g.row()}, {centreTap(radius, 2.f), centreTap(radius, 1.f)}});
 }
 
 Mask embossMask(int radius) {
@@ -141,13 +199,16 @@ Mask embossMask(int radius) {
     for (int dx = -radius; dx <= radius; ++dx)
       w[(dy + radius) * n + dx + radius] = static_cast<float>(dx + dy) / static_cast<float>(radius);
   w[w.size() / 2] = 1.f;
-  return Mask(radius, std::move(w));
+  // Three terms: dx / r along the rows, dy / r down the columns, and the centre's 1.
+  std::vector<float> ramp(n), ones(n, 1.f);
+  for (int k = -radius; k <= radius; ++k) ramp[k + radius] = static_cast<float>(k) / static_cast<float>(radius);
+  return Mask(radius, std::move(w), {{ones, ramp}, {ramp, ones}, {centreTap(radius, 1.f), centreTap(radius, 1.f)}});
 }
 
 Mask laplacianMask(int radius) {
   checkRadius(radius, "laplacian");
   const int n = 2 * radius + 1;
-  if (radius == 1) return Mask(1, {0, 1, 0, 1, -4, 1, 0, 1, 0});
+  if (radius == 1) return Mask(1, {0, 1, 0, 1, -4, 1, 0, 1, 0}, {{{0, 1, 0}, {1, -2, 1}}, {{1, -2, 1}, {0, 1, 0}}});
   const double s = defaultGaussianSigma(radius), s2 = s * s;
   std::vector<double> w(n * n);
   double mean = 0;
@@ -161,8 +222,19 @@ Mask laplacianMask(int radius) {
   for (int dy = -radius; dy <= radius; ++dy)
     for (int dx = -radius; dx <= radius; ++dx) response += (w[(dy + radius) * n + dx + radius] - mean) * dx * dx;
   std::vector<float> out(n * n);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>((w[i] - mean) * 2.0 / response);
-  return Mask(radius, std::move(out));
+  const double scale = 2.0 / response;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>((w[i] - mean) * scale);
+  // (x^2 + y^2 - 2s^2) g(x) g(y) = (x^2 - s^2) g(x) g(y) + g(x) (y^2 - s^2) g(y), g(x) = e^(-x^2/2s^2):
+  // two terms, and the mean a third (a constant).
+  std::vector<double> g(n), a(n), ones(n, 1.0);
+  for (int k = -radius; k <= radius; ++k) {
+    g[k + radius] = std::exp(-double(k) * k / (2 * s2));
+    a[k + radius] = (double(k) * k - s2) * g[k + radius];
+  }
+  return Mask(radius, std::move(out),
+              {{scaled(g, scale), scaled(a, 1.0)},
+               {scaled(a, scale), scaled(g, 1.0)},
+               {scaled(ones, -mean * scale), scaled(ones, 1.0)}});
 }
 
 Mask sobelXMask(int radius) {

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
+#include <thread>
 
 #include "convlive/mask.hpp"
 #include "convlive/variants.hpp"
@@ -256,4 +258,228 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
       EXPECT_TRUE(takes(why.fixValue, p)) << why.text();
     }
   EXPECT_EQ(refusals, 10);  // separable: emboss; fused, stream, tensorsep, tensorstream: both; tensor2d: sobel
+}
+
+// ---- Low-rank decomposition (convlive/low_rank.hpp) ----
+namespace {
+
+// The weights the terms give, in double (the float factors' products are exact there).
+std::vector<double> reconstruct(int n, const std::vector<SeparableTerm>& terms) {
+  std::vector<double> w(std::size_t(n) * n, 0.0);
+  for (const SeparableTerm& t : terms)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += double(t.col[i]) * double(t.row[j]);
+  return w;
+}
+
+// Checks the decomposition against the mask it replaces: every factor 2r+1 long, the stated
+// truncation what the residual gives (255 x its larger signed sum), within the budget, and no
+// output of 0..255 inputs moved by more than it (the worst input: 255 where the residual is
+// positive, 0 elsewhere; then random ones).
+void expectReplaces(const Mask& m, const LowRank& lr, std::mt19937& rng) {
+  const int n = m.size();
+  for (const SeparableTerm& t : lr.terms) {
+    ASSERT_EQ(t.col.size(), std::size_t(n));
+    ASSERT_EQ(t.row.size(), std::size_t(n));
+  }
+  const std::vector<double> w = reconstruct(n, lr.terms);
+  std::vector<double> residual(w.size());
+  double pos = 0, neg = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    residual[i] = double(m.weights()[i]) - w[i];
+    (residual[i] > 0 ? pos : neg) += std::fabs(residual[i]);
+  }
+  EXPECT_NEAR(lr.truncation, 255 * std::max(pos, neg), 1e-9 + 1e-6 * lr.truncation);
+  EXPECT_LE(lr.truncation, kLowRankTruncationBudget);
+  EXPECT_NEAR(truncationOf(n, m.weights(), lr.terms), lr.truncation, 1e-12);
+  std::uniform_int_distribution<int> level(0, 255);
+  for (int trial = 0; trial < 4; ++trial) {
+    double moved = 0;
+    for (std::size_t i = 0; i < residual.size(); ++i)
+      moved += residual[i] * (trial == 0 ? (residual[i] > 0 ? 255 : 0) : level(rng));
+    EXPECT_LE(std::fabs(moved), lr.truncation * (1 + 1e-9) + 1e-12) << "trial " << trial;
+  }
+}
+
+// A rank-k mask: the sum of k outer products of random factors, scaled to an absolute sum of 2,
+// then rounded to float (so of rank k up to float rounding).
+Mask randomRankMask(int radius, int rank, std::mt19937& rng) {
+  const int n = 2 * radius + 1;
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> w(std::size_t(n) * n, 0.0);
+  for (int t = 0; t < rank; ++t) {
+    std::vector<double> col(n), row(n);
+    for (auto& v : col) v = d(rng);
+    for (auto& v : row) v = d(rng);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += col[i] * row[j];
+  }
+  double sum = 0;
+  for (double v : w) sum += std::fabs(v);
+  std::vector<float> f(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) f[i] = static_cast<float>(2.0 * w[i] / sum);
+  return Mask(radius, std::move(f));
+}
+
+// The rank each built-in mask has (its builder's terms), or 0 where it is of full rank.
+int builtInRank(const std::string& kind, int radius) {
+  if (kind == "sharpen") return 2;
+  if (kind == "emboss") return radius == 1 ? 0 : 3;  // 3x3: three terms are the full rank
+  if (kind == "laplacian") return radius == 1 ? 2 : 3;
+  return 1;  // box, gaussian, sobel, scharr, pitch: separable
+}
+
+}  // namespace
+
+TEST(LowRank, EveryBuiltInMaskAsItsTerms) {
+  std::mt19937 rng(38);
+  std::vector<int> radii;
+  for (int r = 1; r <= 16; ++r) radii.push_back(r);
+  radii.push_back(32);
+  radii.push_back(64);
+  for (const std::string kind : {"box", "gaussian", "sharpen", "emboss", "laplacian", "sobel", "scharr", "pitch"})
+    for (int r : radii) {
+      if (kind == "scharr" && r > 1) continue;
+      FilterOptions o;
+      o.radius = r;
+      o.pitch = static_cast<float>(r) - (r > 1 ? 0.5f : 0.f);
+      const Mask m = makeFilter(kind, o).mask;
+      SCOPED_TRACE(kind + " r=" + std::to_string(r));
+      const auto& lr = m.lowRank();
+      const int rank = builtInRank(kind, r);
+      if (rank == 0) {
+        EXPECT_FALSE(lr.has_value()) << describeRank(m);
+        EXPECT_NE(describeRank(m).find("full rank"), std::string::npos) << describeRank(m);
+        continue;
+      }
+      ASSERT_TRUE(lr.has_value()) << describeRank(m);
+      EXPECT_EQ(lr->rank(), rank);
+      EXPECT_EQ(lr->source, LowRank::Source::Factors);  // exact factors, not the SVD
+      EXPECT_EQ(m.separable(), rank == 1);
+      expectReplaces(m, *lr, rng);
+      if (HasFatalFailure()) return;
+      // The transposed mask keeps the terms, transposed.
+      const Mask t = m.transposed();
+      ASSERT_TRUE(t.lowRank().has_value());
+      EXPECT_EQ(t.lowRank()->rank(), rank);
+      expectReplaces(t, *t.lowRank(), rng);
+    }
+  // The centre taps (sharpen's 2 delta, emboss's 1) cost one tap each.
+  const Mask sharpenR8 = sharpenMask(8);
+  const auto& sharpen = sharpenR8.lowRank();  // valid while the mask (or a copy of it) lives
+  ASSERT_TRUE(sharpen.has_value());
+  EXPECT_EQ(sharpen->taps(), 17u + 17 + 1 + 1);
+  EXPECT_EQ(embossMask(8).lowRank()->taps(), 4 * 17u + 2);
+}
+
+TEST(LowRank, RandomMasksOfRankOneToSixFromTheSvd) {
+  std::mt19937 rng(380);
+  for (int rank = 1; rank <= 6; ++rank)
+    for (int r : {3, 5, 8, 16}) {
+      const Mask m = randomRankMask(r, rank, rng);
+      SCOPED_TRACE("rank " + std::to_string(rank) + " r=" + std::to_string(r));
+      const auto& lr = m.lowRank();
+      ASSERT_TRUE(lr.has_value()) << describeRank(m);
+      EXPECT_EQ(lr->rank(), rank);
+      EXPECT_EQ(lr->source, rank == 1 ? LowRank::Source::Factors : LowRank::Source::Svd);
+      expectReplaces(m, *lr, rng);
+      if (HasFatalFailure()) return;
+      EXPECT_NE(describeRank(m).find(rank == 1 ? "separable" : "rank " + std::to_string(rank)), std::string::npos)
+          << describeRank(m);
+    }
+}
+
+TEST(LowRank, FullRankMasksHaveNone) {
+  std::mt19937 rng(3800);
+  std::uniform_real_distribution<float> d(0.f, 1.f);
+  for (int r : {1, 2, 4, 8, 16}) {
+    const int n = 2 * r + 1;
+    std::vector<float> w(std::size_t(n) * n);
+    for (float& v : w) v = d(rng) / float(n);
+    const Mask m(r, w);
+    EXPECT_FALSE(m.lowRank().has_value()) << "r=" << r << ": rank " << m.lowRank()->rank();
+    EXPECT_NE(describeRank(m).find("full rank"), std::string::npos) << describeRank(m);
+  }
+  // Rank 4 of a 5x5 mask: of low rank, though not worth running as terms.
+  const Mask near = randomRankMask(2, 4, rng);
+  ASSERT_TRUE(near.lowRank().has_value());
+  EXPECT_EQ(near.lowRank()->rank(), 4);
+}
+
+TEST(LowRank, ZeroOneByOneAndWrongBuilderTerms) {
+  std::mt19937 rng(38000);
+  const Mask zero(3, std::vector<float>(49, 0.f));
+  ASSERT_TRUE(zero.lowRank().has_value());
+  EXPECT_EQ(zero.lowRank()->rank(), 0);
+  EXPECT_EQ(zero.lowRank()->truncation, 0.0);
+  const Mask one(0, {0.5f});
+  ASSERT_TRUE(one.lowRank().has_value());
+  EXPECT_EQ(one.lowRank()->rank(), 1);
+  // Terms that do not give the weights are checked and not taken: the SVD finds the rank.
+  const Mask s = sharpenMask(4);
+  const SeparableTerm wrong{std::vector<float>(9, 1.f), std::vector<float>(9, 0.1f)};
+  const Mask lying(4, s.weights(), {wrong});
+  ASSERT_TRUE(lying.lowRank().has_value());
+  EXPECT_EQ(lying.lowRank()->source, LowRank::Source::Svd);
+  EXPECT_EQ(lying.lowRank()->rank(), 2);
+  expectReplaces(lying, *lying.lowRank(), rng);
+  // Terms of the wrong length are not taken either.
+  const Mask shortTerms(4, s.weights(), {{{1.f}, {1.f}}});
+  EXPECT_EQ(shortTerms.lowRank()->source, LowRank::Source::Svd);
+}
+
+TEST(LowRank, RoundingBoundOfOneTermIsTheSeparableBound) {
+  const Mask g = gaussianMask(8);
+  const LowRank& lr = *g.lowRank();
+  const double u = std::ldexp(1.0, -24);
+  const double gc = gammaBound(17, u), gr = gammaBound(17, u);
+  EXPECT_NEAR(lr.rounding(u), (gc + gr * (1 + gc)) * 255 * absoluteSum(g.col()) * absoluteSum(g.row()), 1e-15);
+  // k terms add the k - 1 additions' rounding.
+  const LowRank two{{lr.terms[0], lr.terms[0]}, LowRank::Source::Factors, 0.0};
+  EXPECT_GT(two.rounding(u), 2 * lr.rounding(u));
+  EXPECT_EQ(gammaBound(0, u), 0.0);
+  EXPECT_TRUE(std::isinf(gammaBound(std::size_t(1) << 24, u)));
+}
+
+TEST(LowRank, SvdIsOrthogonalAndReconstructs) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (int n : {1, 2, 9, 33}) {
+    std::vector<double> a(std::size_t(n) * n);
+    for (double& v : a) v = d(rng);
+    const Svd s = singularValueDecomposition(n, a);
+    ASSERT_EQ(s.sigma.size(), std::size_t(n));
+    for (int t = 1; t < n; ++t) EXPECT_LE(s.sigma[t], s.sigma[t - 1]);
+    for (int p = 0; p < n; ++p)
+      for (int q = 0; q < n; ++q) {
+        double uu = 0, vv = 0;
+        for (int i = 0; i < n; ++i) {
+          uu += s.u[std::size_t(p) * n + i] * s.u[std::size_t(q) * n + i];
+          vv += s.v[std::size_t(p) * n + i] * s.v[std::size_t(q) * n + i];
+        }
+        EXPECT_NEAR(uu, p == q ? 1.0 : 0.0, 1e-12) << n << ": U " << p << "," << q;
+        EXPECT_NEAR(vv, p == q ? 1.0 : 0.0, 1e-12) << n << ": V " << p << "," << q;
+      }
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double x = 0;
+        for (int t = 0; t < n; ++t) x += s.sigma[t] * s.u[std::size_t(t) * n + i] * s.v[std::size_t(t) * n + j];
+        EXPECT_NEAR(x, a[std::size_t(i) * n + j], 1e-12) << n << ": " << i << "," << j;
+      }
+  }
+}
+
+TEST(LowRank, MadeOnceAndSharedByCopiesAcrossThreads) {
+  std::mt19937 rng(3);
+  const Mask m = randomRankMask(16, 3, rng);
+  std::vector<const std::optional<LowRank>*> seen(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      const Mask copy = m;
+      seen[i] = &copy.lowRank();
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(seen[i], &m.lowRank());
+  EXPECT_EQ(m.lowRank()->rank(), 3);
 }

@@ -1,14 +1,18 @@
 // Convolution masks: square (2r+1)x(2r+1) float weights applied as correlation (weight (0,0), the
 // top-left one, multiplies the top-left neighbour, as in OpenCV's filter2D), their separable
-// factors when they have them, and the builders for the masks and filters convlive offers.
+// factors when they have them, their low-rank decomposition (convlive/low_rank.hpp), and the
+// builders for the masks and filters convlive offers.
 #pragma once
 
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "convlive/border.hpp"
+#include "convlive/low_rank.hpp"
 #include "convlive/spec.hpp"
 #include "convlive/weights_file.hpp"
 
@@ -22,6 +26,10 @@ class Mask {
   // radius is outside 0..kMaxRadius, the count is wrong or a weight is not finite. Detects whether
   // the mask is separable (rank one, up to float rounding) and keeps its factors.
   Mask(int radius, std::vector<float> weights);
+  // The same with the separable terms the builder made the weights from (sharpen: -G and 2 delta;
+  // emboss; laplacian): lowRank() takes them when they give the weights within its budget, else it
+  // decomposes the weights itself.
+  Mask(int radius, std::vector<float> weights, std::vector<SeparableTerm> terms);
   // A separable mask from its column (vertical) and row (horizontal) factors: w[i][j] = col[i]*row[j].
   static Mask fromFactors(const std::vector<float>& col, const std::vector<float>& row);
 
@@ -34,7 +42,13 @@ class Mask {
   const std::vector<float>& row() const { return row_; }  // empty when not separable
   const std::vector<float>& col() const { return col_; }
   float sum() const;
-  Mask transposed() const;
+  Mask transposed() const;  // its terms transposed too
+  // The mask as a sum of separable terms (convlive/low_rank.hpp): the separable factors (one
+  // term), the builder's terms, or an SVD's; nullopt when the mask is numerically of full rank.
+  // Made on the first call (the SVD of a 129 x 129 mask takes about 0.1 s, the others microseconds)
+  // and kept: copies of the mask share it (the reference is valid while one of them lives). Safe to
+  // call from several threads at once.
+  const std::optional<LowRank>& lowRank() const;
   // The same weights, bit for bit (the factors follow from them): a memcmp, 0.3 us for a 65 x 65
   // mask where comparing floats took 4 (a run compares its mask with the prepared one's).
   bool sameWeights(const Mask& o) const {
@@ -47,10 +61,16 @@ class Mask {
   std::vector<float> weights_;
   bool separable_ = false;
   std::vector<float> row_, col_;
+  struct LowRankCache;  // the builder's terms, and the decomposition once made
+  std::shared_ptr<LowRankCache> lowRank_;
 };
 
 // The sum of the absolute values (the weights' worst-case gain: error bounds scale with it).
 double absoluteSum(const std::vector<float>& w);
+
+// The mask's rank in words, for reports: "17x17, separable (rank 1)", "17x17, rank 2: 2 separable
+// terms (the builder's factors) within 1.2e-05 levels of the weights", "17x17, full rank".
+std::string describeRank(const Mask& mask);
 
 // A mask plus how its sums become the output: what the kernels run.
 struct Filter {
