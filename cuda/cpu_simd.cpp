@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -20,25 +19,25 @@
 namespace convlive {
 namespace {
 
-double gammaOf(std::size_t n, double unitRoundoff) {
-  const double nu = static_cast<double>(n) * unitRoundoff;
-  return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
-}
-
 std::size_t nonZero(const std::vector<float>& w) {
   return static_cast<std::size_t>(std::count_if(w.begin(), w.end(), [](float x) { return x != 0.f; }));
 }
 
-// The worst-case output error of cpu-simd's sums with unit roundoff u (convlive/cpu_simd.hpp).
+double combineScale(const Filter& f) { return f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0; }
+
+// The worst-case output error of cpu-simd's separable or 2D sums with unit roundoff u
+// (convlive/cpu_simd.hpp).
 double errorBound(const Filter& f, double u) {
   const Mask& m = f.mask;
-  const double scale = 255.0 * (f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
+  const double scale = 255.0 * combineScale(f);
   if (m.separable()) {
-    const double gc = gammaOf(nonZero(m.col()), u), gr = gammaOf(nonZero(m.row()), u);
+    const double gc = gammaBound(nonZero(m.col()), u), gr = gammaBound(nonZero(m.row()), u);
     return (gc + gr * (1.0 + gc)) * scale * absoluteSum(m.col()) * absoluteSum(m.row());
   }
-  return gammaOf(nonZero(m.weights()), u) * scale * absoluteSum(m.weights());
+  return gammaBound(nonZero(m.weights()), u) * scale * absoluteSum(m.weights());
 }
+
+constexpr double kFloatRoundoff = 0x1p-24, kDoubleRoundoff = 0x1p-53;
 
 // Rows start on cache lines, so that the column pass's loads never straddle two.
 template <class T>
@@ -61,8 +60,9 @@ struct Scratch {
   Buffer<T> window;               // widened input rows of one tile, a ring of TileFilter::slots_
   std::vector<bool> windowValid;  // false: a row outside the frame that reads zero
   Buffer<T> zeroRow;              // what such a row reads (never written)
-  Buffer<T> columns;              // the column pass of up to four output rows, apron included (x2: magnitude)
+  Buffer<T> columns;              // the column passes of up to four output rows, apron included, a term each
   Buffer<T> a, b;                 // the sums of one output row; b: the transposed mask (magnitude)
+  Buffer<T> term;                 // one term's row sums, before they are added to a or b (window path)
   Buffer<float> af, bf;           // double sums rounded to float, as the reference does
   std::vector<const T*> rows;     // the taps of one accumulate call
   std::vector<const std::uint8_t*> byteRows;  // the same for the column pass from 8-bit rows
@@ -97,6 +97,27 @@ std::vector<T> as(const std::vector<float>& w) {
   return {w.begin(), w.end()};
 }
 
+// A separable term's factors: a column pass, then a row pass.
+template <class T>
+struct Term {
+  Factor<T> col, row;
+  explicit Term(const SeparableTerm& t) : col(t.col), row(t.row) {}
+};
+
+// The terms of a plan's path (none in 2D); a term that is all zero adds nothing and is left out.
+template <class T>
+std::vector<Term<T>> termsOf(const CpuSimdPlan& plan, const Mask& m, bool transposed) {
+  std::vector<SeparableTerm> terms;
+  if (plan.path == CpuSimdPlan::Path::Separable) terms = {{m.col(), m.row()}};
+  if (plan.path == CpuSimdPlan::Path::LowRank) terms = m.lowRank()->terms;
+  std::vector<Term<T>> out;
+  for (const SeparableTerm& t : terms) {
+    Term<T> term(transposed ? t.transposed() : t);
+    if (!term.col.w.empty() && !term.row.w.empty()) out.push_back(std::move(term));
+  }
+  return out;
+}
+
 // What every band of one call shares, read-only: the frame, the border, the weights in T, and how
 // many bands of rows the frame is cut into. (Bands are whole rows: strips of columns, to keep the
 // rows in L1, measured slower.)
@@ -108,25 +129,24 @@ struct Job {
   ConstImageView in;
   ImageView out;
   int r;
-  bool separable, magnitude;
-  Factor<T> colA, rowA, colB, rowB;  // separable: the factors of the mask (A) and of its transpose (B)
-  std::vector<T> mask, maskT;        // 2D: the mask and its transpose
+  bool byTerms, magnitude;
+  std::vector<Term<T>> termsA, termsB;  // separable or low rank: the mask's (A) and its transpose's (B)
+  std::vector<T> mask, maskT;           // 2D: the mask and its transpose
   int bands;
 
-  Job(const Filter& f, Border b, bool alpha, ConstImageView i, ImageView o)
+  Job(const CpuSimdPlan& plan, const Filter& f, Border b, bool alpha, ConstImageView i, ImageView o)
       : filter(f),
         border(b),
         filterAlpha(alpha),
         in(i),
         out(o),
         r(f.mask.radius()),
-        separable(f.mask.separable()),
-        magnitude(f.combine == Combine::Magnitude),
-        colA(f.mask.col()),
-        rowA(f.mask.row()),
-        colB(f.mask.row()),
-        rowB(f.mask.col()) {
-    if (!separable) {
+        byTerms(plan.path != CpuSimdPlan::Path::Direct),
+        magnitude(f.combine == Combine::Magnitude) {
+    if (byTerms) {
+      termsA = termsOf<T>(plan, f.mask, false);
+      if (magnitude) termsB = termsOf<T>(plan, f.mask, true);
+    } else {
       mask = as<T>(f.mask.weights());
       if (magnitude) maskT = as<T>(f.mask.transposed().weights());
     }
@@ -137,9 +157,11 @@ struct Job {
   }
 };
 
-// Filters one tile: output rows y0..y1-1, columns x0..x1-1. Widens each input row the tile reads
-// (columns x0-r..x1+r-1, the border mode applied) once into the window, then makes the output rows
-// from the window, four at a time.
+// Filters one tile: output rows y0..y1-1, columns x0..x1-1, four at a time. By terms (separable or
+// low rank), each term's column pass makes four rows of column sums, then each output row is the
+// terms' row passes over them, added in order. Column passes in float read the frame's 8-bit rows;
+// the 2D sums and double sums read a window: each input row the tile reads (columns x0-r..x1+r-1,
+// the border mode applied), widened once.
 template <class T>
 class TileFilter {
  public:
@@ -160,9 +182,10 @@ class TileFilter {
     s.windowValid.assign(slots_, false);
     grow(s.zeroRow, stride_);
     if (fromBytes_) grow(s.zeroBytes, 4 * std::size_t(job.in.width));
-    grow(s.columns, stride_ * 2 * kBlock);
+    grow(s.columns, stride_ * kBlock * std::max<std::size_t>(1, job.termsA.size() + job.termsB.size()));
     grow(s.a, n);
     if (job.magnitude) grow(s.b, n);
+    if (!fromBytes_) grow(s.term, n);
     if constexpr (std::is_same_v<T, double>) {
       grow(s.af, n);
       if (job.magnitude) grow(s.bf, n);
@@ -176,10 +199,9 @@ class TileFilter {
       const int m = std::min(kBlock, y1 - y);
       if (!fromBytes_)
         for (int j = 0; j < m; ++j) load(y + j + job_.r);
-      if (job_.separable) {
-        columns(y, m, job_.colA, column(0));
-        if (job_.magnitude) columns(y, m, job_.colB, column(kBlock));
-      }
+      for (std::size_t t = 0; t < job_.termsA.size(); ++t) columns(y, m, job_.termsA[t].col, column(t * kBlock));
+      for (std::size_t t = 0; t < job_.termsB.size(); ++t)
+        columns(y, m, job_.termsB[t].col, column((job_.termsA.size() + t) * kBlock));
       for (int j = 0; j < m; ++j) filterRow(y + j, j);
     }
   }
@@ -195,7 +217,7 @@ class TileFilter {
     const std::size_t s = slotOf(v);
     return s_.windowValid[s] ? s_.window.data() + s * stride_ : nullptr;
   }
-  T* column(int i) { return s_.columns.data() + std::size_t(i) * stride_; }
+  T* column(std::size_t i) { return s_.columns.data() + i * stride_; }
 
   void load(int v) {
     const std::size_t s = slotOf(v);
@@ -221,8 +243,10 @@ class TileFilter {
     s_.rows.push_back(row);
     s_.weights.push_back(weight);
   }
-  void sum(T* acc, std::size_t n) {
-    simd::accumulate(s_.rows.data(), s_.weights.data(), s_.rows.size(), acc, n);
+  // acc = the taps' sum; add: acc += it (the sum made first, then added).
+  void sum(T* acc, std::size_t n, bool add = false) {
+    simd::accumulate(s_.rows.data(), s_.weights.data(), s_.rows.size(), add ? s_.term.data() : acc, n);
+    if (add) simd::add(s_.term.data(), acc, n);
     s_.rows.clear();
     s_.weights.clear();
   }
@@ -249,7 +273,7 @@ class TileFilter {
     }
   }
 
-  // Float sums of a separable mask over whole rows: the column pass reads the frame's 8-bit rows
+  // Float sums by terms over whole rows: the column pass reads the frame's 8-bit rows
   // (four output rows at a time, always four: a band's last block makes up to three rows more than
   // it uses), then the border mode fills the r columns either side from the sums.
   void columnsFromBytes(int y, int m, const Factor<T>& f, T* out) {
@@ -277,14 +301,21 @@ class TileFilter {
     for (int x = w; x < w + r; ++x) fill(x);
   }
 
-  // The row pass of one column row into acc.
-  void rowPass(const T* column, const Factor<T>& f, T* acc) {
+  // The row pass of one column row into acc (add: added to it).
+  void rowPass(const T* column, const Factor<T>& f, T* acc, bool add) {
     if constexpr (std::is_same_v<T, float>) {
       if (fromBytes_)
-        return simd::rowPass(column + lead_, f.first, f.w.data(), f.w.size(), acc, 4 * std::size_t(x1_ - x0_));
+        return simd::rowPass(column + lead_, f.first, f.w.data(), f.w.size(), acc, 4 * std::size_t(x1_ - x0_), add);
     }
     for (std::size_t t = 0; t < f.w.size(); ++t) addTap(column + 4 * (job_.r + f.first + static_cast<int>(t)), f.w[t]);
-    sum(acc, 4 * std::size_t(x1_ - x0_));
+    sum(acc, 4 * std::size_t(x1_ - x0_), add);
+  }
+
+  // Output row j of the block from its terms' column rows (those from column(first * kBlock) on):
+  // the first term's row pass into acc, each other's added in order.
+  void rowPasses(const std::vector<Term<T>>& terms, std::size_t first, int j, T* acc) {
+    if (terms.empty()) std::fill(acc, acc + 4 * std::size_t(x1_ - x0_), T(0));  // a mask of no weight
+    for (std::size_t t = 0; t < terms.size(); ++t) rowPass(column((first + t) * kBlock + j), terms[t].row, acc, t > 0);
   }
 
   void directRow(int y, const std::vector<T>& mask, T* acc) {
@@ -297,9 +328,9 @@ class TileFilter {
 
   // Output row y, the j-th of its block.
   void filterRow(int y, int j) {
-    if (job_.separable) {
-      rowPass(column(j), job_.rowA, s_.a.data());
-      if (job_.magnitude) rowPass(column(kBlock + j), job_.rowB, s_.b.data());
+    if (job_.byTerms) {
+      rowPasses(job_.termsA, 0, j, s_.a.data());
+      if (job_.magnitude) rowPasses(job_.termsB, job_.termsA.size(), j, s_.b.data());
     } else {
       directRow(y, job_.mask, s_.a.data());
       if (job_.magnitude) directRow(y, job_.maskT, s_.b.data());
@@ -326,13 +357,15 @@ class TileFilter {
   std::size_t span_;    // values in a window row: 4 * (x1 - x0 + 2r)
   std::size_t lead_;    // fromBytes_: where pixel 0 of a column row is (4r rounded up to a cache line)
   std::size_t stride_;  // a row with its slack, rounded up to a cache line
-  // Separable float sums over whole rows: the column pass reads the frame's 8-bit rows (no window).
-  bool fromBytes_ = std::is_same_v<T, float> && job_.separable && x0_ == 0 && x1_ == job_.in.width;
+  // Separable or low-rank float sums over whole rows: the column passes read the frame's 8-bit rows
+  // (no window).
+  bool fromBytes_ = std::is_same_v<T, float> && job_.byTerms && x0_ == 0 && x1_ == job_.in.width;
 };
 
 template <class T>
-void runTiles(const Filter& f, Border border, bool filterAlpha, ConstImageView in, ImageView out) {
-  const Job<T> job(f, border, filterAlpha, in, out);
+void runTiles(const CpuSimdPlan& plan, const Filter& f, Border border, bool filterAlpha, ConstImageView in,
+              ImageView out) {
+  const Job<T> job(plan, f, border, filterAlpha, in, out);
   auto& scratch = scratchOf<T>();
   tbb::parallel_for(0, job.bands, [&](int band) {
     const int y0 = static_cast<int>(std::int64_t(in.height) * band / job.bands);
@@ -350,14 +383,39 @@ std::string lsb(double bound) {
 
 }  // namespace
 
+bool lowRankPays(const LowRank& lowRank, const Mask& mask) {
+  const int k = lowRank.rank(), r = mask.radius();
+  if (r < 2 || k < 1 || k > r + 1) return false;  // k = 0: all zero, the 2D sum writes zeros at no cost
+  const double taps = static_cast<double>(lowRank.taps() + kTermOverheadTaps * std::size_t(k));
+  return taps < kDirectTapCost * static_cast<double>(nonZero(mask.weights()));
+}
+
 CpuSimdPlan planCpuSimd(const Filter& filter) {
+  using Path = CpuSimdPlan::Path;
+  using Precision = CpuSimdPlan::Precision;
+  const Mask& m = filter.mask;
   CpuSimdPlan p;
-  p.floatBound = errorBound(filter, std::ldexp(1.0, -24));
-  p.doubleBound = errorBound(filter, std::ldexp(1.0, -53));
-  if (p.floatBound <= kCpuSimdErrorBudget)
-    p.precision = CpuSimdPlan::Precision::Float;
-  else if (p.doubleBound <= kCpuSimdErrorBudget)
-    p.precision = CpuSimdPlan::Precision::Double;
+  p.path = m.separable() ? Path::Separable : Path::Direct;
+  p.terms = m.separable() ? 1 : 0;
+  p.floatBound = errorBound(filter, kFloatRoundoff);
+  p.doubleBound = errorBound(filter, kDoubleRoundoff);
+  const auto within = [](double bound) { return bound <= kCpuSimdErrorBudget; };
+  if (!m.separable())
+    if (const auto& lr = m.lowRank(); lr && lowRankPays(*lr, m)) {
+      const double lrFloat = combineScale(filter) * lr->errorBound(kFloatRoundoff);
+      const double lrDouble = combineScale(filter) * lr->errorBound(kDoubleRoundoff);
+      // Float before double (half the time), then low rank before 2D (fewer taps).
+      if (within(lrFloat) || (!within(p.floatBound) && within(lrDouble))) {
+        p.path = Path::LowRank;
+        p.terms = lr->rank();
+        p.floatBound = lrFloat;
+        p.doubleBound = lrDouble;
+      }
+    }
+  if (within(p.floatBound))
+    p.precision = Precision::Float;
+  else if (within(p.doubleBound))
+    p.precision = Precision::Double;
   else
     p.why =
         "the weights are too large for a 1 LSB bound even with double sums (worst case " + lsb(p.doubleBound) + " LSB)";
@@ -376,11 +434,12 @@ void cpuSimdFilter(const Filter& filter, Border border, bool filterAlpha, ConstI
   if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
     throw std::invalid_argument("cpu-simd: row pitch must be a multiple of 4 bytes and hold a whole row");
   if (in.width < 1 || in.height < 1) return;
-  switch (planCpuSimd(filter).precision) {
+  const CpuSimdPlan plan = planCpuSimd(filter);
+  switch (plan.precision) {
     case CpuSimdPlan::Precision::Float:
-      return runTiles<float>(filter, border, filterAlpha, in, out);
+      return runTiles<float>(plan, filter, border, filterAlpha, in, out);
     case CpuSimdPlan::Precision::Double:
-      return runTiles<double>(filter, border, filterAlpha, in, out);
+      return runTiles<double>(plan, filter, border, filterAlpha, in, out);
     case CpuSimdPlan::Precision::Refused:
       throw ProblemError(cpuSimdWhyNot(filter));
   }

@@ -13,13 +13,15 @@ HWY_BEFORE_NAMESPACE();
 namespace convlive::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Four vectors a step: enough independent sums to keep both FMA pipes busy.
-template <class T>
+// Four vectors a step: enough independent sums to keep both FMA pipes busy. Add: the sums are
+// added to acc's values (one more rounding each) instead of replacing them.
+template <class T, bool Add = false>
 void accumulateRows(const T* const* rows, const T* weights, std::size_t taps, T* acc, std::size_t n) {
   const hn::ScalableTag<T> d;
   const std::size_t N = hn::Lanes(d);
   if (taps == 0) {
-    for (std::size_t i = 0; i < n; i += N) hn::StoreU(hn::Zero(d), d, acc + i);
+    if (!Add)
+      for (std::size_t i = 0; i < n; i += N) hn::StoreU(hn::Zero(d), d, acc + i);
     return;
   }
   for (std::size_t i = 0; i < n; i += 4 * N) {
@@ -36,6 +38,12 @@ void accumulateRows(const T* const* rows, const T* weights, std::size_t taps, T*
       a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
       a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
       a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
+    }
+    if constexpr (Add) {
+      a0 = hn::Add(a0, hn::LoadU(d, acc + i));
+      a1 = hn::Add(a1, hn::LoadU(d, acc + i + N));
+      a2 = hn::Add(a2, hn::LoadU(d, acc + i + 2 * N));
+      a3 = hn::Add(a3, hn::LoadU(d, acc + i + 3 * N));
     }
     hn::StoreU(a0, d, acc + i);
     hn::StoreU(a1, d, acc + i + N);
@@ -104,7 +112,7 @@ void accumulateFourRowsFixed(const T* const* rows, const T* weights, T* const* a
   }
 }
 
-template <class T, int K>
+template <class T, int K, bool Add>
 void accumulateRowsFixed(const T* const* rows, const T* weights, T* acc, std::size_t n) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
@@ -122,6 +130,12 @@ void accumulateRowsFixed(const T* const* rows, const T* weights, T* acc, std::si
       a1 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i + N), a1);
       a2 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i + 2 * N), a2);
       a3 = hn::MulAdd(w[k], hn::LoadU(d, p[k] + i + 3 * N), a3);
+    }
+    if constexpr (Add) {
+      a0 = hn::Add(a0, hn::LoadU(d, acc + i));
+      a1 = hn::Add(a1, hn::LoadU(d, acc + i + N));
+      a2 = hn::Add(a2, hn::LoadU(d, acc + i + 2 * N));
+      a3 = hn::Add(a3, hn::LoadU(d, acc + i + 3 * N));
     }
     hn::StoreU(a0, d, acc + i);
     hn::StoreU(a1, d, acc + i + N);
@@ -157,29 +171,29 @@ void accumulateFourAny(const T* const* rows, const T* weights, std::size_t taps,
   }
 }
 
-template <class T>
+template <class T, bool Add = false>
 void accumulateAny(const T* const* rows, const T* weights, std::size_t taps, T* acc, std::size_t n) {
   switch (taps) {
     case 1:
-      return accumulateRowsFixed<T, 1>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 1, Add>(rows, weights, acc, n);
     case 2:
-      return accumulateRowsFixed<T, 2>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 2, Add>(rows, weights, acc, n);
     case 3:
-      return accumulateRowsFixed<T, 3>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 3, Add>(rows, weights, acc, n);
     case 4:
-      return accumulateRowsFixed<T, 4>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 4, Add>(rows, weights, acc, n);
     case 5:
-      return accumulateRowsFixed<T, 5>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 5, Add>(rows, weights, acc, n);
     case 6:
-      return accumulateRowsFixed<T, 6>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 6, Add>(rows, weights, acc, n);
     case 7:
-      return accumulateRowsFixed<T, 7>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 7, Add>(rows, weights, acc, n);
     case 8:
-      return accumulateRowsFixed<T, 8>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 8, Add>(rows, weights, acc, n);
     case 9:
-      return accumulateRowsFixed<T, 9>(rows, weights, acc, n);
+      return accumulateRowsFixed<T, 9, Add>(rows, weights, acc, n);
     default:
-      return accumulateRows(rows, weights, taps, acc, n);
+      return accumulateRows<T, Add>(rows, weights, taps, acc, n);
   }
 }
 
@@ -285,17 +299,23 @@ HWY_INLINE __m512 centredSum(const float* p, const __m512* w, std::integer_seque
   return a;
 }
 
-template <int K>
+template <int K, bool Add>
 void rowPassCentred(const float* centre, const float* weights, float* acc, std::size_t n) {
   __m512 w[K];
   for (int t = 0; t < K; ++t) w[t] = _mm512_set1_ps(weights[t]);
   constexpr auto taps = std::make_integer_sequence<int, K>{};
   for (std::size_t i = 0; i < n; i += 64) {
     const float* p = centre + i;
-    const __m512 a0 = centredSum<K>(p, w, taps);
-    const __m512 a1 = centredSum<K>(p + 16, w, taps);
-    const __m512 a2 = centredSum<K>(p + 32, w, taps);
-    const __m512 a3 = centredSum<K>(p + 48, w, taps);
+    __m512 a0 = centredSum<K>(p, w, taps);
+    __m512 a1 = centredSum<K>(p + 16, w, taps);
+    __m512 a2 = centredSum<K>(p + 32, w, taps);
+    __m512 a3 = centredSum<K>(p + 48, w, taps);
+    if constexpr (Add) {
+      a0 = _mm512_add_ps(a0, _mm512_loadu_ps(acc + i));
+      a1 = _mm512_add_ps(a1, _mm512_loadu_ps(acc + i + 16));
+      a2 = _mm512_add_ps(a2, _mm512_loadu_ps(acc + i + 32));
+      a3 = _mm512_add_ps(a3, _mm512_loadu_ps(acc + i + 48));
+    }
     _mm512_storeu_ps(acc + i, a0);
     _mm512_storeu_ps(acc + i + 16, a1);
     _mm512_storeu_ps(acc + i + 32, a2);
@@ -304,28 +324,29 @@ void rowPassCentred(const float* centre, const float* weights, float* acc, std::
 }
 #endif
 
-void RowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n) {
+template <bool Add>
+void rowPassAny(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if (taps % 2 == 1 && first == -static_cast<int>(taps / 2) && reinterpret_cast<std::uintptr_t>(centre) % 64 == 0) {
     switch (taps) {
       case 1:
-        return rowPassCentred<1>(centre, weights, acc, n);
+        return rowPassCentred<1, Add>(centre, weights, acc, n);
       case 3:
-        return rowPassCentred<3>(centre, weights, acc, n);
+        return rowPassCentred<3, Add>(centre, weights, acc, n);
       case 5:
-        return rowPassCentred<5>(centre, weights, acc, n);
+        return rowPassCentred<5, Add>(centre, weights, acc, n);
       case 7:
-        return rowPassCentred<7>(centre, weights, acc, n);
+        return rowPassCentred<7, Add>(centre, weights, acc, n);
       case 9:
-        return rowPassCentred<9>(centre, weights, acc, n);
+        return rowPassCentred<9, Add>(centre, weights, acc, n);
       case 11:
-        return rowPassCentred<11>(centre, weights, acc, n);
+        return rowPassCentred<11, Add>(centre, weights, acc, n);
       case 13:
-        return rowPassCentred<13>(centre, weights, acc, n);
+        return rowPassCentred<13, Add>(centre, weights, acc, n);
       case 15:
-        return rowPassCentred<15>(centre, weights, acc, n);
+        return rowPassCentred<15, Add>(centre, weights, acc, n);
       case 17:
-        return rowPassCentred<17>(centre, weights, acc, n);
+        return rowPassCentred<17, Add>(centre, weights, acc, n);
       default:
         break;
     }
@@ -333,8 +354,23 @@ void RowPass(const float* centre, int first, const float* weights, std::size_t t
 #endif
   const float* rows[kMaxTaps];
   for (std::size_t t = 0; t < taps; ++t) rows[t] = centre + 4 * (first + static_cast<int>(t));
-  accumulateAny(rows, weights, taps, acc, n);
+  accumulateAny<float, Add>(rows, weights, taps, acc, n);
 }
+
+void RowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n,
+             bool add) {
+  if (add) return rowPassAny<true>(centre, first, weights, taps, acc, n);
+  rowPassAny<false>(centre, first, weights, taps, acc, n);
+}
+
+template <class T>
+void addRow(const T* in, T* acc, std::size_t n) {
+  const hn::ScalableTag<T> d;
+  const std::size_t N = hn::Lanes(d);
+  for (std::size_t i = 0; i < n; i += N) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::LoadU(d, in + i)), d, acc + i);
+}
+void AddF32(const float* in, float* acc, std::size_t n) { addRow(in, acc, n); }
+void AddF64(const double* in, double* acc, std::size_t n) { addRow(in, acc, n); }
 
 void WidenF32(const std::uint8_t* in, float* out, std::size_t n) {
   const hn::ScalableTag<float> df;
@@ -439,6 +475,8 @@ HWY_EXPORT(AccumulateFourF32);
 HWY_EXPORT(AccumulateFourF64);
 HWY_EXPORT(AccumulateFourBytes);
 HWY_EXPORT(RowPass);
+HWY_EXPORT(AddF32);
+HWY_EXPORT(AddF64);
 HWY_EXPORT(WidenF32);
 HWY_EXPORT(WidenF64);
 HWY_EXPORT(NarrowF64);
@@ -463,9 +501,12 @@ void accumulateFour(const std::uint8_t* const* rows, const float* weights, std::
                     std::size_t n) {
   HWY_DYNAMIC_DISPATCH(AccumulateFourBytes)(rows, weights, taps, acc, n);
 }
-void rowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n) {
-  HWY_DYNAMIC_DISPATCH(RowPass)(centre, first, weights, taps, acc, n);
+void rowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n,
+             bool add) {
+  HWY_DYNAMIC_DISPATCH(RowPass)(centre, first, weights, taps, acc, n, add);
 }
+void add(const float* in, float* acc, std::size_t n) { HWY_DYNAMIC_DISPATCH(AddF32)(in, acc, n); }
+void add(const double* in, double* acc, std::size_t n) { HWY_DYNAMIC_DISPATCH(AddF64)(in, acc, n); }
 void widen(const std::uint8_t* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF32)(in, out, n); }
 void widen(const std::uint8_t* in, double* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF64)(in, out, n); }
 void narrow(const double* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(NarrowF64)(in, out, n); }

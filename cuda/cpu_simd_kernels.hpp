@@ -34,10 +34,17 @@ void accumulateFour(const std::uint8_t* const* rows, const float* weights, std::
                     std::size_t n);
 
 // The row pass of one padded row: acc[i] = sum over t < taps of weights[t] * centre[i + 4 * (first + t)],
-// i in [0, n), in order of t. With AVX-512, centre on a 64-byte boundary and a centred odd mask
-// (first = -(taps / 2), taps <= 17), from aligned loads and lane rotations. Reads centre from
-// 4 * first - 16 to n + 4 * (first + taps) + 2 * kSlack; writes acc up to n + kSlack.
-void rowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n);
+// i in [0, n), in order of t; with add, acc[i] += that sum (the sum made first, then added: one
+// rounding more, the k-term sum of convlive/low_rank.hpp). With AVX-512, centre on a 64-byte
+// boundary and a centred odd mask (first = -(taps / 2), taps <= 17), from aligned loads and lane
+// rotations. Reads centre from 4 * first - 16 to n + 4 * (first + taps) + 2 * kSlack; reads (add)
+// and writes acc up to n + kSlack.
+void rowPass(const float* centre, int first, const float* weights, std::size_t taps, float* acc, std::size_t n,
+             bool add = false);
+
+// acc[i] += in[i], i in [0, n). Reads and writes up to n + kSlack.
+void add(const float* in, float* acc, std::size_t n);
+void add(const double* in, double* acc, std::size_t n);
 
 // out[i] = in[i] (exact), i in [0, n).
 void widen(const std::uint8_t* in, float* out, std::size_t n);

@@ -1,10 +1,12 @@
 // cpu-simd against the CPU reference: every filter kind, radii {0, 1, 2, 3, 4, 8, 16, 64}, every
 // border mode and both alpha modes, on fresh random frames of odd sizes (1x1, 1xN, Nx1, smaller
-// than the mask, 37x23, 129x65) with padded rows; a random sample on larger frames. The output is
+// than the mask, 37x23, 129x65) with padded rows; a random sample on larger frames; then masks of
+// low rank (built-in and random of rank 2-6) through their k terms the same way. The output is
 // poisoned before each run, with two values in two runs, so an unwritten pixel cannot match, and
 // the row padding must come back untouched. Set CONVLIVE_TEST_SEED to replay a run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -57,7 +59,7 @@ struct Size {
   int w, h;
 };
 
-class CpuSimdVsReference : public testing::TestWithParam<std::string> {
+class CpuSimdFixture : public testing::Test {
  protected:
   // One case, run twice with two poisons, against the reference.
   void check(const Filter& f, Border b, bool alpha, const PaddedFrame& in) {
@@ -83,6 +85,8 @@ class CpuSimdVsReference : public testing::TestWithParam<std::string> {
   Workspace ws_;
   int floatRuns_ = 0, doubleRuns_ = 0;
 };
+
+class CpuSimdVsReference : public CpuSimdFixture, public testing::WithParamInterface<std::string> {};
 
 TEST_P(CpuSimdVsReference, EqualsTheCpuReference) {
   const std::string kind = GetParam();
@@ -309,3 +313,140 @@ TEST(CpuSimd, IsTheChoiceWithoutADevice) {
 }
 
 }  // namespace
+
+// ---- Masks of low rank: k column and row passes, their sums added (convlive/low_rank.hpp) ----
+namespace {
+
+// A random custom mask of the given rank: the sum of `rank` outer products of random factors,
+// scaled to an absolute sum of 2.
+Filter rankFilter(int radius, int rank, std::mt19937& rng, Combine combine = Combine::Identity) {
+  const int n = 2 * radius + 1;
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> w(std::size_t(n) * n, 0.0);
+  for (int t = 0; t < rank; ++t) {
+    std::vector<double> col(n), row(n);
+    for (auto& v : col) v = d(rng);
+    for (auto& v : row) v = d(rng);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += col[i] * row[j];
+  }
+  double sum = 0;
+  for (double v : w) sum += std::fabs(v);
+  std::vector<float> f(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) f[i] = static_cast<float>(2.0 * w[i] / sum);
+  Filter filter;
+  filter.name = "rank" + std::to_string(rank);
+  filter.mask = Mask(radius, std::move(f));
+  filter.combine = combine;
+  return filter;
+}
+
+using Path = CpuSimdPlan::Path;
+using Precision = CpuSimdPlan::Precision;
+
+}  // namespace
+
+TEST(CpuSimdLowRankPlan, TakesTheTermsWhereTheyPay) {
+  std::mt19937 rng(seedForRun() ^ 0x38u);
+  struct Case {
+    Filter filter;
+    Path path;
+    int terms;
+    Precision precision;
+  };
+  const Case cases[] = {
+      {makeFilter("gaussian", {.radius = 8}), Path::Separable, 1, Precision::Float},
+      {makeFilter("sharpen", {.radius = 8}), Path::LowRank, 2, Precision::Float},
+      {makeFilter("sharpen", {.radius = 2}), Path::LowRank, 2, Precision::Float},
+      {makeFilter("sharpen", {.radius = 1}), Path::Direct, 0, Precision::Float},     // 3x3: 2D
+      {makeFilter("laplacian", {.radius = 2}), Path::LowRank, 3, Precision::Float},  // k = r + 1
+      {rankFilter(2, 4, rng), Path::Direct, 0, Precision::Float},                    // k > r + 1
+      {makeFilter("emboss", {.radius = 8}), Path::LowRank, 3, Precision::Float},
+      {makeFilter("emboss", {.radius = 16}), Path::LowRank, 3, Precision::Double},  // float's bound: 1.1 levels
+      {makeFilter("laplacian", {.radius = 8}), Path::LowRank, 3, Precision::Float},
+      {rankFilter(8, 3, rng), Path::LowRank, 3, Precision::Float},
+      {rankFilter(8, 6, rng), Path::LowRank, 6, Precision::Float},
+      {*filterFor("custom", 8, rng), Path::Direct, 0, Precision::Float},  // random: of full rank
+  };
+  for (const Case& c : cases) {
+    const CpuSimdPlan p = planCpuSimd(c.filter);
+    SCOPED_TRACE(c.filter.name + " r=" + std::to_string(c.filter.mask.radius()) + ": " + describeRank(c.filter.mask));
+    EXPECT_EQ(p.path, c.path);
+    EXPECT_EQ(p.terms, c.terms);
+    EXPECT_EQ(p.precision, c.precision) << p.floatBound << " " << p.doubleBound;
+    EXPECT_LE(p.precision == Precision::Float ? p.floatBound : p.doubleBound, kCpuSimdErrorBudget);
+    if (c.path == Path::LowRank) {
+      EXPECT_NEAR(p.floatBound, c.filter.mask.lowRank()->errorBound(std::ldexp(1.0, -24)), 1e-12);
+    }
+  }
+  // The work model says k and the bound.
+  FilterParams sharpen;
+  sharpen.filter = makeFilter("sharpen", {.radius = 8});
+  const WorkModel m = cpuSimd().workModel(sharpen, 1280, 720);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes[0].find("low rank: 2 separable terms"), std::string::npos) << m.notes[0];
+  EXPECT_NE(m.notes[0].find("36 taps an output against 289"), std::string::npos) << m.notes[0];
+  EXPECT_EQ(m.flops, 2 * 4 * 36);
+}
+
+// A low-rank mask no sum type holds to 1 LSB: refused with the reason, as the 2D ones are. Its
+// terms are exact (small whole numbers times 2^43, every product a float), so that the truncation
+// is 0 and only the sums' rounding is too large.
+TEST(CpuSimdLowRankPlan, RefusesTermsBeyondTheDoubleBound) {
+  const int r = 4, n = 2 * r + 1;
+  const float big = std::ldexp(1.f, 43);
+  std::vector<SeparableTerm> terms(2, {std::vector<float>(n), std::vector<float>(n)});
+  for (int i = 0; i < n; ++i) {
+    terms[0].col[i] = big * float(i % 3 - 1);
+    terms[0].row[i] = float(i % 2 ? 1 : -2);
+    terms[1].col[i] = float(i % 4);
+    terms[1].row[i] = big * float(i % 5 - 2);
+  }
+  std::vector<float> w(std::size_t(n) * n, 0.f);
+  for (const SeparableTerm& t : terms)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += t.col[i] * t.row[j];
+  Filter f;
+  f.name = "custom";
+  f.mask = Mask(r, w, terms);
+  ASSERT_TRUE(f.mask.lowRank().has_value());
+  EXPECT_EQ(f.mask.lowRank()->rank(), 2);
+  EXPECT_EQ(f.mask.lowRank()->truncation, 0.0);
+  EXPECT_EQ(planCpuSimd(f).precision, Precision::Refused);
+  FilterParams p;
+  p.filter = f;
+  const Problem why = cpuSimd().whyNot(p, 64, 64);
+  EXPECT_EQ(why.code, Problem::Code::CannotRun);
+  EXPECT_NE(why.text().find("too large for a 1 LSB bound"), std::string::npos) << why.text();
+  EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu");
+}
+
+class CpuSimdLowRank : public CpuSimdFixture {};
+
+// Every border, both alpha modes, odd sizes from 1x1: built-in masks of low rank, random ones of
+// rank 2 to 6, float and double sums, and a low-rank gradient magnitude (the transposed terms).
+TEST_F(CpuSimdLowRank, EqualsTheReference) {
+  std::mt19937 rng(seedForRun() ^ 0x382u);
+  std::vector<Filter> filters;
+  for (int r : {2, 3, 8, 16}) filters.push_back(makeFilter("sharpen", {.radius = r}));
+  for (int r : {3, 8, 16}) filters.push_back(makeFilter("emboss", {.radius = r}));
+  for (int r : {4, 8, 16}) filters.push_back(makeFilter("laplacian", {.radius = r}));
+  for (int rank = 2; rank <= 6; ++rank) filters.push_back(rankFilter(rank <= 3 ? 5 : 8, rank, rng));
+  filters.push_back(rankFilter(6, 2, rng, Combine::Magnitude));
+  filters.push_back(rankFilter(6, 3, rng, Combine::Abs));
+  int doubles = 0;
+  for (const Filter& f : filters) {
+    const CpuSimdPlan plan = planCpuSimd(f);
+    ASSERT_EQ(plan.path, Path::LowRank) << f.name << " r=" << f.mask.radius() << ": " << describeRank(f.mask);
+    doubles += plan.precision == Precision::Double;
+    for (Size s : {Size{1, 1}, Size{1, 19}, Size{19, 1}, Size{5, 3}, Size{37, 23}, Size{129, 65}})
+      for (Border b : kBorders)
+        for (bool alpha : {false, true}) {
+          check(f, b, alpha, randomFrame(s.w, s.h, rng));
+          if (HasFatalFailure()) return;
+        }
+    check(f, kBorders[rng() % 4], rng() % 2, randomFrame(641, 479, rng));  // several bands a core
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(doubles, 0);  // emboss r=16
+}

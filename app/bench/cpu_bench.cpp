@@ -1,16 +1,19 @@
 // convlive-cpu-bench: the CPU variants (cpu-simd, the cpu reference) on RGBA8 frames, wall-clock
 // timed: the median of --repeats calls after --warmup, per size x mask x border, all four channels
-// filtered (alpha too, as OpenCV does). With --frames-dir
-// it also writes the frames, the masks and cpu-simd's outputs there, so that app/bench/cpu_peers.py
-// times OpenCV on the same frames with the same weights and checks its outputs against ours.
+// filtered (alpha too, as OpenCV does); --masks adds other kinds (sharpen:8) and random masks of a
+// given rank (rank3:8). With --frames-dir it also writes the frames, the masks and cpu-simd's
+// outputs there, so that app/bench/cpu_peers.py times OpenCV on the same frames with the same
+// weights and checks its outputs against ours.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "bench_args.hpp"
@@ -29,6 +32,8 @@ struct Options {
   std::vector<std::pair<int, int>> sizes{{1280, 720}, {1920, 1080}};
   std::vector<int> radii{1, 2, 4, 8};  // gaussian (separable)
   std::vector<int> customRadii{2};     // random non-separable masks
+  // More masks as KIND:R (a filter kind makeFilter knows, or rankK: a random custom mask of rank K)
+  std::vector<std::pair<std::string, int>> masks;
   std::vector<Border> borders{Border::Clamp, Border::Mirror};
   std::vector<std::string> variants{"cpu-simd", "cpu"};
   int repeats = 50, warmup = 5, referenceRepeats = 5;
@@ -37,10 +42,12 @@ struct Options {
 };
 
 [[noreturn]] void usage(const std::string& why) {
-  std::cerr << "convlive-cpu-bench: " << why << "\n"
-            << "usage: convlive-cpu-bench [--sizes 1280x720,1920x1080] [--radii 1,2,4,8] [--custom-radii 2]\n"
-               "                          [--borders clamp,mirror] [--variants cpu-simd,cpu] [--repeats 50]\n"
-               "                          [--warmup 5] [--reference-repeats 5] [--out FILE.json] [--frames-dir DIR]\n";
+  std::cerr
+      << "convlive-cpu-bench: " << why << "\n"
+      << "usage: convlive-cpu-bench [--sizes 1280x720,1920x1080] [--radii 1,2,4,8] [--custom-radii 2]\n"
+         "                          [--masks sharpen:8,emboss:8,rank3:8] [--borders clamp,mirror]\n"
+         "                          [--variants cpu-simd,cpu] [--repeats 50] [--warmup 5] [--reference-repeats 5]\n"
+         "                          [--out FILE.json] [--frames-dir DIR]\n";
   std::exit(2);
 }
 
@@ -66,6 +73,13 @@ Options parse(int argc, char** argv) {
       auto& list = a == "--radii" ? o.radii : o.customRadii;
       list.clear();
       for (const auto& s : bench::splitList(v)) list.push_back(toInt(s, "radius"));
+    } else if (a == "--masks") {
+      o.masks.clear();
+      for (const auto& s : bench::splitList(v)) {
+        const auto colon = s.find(':');
+        if (colon == std::string::npos) usage("mask '" + s + "' is not KIND:RADIUS (for example sharpen:8)");
+        o.masks.emplace_back(s.substr(0, colon), toInt(s.substr(colon + 1), "radius"));
+      }
     } else if (a == "--borders") {
       o.borders.clear();
       for (const auto& s : bench::splitList(v)) {
@@ -112,6 +126,43 @@ Filter customFilter(int radius) {
   return makeFilter("custom", {.radius = radius, .weights = w.str(), .normalize = true});
 }
 
+// A random custom mask of the given rank: the sum of `rank` outer products of random factors,
+// normalised (a difference of blurs or an oriented derivative is of this kind).
+Filter rankFilter(int rank, int radius) {
+  std::mt19937 rng(static_cast<unsigned>(2000 + 97 * rank + radius));
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  const int n = 2 * radius + 1;
+  std::vector<double> w(std::size_t(n) * n, 0.0);
+  for (int t = 0; t < rank; ++t) {
+    std::vector<double> col(n), row(n);
+    for (auto& v : col) v = d(rng);
+    for (auto& v : row) v = d(rng);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += col[i] * row[j];
+  }
+  double sum = 0;
+  for (double v : w) sum += std::fabs(v);
+  std::vector<float> weights(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) weights[i] = static_cast<float>(2.0 * w[i] / sum);
+  Filter f;
+  f.name = "custom";
+  f.mask = Mask(radius, std::move(weights));
+  return f;
+}
+
+// A --masks entry's filter, or exits naming the problem.
+Filter maskFilter(const std::string& kind, int radius) {
+  if (kind.rfind("rank", 0) == 0) {
+    if (const auto k = bench::parseInt(kind.substr(4), 1)) return rankFilter(*k, radius);
+    usage("mask '" + kind + "' is not rankK (K a whole number from 1)");
+  }
+  try {
+    return makeFilter(kind, {.radius = radius});
+  } catch (const std::invalid_argument& e) {
+    usage(std::string("--masks: ") + e.what());
+  }
+}
+
 struct Timing {
   double median, min, p90;
   int runs;
@@ -145,6 +196,7 @@ int run(const Options& o) {
   std::vector<std::pair<std::string, Filter>> filters;
   for (int r : o.radii) filters.emplace_back("gaussian", makeFilter("gaussian", {.radius = r}));
   for (int r : o.customRadii) filters.emplace_back("custom2d", customFilter(r));
+  for (const auto& [kind, r] : o.masks) filters.emplace_back(kind, maskFilter(kind, r));
 
   json results = json::array(), masks = json::array();
   for (const auto& [kind, f] : filters)

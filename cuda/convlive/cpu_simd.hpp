@@ -1,9 +1,11 @@
 // The cpu-simd variant: the reference's sums in float (or double, where float cannot keep the
 // 1 LSB contract) with SIMD vectors (Highway, dispatched at run time) on every core (oneTBB).
-// Separable masks run as a column pass then a row pass, other masks as one 2D pass; both read rows
-// that were widened to float once and padded by the border mode, so every tap is a load and an FMA.
+// Separable masks run as a column pass then a row pass; masks of low rank (Mask::lowRank(): sharpen,
+// emboss, laplacian, many custom masks) as k such pairs, their row sums added; other masks as one 2D
+// pass. Every tap is a load and an FMA.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "convlive/image.hpp"
@@ -16,12 +18,20 @@ namespace convlive {
 // summed one rounding each (unit roundoff u: 2^-24 float, 2^-53 double), gamma(n) = n*u/(1-n*u):
 //   2D:        |error| <= gamma(n) * 255 * sum |w|
 //   separable: |error| <= (gamma(nc) + gamma(nr) * (1 + gamma(nc))) * 255 * sum |col| * sum |row|
-// times sqrt(2) for a gradient magnitude. Float when that is within kCpuSimdErrorBudget, else
-// double, else refused (a 5x5 mask of equal weights from about 1.4e10 on).
+//   low rank:  LowRank::errorBound(u): the terms' truncation, each term's separable bound and the
+//              k-term sum's rounding (convlive/low_rank.hpp)
+// times sqrt(2) for a gradient magnitude. A mask that is neither separable nor of low rank takes
+// the 2D sum; one of low rank takes its k terms when they cost fewer taps (lowRankPays), float
+// first: low rank in float, else 2D in float, else low rank in double, else 2D in double, the
+// first whose bound is within kCpuSimdErrorBudget; else refused (a 5x5 mask of equal weights from
+// about 1.4e10 on).
 struct CpuSimdPlan {
   enum class Precision { Float, Double, Refused };
+  enum class Path { Separable, LowRank, Direct };
   Precision precision = Precision::Refused;
-  double floatBound = 0.0;   // the bound with float sums
+  Path path = Path::Direct;
+  int terms = 0;             // the separable terms the sums take: 1 separable, k low rank, 0 in 2D
+  double floatBound = 0.0;   // the bound with float sums, on this path
   double doubleBound = 0.0;  // with double sums
   std::string why;           // Refused: the reason
 };
@@ -31,6 +41,16 @@ struct CpuSimdPlan {
 constexpr double kCpuSimdErrorBudget = 0.25;
 
 CpuSimdPlan planCpuSimd(const Filter& filter);
+
+// Whether k terms beat the 2D sum for this mask (the cut, measured at 720p on 2 cores against the
+// 2D sum: docs/variants.md): radius 2 or more (3x3 masks keep their 9 taps), 1 <= k <= r + 1 (k
+// dense terms read about the 2D sum's taps or fewer; more lost: r=16 with 20 terms took 1.07x the
+// 2D time), and the terms' taps plus kTermOverheadTaps a term (its column rows written and read
+// again, its sums added) under kDirectTapCost times the 2D sum's non-zero weights (what a 2D tap
+// cost in a term's taps; this decides for sparse masks).
+constexpr std::size_t kTermOverheadTaps = 2;
+constexpr double kDirectTapCost = 1.5;
+bool lowRankPays(const LowRank& lowRank, const Mask& mask);
 // The plan's refusal as a Problem (setting "variant", the fix: the cpu variant); empty when it runs.
 Problem cpuSimdWhyNot(const Filter& filter);
 

@@ -3,6 +3,8 @@
 // model: cpu_model.cpp.
 #include "convlive/cpu_simd.hpp"
 
+#include <sstream>
+
 #include "cpu_model.hpp"
 #include "variants/all.hpp"
 #include "variants/common.hpp"
@@ -25,7 +27,29 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 LaunchDescription describe(const Variant&, const FilterParams&, int, int) {
   return {{}, "runs on the CPU: no kernel launch"};
 }
-WorkModel workModel(const Variant&, const FilterParams& p, int, int) { return cpuSimdModel(p.filter); }
+// cpu_model's figures, with a low-rank mask's k column and row passes in place of its 2D sum.
+WorkModel workModel(const Variant&, const FilterParams& p, int, int) {
+  WorkModel m = cpuSimdModel(p.filter);
+  const CpuSimdPlan plan = planCpuSimd(p.filter);
+  if (plan.path != CpuSimdPlan::Path::LowRank) return m;
+  const LowRank& lr = *p.filter.mask.lowRank();
+  const double masks = p.filter.combine == Combine::Magnitude ? 2 : 1;
+  const double columnTaps = static_cast<double>(lr.columnTaps()), rowTaps = static_cast<double>(lr.rowTaps());
+  // Column passes: 8-bit pixels into float rows (in the cache); row passes: float4 values of them.
+  m.globalReads = (columnTaps + rowTaps) * masks;
+  m.globalBytes = (4 * columnTaps + 16 * rowTaps) * masks;
+  m.apron = (columnTaps + rowTaps) / (2.0 * lr.rank());
+  m.flops = 2 * 4 * (columnTaps + rowTaps) * masks;
+  std::ostringstream note;
+  note.precision(2);
+  note << "low rank: " << lr.rank() << " separable terms ("
+       << (lr.source == LowRank::Source::Svd ? "SVD" : "the builder's factors") << "), " << lr.taps()
+       << " taps an output against " << p.filter.mask.size() * p.filter.mask.size() << " in 2D; error bound "
+       << (plan.precision == CpuSimdPlan::Precision::Double ? plan.doubleBound : plan.floatBound)
+       << " levels (truncation " << lr.truncation << ")";
+  m.notes.insert(m.notes.begin(), note.str());
+  return m;
+}
 
 }  // namespace
 
@@ -34,7 +58,8 @@ Variant cpuSimdVariant() {
       .name = "cpu-simd",
       .description =
           "all CPU cores with SIMD (Highway: AVX-512, AVX2 or SSE4, chosen at run time): separable masks as a column "
-          "then a row pass, others in 2D, float sums (double where float's error bound passes 1 LSB)",
+          "then a row pass, masks of low rank as k such pairs, others in 2D, float sums (double where float's error "
+          "bound passes 1 LSB)",
       .onGpu = false,
       .maxRadius = Mask::kMaxRadius,
       .whyNotImpl = whyNot,
