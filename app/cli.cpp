@@ -32,11 +32,6 @@
 
 namespace convlive {
 
-// export with its encoder settings and audio choice (video_export.cpp; video.hpp declares the
-// form without them).
-int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& encoder, bool keepAudio,
-              std::ostream& log, std::ostream& err);
-
 namespace {
 
 const std::vector<std::string>& commandNames() {
@@ -561,14 +556,15 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
   addInputFormat(exp, v, "Export");
   addDeviceOption(exp, v, "Export");
 
-  CLI::App* image =
-      app.add_subcommand("image", "filter one picture in its own type (PNG, JPEG or .npy in; PNG, JPEG or .npy out)");
+  CLI::App* image = app.add_subcommand(
+      "image", "filter one picture in its own type (PNG, JPEG, TIFF or .npy in; PNG, JPEG, TIFF or .npy out)");
   image->add_option("--input,input", v.input,
-                    "the picture to filter: PNG (grey, RGB, RGBA; 8 or 16 bits, kept), JPEG (grey or colour) or "
-                    ".npy (uint8, uint16, float16, float32; (H, W) or (H, W, C), C 1, 3 or 4)");
+                    "the picture to filter: PNG (grey, RGB, RGBA; 8 or 16 bits, kept), JPEG (grey or colour), TIFF "
+                    "(8- and 16-bit, float16 and float32; grey, RGB, RGBA; kept) or .npy (uint8, uint16, float16, "
+                    "float32; (H, W) or (H, W, C), C 1, 3 or 4)");
   image->add_option("--output,output", v.output,
-                    "the picture to write: .png, .jpg/.jpeg or .npy (the format follows the extension; the type and "
-                    "channels are the input's; written to a temporary, then renamed)");
+                    "the picture to write: .png, .jpg/.jpeg, .tif/.tiff or .npy (the format follows the extension; "
+                    "the type and channels are the input's; written to a temporary, then renamed)");
   image->add_option("--quality", v.quality, "JPEG quality 1..100 (JPEG output only)")->capture_default_str();
   image
       ->add_option("--max-pixels", v.maxPixels,

@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "convlive/export.hpp"
 #include "convlive/pipeline.hpp"
 #include "convlive/spec.hpp"
 #include "exit_codes.hpp"
@@ -45,7 +46,12 @@ int runHeadless(const VideoOptions& v, const FilterSpec& filter, std::ostream& l
 // (the rate the pipeline is judged against); prints the rate and writes v.report. Throws as
 // runHeadless's body does.
 int runDecodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log);
-// Decode, filter, encode into v.output. Writes a temporary file, renamed at the end.
+// Decode, filter, encode into v.output. Writes a temporary file, renamed at the end. `encoder`: the
+// quality, bitrate and preset asked for (defaults: each encoder's constant quality); keepAudio: the
+// input's audio goes into the file (export's --no-audio clears it).
+int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequest& encoder, bool keepAudio,
+              std::ostream& log, std::ostream& err);
+// The same with the defaults and the audio kept.
 int runExport(const VideoOptions& v, const FilterSpec& filter, std::ostream& log, std::ostream& err);
 // Prints the cameras present (or says there is none).
 int listCamerasCommand(std::ostream& out, std::ostream& err);
