@@ -22,7 +22,8 @@ class FileCheck {
 
   // After end of stream: "" when the file looks whole, else one line saying it was cut short
   // (it ends before the size or the duration its container declares). `lastPtsSeconds` is the
-  // last frame's time, `fps` and `durationSeconds` what the source reported (0 / -1: unknown).
+  // last frame's time, `fps` and `durationSeconds` what the source reported (0 / -1: unknown; the
+  // source passes -1 where the file has audio, whose length the container's duration may be).
   std::string truncation(const SourceSpec& spec, std::uint64_t framesRead, double lastPtsSeconds, double fps,
                          double durationSeconds) const;
 

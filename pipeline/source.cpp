@@ -113,8 +113,11 @@ struct Source::Impl {
   void checkComplete() {
     if (truncationReported || !graph.fileCheck()) return;
     const SourceInfo& info = reader.info();
+    // With audio beside the video the container's duration may be the audio's, which often runs on
+    // after the last frame: only the byte count can tell a cut then.
+    const double duration = graph.hasStream("audio") ? -1 : info.durationSeconds;
     const std::string why = graph.fileCheck()->truncation(graph.spec(), reader.framesPulled(), reader.positionSeconds(),
-                                                          info.fps, info.durationSeconds);
+                                                          info.fps, duration);
     if (why.empty()) return;
     truncationReported = true;
     throw SourceError(why);

@@ -103,6 +103,10 @@ class StreamWatch {
     std::lock_guard lock(mutex_);
     complete_ = true;
   }
+  bool has(const std::string& kind) const {
+    std::lock_guard lock(mutex_);
+    return std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end();
+  }
   std::string verdict(const SourceSpec& spec) const {
     std::lock_guard lock(mutex_);
     if (!complete_ || video_) return "";
@@ -199,6 +203,8 @@ void SourceGraph::parse(const std::string& line) {
   gst_object_unref(appsink_);  // the pipeline keeps it alive
   pipeline_ = std::move(el);
 }
+
+bool SourceGraph::hasStream(const std::string& kind) const { return streams_ && streams_->has(kind); }
 
 void SourceGraph::buildPattern() {
   const int w = spec_.width, h = spec_.height;

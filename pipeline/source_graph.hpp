@@ -42,6 +42,9 @@ class SourceGraph {
   // (one line: "file 'x.mp4' has no video stream (audio only): ..."). "" until then, and for
   // other kinds of source. Cheap; called while waiting for the first frame.
   std::string noVideoReason() const;
+  // Decoded files and URIs: whether the decoder found a stream of this kind ("audio", "text", ...)
+  // besides the video. False for other kinds of source.
+  bool hasStream(const std::string& kind) const;
   bool nvdec() const { return nvdec_; }
   // The video decoder in the running graph ("nvh264dec", "avdec_h264", ...; "" when there is none).
   std::string videoDecoderName() const;

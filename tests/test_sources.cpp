@@ -64,6 +64,38 @@ TEST(SourceErrors, TruncatedVideo) {
   }
 }
 
+// A recording whose audio runs on after its video (the camera stopped first) is whole: its
+// container's duration is the audio's, and the video's last frame ending before it is no sign of
+// a cut. (It was refused as "truncated or damaged".)
+TEST(SourceErrors, AudioThatOutlastsTheVideoIsNotTruncation) {
+  for (const char* e : {"vp8enc", "vorbisenc", "matroskamux", "audiotestsrc"})
+    if (!hasElement(e)) GTEST_SKIP() << "GStreamer's " << e << " is not installed";
+  const fs::path path = scratch() / "long-audio.mkv";
+  if (!fs::exists(path))
+    runLaunch(
+        "videotestsrc num-buffers=10 ! video/x-raw,width=64,height=48,framerate=30/1 ! vp8enc ! mux. "
+        "audiotestsrc num-buffers=60 ! audioconvert ! vorbisenc ! mux. matroskamux name=mux ! filesink "
+        "location=" +
+        path.string());
+  SourceOptions o;
+  o.openTimeout = 20s;
+  Source src(SourceSpec::file(path.string()), o);
+  EXPECT_GT(src.info().durationSeconds, 1.0) << "the audio should set the container's duration";
+  int frames = 0;
+  try {
+    for (;;) {
+      SourceFrame f;
+      const Source::Pull r = src.pull(f, 5s);
+      if (r == Source::Pull::EndOfStream) break;
+      ASSERT_EQ(r, Source::Pull::Frame);
+      ++frames;
+    }
+  } catch (const SourceError& e) {
+    FAIL() << "refused after " << frames << " frames: " << e.what();
+  }
+  EXPECT_EQ(frames, 10);
+}
+
 TEST(SourceErrors, BadUriScheme) {
   expectMentions(openError(SourceSpec::input("nosuchscheme://host/video.mp4")), {"nosuchscheme://", "no installed"});
   expectMentions(openError(SourceSpec::uri("not a uri")), {"not a valid URI"});
