@@ -123,6 +123,7 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequ
         break;
       }
       if (r == StepResult::Frame) limit.frameTaken(p.positionSeconds(), si.fps);
+      for (const std::string& note : exporter.takeNotes()) err << (tty ? "\r" : "") << "note: " << note << "\n";
       if (r == StepResult::EndOfStream) break;
       if (r == StepResult::Error) {
         failure = p.lastError();
@@ -140,6 +141,7 @@ int runExport(const VideoOptions& v, const FilterSpec& filter, const EncoderRequ
         failure = e.what();
       }
     }
+    for (const std::string& note : exporter.takeNotes()) err << (tty ? "\r" : "") << "note: " << note << "\n";
     if (interrupt.interrupted()) return stopInterrupted();
     if (!failure.empty()) {
       exporter.abort();

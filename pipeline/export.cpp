@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "colorimetry.hpp"
 #include "gst_ptr.hpp"
@@ -463,10 +464,12 @@ struct FileExporter::Impl {
   GstElement* appsrc = nullptr;  // owned by the pipeline
   guint64 maxQueuedBytes = 0;
   gst::BusPtr bus;
-  int width = 0, height = 0;  // of the file (the first frame's; later frames are scaled to it)
-  int capsW = 0, capsH = 0;   // of the frames now going into appsrc
-  bool capsYuv = false;       // they are I420 (else RGBA) ...
-  ColourSpec capsColour;      // ... with these colours
+  int width = 0, height = 0;                    // of the file (the first frame's; later frames are scaled to it)
+  std::vector<std::pair<int, int>> sizesNoted;  // other frame sizes seen, each said once
+  std::vector<std::string> notes;
+  int capsW = 0, capsH = 0;  // of the frames now going into appsrc
+  bool capsYuv = false;      // they are I420 (else RGBA) ...
+  ColourSpec capsColour;     // ... with these colours
   std::uint64_t frames = 0;
   bool done = false;
 
@@ -779,6 +782,8 @@ ColourSpec FileExporter::yuvFramesColour(ColourSpec source, int /*width*/, int h
   return source;
 }
 
+std::vector<std::string> FileExporter::takeNotes() { return std::exchange(impl_->notes, {}); }
+
 void FileExporter::deliver(const OutputFrame& frame) {
   Impl& s = *impl_;
   if (s.done) throw ExportError("the export of " + s.output + " has already ended");
@@ -788,6 +793,14 @@ void FileExporter::deliver(const OutputFrame& frame) {
   if (!s.pipeline) s.start(w, h, yuv, frame.ptsNs);
   if (w != s.capsW || h != s.capsH || yuv != s.capsYuv || (yuv && !(frame.filteredColour == s.capsColour)))
     s.setCaps(w, h, yuv, frame.filteredColour);
+  if ((w != s.width || h != s.height) &&
+      std::find(s.sizesNoted.begin(), s.sizesNoted.end(), std::pair{w, h}) == s.sizesNoted.end()) {
+    s.sizesNoted.emplace_back(w, h);
+    s.notes.push_back("frame " + std::to_string(s.frames + 1) + " is " + std::to_string(w) + "x" + std::to_string(h) +
+                      ", the file's frames " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+                      ": the source changed size, and it is scaled to the file's size (a video file keeps one " +
+                      "size; export each part apart to keep its own)");
+  }
   s.waitForRoom();
   GstBuffer* buf = s.bufferOf(frame);
   // The file is timed at a steady rate: a looped or seeked source still makes a playable file.

@@ -560,6 +560,34 @@ TEST_F(PipelineTest, ExportRoundTripKeepsEveryFrame) {
   }
 }
 
+// A source that changes size midway: its later frames are scaled to the file's size (a video file
+// keeps one size), and the export says so, once per new size.
+TEST_F(PipelineTest, AnExportSaysWhenTheFramesChangeSize) {
+  const std::string out = (scratch() / "resized.webm").string();
+  FileExporter exporter(out, 30);
+  const auto deliver = [&](int w, int h) {
+    HostImage img(w, h);
+    for (auto& b : img.pixels()) b = 128;
+    OutputFrame f;
+    f.filtered = img.view();
+    exporter.deliver(f);
+  };
+  deliver(64, 48);
+  EXPECT_TRUE(exporter.takeNotes().empty());
+  deliver(32, 24);
+  const std::vector<std::string> notes = exporter.takeNotes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("frame 2 is 32x24, the file's frames 64x48: the source changed size, and it is scaled"),
+            std::string::npos)
+      << notes[0];
+  deliver(32, 24);
+  deliver(64, 48);
+  EXPECT_TRUE(exporter.takeNotes().empty()) << "said again";
+  exporter.finish();
+  EXPECT_EQ(exporter.frames(), 4u);
+  EXPECT_TRUE(fs::exists(out));
+}
+
 TEST_F(PipelineTest, AnAbortedExportLeavesNoFile) {
   const std::string out = (scratch() / "aborted.webm").string();
   {

@@ -147,6 +147,10 @@ class FileExporter : public FrameSink {
   void abort() noexcept;
 
   std::uint64_t frames() const;
+  // What the export did that the user should know and did not ask for, one line each, since the
+  // last call: frames of another size than the file's first (a source whose size changed midway)
+  // are scaled to the file's size, since a video file keeps one size: said once per new size.
+  std::vector<std::string> takeNotes();
   const ExportFormat& format() const;
   const EncoderSettings& encoder() const;
   const AudioPlan& audio() const;
