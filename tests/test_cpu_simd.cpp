@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../app/bench/random_masks.hpp"
 #include "convlive/cpu_simd.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
@@ -320,23 +321,9 @@ namespace {
 // A random custom mask of the given rank: the sum of `rank` outer products of random factors,
 // scaled to an absolute sum of 2.
 Filter rankFilter(int radius, int rank, std::mt19937& rng, Combine combine = Combine::Identity) {
-  const int n = 2 * radius + 1;
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  std::vector<double> w(std::size_t(n) * n, 0.0);
-  for (int t = 0; t < rank; ++t) {
-    std::vector<double> col(n), row(n);
-    for (auto& v : col) v = d(rng);
-    for (auto& v : row) v = d(rng);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += col[i] * row[j];
-  }
-  double sum = 0;
-  for (double v : w) sum += std::fabs(v);
-  std::vector<float> f(w.size());
-  for (std::size_t i = 0; i < w.size(); ++i) f[i] = static_cast<float>(2.0 * w[i] / sum);
   Filter filter;
   filter.name = "rank" + std::to_string(rank);
-  filter.mask = Mask(radius, std::move(f));
+  filter.mask = bench::randomRankMask(radius, rank, rng);
   filter.combine = combine;
   return filter;
 }

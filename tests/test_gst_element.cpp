@@ -1669,6 +1669,38 @@ TEST_F(GstElementTest, MinusOneSharesTheNeighboursContextOnTheSecondDevice) {
   }
 }
 
+// Plays a gst-launch line to its end: "" when it reached EOS within `seconds`, else what happened.
+// `kept`: where the ended pipeline goes for the caller to look into (then set to NULL and unref);
+// without it the pipeline is stopped and freed here.
+std::string playToEnd(const std::string& launch, int seconds, GstElement** kept = nullptr) {
+  GError* err = nullptr;
+  GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
+  if (!pipeline || err) {
+    const std::string why = err ? err->message : "gst_parse_launch failed";
+    if (err) g_error_free(err);
+    if (pipeline) gst_object_unref(pipeline);
+    return "the line does not parse: " + why;
+  }
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(bus, GstClockTime(seconds) * GST_SECOND,
+                                               GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  std::string why;
+  if (!end)
+    why = "no EOS within " + std::to_string(seconds) + " s";
+  else if (GST_MESSAGE_TYPE(end) != GST_MESSAGE_EOS)
+    why = "the pipeline ended in an error";
+  if (end) gst_message_unref(end);
+  gst_object_unref(bus);
+  if (kept) {
+    *kept = pipeline;
+  } else {
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+  return why;
+}
+
 // The GstCudaContext `element` answers the context query with on its src pad (a new reference; null
 // where it has none).
 GstCudaContext* cudaContextOf(GstElement* element) {
@@ -1751,16 +1783,8 @@ TEST_F(GstElementTest, BranchesOnTwoDevicesShareOneContextPerDevice) {
         " variant=tiled-coop mask=gaussian radius=2 cuda-device-id=" + k + " ! cudadownload cuda-device-id=" + k +
         " ! fakesink sync=false ";
   }
-  GError* err = nullptr;
-  GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
-  ASSERT_TRUE(pipeline && !err) << (err ? err->message : "");
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  GstBus* bus = gst_element_get_bus(pipeline);
-  GstMessage* end =
-      gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  ASSERT_NE(end, nullptr) << "no EOS within 30 s";
-  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS) << "the pipeline ended in an error";
-  gst_message_unref(end);
+  GstElement* pipeline = nullptr;
+  ASSERT_EQ(playToEnd(launch, 30, &pipeline), "");
   EXPECT_EQ(log.count("filtered on the device"), kBranches);
   EXPECT_EQ(log.count("through system memory"), 0);
   GstCudaContext* first[2] = {nullptr, nullptr};
@@ -1780,7 +1804,6 @@ TEST_F(GstElementTest, BranchesOnTwoDevicesShareOneContextPerDevice) {
   }
   for (GstCudaContext* c : first) gst_object_unref(c);
   gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(bus);
   gst_object_unref(pipeline);
 }
 
@@ -1805,19 +1828,7 @@ TEST_F(GstElementTest, StartedAndStoppedAHundredTimesLeavesNothingBehind) {
                                                    : "cudaupload ! convlivefilter mask=sobel radius=1 ! cudadownload";
     const std::string launch = "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=96,height=54 ! " + middle +
                                " ! fakesink sync=false";
-    GError* err = nullptr;
-    GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
-    ASSERT_TRUE(pipeline && !err) << (err ? err->message : "");
-    gst_element_set_state(pipeline, GST_STATE_PLAYING);
-    GstBus* bus = gst_element_get_bus(pipeline);
-    GstMessage* end =
-        gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    ASSERT_NE(end, nullptr) << "run " << i << ": no EOS within 20 s";
-    EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS) << "run " << i << " ended in an error";
-    gst_message_unref(end);
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(bus);
-    gst_object_unref(pipeline);
+    ASSERT_EQ(playToEnd(launch, 20), "") << "run " << i;
     if (i == 9) rss10 = residentMb(), gpu10 = gpuUsedMb();
   }
   const double rss = residentMb(), gpu = gpuUsedMb();

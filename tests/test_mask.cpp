@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "../app/bench/random_masks.hpp"
 #include "convlive/mask.hpp"
 #include "convlive/variants.hpp"
 
@@ -301,25 +302,7 @@ void expectReplaces(const Mask& m, const LowRank& lr, std::mt19937& rng) {
   }
 }
 
-// A rank-k mask: the sum of k outer products of random factors, scaled to an absolute sum of 2,
-// then rounded to float (so of rank k up to float rounding).
-Mask randomRankMask(int radius, int rank, std::mt19937& rng) {
-  const int n = 2 * radius + 1;
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  std::vector<double> w(std::size_t(n) * n, 0.0);
-  for (int t = 0; t < rank; ++t) {
-    std::vector<double> col(n), row(n);
-    for (auto& v : col) v = d(rng);
-    for (auto& v : row) v = d(rng);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += col[i] * row[j];
-  }
-  double sum = 0;
-  for (double v : w) sum += std::fabs(v);
-  std::vector<float> f(w.size());
-  for (std::size_t i = 0; i < w.size(); ++i) f[i] = static_cast<float>(2.0 * w[i] / sum);
-  return Mask(radius, std::move(f));
-}
+using bench::randomRankMask;  // ../app/bench/random_masks.hpp
 
 // The rank each built-in mask has (its builder's terms), or 0 where it is of full rank.
 int builtInRank(const std::string& kind, int radius) {

@@ -21,6 +21,7 @@
 #include "convlive/cpu_simd.hpp"
 #include "convlive/plan.hpp"
 #include "convlive/variants.hpp"
+#include "random_masks.hpp"
 
 using namespace convlive;
 using nlohmann::json;
@@ -130,23 +131,9 @@ Filter customFilter(int radius) {
 // normalised (a difference of blurs or an oriented derivative is of this kind).
 Filter rankFilter(int rank, int radius) {
   std::mt19937 rng(static_cast<unsigned>(2000 + 97 * rank + radius));
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  const int n = 2 * radius + 1;
-  std::vector<double> w(std::size_t(n) * n, 0.0);
-  for (int t = 0; t < rank; ++t) {
-    std::vector<double> col(n), row(n);
-    for (auto& v : col) v = d(rng);
-    for (auto& v : row) v = d(rng);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += col[i] * row[j];
-  }
-  double sum = 0;
-  for (double v : w) sum += std::fabs(v);
-  std::vector<float> weights(w.size());
-  for (std::size_t i = 0; i < w.size(); ++i) weights[i] = static_cast<float>(2.0 * w[i] / sum);
   Filter f;
   f.name = "custom";
-  f.mask = Mask(radius, std::move(weights));
+  f.mask = bench::randomRankMask(radius, rank, rng);
   return f;
 }
 
