@@ -133,6 +133,38 @@ const KnownTable kKnown[] = {
        {"blue", {0, 0, 255}, {15, 255, 118}}}}},
 };
 
+// The GPU conversions refuse a frame taller than their grid takes before launching anything (so no
+// device is needed to see it): 65535 rows of blocks of 16 luma rows.
+TEST(ColourGpu, AFrameTallerThanTheGridIsRefusedBeforeAnyLaunch) {
+  std::vector<std::uint8_t> bytes(64);  // never read: the check comes first
+  const int h = 65535 * 16 + 1;
+  for (const YuvFormat format : {YuvFormat::I420, YuvFormat::NV12}) {
+    YuvView yuv;
+    yuv.format = format;
+    yuv.width = 2;
+    yuv.height = h;
+    for (int p = 0; p < 3; ++p) {
+      yuv.planes[p] = bytes.data();
+      yuv.pitches[p] = 2;
+    }
+    const ImageView rgba{bytes.data(), 2, h, 8};
+    for (int way = 0; way < 2; ++way) {
+      try {
+        if (way == 0)
+          yuvToRgba(yuv, rgba, ColourSpec{}, nullptr);
+        else
+          rgbaToYuv(rgba, yuv, ColourSpec{}, nullptr);
+        ADD_FAILURE() << "not refused";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("the frame is 1048561 rows tall, more than the GPU conversion takes "
+                                             "(1048560 rows): convert it on the CPU"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+  }
+}
+
 TEST(ColourReference, KnownColoursToYuv) {
   for (const KnownTable& t : kKnown)
     for (const KnownColour& c : t.colours)

@@ -17,6 +17,9 @@
 // need exact (rational, 64-bit integer) arithmetic on both sides; 1 level is what the tests allow.
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "convlive/check.hpp"
 #include "convlive/colour.hpp"
 
@@ -224,6 +227,16 @@ bool vectorisable(const ConstYuvView& yuv, const ConstImageView& rgba) {
          (yuv.format != YuvFormat::NV12 || aligned(yuv.planes[1], yuv.pitches[1], 2));
 }
 
+// The grid's rows of blocks are at most 65535: frames up to 65535 x 16 rows (two luma rows a chroma
+// row, kBlockY chroma rows a block). Throws std::invalid_argument for a taller one, before any launch.
+void checkGridRows(int height, const char* what) {
+  if (long(chromaHeight(height) + kBlockY - 1) / kBlockY <= 65535) return;
+  throw std::invalid_argument(std::string(what) + ": the frame is " + std::to_string(height) +
+                              " rows tall, more than the GPU conversion takes (" +
+                              std::to_string(65535L * 2 * kBlockY) +
+                              " rows): convert it on the CPU (referenceYuvToRgba, or an RGBA source)");
+}
+
 dim3 gridFor(int width, int height) {
   return dim3(static_cast<unsigned>((chromaWidth(width) + kBlockX - 1) / kBlockX),
               static_cast<unsigned>((chromaHeight(height) + kBlockY - 1) / kBlockY));
@@ -250,6 +263,7 @@ void launchToYuv(ConstImageView in, const YuvView& out, ColourSpec spec, cudaStr
 
 void yuvToRgba(const ConstYuvView& in, ImageView out, ColourSpec spec, cudaStream_t stream) {
   checkConvertible(in, out, "yuvToRgba");
+  checkGridRows(in.height, "yuvToRgba");
   const bool vec = vectorisable(in, out), nv12 = in.format == YuvFormat::NV12;
   if (nv12 && vec) launchToRgba<YuvFormat::NV12, true>(in, out, spec, stream);
   if (nv12 && !vec) launchToRgba<YuvFormat::NV12, false>(in, out, spec, stream);
@@ -259,6 +273,7 @@ void yuvToRgba(const ConstYuvView& in, ImageView out, ColourSpec spec, cudaStrea
 
 void rgbaToYuv(ConstImageView in, const YuvView& out, ColourSpec spec, cudaStream_t stream) {
   checkConvertible(out, in, "rgbaToYuv");
+  checkGridRows(in.height, "rgbaToYuv");
   const bool vec = vectorisable(out, in), nv12 = out.format == YuvFormat::NV12;
   if (nv12 && vec) launchToYuv<YuvFormat::NV12, true>(in, out, spec, stream);
   if (nv12 && !vec) launchToYuv<YuvFormat::NV12, false>(in, out, spec, stream);
