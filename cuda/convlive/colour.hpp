@@ -121,7 +121,8 @@ void checkConvertible(const ConstYuvView& yuv, const ConstImageView& rgba, const
 
 // GPU: asynchronous on `stream`; `in` and `out` are device memory of the same size and do not
 // overlap. Throws CudaError when the launch fails, std::invalid_argument when whyNotConvert says
-// no or the frame is taller than the conversion's grid takes (1048560 rows), before any launch. Any thread; nothing is kept between calls.
+// no or the frame is taller than the conversion's grid takes (1048560 rows), before any launch.
+// Any thread; nothing is kept between calls.
 void yuvToRgba(const ConstYuvView& in, ImageView out, ColourSpec spec, cudaStream_t stream);
 void rgbaToYuv(ConstImageView in, const YuvView& out, ColourSpec spec, cudaStream_t stream);
 
