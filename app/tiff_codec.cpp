@@ -105,8 +105,6 @@ constexpr std::uint64_t kMaxInflation = 4096;
   throw std::invalid_argument("'" + name + "' " + what + (m.firstError.empty() ? "" : " (" + m.firstError + ")"));
 }
 
-std::string words(std::uint16_t v) { return std::to_string(v); }
-
 }  // namespace
 
 bool looksLikeTiff(std::string_view b) {
@@ -169,7 +167,7 @@ DecodedPicture decodeTiff(std::string_view bytes, const std::string& name, const
     direct = false;
   else
     fail(name,
-         "holds " + words(bps) + "-bit " +
+         "holds " + std::to_string(bps) + "-bit " +
              (sampleFormat == SAMPLEFORMAT_INT      ? "signed integer"
               : sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point"
                                                     : "integer") +
@@ -178,14 +176,16 @@ DecodedPicture decodeTiff(std::string_view bytes, const std::string& name, const
          m);
   const int stored = photometric == PHOTOMETRIC_RGB ? 3 : 1;  // colour samples before extra ones
   if (direct && (spp < stored || spp > stored + 1)) {
-    if (bps > 8) fail(name, "has " + words(spp) + " samples a pixel: convlive takes grey, grey+alpha, RGB or RGBA", m);
+    if (bps > 8)
+      fail(name, "has " + std::to_string(spp) + " samples a pixel: convlive takes grey, grey+alpha, RGB or RGBA", m);
     direct = false;
   }
   if (direct && tiled && planar == PLANARCONFIG_SEPARATE)
     fail(name, "stores its samples as tiled planes, which convlive does not read: rewrite it with strips", m);
 
   if (!direct) {  // through libtiff's RGBA reader
-    if (bps > 8) fail(name, "is a kind of TIFF convlive does not read (photometric " + words(photometric) + ")", m);
+    if (bps > 8)
+      fail(name, "is a kind of TIFF convlive does not read (photometric " + std::to_string(photometric) + ")", m);
     d.picture = Picture::make(int(width), int(height), PixelType::U8, 4);
     std::vector<std::uint32_t> rgba(std::size_t(width) * height);
     if (!TIFFReadRGBAImageOriented(t.get(), width, height, rgba.data(), ORIENTATION_TOPLEFT, 0))

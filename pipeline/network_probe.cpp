@@ -8,20 +8,15 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <future>
 #include <memory>
 #include <thread>
 
+#include "source_messages.hpp"
+
 namespace convlive {
 namespace {
-
-std::string seconds(std::chrono::milliseconds t) {
-  char s[32];
-  std::snprintf(s, sizeof s, "%.1f", double(t.count()) / 1000.0);
-  return s;
-}
 
 struct Lookup {
   int code = 0;  // getaddrinfo's
@@ -96,7 +91,7 @@ std::optional<NetworkTarget> networkTargetOf(const std::string& uri) {
 
 std::string whyUnreachable(const NetworkTarget& target, std::chrono::milliseconds timeout) {
   const std::optional<Lookup> l = lookUp(target.host, target.port, timeout);
-  if (!l) return "the host name '" + target.host + "' did not resolve within " + seconds(timeout) + " s";
+  if (!l) return "the host name '" + target.host + "' did not resolve within " + secondsText(timeout) + " s";
   if (l->code != 0) {
     if (l->code == EAI_NONAME || l->code == EAI_NODATA) return "the host name '" + target.host + "' was not found";
     return "the host name '" + target.host + "' could not be looked up (" + gai_strerror(l->code) + ")";
@@ -109,7 +104,7 @@ std::string whyUnreachable(const NetworkTarget& target, std::chrono::millisecond
   const std::string where = target.host + " on port " + std::to_string(target.port);
   if (last == ECONNREFUSED) return target.host + " refused the connection on port " + std::to_string(target.port);
   if (last == ETIMEDOUT)
-    return target.host + " did not answer on port " + std::to_string(target.port) + " within " + seconds(timeout) +
+    return target.host + " did not answer on port " + std::to_string(target.port) + " within " + secondsText(timeout) +
            " s";
   if (last == ENETUNREACH || last == EHOSTUNREACH) return "no route to " + where + " (" + std::strerror(last) + ")";
   return "cannot connect to " + where + " (" + std::strerror(last) + ")";

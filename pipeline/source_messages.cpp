@@ -47,10 +47,14 @@ std::string explainBusError(GstMessage* msg, const SourceSpec& spec) {
   return what + " failed: " + text + (firstDebugLine.empty() ? "" : " (" + firstDebugLine + ")");
 }
 
-std::string noFirstFrameMessage(const SourceSpec& spec, std::chrono::milliseconds timeout) {
+std::string secondsText(std::chrono::milliseconds t) {
   char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.1f", double(timeout.count()) / 1000.0);
-  const std::string head = spec.describe() + " gave no frame within " + seconds + " s: ";
+  std::snprintf(seconds, sizeof seconds, "%.1f", double(t.count()) / 1000.0);
+  return seconds;
+}
+
+std::string noFirstFrameMessage(const SourceSpec& spec, std::chrono::milliseconds timeout) {
+  const std::string head = spec.describe() + " gave no frame within " + secondsText(timeout) + " s: ";
   switch (spec.kind) {
     case SourceSpec::Kind::Pattern:
       return head + "the machine may be overloaded; try a smaller size";

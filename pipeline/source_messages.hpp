@@ -24,6 +24,9 @@ std::string noFirstFrameMessage(const SourceSpec& spec, std::chrono::millisecond
 // media types found ("audio", "text", ...; may be empty when nothing could be decoded).
 std::string noVideoMessage(const SourceSpec& spec, const std::vector<std::string>& kinds);
 
+// A time limit in seconds as the messages write it: "2.5".
+std::string secondsText(std::chrono::milliseconds t);
+
 // 'text', quoted for a message.
 std::string quoted(const std::string& text);
 

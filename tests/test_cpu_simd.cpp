@@ -189,6 +189,14 @@ TEST(CpuSimd, CommonMasksSumInFloat) {
   EXPECT_LT(planCpuSimd(makeFilter("gaussian", {.radius = 64})).floatBound, 0.01);
 }
 
+// cpu-simd refuses `p` with the reason (no sum type holds it to 1 LSB) and names the reference.
+void expectRefusedBeyondTheDoubleBound(const FilterParams& p) {
+  const Problem why = cpuSimd().whyNot(p, 64, 64);
+  EXPECT_EQ(why.code, Problem::Code::CannotRun);
+  EXPECT_NE(why.text().find("too large for a 1 LSB bound"), std::string::npos) << why.text();
+  EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu");
+}
+
 // Weights no sum type holds to 1 LSB: refused with the reason, the reference named as the way out.
 TEST(CpuSimd, RefusesWeightsBeyondTheDoubleBound) {
   Filter f;
@@ -196,10 +204,7 @@ TEST(CpuSimd, RefusesWeightsBeyondTheDoubleBound) {
   f.mask = Mask(2, std::vector<float>(25, 1e13f));
   FilterParams p;
   p.filter = f;
-  const Problem why = cpuSimd().whyNot(p, 64, 64);
-  EXPECT_EQ(why.code, Problem::Code::CannotRun);
-  EXPECT_NE(why.text().find("too large for a 1 LSB bound"), std::string::npos) << why.text();
-  EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu");
+  expectRefusedBeyondTheDoubleBound(p);
   HostImage in(8, 8), out(8, 8);
   Workspace ws;
   EXPECT_THROW(cpuSimd().run(p, in.view(), out.view(), ws, nullptr), ProblemError);
@@ -402,10 +407,7 @@ TEST(CpuSimdLowRankPlan, RefusesTermsBeyondTheDoubleBound) {
   EXPECT_EQ(planCpuSimd(f).precision, Precision::Refused);
   FilterParams p;
   p.filter = f;
-  const Problem why = cpuSimd().whyNot(p, 64, 64);
-  EXPECT_EQ(why.code, Problem::Code::CannotRun);
-  EXPECT_NE(why.text().find("too large for a 1 LSB bound"), std::string::npos) << why.text();
-  EXPECT_EQ(why.fixSetting + "=" + why.fixValue, "variant=cpu");
+  expectRefusedBeyondTheDoubleBound(p);
 }
 
 class CpuSimdLowRank : public CpuSimdFixture {};

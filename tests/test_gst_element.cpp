@@ -16,7 +16,6 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 #ifdef CONVLIVE_GST_GPU
 #define GST_USE_UNSTABLE_API
 #include <gst/cuda/gstcudacontext.h>
@@ -28,7 +27,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -41,6 +39,7 @@
 #include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
 #include "filter_cases.hpp"
+#include "process_memory.hpp"
 #include "test_colour_common.hpp"
 
 // ---- A buffer pool that poisons every buffer it hands out ---------------------------------------
@@ -1811,16 +1810,6 @@ TEST_F(GstElementTest, BranchesOnTwoDevicesShareOneContextPerDevice) {
 // memory and GPU memory in use flat after the first ten (no stream, plan, pool or context left
 // behind).
 TEST_F(GstElementTest, StartedAndStoppedAHundredTimesLeavesNothingBehind) {
-  const auto residentMb = [] {
-    std::ifstream statm("/proc/self/statm");
-    long pages = 0, resident = 0;
-    statm >> pages >> resident;
-    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
-  };
-  const auto gpuUsedMb = [] {
-    std::size_t freeBytes = 0, total = 0;
-    return cudaMemGetInfo(&freeBytes, &total) == cudaSuccess ? double(total - freeBytes) / (1 << 20) : -1.0;
-  };
   const bool cuda = haveCudaUploadAndDownload();
   double rss10 = 0, gpu10 = 0;
   for (int i = 0; i < 100; ++i) {
@@ -1829,9 +1818,9 @@ TEST_F(GstElementTest, StartedAndStoppedAHundredTimesLeavesNothingBehind) {
     const std::string launch = "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=96,height=54 ! " + middle +
                                " ! fakesink sync=false";
     ASSERT_EQ(playToEnd(launch, 20), "") << "run " << i;
-    if (i == 9) rss10 = residentMb(), gpu10 = gpuUsedMb();
+    if (i == 9) rss10 = process_memory::residentMb(), gpu10 = process_memory::gpuUsedMb();
   }
-  const double rss = residentMb(), gpu = gpuUsedMb();
+  const double rss = process_memory::residentMb(), gpu = process_memory::gpuUsedMb();
   std::printf("element started 100 times: resident %.0f -> %.0f MB, GPU in use %.0f -> %.0f MB\n", rss10, rss, gpu10,
               gpu);
   EXPECT_LE(rss - rss10, 32.0) << "resident memory grew";

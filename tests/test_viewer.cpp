@@ -36,6 +36,12 @@ class ViewerOn : public ::testing::TestWithParam<ContextKind> {
     context = makeContext(GetParam(), skip);
     if (!context) GTEST_SKIP() << skip;
   }
+  // A context with room for the whole panel (960x1300) in place of the fixture's (one at a time);
+  // null, with the reason in `skip`, where it cannot be made.
+  std::unique_ptr<GlContext> tallContext(std::string& skip) {
+    context.reset();
+    return makeContext(GetParam(), skip, 960, 1300);
+  }
   // Draws one pass with a capture and checks the frame region against the reference of the
   // frame shown; returns the capture.
   HostImage drawAndCheck(Viewer& v) {
@@ -311,9 +317,8 @@ TEST(KeyBindings, OTogglesTheOverlayAndLLoads) {
 
 // A status line coming and going leaves the widgets where they were.
 TEST_P(ViewerOn, AStatusLineDoesNotMoveTheWidgets) {
-  context.reset();  // one context at a time: this one has room for the whole panel
   std::string skip;
-  auto tall = makeContext(GetParam(), skip, 960, 1300);
+  auto tall = tallContext(skip);
   if (!tall) GTEST_SKIP() << skip;
   auto v = makeViewer(*tall, gaussian(1, Border::Clamp));
   showFrames(*v, 3);
@@ -329,9 +334,8 @@ TEST_P(ViewerOn, AStatusLineDoesNotMoveTheWidgets) {
 }
 
 TEST_P(ViewerOn, TheTimingPlotHasARealSizeAndShowsItsLine) {
-  context.reset();  // one context at a time: this one has room for the whole panel
   std::string skip;
-  auto tall = makeContext(GetParam(), skip, 960, 1300);
+  auto tall = tallContext(skip);
   if (!tall) GTEST_SKIP() << skip;
   auto v = makeViewer(*tall, gaussian(1, Border::Clamp));
   showFrames(*v, 20);

@@ -199,7 +199,7 @@ int CudaMemoryPath::primaryDevice() const {
 
 void CudaMemoryPath::shareDeviceContext() {
   const int device = primaryDevice();
-  if (context_ || device < 0 || device >= deviceCount() || !gst_cuda_load_library()) return;
+  if (context_ || device < 0 || !gst_cuda_load_library()) return;  // takeDevice checked the index
   std::string why;
   GstCudaContext* ctx = primaryContext(device, why);
   if (!ctx) {
@@ -214,7 +214,7 @@ void CudaMemoryPath::shareDeviceContext() {
 }
 
 void CudaMemoryPath::setContext(GstContext* context) {
-  if (primaryDevice() >= 0 && deviceCount() > 0) return;  // the device's primary context is taken at READY
+  if (primaryDevice() >= 0) return;  // the device's primary context is taken at READY
   auto* ctx = cudaContext(context_);
   gst_cuda_handle_set_context(element_, context, deviceId_, &ctx);  // another device's is not taken
   context_ = ctx;
