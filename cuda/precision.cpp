@@ -235,4 +235,64 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
   return plan;
 }
 
+HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine) {
+  HalfWeightsPlan plan;
+  if (lowRank.terms.empty()) {
+    plan.why = "the mask has no terms (all its weights are zero)";
+    return plan;
+  }
+  // Per term as planHalfSeparable bounds it (its own input scale); the terms' sums add.
+  double single = 0, half = 0, magnitude = 0;
+  for (const SeparableTerm& t : lowRank.terms) {
+    double rowAbs = 0, rowErr = 0, colAbs = 0, colErr = 0;
+    // A factor's absolute sum and the most its fp16 rounding moves it; false past fp16's range.
+    auto sums = [&](const std::vector<float>& factor, double& abs, double& err) {
+      for (float w : factor) {
+        const float h = toHalf(w);
+        if (!std::isfinite(h)) {
+          std::ostringstream s;
+          s << "a term's factor weight (" << w << ") is beyond fp16's range (65504)";
+          plan.why = s.str();
+          return false;
+        }
+        abs += std::fabs(w);
+        err += std::fabs(double(w) - h);
+      }
+      return true;
+    };
+    if (!sums(t.row, rowAbs, rowErr) || !sums(t.col, colAbs, colErr)) return plan;
+    const int scale = tensorInputScale(largestWeight(t.row), largestWeight(t.col));
+    const double subnormalFloor = colAbs * std::ldexp(1.0, scale < 0 ? -25 : -1 - scale);
+    const double weights = rowErr * colAbs + rowAbs * colErr;
+    single += 255.0 * (weights + rowAbs * colAbs * std::ldexp(1.0, -21)) + subnormalFloor;
+    half += 255.0 * (weights + rowAbs * colAbs * std::ldexp(1.0, -11)) + subnormalFloor;
+    magnitude += rowAbs * colAbs;
+  }
+  const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
+  // The tensor cores' truncating fp32 sums: each term's row sums (chunks products, 2^-21 of 255 x
+  // its sum |row| a product, scaled by its sum |col|), then every term's column products, two parts
+  // each, into the same sums (2^-21 of 255 x the terms' magnitudes together a product).
+  const int chunks = productChunks(radius), k = lowRank.rank();
+  plan.accumulationBound = 255.0 * magnitude * std::ldexp(1.0, -21) * chunks * (1 + 2 * k) * gain;
+  plan.singleBound = plan.splitBound = lowRank.truncation * gain + single * gain;
+  plan.halfIntermediateBound = lowRank.truncation * gain + half * gain + plan.accumulationBound;
+  plan.halfIntermediate = plan.halfIntermediateBound <= kHalfErrorBudget;
+  plan.sumsInByteRange = false;  // terms of both signs: the outputs are clamped
+  plan.bound = plan.singleBound + plan.accumulationBound;
+  if (plan.bound <= kHalfErrorBudget) {
+    plan.mode = HalfWeightsPlan::Mode::Single;
+  } else {
+    std::ostringstream s;
+    s << "its " << k << " separable terms could move the output by up to " << plan.bound
+      << " levels (more than the 1 LSB budget, " << kHalfErrorBudget << ")";
+    if (plan.accumulationBound >= plan.singleBound)
+      s << ": the terms' absolute sums (" << magnitude
+        << " together) are too large for the tensor cores' truncating adds";
+    else
+      s << " with fp16 factors";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
 }  // namespace convlive

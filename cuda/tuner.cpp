@@ -73,6 +73,11 @@ double timeVariant(const Variant& v, const FilterParams& p, const ImageDesc& d, 
 std::string TuneKey::str() const {
   std::string s = std::to_string(width) + "x" + std::to_string(height) + " " + kind + " r=" + std::to_string(radius) +
                   (separable ? " separable" : " 2D");
+  if (terms > 0) {  // appended a piece at a time: "" + std::string&& trips GCC 12's -Wrestrict
+    s += ' ';
+    s += std::to_string(terms);
+    s += terms == 1 ? " term" : " terms";
+  }
   if (combine != Combine::Identity) s += std::string(" ") + combineName(combine);
   if (halfSplit) s += " fp16-split";
   if (singleSums) s += " fp32-sums";
@@ -100,6 +105,9 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   k.kind = p.filter.name.empty() ? "custom" : p.filter.name;
   k.separable = p.filter.mask.separable();
   k.radius = p.filter.mask.radius();
+  if (!k.separable && k.radius <= kernels::kTensorStreamMaxRadius && p.filter.combine != Combine::Magnitude)
+    if (const auto& lowRank = p.filter.mask.lowRank(); lowRank && lowRank->rank() <= kernels::kTensorStreamMaxTerms)
+      k.terms = lowRank->rank();
   k.combine = p.filter.combine;
   k.halfSplit = planHalfWeights(p.filter.mask, p.filter.combine).split();
   // Two masks of one kind and radius (gaussians of two sigmas) can take stream's fp16 sums or not,
@@ -164,6 +172,7 @@ void Tuner::load() {
       k.height = e.at("height");
       k.kind = e.at("kind");
       k.separable = e.at("separable");
+      k.terms = e.value("terms", 0);
       k.radius = e.at("radius");
       k.combine = parseCombine(e.at("combine")).value_or(Combine::Identity);
       k.halfSplit = e.value("fp16_split", false);
@@ -193,6 +202,7 @@ bool Tuner::save() {
                        {"height", k.height},
                        {"kind", k.kind},
                        {"separable", k.separable},
+                       {"terms", k.terms},
                        {"radius", k.radius},
                        {"combine", combineName(k.combine)},
                        {"fp16_split", k.halfSplit},
@@ -373,6 +383,9 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // there to r = 32 (0.033 at 4K r = 3..8, 0.069 at r = 32 against fused's 0.58); tensor2d for 2D
   // masks up to r = 24 (r = 21 at 1080p and below), fft past that (0.626 ms at 4K whatever the
   // radius, against tensor2d's 0.529 at r = 24 and 0.869 at r = 28) and for every mask past r = 32.
+  // Masks of low rank (sharpen, emboss, laplacian: up to 4 separable terms) take tensorstream first
+  // at every radius to 32 (4K: sharpen r=8 0.049 against tensor2d's 0.133, r=32 0.123 against fft's
+  // 0.624); those whose terms it refuses fall through to the 2D order.
   const int r = p.filter.mask.radius();
   const bool large = double(width) * height > 1920.0 * 1088;
   std::vector<const char*> order;

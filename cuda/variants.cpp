@@ -59,7 +59,9 @@ Problem Variant::tileProblem(Tile t) const {
 }
 
 bool needsSeparable(MaskTakes t) { return t == MaskTakes::Separable || t == MaskTakes::OneSeparable; }
-bool needsOneMask(MaskTakes t) { return t == MaskTakes::One || t == MaskTakes::OneSeparable; }
+bool needsOneMask(MaskTakes t) {
+  return t == MaskTakes::One || t == MaskTakes::OneSeparable || t == MaskTakes::OneLowRank;
+}
 const char* maskTakesName(MaskTakes t) {
   switch (t) {
     case MaskTakes::One:
@@ -68,6 +70,8 @@ const char* maskTakesName(MaskTakes t) {
       return "separable";
     case MaskTakes::OneSeparable:
       return "one separable";
+    case MaskTakes::OneLowRank:
+      return "one of low rank";
     case MaskTakes::Any:
       break;
   }

@@ -230,21 +230,26 @@ TEST(Variants, RejectWithTheReason) {
 // Each variant refuses exactly the masks its table entry says it does not take (Variant::takes,
 // what `list variants` prints), before anything else, and names a variant that takes them.
 TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
-  FilterParams twoD, magnitude, plain;
-  twoD.filter = makeFilter("emboss", {.radius = 2});      // one mask, not separable
-  magnitude.filter = makeFilter("sobel", {.radius = 1});  // two separable masks
-  plain.filter = makeFilter("gaussian", {.radius = 1});   // one separable mask
+  FilterParams twoD, fullRank, magnitude, plain;
+  twoD.filter = makeFilter("emboss", {.radius = 2});                           // one mask, not separable, of rank 3
+  fullRank.filter = makeFilter("custom", {.weights = "1,2,3;4,-5,6;7,8,10"});  // of full rank
+  magnitude.filter = makeFilter("sobel", {.radius = 1});                       // two separable masks
+  plain.filter = makeFilter("gaussian", {.radius = 1});                        // one separable mask
   ASSERT_FALSE(twoD.filter.mask.separable());
+  ASSERT_TRUE(twoD.filter.mask.lowRank() && twoD.filter.mask.lowRank()->rank() == 3);
+  ASSERT_FALSE(fullRank.filter.mask.lowRank());
   ASSERT_EQ(magnitude.filter.combine, Combine::Magnitude);
   const auto takes = [](const std::string& name, const FilterParams& p) {
     const Variant& v = *findVariant(name);
-    return (!needsSeparable(v.takes) || p.filter.mask.separable()) &&
+    const Mask& m = p.filter.mask;
+    const bool lowRank = m.separable() || (m.lowRank() && m.lowRank()->rank() <= 4);
+    return (!needsSeparable(v.takes) || m.separable()) && (v.takes != MaskTakes::OneLowRank || lowRank) &&
            (!needsOneMask(v.takes) || p.filter.combine != Combine::Magnitude);
   };
   int refusals = 0;
   for (const Variant& v : variants())
-    for (const auto& [p, refusal] :
-         {std::pair{twoD, "not separable"}, std::pair{magnitude, "runs one mask"}, std::pair{plain, ""}}) {
+    for (const auto& [p, refusal] : {std::pair{twoD, "not separable"}, std::pair{fullRank, "not separable"},
+                                     std::pair{magnitude, "runs one mask"}, std::pair{plain, ""}}) {
       SCOPED_TRACE(v.name + " " + p.filter.name + " takes " + maskTakesName(v.takes));
       const Problem why = v.whyNot(p, 64, 64);
       if (takes(v.name, p)) {
@@ -258,7 +263,9 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
       ASSERT_NE(findVariant(why.fixValue), nullptr) << why.text();
       EXPECT_TRUE(takes(why.fixValue, p)) << why.text();
     }
-  EXPECT_EQ(refusals, 10);  // separable: emboss; fused, stream, tensorsep, tensorstream: both; tensor2d: sobel
+  // emboss: separable, fused, stream, tensorsep; the full-rank mask: those and tensorstream; sobel's
+  // magnitude: fused, stream, tensorsep, tensorstream, tensor2d.
+  EXPECT_EQ(refusals, 14);
 }
 
 // ---- Low-rank decomposition (convlive/low_rank.hpp) ----

@@ -109,6 +109,83 @@ TEST(HalfSeparable, GaussiansAndBoxesFitTheBudget) {
     }
 }
 
+// A mask of low rank, every term in one pass (tensorstream): one term is bounded as the separable
+// plan bounds it; sharpen, emboss and the laplacian fit the budget to r = 32 with their builder's
+// exact terms, the terms' bounds adding up.
+TEST(HalfTerms, OneTermIsTheSeparablePlan) {
+  for (int r : {1, 4, 9, 17, 32}) {
+    const Filter f = makeFilter("gaussian", {.radius = r});
+    ASSERT_TRUE(f.mask.lowRank() && f.mask.lowRank()->rank() == 1);
+    const LowRank& lr = *f.mask.lowRank();
+    const auto terms = planHalfTerms(lr, r, f.combine), sep = planHalfSeparable(f.mask, f.combine);
+    EXPECT_EQ(terms.mode, HalfWeightsPlan::Mode::Single);
+    // The same bound, plus the decomposition's truncation (its float factors' products against the
+    // float weights: a few 1e-6 levels).
+    EXPECT_LT(lr.truncation, 1e-4);
+    EXPECT_NEAR(terms.bound, sep.bound + lr.truncation, 1e-12 + 1e-9 * sep.bound) << "r=" << r;
+    EXPECT_NEAR(terms.halfIntermediateBound, sep.halfIntermediateBound + lr.truncation,
+                1e-12 + 1e-9 * sep.halfIntermediateBound);
+    EXPECT_EQ(terms.halfIntermediate, sep.halfIntermediate);
+    EXPECT_FALSE(terms.sumsInByteRange);
+  }
+}
+
+// The built-in masks of low rank take the tensor cores where the bound allows: sharpen at every
+// radius, the laplacian to r = 16, emboss at r = 2 and 4 (r = 3: 1/3 in fp16 factors; its weights' absolute sums grow
+// as r^2: 307 at r = 8, too large for the truncating adds; tensor2d refuses it from r = 9 for the same reason).
+TEST(HalfTerms, BuiltInMasksOfLowRankFitTheBudgetWhereTheirSumsAllow) {
+  struct Case {
+    const char* kind;
+    std::vector<int> fit, refused;
+  };
+  for (const Case& c : {Case{"sharpen", {2, 4, 8, 16, 32}, {}}, Case{"laplacian", {2, 4, 8, 16}, {32}},
+                        Case{"emboss", {2, 4}, {3, 8, 16}}}) {
+    for (int r : c.fit) {
+      const Filter f = makeFilter(c.kind, {.radius = r});
+      ASSERT_TRUE(f.mask.lowRank()) << c.kind << " r=" << r;
+      const LowRank& lr = *f.mask.lowRank();
+      EXPECT_LE(lr.rank(), 3) << c.kind << " r=" << r;
+      const auto plan = planHalfTerms(lr, r, f.combine);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Single) << c.kind << " r=" << r << ": " << plan.why;
+      EXPECT_LE(plan.bound, kHalfErrorBudget) << c.kind << " r=" << r;
+      EXPECT_GE(plan.bound, lr.truncation);
+      // More terms, more sums: the accumulation counts chunks x (1 + 2k) products.
+      const int chunks = (16 + 2 * r + 15) / 16;
+      double magnitude = 0;
+      for (const SeparableTerm& t : lr.terms) {
+        double row = 0, col = 0;
+        for (float w : t.row) row += std::fabs(w);
+        for (float w : t.col) col += std::fabs(w);
+        magnitude += row * col;
+      }
+      EXPECT_NEAR(plan.accumulationBound, 255 * magnitude * std::ldexp(1.0, -21) * chunks * (1 + 2 * lr.rank()),
+                  1e-9 * plan.accumulationBound);
+    }
+    for (int r : c.refused) {
+      const Filter f = makeFilter(c.kind, {.radius = r});
+      const auto plan = planHalfTerms(*f.mask.lowRank(), r, f.combine);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused) << c.kind << " r=" << r;
+      EXPECT_NE(plan.why.find("more than the 1 LSB budget"), std::string::npos) << plan.why;
+    }
+  }
+}
+
+TEST(HalfTerms, TermsTooLargeForTheTensorCoresAreRefusedWithTheReason) {
+  // Two terms whose factors' absolute sums multiply to about 2^14: the truncating adds alone pass the budget.
+  const int r = 8, n = 2 * r + 1;
+  LowRank lr;
+  for (int t = 0; t < 2; ++t) {
+    SeparableTerm term{std::vector<float>(n, 0.f), std::vector<float>(n, 0.f)};
+    for (int i = 0; i < n; ++i) term.col[i] = term.row[i] = (i % 2 ? 8.f : -8.f) * (t ? 1.f : 0.5f);
+    lr.terms.push_back(term);
+  }
+  const auto plan = planHalfTerms(lr, r, Combine::Identity);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("truncating adds"), std::string::npos) << plan.why;
+  EXPECT_NE(plan.why.find("2 separable terms"), std::string::npos) << plan.why;
+  EXPECT_EQ(planHalfTerms(LowRank{}, r, Combine::Identity).mode, HalfWeightsPlan::Mode::Refused);
+}
+
 TEST(HalfSeparable, TheBoundComposesBothPasses) {
   // The mask keeps its own factors (scaled so that the row peaks at 1): the bound is computed from
   // those, as the kernel uses them.

@@ -131,7 +131,8 @@ TEST_F(StillCommand, ListVariants) {
   EXPECT_EQ(masks["naive"], "any");
   EXPECT_EQ(masks["separable"], "separable");
   EXPECT_EQ(masks["tensor2d"], "one");
-  EXPECT_EQ(masks["tensorstream"], "one separable");
+  EXPECT_EQ(masks["tensorstream"], "one of low rank");
+  EXPECT_EQ(masks["stream"], "one separable");
 }
 
 // With COLUMNS set (as a terminal's width is), every line fits it: the descriptions go on below

@@ -57,7 +57,13 @@ TEST_F(TuneCache, KeysNameWhatTheyMeasure) {
   p.filter = makeFilter("sobel", {.radius = 1});
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 sobel r=1 separable magnitude");
   p.filter = makeFilter("emboss", {.radius = 5});  // needs fp16 high + low parts on the tensor cores
-  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 emboss r=5 2D fp16-split");
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 emboss r=5 2D 3 terms fp16-split");
+  // Masks of low rank name their terms (tensorstream runs them, at a speed that grows with the
+  // count); a custom mask of full rank names none.
+  p.filter = makeFilter("sharpen", {.radius = 8});
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 sharpen r=8 2D 2 terms");
+  p.filter = makeFilter("custom", {.weights = "1,2,3;4,-5,6;7,8,10"});
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D");
   // A gaussian narrow enough that stream's fp16 sums cannot keep 1 LSB (its tiny outer weights'
   // rounding): stream sums it in fp32, at another speed, so it is timed apart from the default sigma.
   p.filter = makeFilter("gaussian", {.radius = 4, .sigma = 0.3f});

@@ -35,6 +35,7 @@ struct Options {
   std::vector<std::pair<int, int>> sizes{{1920, 1080}, {3840, 2160}};
   std::vector<int> radii{1, 2, 4, 8, 16, 32};
   std::vector<int> customRadii{8};  // non-separable random masks, timed on the 2D variants
+  std::vector<std::string> masks;   // other built-in kinds timed at --radii (sharpen, emboss, laplacian)
   int repeats = 30, warmup = 5, frames = 3;
   int warmupMs = 100;                 // keep the GPU busy this long before timing, so its clocks have boosted
   std::vector<std::string> variants;  // empty: all GPU variants
@@ -44,7 +45,8 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]\n"
-               "                      [--repeats 30] [--warmup 5] [--warmup-ms 100] [--frames 3] [--variants a,b] "
+               "                      [--masks sharpen,emboss,laplacian] [--repeats 30] [--warmup 5] [--warmup-ms 100] "
+               "[--frames 3] [--variants a,b] "
                "[--out-dir DIR] [--quick] [--device N]\n";
   std::exit(2);
 }
@@ -75,6 +77,11 @@ Options parse(int argc, char** argv) {
     } else if (a == "--custom-radii" || a == "--custom-radius") {
       o.customRadii.clear();
       for (const auto& s : bench::splitList(next())) o.customRadii.push_back(toInt(s, "custom radius"));
+    } else if (a == "--masks") {
+      o.masks = bench::splitList(next());
+      for (const auto& m : o.masks)
+        if (const auto& k = filterKinds(); m == "custom" || std::find(k.begin(), k.end(), m) == k.end())
+          usage("--masks: '" + m + "' is not a built-in mask (sharpen, emboss, laplacian, sobel, ...)");
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -236,9 +243,16 @@ int main(int argc, char** argv) {
       struct Case {
         Filter filter;
         bool separableTaps;
+        std::string mask;  // the results' mask column
       };
       std::vector<Case> cases;
-      for (int r : o.radii) cases.push_back({makeFilter("gaussian", {.radius = r}), true});
+      for (int r : o.radii) cases.push_back({makeFilter("gaussian", {.radius = r}), true, "gaussian"});
+      for (const std::string& kind : o.masks)
+        for (int r : o.radii) try {
+            const Filter f = makeFilter(kind, {.radius = r});
+            cases.push_back({f, f.mask.separable(), kind});
+          } catch (const std::invalid_argument&) {  // a radius the kind does not have (scharr past 1)
+          }
       for (int cr : o.customRadii) {
         // Positive random weights normalised to 1, as peers.py and npp-peer use.
         std::uniform_real_distribution<float> d(0.f, 1.f);
@@ -250,7 +264,7 @@ int main(int argc, char** argv) {
         Filter f;
         f.name = "custom2d";
         f.mask = Mask(cr, wts);
-        cases.push_back({f, false});
+        cases.push_back({f, false, "custom"});
       }
       for (const Variant& v : variants()) {
         if (!v.onGpu) continue;
@@ -268,7 +282,7 @@ int main(int argc, char** argv) {
             json row{{"impl", "convlive/" + v.name},
                      {"variant", v.name},
                      {"tile", t.str()},
-                     {"mask", c.separableTaps ? "gaussian" : "custom"},
+                     {"mask", c.mask},
                      {"radius", r},
                      {"width", w},
                      {"height", h},

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "convlive/low_rank.hpp"
 #include "convlive/mask.hpp"
 
 namespace convlive {
@@ -54,6 +55,15 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // halfIntermediate: the bound with the intermediate as one fp16 value (2^-11 relative) is within
 // the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
+
+// A mask of low rank (convlive/low_rank.hpp) as tensorstream runs it, every term in one pass: each
+// term bounded as planHalfSeparable bounds a separable mask (its fp16 factors, its own input scale,
+// its intermediate as one fp16 value or high + low parts), the terms' bounds added, plus the
+// decomposition's truncation; the tensor cores' sums count every term's products in the same
+// accumulators (chunks x (1 + 2k) products, each 2^-21 of 255 x sum over terms of sum |row| x
+// sum |col|). Single (accepted, halfIntermediate where one fp16 intermediate fits too) or Refused
+// with the reason. sumsInByteRange is false: the outputs are clamped.
+HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine);
 
 // The largest |weight| of a factor (tensorstream's input scale, convlive/tensor_inputs.hpp).
 double largestWeight(const std::vector<float>& factor);

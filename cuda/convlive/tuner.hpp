@@ -18,6 +18,9 @@ struct TuneKey {
   int width = 0, height = 0;
   std::string kind;  // the filter's name: gaussian, box, custom, ...
   bool separable = false;
+  // Not separable: its separable terms where tensorstream takes them (1..4, convlive/low_rank.hpp;
+  // r <= 32), else 0. Masks of one kind and radius may differ (custom masks), and their times with them.
+  int terms = 0;
   int radius = 0;
   Combine combine = Combine::Identity;
   bool halfSplit = false;   // the tensor-core variants need fp16 high + low weight parts

@@ -19,6 +19,7 @@ constexpr int kMax2DRadius = 32;            // 65x65 masks for the 2D variants
 constexpr int kMaxSepRadius = 64;           // 129-tap factors for the separable ones
 constexpr int kStreamMaxRadius = 4;         // stream: the column window lives in registers
 constexpr int kTensorStreamMaxRadius = 32;  // tensorstream: a 16-pixel strip's window is 2..5 16-wide K chunks
+constexpr int kTensorStreamMaxTerms = 4;    // tensorstream: the separable terms of a mask of low rank
 constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
 
 // A 2D mask passed by value as a kernel parameter (__grid_constant__): it lives in the constant
@@ -32,6 +33,14 @@ struct MaskSep {
   int radius;
   float row[2 * kMaxSepRadius + 1];
   float col[2 * kMaxSepRadius + 1];
+};
+
+// A mask of low rank as k separable terms, w = sum over t < terms of col[t] (x) row[t]
+// (convlive/low_rank.hpp), likewise by value (2.1 KB).
+struct MaskTerms {
+  int radius, terms;
+  float row[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
+  float col[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
 };
 
 struct Launch {
@@ -86,6 +95,11 @@ void tensorStream(const Launch& l, const MaskSep& m, const unsigned* fragments, 
 // r = 5..8, where warp 0 making them from the kernel's parameters kept the block waiting (fetched,
 // 1080p r=8 is 7% faster back to back); empty where the launch makes its own.
 std::vector<unsigned> tensorStreamFragments(const MaskSep& m);
+// A mask of low rank (2..kTensorStreamMaxTerms terms, radius 1..kTensorStreamMaxRadius; Identity or
+// Abs) in one tensorstream pass: the input read once, each term's row product feeding its column
+// product, all terms' column products summed in the same fp32 accumulators. splitIntermediate:
+// every term's row sums as fp16 high + low parts (convlive/precision.hpp planHalfTerms).
+void tensorStreamTerms(const Launch& l, const MaskTerms& m, bool splitIntermediate);
 
 // The fft variant's buffers (cuda/fft.cpp owns them and runs cuFFT between these launches):
 // `channels` real planes of padW x padH floats, one after the other; their spectra, padH x
@@ -126,7 +140,7 @@ std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split);
 std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
-std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha);
+std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha, int terms = 1);
 
 // The inspector's figures (convlive/work_model.hpp), next to each kernel: what the entry point above
 // would launch for `l` (its pointers and stream are not read) and the work it does per output
@@ -157,6 +171,8 @@ LaunchDescription describeTensorSep(const Launch& l, int radius);
 WorkModel modelTensorSep(const Launch& l, int radius);
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange);
 WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate);
+LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
+WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
 // Its passes that cover no frame area (cuFFT's transforms, the product of spectra) have zero-sized
 // outputTile and inputTile.
 LaunchDescription describeFft(const Launch& l, const FftPlanes& f);

@@ -33,7 +33,23 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p) {
                    "variant", "tiled-coop");
   if (needsOneMask(v.takes) && p.filter.combine == Combine::Magnitude)
     return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
-                   "variant", needsSeparable(v.takes) ? "separable" : "tiled-coop");
+                   "variant", needsSeparable(v.takes) || v.takes == MaskTakes::OneLowRank ? "separable" : "tiled-coop");
+  // A mask of low rank: its terms (made once a mask) only within the variant's radius, where the
+  // radius check below would not refuse it first.
+  if (v.takes == MaskTakes::OneLowRank && !p.filter.mask.separable() && p.filter.mask.radius() <= v.maxRadius) {
+    const std::optional<LowRank>& lowRank = p.filter.mask.lowRank();
+    const int most = kernels::kTensorStreamMaxTerms;
+    if (!lowRank || lowRank->rank() > most || lowRank->rank() < 1) {
+      const std::string what = !lowRank ? "of full rank (no fewer separable terms hold it within 1/8 level)"
+                               : lowRank->rank() < 1 ? "all zeros"
+                                                     : "of rank " + std::to_string(lowRank->rank()) + " (" +
+                                                           std::to_string(lowRank->rank()) + " separable terms)";
+      return problem(Code::CannotRun, "variant",
+                     v.name + " takes separable masks and masks of low rank, up to " + std::to_string(most) +
+                         " separable terms; this mask is not separable and is " + what + ": it needs a 2D variant",
+                     "variant", "tensor2d");
+    }
+  }
   return {};
 }
 

@@ -62,6 +62,25 @@ class Prepared {
     if (!halfSums_) halfSums_ = planHalfSums(params_.filter.mask);
     return *halfSums_;
   }
+  const kernels::MaskTerms& terms() {  // masks of low rank (tensorstream): their terms as the kernel takes them
+    if (!terms_) {
+      const Mask& m = params_.filter.mask;
+      const LowRank& lr = *m.lowRank();  // the variant's whyNot took the mask: it has 1..4 terms
+      terms_ = std::make_unique<kernels::MaskTerms>();
+      terms_->radius = m.radius();
+      terms_->terms = lr.rank();
+      for (int t = 0; t < lr.rank(); ++t) {
+        std::copy(lr.terms[t].row.begin(), lr.terms[t].row.end(), terms_->row[t]);
+        std::copy(lr.terms[t].col.begin(), lr.terms[t].col.end(), terms_->col[t]);
+      }
+    }
+    return *terms_;
+  }
+  const HalfWeightsPlan& halfTerms() {  // tensorstream, masks of low rank
+    if (!halfTerms_)
+      halfTerms_ = planHalfTerms(*params_.filter.mask.lowRank(), params_.filter.mask.radius(), params_.filter.combine);
+    return *halfTerms_;
+  }
   const HalfWeightsPlan& halfSeparable() {  // tensorstream
     if (!halfSeparable_) halfSeparable_ = planHalfSeparable(params_.filter.mask, params_.filter.combine);
     return *halfSeparable_;
@@ -83,7 +102,8 @@ class Prepared {
   std::optional<kernels::MaskSep> sep_;
   std::unique_ptr<kernels::Mask2D> mask2d_;
   std::optional<HalfSumsPlan> halfSums_;
-  std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_;
+  std::unique_ptr<kernels::MaskTerms> terms_;
+  std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_, halfTerms_;
   std::optional<std::vector<unsigned>> fragments_;
 };
 

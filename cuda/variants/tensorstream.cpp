@@ -1,7 +1,8 @@
-// tensorstream: separable masks up to r = 32 on the tensor cores. Each warp walks down a
-// 16-pixel strip, 16 rows a step, its input arriving through a cp.async ring in shared memory;
-// the row product's result is the column product's operand in the same registers. Kernel:
-// kernels/tensor_stream.cu.
+// tensorstream: separable masks up to r = 32 on the tensor cores, and masks of low rank (up to 4
+// separable terms: sharpen, emboss, the laplacian, custom masks of low rank) in the same pass. Each
+// warp walks down a 16-pixel strip, 16 rows a step, its input arriving through a cp.async ring in
+// shared memory; the row product's result is the column product's operand in the same registers.
+// Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu).
 #include <sstream>
 
 #include "convlive/tensor_inputs.hpp"
@@ -14,28 +15,46 @@ namespace {
 
 using Code = Problem::Code;
 
-// The intermediate as fp16 high + low parts (convlive/precision.hpp), as run() passes it.
-bool splitIntermediate(const FilterParams& p) {
-  return !planHalfSeparable(p.filter.mask, p.filter.combine).halfIntermediate;
+// A mask that is not separable runs as its terms (maskWhyNot took it: 1..4 of them).
+bool asTerms(const FilterParams& p) { return !p.filter.mask.separable(); }
+int termsOf(const FilterParams& p) { return asTerms(p) ? p.filter.mask.lowRank()->rank() : 1; }
+HalfWeightsPlan planOf(const FilterParams& p) {
+  return asTerms(p) ? planHalfTerms(*p.filter.mask.lowRank(), p.filter.mask.radius(), p.filter.combine)
+                    : planHalfSeparable(p.filter.mask, p.filter.combine);
 }
+// The intermediate as fp16 high + low parts (convlive/precision.hpp), as run() passes it.
+bool splitIntermediate(const FilterParams& p) { return !planOf(p).halfIntermediate; }
 // Every sum lies in the byte range (Identity only), as run() passes it.
 bool sumsInByteRange(const FilterParams& p) {
-  return p.filter.combine == Combine::Identity && planHalfSeparable(p.filter.mask, p.filter.combine).sumsInByteRange;
+  return p.filter.combine == Combine::Identity && planOf(p).sumsInByteRange;
 }
 
 // Past the separable tensor-core checks: the factors' scale, the frame's size in tiles, and the
 // block's shared memory.
-Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
-  if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
-  // Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
-  // (convlive/tensor_inputs.hpp): both largest weights must fit fp16 so scaled.
-  if (const double row = largestWeight(p.filter.mask.row()), col = largestWeight(p.filter.mask.col());
-      tensorInputScale(row, col) < 0) {
+// Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
+// (convlive/tensor_inputs.hpp): both largest weights of a factor pair must fit fp16 so scaled.
+Problem scaleWhyNot(const std::vector<float>& rowFactor, const std::vector<float>& colFactor, const char* which,
+                    const char* instead) {
+  if (const double row = largestWeight(rowFactor), col = largestWeight(colFactor); tensorInputScale(row, col) < 0) {
     std::ostringstream s;
     s << "tensorstream scales the factors by 2^S and 2^(24 - S) for its fp16 inputs, and no S keeps both largest "
          "weights ("
-      << row << " and " << col << ") within fp16's range (their product must stay below about 256)";
-    return problem(Code::CannotRun, "mask", s.str(), "variant", "tensorsep");
+      << row << " and " << col << ")" << which << " within fp16's range (their product must stay below about 256)";
+    return problem(Code::CannotRun, "mask", s.str(), "variant", instead);
+  }
+  return {};
+}
+
+Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  if (!asTerms(p)) {
+    if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
+    if (auto why = scaleWhyNot(p.filter.mask.row(), p.filter.mask.col(), "", "tensorsep"); why) return why;
+  } else {
+    // A mask of low rank (maskWhyNot, in commonWhyNot, took its rank): each term's error added.
+    if (auto why = commonWhyNot(v, p, w, h); why) return why;
+    if (auto why = tensorCoreWhyNot(v, planOf(p).why, "tensor2d"); why) return why;
+    for (const SeparableTerm& t : p.filter.mask.lowRank()->terms)
+      if (auto why = scaleWhyNot(t.row, t.col, " of a term", "tensor2d"); why) return why;
   }
   // Its grid's table of block columns (kernels/schedules.hpp), with room for the edge columns' entries.
   const Tile t = v.tileFor(p);
@@ -47,13 +66,17 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
                    "variant", "fused");
   // Its grid's rows are the tile's segments (a warp's walk down its strip).
   if (Problem why = gridRowsWhyNot(v, p, w, h, tileRows, "segments")) return why;
-  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius(), p.filterAlpha));
+  return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius(), p.filterAlpha, termsOf(p)));
 }
 
 // The weight fragments, where the kernel reads them from memory, are mirrored on the device once
 // per mask.
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
+  if (asTerms(p)) {
+    kernels::tensorStreamTerms(launchOf(v, p, in, out, s), pp.terms(), !pp.halfTerms().halfIntermediate);
+    return;
+  }
   const HalfWeightsPlan& plan = pp.halfSeparable();
   const std::vector<unsigned>& fragments = pp.tensorStreamFragments();
   const unsigned* fragmentsDevice = fragments.empty() ? nullptr : ws.impl().fragments.upload(fragments, s);
@@ -62,9 +85,13 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
+  if (asTerms(p))
+    return kernels::describeTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
   return kernels::describeTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
+  if (asTerms(p))
+    return kernels::modelTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
   return kernels::modelTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
 }
 
@@ -77,7 +104,8 @@ Variant tensorStreamVariant() {
           "separable, r <= 32, on the tensor cores: each warp walks down a 16-pixel strip, 16 rows a step, its input "
           "through a cp.async ring in shared memory; the row product's result is the column product's operand in "
           "registers (fp16 factors, the intermediate as fp16, or fp16 high + low parts where the error bound needs "
-          "them), within 1 LSB",
+          "them), within 1 LSB; masks of low rank (sharpen, emboss, laplacian, up to 4 separable terms) in the same "
+          "pass, each term's products summed in the same accumulators",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -94,7 +122,7 @@ Variant tensorStreamVariant() {
                 {64, 96},
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
-      .takes = MaskTakes::OneSeparable,
+      .takes = MaskTakes::OneLowRank,
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,

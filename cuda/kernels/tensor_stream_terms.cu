@@ -1,0 +1,86 @@
+// tensorstream for masks of low rank: k separable terms in one pass (the kernel: tensor_stream.cuh,
+// its Terms instances). Compiled apart from the separable instances (tensor_stream.cu), so that the
+// two build in parallel.
+#include "tensor_stream.cuh"
+
+namespace convlive::kernels {
+namespace {
+
+// Each term's factors scaled for the fp16 inputs by its own power of two (row by 2^S, column by
+// 2^(24 - S)): every term's products are in the same units, 2^24 a level, and add up as they are.
+MaskTerms scaledTerms(const MaskTerms& m) {
+  if (m.terms < 1 || m.terms > kTensorStreamMaxTerms || m.radius < 1 || m.radius > kTensorStreamMaxRadius)
+    throw std::invalid_argument(
+        "tensorstream: " + std::to_string(m.terms) + " terms at r = " + std::to_string(m.radius) + " (it takes 1.." +
+        std::to_string(kTensorStreamMaxTerms) + " terms, r = 1.." + std::to_string(kTensorStreamMaxRadius) + ")");
+  const int taps = 2 * m.radius + 1;
+  MaskTerms scaled = m;
+  for (int t = 0; t < m.terms; ++t) {
+    const int scale = tensorInputScale(largestWeight(m.row[t], taps), largestWeight(m.col[t], taps));
+    if (scale < 0)
+      throw std::invalid_argument("tensorstream: no input scale keeps term " + std::to_string(t) +
+                                  "'s largest weights within fp16's range (the variant's whyNot refuses such masks "
+                                  "before a launch)");
+    for (int i = 0; i < taps; ++i) {
+      scaled.row[t][i] = std::ldexp(m.row[t][i], scale);
+      scaled.col[t][i] = std::ldexp(m.col[t][i], 24 - scale);
+    }
+  }
+  return scaled;
+}
+
+// The compiled instance for a launch: B0 from the radius, NCH from the alpha mode, Out from the
+// combine rule (clamped: a mask of low rank has weights of both signs, or its sums are not
+// bounded to the byte range), SplitH from the error plan.
+template <int NCH, int Out, bool SplitH, class F>
+decltype(auto) termsB0(int radius, F&& f) {
+  if (radius <= 8) return f(TensorStreamInstance<1, NCH, Out, SplitH>{});
+  if (radius <= 16) return f(TensorStreamInstance<2, NCH, Out, SplitH>{});
+  if (radius <= 24) return f(TensorStreamInstance<3, NCH, Out, SplitH>{});
+  return f(TensorStreamInstance<4, NCH, Out, SplitH>{});
+}
+template <int NCH, class F>
+decltype(auto) termsOut(const Launch& l, int radius, bool splitH, F&& f) {
+  if (l.combine == Combine::Abs)
+    return splitH ? termsB0<NCH, kAbs, true>(radius, f) : termsB0<NCH, kAbs, false>(radius, f);
+  return splitH ? termsB0<NCH, kClamp, true>(radius, f) : termsB0<NCH, kClamp, false>(radius, f);
+}
+template <class F>
+decltype(auto) termsInstance(const Launch& l, int radius, bool splitH, F&& f) {
+  if (l.tileW % 16 || l.tileW < 16 || l.tileW > 128 || l.tileH % 16 || l.tileH < 16) badTile("tensorstream", l);
+  if (l.filterAlpha) return termsOut<4>(l, radius, splitH, f);
+  return termsOut<3>(l, radius, splitH, f);
+}
+
+template <int B0, int NCH, int Out, bool SplitH>
+void launchTerms(const Launch& l, const MaskTerms& m) {
+  const MaskTerms scaled = scaledTerms(m);
+  const Ring ring = ringOf<B0, NCH, Out, SplitH, false, true>(l, m.radius, m.terms);
+  const StripSchedule& s = ring.schedule;
+  const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>, m.terms);
+  constexpr auto kernel = kernelOf<B0, NCH, Out, SplitH, false, true>();
+  allowSharedBytes(kernel, shared);
+  launchDependent(kernel, dim3(s.entries, s.segments), dim3(tensorStreamThreads(l)), shared, l.stream, l, scaled, s,
+                  ring.ahead);
+}
+
+}  // namespace
+
+void tensorStreamTerms(const Launch& l, const MaskTerms& m, bool splitIntermediate) {
+  termsInstance(l, m.radius, splitIntermediate, [&](auto k) {
+    using K = decltype(k);
+    launchTerms<K::B0, K::NCH, K::Out, K::splitH>(l, m);
+  });
+}
+
+LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate) {
+  return termsInstance(l, radius, splitIntermediate,
+                       [&](auto k) { return describeInstance<decltype(k), true>(l, radius, terms); });
+}
+
+WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate) {
+  return termsInstance(l, radius, splitIntermediate,
+                       [&](auto k) { return modelInstance<decltype(k)>(l, radius, terms); });
+}
+
+}  // namespace convlive::kernels
