@@ -235,6 +235,20 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
   return plan;
 }
 
+namespace {
+// One non-zero weight, of at most 3 significant bits in fp16 (planHalfTerms).
+bool exactIntermediate(const std::vector<float>& row) {
+  int taps = 0;
+  float weight = 0.f;
+  for (float w : row)
+    if (w != 0.f) ++taps, weight = w;
+  if (taps != 1) return false;
+  int exponent = 0;
+  const double mantissa = std::frexp(double(toHalf(weight)), &exponent);  // in [0.5, 1)
+  return std::ldexp(mantissa, 3) == std::floor(std::ldexp(mantissa, 3));
+}
+}  // namespace
+
 HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine) {
   HalfWeightsPlan plan;
   if (lowRank.terms.empty()) {
@@ -264,8 +278,13 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
     const int scale = tensorInputScale(largestWeight(t.row), largestWeight(t.col));
     const double subnormalFloor = colAbs * std::ldexp(1.0, scale < 0 ? -25 : -1 - scale);
     const double weights = rowErr * colAbs + rowAbs * colErr;
-    single += 255.0 * (weights + rowAbs * colAbs * std::ldexp(1.0, -21)) + subnormalFloor;
-    half += 255.0 * (weights + rowAbs * colAbs * std::ldexp(1.0, -11)) + subnormalFloor;
+    // A row factor of one tap whose fp16 weight has at most 3 significant bits (sharpen's 2 delta,
+    // emboss's delta) makes an intermediate fp16 holds exactly: that weight times a byte is at most
+    // 11 significant bits (the scale's power of two rounds nothing; below fp16's normal range the
+    // floor above still counts), so neither one fp16 value nor two parts round it.
+    const double intermediate = exactIntermediate(t.row) ? 0.0 : rowAbs * colAbs;
+    single += 255.0 * (weights + intermediate * std::ldexp(1.0, -21)) + subnormalFloor;
+    half += 255.0 * (weights + intermediate * std::ldexp(1.0, -11)) + subnormalFloor;
     magnitude += rowAbs * colAbs;
   }
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
