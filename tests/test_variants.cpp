@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "../app/bench/random_masks.hpp"
 #include "convlive/check.hpp"
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
@@ -629,25 +630,12 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
 // mask (an exact copy, 0.04 ms at 1080p, that lets its successor start at once), writing the frame
 // the consumer reads with nothing between the two launches on one stream; the consumer's output
 // must equal the reference on the original frame, three times over for each consumer.
-// A random mask of rank k at radius r: the sum of k outer products of random factors (both signs),
-// scaled so that its weights' absolute sum is 2.5 (outputs below 0 and past 255 reach the clamp).
+// A random mask of rank k at radius r (bench::randomRankMask: k outer products of random factors of
+// both signs, the weights' absolute sum 2, so outputs below 0 and past 255 reach the clamp).
 Filter rankFilter(int k, int r, std::mt19937& rng, Combine combine = Combine::Identity) {
-  const int n = 2 * r + 1;
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> w(std::size_t(n) * n, 0.f);
-  for (int t = 0; t < k; ++t) {
-    std::vector<float> a(n), b(n);
-    for (float& x : a) x = d(rng);
-    for (float& x : b) x = d(rng);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += a[i] * b[j];
-  }
-  double abs = 0;
-  for (float x : w) abs += std::fabs(x);
-  for (float& x : w) x = static_cast<float>(x * 2.5 / abs);
   Filter f;
   f.name = "rank " + std::to_string(k);
-  f.mask = Mask(r, w);
+  f.mask = bench::randomRankMask(r, k, rng);
   f.combine = combine;
   return f;
 }
@@ -678,6 +666,32 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
             {v.tiles.front(), v.tiles[rng() % v.tiles.size()]});
       if (HasFatalFailure()) return;
     }
+  // A centre-only term is added at the store where alpha is kept and r <= 8 (sharpen's 2 delta,
+  // emboss's centre): sharpen at each such radius and every border, and a term of random factors
+  // plus 1.37 delta (x) delta, the centre's weight no power of two; alpha filtered keeps it a term.
+  for (int r = 1; r <= 9; ++r)
+    for (Border b : kBorders) {
+      check(v, makeFilter("sharpen", {.radius = r}), b, false, randomFrame(83, 61, rng),
+            {v.tiles[rng() % v.tiles.size()]});
+      if (HasFatalFailure()) return;
+      const int n = 2 * r + 1;
+      std::uniform_real_distribution<float> d(-0.2f, 0.5f);
+      SeparableTerm random{std::vector<float>(n), std::vector<float>(n)},
+          centre{std::vector<float>(n, 0.f), std::vector<float>(n, 0.f)};
+      for (int i = 0; i < n; ++i) random.col[i] = d(rng), random.row[i] = d(rng);
+      centre.col[r] = 1.37f;
+      centre.row[r] = 1.f;
+      std::vector<float> w(std::size_t(n) * n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          w[std::size_t(i) * n + j] = random.col[i] * random.row[j] + (i == r && j == r ? 1.37f : 0.f);
+      Filter f;
+      f.name = "random + 1.37 centre";
+      f.mask = Mask(r, w, {random, centre});
+      ASSERT_TRUE(f.mask.lowRank() && f.mask.lowRank()->rank() == 2) << "r=" << r;
+      check(v, f, b, rng() % 2, randomFrame(83, 61, rng), {v.tiles[rng() % v.tiles.size()]});
+      if (HasFatalFailure()) return;
+    }
   EXPECT_GT(checked_, 0);
   FilterParams five;
   five.filter = rankFilter(5, 4, rng);
@@ -697,7 +711,9 @@ TEST_F(TensorStreamStrips, MasksOfLowRankAtEveryKChunkCount) {
               {{64, 32}});
         if (HasFatalFailure()) return;
       }
-  EXPECT_EQ(checked_, 4 * 2 * 2 * 2);
+  // sharpen's centre term added at the store (alpha kept, r <= 8).
+  check(v, makeFilter("sharpen", {.radius = 3}), Border::Clamp, false, randomFrame(70, 100, rng), {{64, 32}});
+  EXPECT_EQ(checked_, 4 * 2 * 2 * 2 + 2);
 }
 
 class DependentLaunches : public TensorCoreVariant {};

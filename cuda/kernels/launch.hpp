@@ -39,6 +39,10 @@ struct MaskSep {
 // (convlive/low_rank.hpp), likewise by value (2.1 KB).
 struct MaskTerms {
   int radius, terms;
+  // A centre-only term (centre x delta (x) delta) taken out of the terms and added to each channel's
+  // sum at the store, where the kernel reads the stored rows' input back (tensorStreamTerms folds it
+  // there); 0: none.
+  float centre;
   float row[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
   float col[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
 };

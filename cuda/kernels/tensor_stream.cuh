@@ -192,6 +192,13 @@ __device__ __forceinline__ unsigned packPixel(const float (&block)[NCH][2][4], i
     return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, roundedByte<Out>(block[3][h][e]), 0x0040), 0x5410);
   return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, alpha, 0x0040 | (4 + alphaByte) << 4), 0x5410);
 }
+// A centre-only term: c times each colour byte of `pixel` (its input at the output's place) added
+// to element e of the block's half h, one rounding a channel.
+template <int NCH>
+__device__ __forceinline__ void addCentre(float (&block)[NCH][2][4], int h, int e, unsigned pixel, float c) {
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) block[ch][h][e] = fmaf(c, float((pixel >> (8 * ch)) & 0xffu), block[ch][h][e]);
+}
 // The alpha bytes of 4 RGBA8 pixels, pixel e's in byte e.
 __device__ __forceinline__ unsigned alphaWord(uint4 v) {
   return __byte_perm(__byte_perm(v.x, v.y, 0x0073), __byte_perm(v.z, v.w, 0x0073), 0x5410);
@@ -212,7 +219,11 @@ __device__ __forceinline__ unsigned alphaWord(uint4 v) {
 // fragments (from the staged factors); per channel and step, each term's row product feeds its own
 // column product, and the column products of all terms add into the same output blocks. The input
 // is read and regrouped once for all of them.
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false>
+//
+// OneTerm (with Terms): exactly one term (a mask of low rank whose centre-only term the host
+// folded into `centre`: sharpen), known at compile time, so that the term's products are
+// straight-line code as in the separable kernel and the channels' products interleave.
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
 __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsOf<Terms>& m, const StripSchedule& sched,
                                                  int ahead, const uint4* fragments) {
   static_assert(!Fetched || B0 == 1, "fragments are fetched at B0 = 1 only");
@@ -230,7 +241,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);  // [KC][32 lanes], term t's kTermStride t on
   uint4* colFrag = rowFrag + KC * 32;                           // [NO][32 lanes], likewise
   constexpr int kTermStride = (KC + NO) * 32;
-  const int terms = termsOf(m);
+  const int terms = OneTerm ? 1 : termsOf(m);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = apronOf(B0, r);
@@ -511,6 +522,15 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
             const unsigned char* ast = ring + (as < 0 ? as + stages : as) * S::StageBytes;
             src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
           }
+          // A mask of low rank's centre-only term, where the host folded it (B0 = 1, alpha kept: the
+          // 4 input pixels just read are the outputs' own).
+          if constexpr (Terms && NCH == 3 && !kCarryAlpha)
+            if (m.centre != 0.f) {
+              addCentre(acc[p], 0, 2 * i, src.x, m.centre);
+              addCentre(acc[p], 0, 2 * i + 1, src.y, m.centre);
+              addCentre(acc[p], 1, 2 * i, src.z, m.centre);
+              addCentre(acc[p], 1, 2 * i + 1, src.w, m.centre);
+            }
           // Byte 3 of each pixel read back, or byte e of the carried word.
           constexpr bool carried = kCarryAlpha;
           const uint4 px = make_uint4(packPixel<NCH, Out>(acc[p], 0, 2 * i, src.x, carried ? 0 : 3),
@@ -570,11 +590,11 @@ __global__ void __launch_bounds__(256, NCH == 3 && !SplitH ? 3 : 0)
 }
 
 // A mask of low rank: every term in the same pass (Terms).
-template <int B0, int NCH, int Out, bool SplitH>
+template <int B0, int NCH, int Out, bool SplitH, bool OneTerm>
 __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     tensorStreamTermsKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskTerms m,
                             const __grid_constant__ StripSchedule sched, int ahead) {
-  tensorStreamBody<B0, NCH, Out, SplitH, false, true>(l, m, sched, ahead, nullptr);
+  tensorStreamBody<B0, NCH, Out, SplitH, false, true, OneTerm>(l, m, sched, ahead, nullptr);
 }
 
 int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
@@ -671,10 +691,10 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
 }
 
 // The kernel of an instance.
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
 constexpr auto kernelOf() {
   if constexpr (Terms)
-    return &tensorStreamTermsKernel<B0, NCH, Out, SplitH>;
+    return &tensorStreamTermsKernel<B0, NCH, Out, SplitH, OneTerm>;
   else if constexpr (Fetched)
     return &tensorStreamFetchedKernel<NCH, Out, SplitH>;
   else
@@ -684,12 +704,12 @@ constexpr auto kernelOf() {
 // Blocks of this instance the current GPU holds at once with the launch's block and a ring `ahead`
 // steps deep (0 without a device); residentBlocks keeps each device's answer, so two GPUs of a
 // process each get theirs.
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
 int tensorStreamSlots(const Launch& l, int ahead, int terms = 1) {
   if (!deviceInfo().available) return 0;
   const int warps = tensorStreamThreads(l) / 32;
-  return residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched, Terms>()), 32 * warps,
-                        sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>, terms));
+  return residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm>()),
+                        32 * warps, sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>, terms));
 }
 
 // How deep a launch's rings prefetch. Two steps ahead at r > 8 where the grid fills more than one
@@ -706,13 +726,13 @@ struct Ring {
   int ahead;
   StripSchedule schedule;
 };
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
 Ring ringOf(const Launch& l, int radius, int terms = 1) {
-  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms>(l, 1, terms);
+  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm>(l, 1, terms);
   Ring ring{1, scheduleOf<B0>(l, radius, slots1, edgeDivisorOf<B0>(l, radius, slots1))};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
   if (B0 == 1 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
-  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms>(l, 2, terms);
+  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm>(l, 2, terms);
   if (slots2 < slots1) return ring;
   ring.ahead = 2;
   if (slots2 != slots1) ring.schedule = scheduleOf<B0>(l, radius, slots2);

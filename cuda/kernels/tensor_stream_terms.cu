@@ -52,16 +52,53 @@ decltype(auto) termsInstance(const Launch& l, int radius, bool splitH, F&& f) {
   return termsOut<3>(l, radius, splitH, f);
 }
 
-template <int B0, int NCH, int Out, bool SplitH>
-void launchTerms(const Launch& l, const MaskTerms& m) {
+// One tap at the centre, nothing else.
+bool centreOnly(const float* factor, int radius) {
+  for (int i = 0; i <= 2 * radius; ++i)
+    if ((factor[i] != 0.f) != (i == radius)) return false;
+  return true;
+}
+
+// A centre-only term (sharpen's 2 delta, emboss's centre) costs a whole set of row and column
+// products as a term. Where the kernel reads the stored rows' input back (B0 = 1, alpha kept) it
+// is added at the store instead, one FMA a channel: taken out of the terms (at least one stays).
+MaskTerms withCentreFolded(const MaskTerms& m, bool filterAlpha) {
+  MaskTerms f = m;
+  f.centre = 0.f;
+  if (filterAlpha || m.radius > 8 || m.terms < 2) return f;
+  const int r = m.radius;
+  for (int t = 0; t < m.terms; ++t) {
+    if (!centreOnly(m.row[t], r) || !centreOnly(m.col[t], r)) continue;
+    f.centre = m.row[t][r] * m.col[t][r];
+    for (int u = t; u + 1 < m.terms; ++u) {
+      std::copy(m.row[u + 1], m.row[u + 1] + 2 * r + 1, f.row[u]);
+      std::copy(m.col[u + 1], m.col[u + 1] + 2 * r + 1, f.col[u]);
+    }
+    --f.terms;
+    break;
+  }
+  return f;
+}
+
+template <int B0, int NCH, int Out, bool SplitH, bool OneTerm>
+void launchInstance(const Launch& l, const MaskTerms& m) {
   const MaskTerms scaled = scaledTerms(m);
-  const Ring ring = ringOf<B0, NCH, Out, SplitH, false, true>(l, m.radius, m.terms);
+  const Ring ring = ringOf<B0, NCH, Out, SplitH, false, true, OneTerm>(l, m.radius, m.terms);
   const StripSchedule& s = ring.schedule;
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>, m.terms);
-  constexpr auto kernel = kernelOf<B0, NCH, Out, SplitH, false, true>();
+  constexpr auto kernel = kernelOf<B0, NCH, Out, SplitH, false, true, OneTerm>();
   allowSharedBytes(kernel, shared);
   launchDependent(kernel, dim3(s.entries, s.segments), dim3(tensorStreamThreads(l)), shared, l.stream, l, scaled, s,
                   ring.ahead);
+}
+
+// One term left once the centre is folded (sharpen): the instance that knows it has one.
+template <int B0, int NCH, int Out, bool SplitH>
+void launchTerms(const Launch& l, const MaskTerms& unfolded) {
+  const MaskTerms m = withCentreFolded(unfolded, l.filterAlpha);
+  if constexpr (B0 == 1 && NCH == 3)
+    if (m.terms == 1) return launchInstance<B0, NCH, Out, SplitH, true>(l, m);
+  launchInstance<B0, NCH, Out, SplitH, false>(l, m);
 }
 
 }  // namespace
