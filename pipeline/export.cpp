@@ -471,6 +471,10 @@ struct FileExporter::Impl {
   bool capsYuv = false;      // they are I420 (else RGBA) ...
   ColourSpec capsColour;     // ... with these colours
   std::uint64_t frames = 0;
+  // The file's clock (timeOf): the last frame's time in the file and the source time at the file's 0.
+  GstClockTime lastTime = 0, endTime = 0;
+  std::int64_t sourceAtZero = 0;
+  bool sourceTimed = false;  // sourceAtZero is set
   bool done = false;
 
   // The audio branch, touched by GStreamer's streaming threads.
@@ -744,9 +748,30 @@ struct FileExporter::Impl {
     return buf;
   }
 
-  // Frame n's time in the file.
+  // Frame n's time in the file at the steady rate.
   GstClockTime frameTime(std::uint64_t n) const {
     return gst_util_uint64_scale(n, GST_SECOND * 1000, guint64(std::lround(fps * 1000)));
+  }
+
+  // The next frame's time in the file. Frames keep their source's times, from the first frame's (a
+  // variable-rate source keeps its timing, and its audio stays in step with it); where the source
+  // time is missing, goes back or jumps ahead by more than a second (a loop, a seek), the frame
+  // comes one period after the last and the later ones follow on from there, so the file still
+  // plays through. AVI holds one rate: there every frame is one period after the last.
+  GstClockTime timeOf(std::int64_t sourceNs) {
+    const GstClockTime period = frameTime(1);
+    GstClockTime t = frames == 0 ? 0 : lastTime + period;
+    if (sourceNs >= 0 && format.muxer != "avimux") {
+      if (!sourceTimed) sourceAtZero = sourceNs - std::int64_t(t), sourceTimed = true;
+      const std::int64_t at = sourceNs - sourceAtZero;
+      if (frames == 0 || (at > std::int64_t(lastTime) && at <= std::int64_t(lastTime + GST_SECOND)))
+        t = GstClockTime(std::max<std::int64_t>(at, 0));
+      else
+        sourceAtZero = sourceNs - std::int64_t(t);  // a loop or a seek: on from the last frame
+    }
+    lastTime = t;
+    endTime = t + period;
+    return t;
   }
 
   void removeTemp() noexcept {
@@ -803,15 +828,15 @@ void FileExporter::deliver(const OutputFrame& frame) {
   }
   s.waitForRoom();
   GstBuffer* buf = s.bufferOf(frame);
-  // The file is timed at a steady rate: a looped or seeked source still makes a playable file.
-  GST_BUFFER_PTS(buf) = s.frameTime(s.frames);
-  GST_BUFFER_DURATION(buf) = s.frameTime(s.frames + 1) - s.frameTime(s.frames);
+  // The file keeps the source's times where they run forward (timeOf).
+  GST_BUFFER_PTS(buf) = s.timeOf(frame.ptsNs);
+  GST_BUFFER_DURATION(buf) = s.frameTime(1);
   const GstFlowReturn r = gst_app_src_push_buffer(GST_APP_SRC(s.appsrc), buf);  // takes the buffer
   s.checkBus();
   if (r != GST_FLOW_OK)
     throw ExportError("encoding " + s.output + " failed: the encoder refused a frame (" + gst_flow_get_name(r) + ")");
   ++s.frames;
-  if (s.branch) s.branch->setVideo(s.frameTime(s.frames), false);
+  if (s.branch) s.branch->setVideo(s.endTime, false);
 }
 
 void FileExporter::finish() {
@@ -822,7 +847,7 @@ void FileExporter::finish() {
     throw ExportError("no frame was exported, so " + s.output + " was not written");
   }
   // The audio ends where the last frame does.
-  if (s.branch) s.branch->setVideo(s.frameTime(s.frames), true);
+  if (s.branch) s.branch->setVideo(s.endTime, true);
   gst_app_src_end_of_stream(GST_APP_SRC(s.appsrc));
   // Bounded: the encoder has at most a few frames queued, and the audio ends with the video.
   std::string failure;

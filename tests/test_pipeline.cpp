@@ -588,6 +588,45 @@ TEST_F(PipelineTest, AnExportSaysWhenTheFramesChangeSize) {
   EXPECT_TRUE(fs::exists(out));
 }
 
+// A variable-rate source keeps its frames' times in the file (its audio, which the export keeps,
+// stays in step with them); where the source's time goes back (a loop) or is missing, the frame
+// comes one period after the last and the later ones follow on. AVI holds one rate: steady there.
+TEST_F(PipelineTest, AnExportKeepsTheSourcesTimesAndStepsOverLoops) {
+  const std::vector<std::int64_t> sourceMs{1000, 1033, 1100, 1133, 1300, 1333, 1366, 1000, 1033, -1, 1066};
+  for (const char* name : {"vfr.webm", "vfr.avi"}) {
+    const std::string out = (scratch() / name).string();
+    FileExporter exporter(out, 30);
+    for (std::size_t i = 0; i < sourceMs.size(); ++i) {
+      HostImage img(64, 48);
+      for (auto& b : img.pixels()) b = static_cast<std::uint8_t>(20 * i);
+      OutputFrame f;
+      f.filtered = img.view();
+      f.ptsNs = sourceMs[i] < 0 ? -1 : sourceMs[i] * 1000000;
+      exporter.deliver(f);
+    }
+    exporter.finish();
+    ASSERT_TRUE(fs::exists(out)) << name;
+    FilterParams identity;
+    identity.filter = makeFilter("custom", {.weights = "1"});
+    CaptureSink back;
+    PipelineConfig c = config(SourceSpec::file(out), identity);
+    c.variant = "cpu";
+    Pipeline p(c, back);
+    EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
+    ASSERT_EQ(back.frames.size(), sourceMs.size()) << name;
+    const double period = 1000.0 / 30;
+    // webm: the source's times from the first frame's; at the loop (1000 again) one period after
+    // 366 ms, and on by a period a frame: 1033, the missing time, and 1066, which is not after the
+    // missing frame's time.
+    const std::vector<double> webm{
+        0, 33, 100, 133, 300, 333, 366, 366 + period, 366 + 2 * period, 366 + 3 * period, 366 + 4 * period};
+    for (std::size_t i = 0; i < sourceMs.size(); ++i) {
+      const double want = std::string(name) == "vfr.webm" ? webm[i] : i * period;
+      EXPECT_NEAR(back.frames[i].pts / 1e6, want, 1.5) << name << " frame " << i;
+    }
+  }
+}
+
 TEST_F(PipelineTest, AnAbortedExportLeavesNoFile) {
   const std::string out = (scratch() / "aborted.webm").string();
   {
