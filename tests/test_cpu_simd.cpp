@@ -20,6 +20,7 @@
 #include "convlive/variants.hpp"
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
+#include "typed_frames.hpp"
 
 using namespace convlive;
 using namespace convlive::testcases;
@@ -439,3 +440,74 @@ TEST_F(CpuSimdLowRank, EqualsTheReference) {
   }
   EXPECT_GT(doubles, 0);  // emboss r=16
 }
+
+namespace convlive {
+namespace {
+
+// Frames other than one u8x4 frame with 4-byte rows: every type, 1, 3 or 4 channels (alpha or
+// padding), rows pitched and batches with gaps, every border, separable, 2D, low-rank (summed in
+// 2D here), |.| and gradient-magnitude masks, against the reference under the accuracy contract;
+// outputs poisoned, the gaps left alone. Through the variant, as a Plan runs it.
+TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
+  using namespace testcases;
+  std::mt19937 rng(seedForRun() ^ 0xf7a3u);
+  const Variant& v = *findVariant("cpu-simd");
+  ASSERT_TRUE(v.takesAnyImage());
+  std::vector<Filter> filters;
+  for (const auto& [kind, r] : {std::pair{"gaussian", 1},
+                                {"gaussian", 4},
+                                {"sharpen", 2},
+                                {"sobel", 1},
+                                {"emboss", 3},
+                                {"custom", 2},
+                                {"box", 5}})
+    filters.push_back(*filterFor(kind, r, rng));
+  Filter abs = makeFilter("laplacian", {.radius = 2});
+  abs.combine = Combine::Abs;
+  filters.push_back(abs);
+  Workspace ws;
+  int checked = 0;
+  for (PixelType t : kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const Filter& f : filters)
+        for (const auto& [w, h] : {std::pair{1, 1}, {7, 5}, {33, 17}, {2, 40}}) {
+          ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
+          d.alpha = rng() % 3 != 0;
+          if (rng() % 2) {
+            const std::size_t e = pixelTypeBytes(t);
+            d.pitch = (d.rowBytes() / e + 1 + rng() % 7) * e;
+            d.batch = 1 + int(rng() % 3);
+            d.batchStride = d.pitch * std::size_t(h) + e * (rng() % 5);
+          }
+          FilterParams p;
+          p.filter = f;
+          p.border = kBorders[rng() % 4];
+          p.filterAlpha = rng() % 2;
+          SCOPED_TRACE(testing::Message()
+                       << f.name << " r=" << f.mask.radius() << " " << d.str() << " border " << borderName(p.border)
+                       << (p.filterAlpha ? " alpha filtered" : "") << " seed " << seedForRun());
+          ASSERT_TRUE(v.whyNot(p, d).empty()) << v.whyNot(p, d).text();
+          const std::vector<unsigned char> in = randomFrames(d, rng);
+          std::vector<unsigned char> got = poisoned(d), want = poisoned(d);
+          v.runFrames(p, d, in.data(), got.data(), ws, nullptr);
+          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
+          const TypedDifference diff = compareTyped(d, got, want, f.mask, typeRange(t));
+          EXPECT_EQ(diff.over, 0) << diff.first << " (worst " << diff.worst << ")";
+          EXPECT_TRUE(gapsUntouched(d, got, poisonByte(t)));
+          ++checked;
+        }
+  EXPECT_EQ(checked, 4 * 3 * 8 * 4);
+}
+
+// auto, without a device, runs cpu-simd on frames other than u8x4 too (it ran the reference).
+TEST(CpuSimdFrames, IsTheChoiceWithoutADeviceForEveryFrame) {
+  if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";
+  FilterParams p;
+  p.filter = makeFilter("gaussian", {.radius = 3});
+  for (PixelType t : testcases::kPixelTypes)
+    EXPECT_EQ(fixedOrderChoice(p, ImageDesc{.width = 640, .height = 480, .type = t, .channels = 1}).name, "cpu-simd")
+        << pixelTypeName(t);
+}
+
+}  // namespace
+}  // namespace convlive

@@ -60,6 +60,18 @@ Problem cpuSimdWhyNot(const Filter& filter);
 // call from several threads at once.
 void cpuSimdFilter(const Filter& filter, Border border, bool filterAlpha, ConstImageView in, ImageView out);
 
+// Frames of any description (convlive/image.hpp: u8, u16, f16, f32 values; 1, 3 or 4 channels;
+// any row pitch; a batch), host memory, not overlapping. u8x4 frames with rows 4 bytes apart take
+// cpuSimdFilter's path frame by frame (and its plan); the others widen each input row once to float
+// or double (float where its worst-case error keeps the contract: integers within 0.45 of a level,
+// f32 within half of 1e-5 x sum|w| x max|x|; f16 always double, rounded once), sum separable masks
+// as a column then a row pass and other masks row by mask row, and round once to the type as the
+// reference does (4th channel copied where it is padding or alpha is kept). Throws ProblemError
+// when cpuSimdImageWhyNot refuses the filter.
+Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image);
+void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
+                   void* out);
+
 // The instruction set the kernels run with on this CPU ("AVX3_ZEN4", "AVX2", ...).
 const char* cpuSimdTarget();
 

@@ -24,6 +24,17 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
   cpuSimdFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
+// Frames of any description (a batch frame by frame); done on return.
+Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
+  return cpuSimdImageWhyNot(p.filter, image);
+}
+void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+               Workspace& ws, cudaStream_t) {
+  prepared(v, p, image, ws);
+  cpuSimdFrames(p.filter, p.border, p.filterAlpha, image, in, out);
+}
+
 LaunchDescription describe(const Variant&, const FilterParams&, int, int) {
   return {{}, "runs on the CPU: no kernel launch"};
 }
@@ -59,13 +70,15 @@ Variant cpuSimdVariant() {
       .description =
           "all CPU cores with SIMD (Highway: AVX-512, AVX2 or SSE4, chosen at run time): separable masks as a column "
           "then a row pass, masks of low rank as k such pairs, others in 2D, float sums (double where float's error "
-          "bound passes 1 LSB)",
+          "bound passes 1 LSB); every pixel type, 1, 3 or 4 channels and batches",
       .onGpu = false,
       .maxRadius = Mask::kMaxRadius,
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,
+      .whyNotImageImpl = whyNotImage,
+      .runFramesImpl = runFrames,
   };
 }
 

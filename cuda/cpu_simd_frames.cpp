@@ -1,0 +1,396 @@
+// cpu-simd on frames of any description (convlive/image.hpp): u8, u16, f16 and f32 values, 1, 3 or
+// 4 channels, rows any pitch apart, a batch of frames. One u8x4 frame with 4-byte rows takes the
+// tuned RGBA path (cpu_simd.cpp); every other frame goes through a window of rows widened to the
+// sums' type, the same SIMD sums (cpu_simd_kernels.hpp) on all cores, and a store that rounds once
+// to the frame's type as the reference does.
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "convlive/cpu_simd.hpp"
+#include "convlive/half.hpp"
+#include "convlive/problem.hpp"
+#include "cpu_simd_kernels.hpp"
+
+namespace convlive {
+namespace {
+
+struct HalfBits {  // a binary16 value's bits
+  std::uint16_t bits;
+};
+
+// The value of one element of type X at p.
+template <class X>
+float valueAt(const unsigned char* p) {
+  X v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::is_same_v<X, HalfBits>)
+    return halfToFloat(v.bits);
+  else
+    return static_cast<float>(v);
+}
+
+// The stored value of sums a (the mask) and b (its transpose, for a gradient magnitude), as the
+// reference stores its double sums: u8 through float (saturateToByte), u16 rounded to nearest and
+// saturated, f16 rounded once, f32 rounded to float.
+template <class X, class T>
+void store(unsigned char* p, T a, T b, Combine c) {
+  X v;
+  if constexpr (std::is_same_v<X, std::uint8_t>) {
+    v = saturateToByte(combineValue(static_cast<float>(a), static_cast<float>(b), c));
+  } else {
+    const double s = c == Combine::Abs         ? std::fabs(double(a))
+                     : c == Combine::Magnitude ? std::sqrt(double(a) * a + double(b) * b)
+                                               : double(a);
+    if constexpr (std::is_same_v<X, std::uint16_t>)
+      v = static_cast<std::uint16_t>(std::nearbyint(std::clamp(s, 0.0, 65535.0)));
+    else if constexpr (std::is_same_v<X, HalfBits>)
+      v.bits = halfFromDouble(s);
+    else
+      v = static_cast<float>(s);
+  }
+  std::memcpy(p, &v, sizeof v);
+}
+
+double typeTop(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
+// Half an ulp of float at values up to v: the most one rounding of a partial sum that large moves it.
+double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(v))) - 25) : 0; }
+
+// The worst-case error of float sums, in the type's levels (floats: relative to the largest input),
+// for the order these sums take: separable, the column factor's 2r + 1 taps, then the row factor's
+// over those sums; 2D, each mask row's taps, then the rows added (every tap an FMA, one rounding).
+double floatSumsBound(const Filter& f, PixelType type) {
+  const Mask& m = f.mask;
+  const double n = m.size(), top = typeTop(type);
+  double e = 0;
+  if (m.separable()) {
+    const double col = absoluteSum(m.col()), row = absoluteSum(m.row());
+    e = n * halfUlpUpTo(top * col) * row + n * halfUlpUpTo(top * col * row);
+  } else {
+    const auto& w = m.weights();
+    for (int dy = 0; dy < m.size(); ++dy) {
+      double row = 0;
+      for (int dx = 0; dx < m.size(); ++dx) row += std::fabs(double(w[std::size_t(dy) * m.size() + dx]));
+      e += n * halfUlpUpTo(top * row);
+    }
+    e += n * halfUlpUpTo(top * absoluteSum(w));
+  }
+  return e * (f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
+}
+
+// Float or double sums for frames of this type (integers: the 1 LSB contract with 0.45 of a level
+// for the sums; f32: 1e-5 x sum|w|, half of it for the sums; f16: double, whose result rounds once).
+bool doubleSums(const Filter& f, PixelType type) {
+  switch (type) {
+    case PixelType::U8:
+    case PixelType::U16:
+      return floatSumsBound(f, type) > 0.45;
+    case PixelType::F32:
+      return floatSumsBound(f, type) > 0.5e-5 * absoluteSum(f.mask.weights());
+    case PixelType::F16:
+      break;
+  }
+  return true;
+}
+
+// A separable factor with its zero ends cut off: taps w[0..] at offsets first, first + 1, ...
+template <class T>
+struct Factor {
+  std::vector<T> w;
+  int first = 0;
+  Factor() = default;
+  explicit Factor(const std::vector<float>& f) {
+    const int r = static_cast<int>(f.size() / 2);
+    int lo = 0, hi = static_cast<int>(f.size());
+    while (lo < hi && f[lo] == 0.f) ++lo;
+    while (hi > lo && f[hi - 1] == 0.f) --hi;
+    w.assign(f.begin() + lo, f.begin() + hi);
+    first = lo - r;
+  }
+};
+
+// One thread's buffers, kept between calls.
+template <class T>
+struct Scratch {
+  std::vector<T> window, zeroRow, columns, a, b, tmp;
+  std::vector<bool> windowValid;
+  std::vector<const T*> rows;
+  std::vector<T> weights;
+};
+template <class T>
+tbb::enumerable_thread_specific<Scratch<T>>& scratchOf() {
+  static tbb::enumerable_thread_specific<Scratch<T>> scratch;
+  return scratch;
+}
+template <class U>
+void grow(std::vector<U>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+// What every band of a call shares: the frames, the filter in T, the layout.
+template <class T>
+struct Job {
+  const Filter& filter;
+  Border border;
+  bool filterAlpha;
+  const ImageDesc& d;
+  const unsigned char* in;
+  unsigned char* out;
+  int r, C;
+  bool separable, magnitude;
+  Factor<T> colA, rowA, colB, rowB;  // separable: the mask's factors (A) and the transpose's (B)
+  std::vector<T> mask, maskT;        // 2D
+  Job(const Filter& f, Border b, bool alpha, const ImageDesc& desc, const void* i, void* o)
+      : filter(f),
+        border(b),
+        filterAlpha(alpha),
+        d(desc),
+        in(static_cast<const unsigned char*>(i)),
+        out(static_cast<unsigned char*>(o)),
+        r(f.mask.radius()),
+        C(desc.channels),
+        separable(f.mask.separable()),
+        magnitude(f.combine == Combine::Magnitude) {
+    if (separable) {
+      colA = Factor<T>(f.mask.col());
+      rowA = Factor<T>(f.mask.row());
+      colB = Factor<T>(f.mask.row());  // the transpose: the row factor down the columns
+      rowB = Factor<T>(f.mask.col());
+    } else {
+      mask.assign(f.mask.weights().begin(), f.mask.weights().end());
+      const Mask t = f.mask.transposed();
+      if (magnitude) maskT.assign(t.weights().begin(), t.weights().end());
+    }
+  }
+  const unsigned char* inRow(int frame, int y) const { return in + frame * d.frameStride() + y * d.rowPitch(); }
+  unsigned char* outRow(int frame, int y) const { return out + frame * d.frameStride() + y * d.rowPitch(); }
+};
+
+// Output rows y0..y1-1 of one frame, four at a time: each input row the band reads widened once into
+// a window (columns -r..w+r-1, the border applied), then the column passes, the row passes or the 2D
+// sums, and the store.
+template <class X, class T>
+class Band {
+ public:
+  static constexpr int kBlock = 4;
+  Band(const Job<T>& job, Scratch<T>& s, int frame, int y0)
+      : job_(job),
+        s_(s),
+        frame_(frame),
+        first_(y0 - job.r),
+        slots_(std::size_t(2 * job.r + kBlock)),
+        n_(std::size_t(job.C) * job.d.width),
+        span_(std::size_t(job.C) * (job.d.width + 2 * job.r)),
+        stride_((span_ + 2 * simd::kSlack + 15) / 16 * 16) {
+    grow(s.window, stride_ * slots_);
+    s.windowValid.assign(slots_, false);
+    s.zeroRow.assign(stride_, T(0));
+    grow(s.columns, stride_ * kBlock * 2);
+    grow(s.a, n_ + simd::kSlack);
+    grow(s.b, n_ + simd::kSlack);
+    grow(s.tmp, n_ + simd::kSlack);
+  }
+
+  void run(int y0, int y1) {
+    for (int v = y0 - job_.r; v < y0 + job_.r; ++v) load(v);
+    for (int y = y0; y < y1; y += kBlock) {
+      const int m = std::min(kBlock, y1 - y);
+      for (int j = 0; j < m; ++j) load(y + j + job_.r);
+      if (job_.separable) {
+        columns(y, m, job_.colA, column(0));
+        if (job_.magnitude) columns(y, m, job_.colB, column(kBlock));
+      }
+      for (int j = 0; j < m; ++j) row(y + j, j);
+    }
+  }
+
+ private:
+  std::size_t slotOf(int v) const { return static_cast<std::size_t>(v - first_) % slots_; }
+  // Column -r of input row v in the window (nullptr: a row outside the frame that reads zero).
+  const T* windowRow(int v) const {
+    const std::size_t s = slotOf(v);
+    return s_.windowValid[s] ? s_.window.data() + s * stride_ : nullptr;
+  }
+  T* column(int i) { return s_.columns.data() + std::size_t(i) * stride_; }
+
+  void load(int v) {
+    const std::size_t s = slotOf(v);
+    const int sy = borderIndex(v, job_.d.height, job_.border);
+    s_.windowValid[s] = sy >= 0;
+    if (sy < 0) return;
+    T* p = s_.window.data() + s * stride_;
+    const unsigned char* src = job_.inRow(frame_, sy);
+    const int r = job_.r, w = job_.d.width, C = job_.C;
+    for (int x = -r; x < w + r; ++x) {
+      const int sx = x >= 0 && x < w ? x : borderIndex(x, w, job_.border);
+      T* dst = p + std::size_t(x + r) * C;
+      for (int c = 0; c < C; ++c) dst[c] = sx < 0 ? T(0) : T(valueAt<X>(src + (std::size_t(sx) * C + c) * sizeof(X)));
+    }
+    std::fill(p + span_, p + stride_, T(0));  // the slack the sums read past the row
+  }
+
+  // The column pass of output rows y..y+m-1 into out (stride_ apart), apron included.
+  void columns(int y, int m, const Factor<T>& f, T* out) {
+    const std::size_t taps = f.w.size();
+    if (m == kBlock && taps > 0) {
+      for (std::size_t k = 0; k < taps + kBlock - 1; ++k) {
+        const T* row = windowRow(y + f.first + static_cast<int>(k));
+        s_.rows.push_back(row ? row : s_.zeroRow.data());
+      }
+      T* acc[kBlock] = {out, out + stride_, out + 2 * stride_, out + 3 * stride_};
+      simd::accumulateFour(s_.rows.data(), f.w.data(), taps, acc, span_);
+      s_.rows.clear();
+    } else {
+      for (int j = 0; j < m; ++j) {
+        for (std::size_t t = 0; t < taps; ++t)
+          if (const T* row = windowRow(y + j + f.first + static_cast<int>(t)); row && f.w[t] != T(0)) {
+            s_.rows.push_back(row);
+            s_.weights.push_back(f.w[t]);
+          }
+        sum(out + std::size_t(j) * stride_, span_);
+      }
+    }
+    for (int j = 0; j < m; ++j) std::fill(out + j * stride_ + span_, out + (j + 1) * stride_, T(0));
+  }
+
+  // acc = the gathered taps' sum over n values.
+  void sum(T* acc, std::size_t n) {
+    simd::accumulate(s_.rows.data(), s_.weights.data(), s_.rows.size(), acc, n);
+    s_.rows.clear();
+    s_.weights.clear();
+  }
+
+  void rowPass(const T* column, const Factor<T>& f, T* acc) {
+    for (std::size_t t = 0; t < f.w.size(); ++t) {
+      s_.rows.push_back(column + std::size_t(job_.r + f.first + static_cast<int>(t)) * job_.C);
+      s_.weights.push_back(f.w[t]);
+    }
+    sum(acc, n_);
+  }
+
+  // 2D: each mask row's taps summed, then the rows added in order.
+  void direct(int y, const std::vector<T>& mask, T* acc) {
+    const int r = job_.r, n = 2 * r + 1;
+    std::fill(acc, acc + n_, T(0));
+    for (int dy = -r; dy <= r; ++dy) {
+      const T* c = windowRow(y + dy);
+      if (!c) continue;
+      for (int dx = -r; dx <= r; ++dx)
+        if (const T w = mask[std::size_t(dy + r) * n + dx + r]; w != T(0)) {
+          s_.rows.push_back(c + std::size_t(r + dx) * job_.C);
+          s_.weights.push_back(w);
+        }
+      if (s_.rows.empty()) continue;
+      sum(s_.tmp.data(), n_);
+      simd::add(s_.tmp.data(), acc, n_);
+    }
+  }
+
+  void row(int y, int j) {
+    if (job_.separable) {
+      rowPass(column(j), job_.rowA, s_.a.data());
+      if (job_.magnitude) rowPass(column(kBlock + j), job_.rowB, s_.b.data());
+    } else {
+      direct(y, job_.mask, s_.a.data());
+      if (job_.magnitude) direct(y, job_.maskT, s_.b.data());
+    }
+    const int C = job_.C;
+    // The 4th channel is copied from the input: padding always, alpha unless it is filtered.
+    const bool copyFourth = C == 4 && (!job_.d.alpha || !job_.filterAlpha);
+    const unsigned char* src = job_.inRow(frame_, y);
+    unsigned char* dst = job_.outRow(frame_, y);
+    const T* a = s_.a.data();
+    const T* b = job_.magnitude ? s_.b.data() : a;
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (copyFourth && i % 4 == 3)
+        std::memcpy(dst + i * sizeof(X), src + i * sizeof(X), sizeof(X));
+      else
+        store<X, T>(dst + i * sizeof(X), a[i], b[i], job_.filter.combine);
+    }
+  }
+
+  const Job<T>& job_;
+  Scratch<T>& s_;
+  int frame_, first_;
+  std::size_t slots_, n_, span_, stride_;
+};
+
+template <class X, class T>
+void runFrames(const Filter& f, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out) {
+  const Job<T> job(f, border, filterAlpha, d, in, out);
+  auto& scratch = scratchOf<T>();
+  // Enough bands over the batch that a core slowed by other work does not hold up the call.
+  const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
+  const int bands = std::max(1, std::min(d.height, (4 * cores + d.batch - 1) / d.batch));
+  tbb::parallel_for(0, d.batch * bands, [&](int task) {
+    const int frame = task / bands, band = task % bands;
+    const int y0 = static_cast<int>(std::int64_t(d.height) * band / bands);
+    const int y1 = static_cast<int>(std::int64_t(d.height) * (band + 1) / bands);
+    if (y0 < y1) Band<X, T>(job, scratch.local(), frame, y0).run(y0, y1);
+  });
+}
+
+template <class X>
+void runType(const Filter& f, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out) {
+  if (doubleSums(f, d.type))
+    runFrames<X, double>(f, border, filterAlpha, d, in, out);
+  else
+    runFrames<X, float>(f, border, filterAlpha, d, in, out);
+}
+
+// u8x4 frames with rows 4 bytes apart take the tuned RGBA path, frame by frame.
+bool rgbaPath(const ImageDesc& d) { return d.isRgba8() && d.rowPitch() % 4 == 0 && d.frameStride() % 4 == 0; }
+
+}  // namespace
+
+Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image) {
+  if (rgbaPath(image)) return cpuSimdWhyNot(filter);
+  // Integers: double sums within the 1 LSB budget (floats keep theirs relative to the inputs). A
+  // double's half ulp is 2^-29 of a float's.
+  if (image.type != PixelType::U8 && image.type != PixelType::U16) return {};
+  if (const double bound = std::ldexp(floatSumsBound(filter, image.type), -29); bound > 0.45) {
+    std::ostringstream s;
+    s.precision(3);
+    s << "cpu-simd: the weights are too large for a 1 LSB bound on " << pixelTypeName(image.type)
+      << " values even with double sums (worst case " << bound << " levels)";
+    return problem(Problem::Code::CannotRun, "variant", s.str(), "variant", "cpu");
+  }
+  return {};
+}
+
+void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& d, const void* in,
+                   void* out) {
+  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  if (Problem why = cpuSimdImageWhyNot(filter, d)) throw ProblemError(why);
+  if (rgbaPath(d)) {
+    // Frame by frame through the RGBA path; padding in the 4th byte is copied as kept alpha is.
+    for (int i = 0; i < d.batch; ++i) {
+      const auto* src = static_cast<const std::uint8_t*>(in) + std::size_t(i) * d.frameStride();
+      auto* dst = static_cast<std::uint8_t*>(out) + std::size_t(i) * d.frameStride();
+      cpuSimdFilter(filter, border, filterAlpha && d.alpha, ConstImageView{src, d.width, d.height, d.rowPitch()},
+                    ImageView{dst, d.width, d.height, d.rowPitch()});
+    }
+    return;
+  }
+  switch (d.type) {
+    case PixelType::U8:
+      return runType<std::uint8_t>(filter, border, filterAlpha, d, in, out);
+    case PixelType::U16:
+      return runType<std::uint16_t>(filter, border, filterAlpha, d, in, out);
+    case PixelType::F16:
+      return runType<HalfBits>(filter, border, filterAlpha, d, in, out);
+    case PixelType::F32:
+      return runType<float>(filter, border, filterAlpha, d, in, out);
+  }
+}
+
+}  // namespace convlive
