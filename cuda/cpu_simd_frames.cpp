@@ -230,12 +230,28 @@ class Band {
     T* p = s_.window.data() + s * stride_;
     const unsigned char* src = job_.inRow(frame_, sy);
     const int r = job_.r, w = job_.d.width, C = job_.C;
-    for (int x = -r; x < w + r; ++x) {
-      const int sx = x >= 0 && x < w ? x : borderIndex(x, w, job_.border);
+    widenRow(src, p + std::size_t(r) * C);
+    const auto outside = [&](int x) {
+      const int sx = borderIndex(x, w, job_.border);
       T* dst = p + std::size_t(x + r) * C;
-      for (int c = 0; c < C; ++c) dst[c] = sx < 0 ? T(0) : T(valueAt<X>(src + (std::size_t(sx) * C + c) * sizeof(X)));
-    }
+      for (int c = 0; c < C; ++c) dst[c] = sx < 0 ? T(0) : p[std::size_t(sx + r) * C + c];
+    };
+    for (int x = -r; x < 0; ++x) outside(x);
+    for (int x = w; x < w + r; ++x) outside(x);
     std::fill(p + span_, p + stride_, T(0));  // the slack the sums read past the row
+  }
+
+  // The frame's row (n_ values) as T: SIMD for u8 and u16 into float, element by element otherwise.
+  void widenRow(const unsigned char* src, T* dst) const {
+    if constexpr (std::is_same_v<X, std::uint8_t>) {
+      simd::widen(src, dst, n_);
+    } else if constexpr (std::is_same_v<X, std::uint16_t> && std::is_same_v<T, float>) {
+      if (reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) == 0)
+        return simd::widen(reinterpret_cast<const std::uint16_t*>(src), dst, n_);
+      for (std::size_t i = 0; i < n_; ++i) dst[i] = T(valueAt<X>(src + i * sizeof(X)));
+    } else {
+      for (std::size_t i = 0; i < n_; ++i) dst[i] = T(valueAt<X>(src + i * sizeof(X)));
+    }
   }
 
   // The column pass of output rows y..y+m-1 into out (stride_ apart), apron included.
@@ -310,11 +326,23 @@ class Band {
     unsigned char* dst = job_.outRow(frame_, y);
     const T* a = s_.a.data();
     const T* b = job_.magnitude ? s_.b.data() : a;
+    const Combine combine = job_.filter.combine;
+    if constexpr (std::is_same_v<T, float>) {
+      // SIMD stores where they round as store() does: u8 through the RGBA path's finish (its 4th
+      // value copied where copyFourth), u16 and f32 without a gradient magnitude.
+      if constexpr (std::is_same_v<X, std::uint8_t>) return simd::finish(a, b, combine, !copyFourth, src, dst, n_);
+      if constexpr (std::is_same_v<X, std::uint16_t>)
+        if (!copyFourth && combine != Combine::Magnitude &&
+            reinterpret_cast<std::uintptr_t>(dst) % alignof(std::uint16_t) == 0)
+          return simd::finishU16(a, combine == Combine::Abs, reinterpret_cast<std::uint16_t*>(dst), n_);
+      if constexpr (std::is_same_v<X, float>)
+        if (!copyFourth && combine == Combine::Identity) return void(std::memcpy(dst, a, n_ * sizeof(float)));
+    }
     for (std::size_t i = 0; i < n_; ++i) {
       if (copyFourth && i % 4 == 3)
         std::memcpy(dst + i * sizeof(X), src + i * sizeof(X), sizeof(X));
       else
-        store<X, T>(dst + i * sizeof(X), a[i], b[i], job_.filter.combine);
+        store<X, T>(dst + i * sizeof(X), a[i], b[i], combine);
     }
   }
 

@@ -7,6 +7,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cmath>
 
 HWY_BEFORE_NAMESPACE();
@@ -382,6 +383,36 @@ void WidenF32(const std::uint8_t* in, float* out, std::size_t n) {
   for (; i < n; ++i) out[i] = in[i];
 }
 
+void WidenU16F32(const std::uint16_t* in, float* out, std::size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<std::uint16_t, decltype(df)> d16;
+  const std::size_t N = hn::Lanes(df);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d16, in + i))), df, out + i);
+  for (; i < n; ++i) out[i] = in[i];
+}
+
+// out[i] = the u16 nearest |a[i]| (Abs) or a[i], ties to even, saturated to 0..65535.
+void FinishU16(const float* a, bool abs, std::uint16_t* out, std::size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<std::uint16_t, decltype(df)> d16;
+  const std::size_t N = hn::Lanes(df);
+  const auto lo = hn::Zero(df), hi = hn::Set(df, 65535.f);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(df, a + i);
+    if (abs) v = hn::Abs(v);
+    v = hn::Min(hn::Max(hn::Round(v), lo), hi);
+    hn::StoreU(hn::DemoteTo(d16, hn::ConvertTo(di, v)), d16, out + i);
+  }
+  for (; i < n; ++i) {
+    const float v = abs ? std::fabs(a[i]) : a[i];
+    out[i] = static_cast<std::uint16_t>(std::nearbyint(std::clamp(v, 0.f, 65535.f)));
+  }
+}
+
 void WidenF64(const std::uint8_t* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
 }
@@ -479,6 +510,8 @@ HWY_EXPORT(AddF32);
 HWY_EXPORT(AddF64);
 HWY_EXPORT(WidenF32);
 HWY_EXPORT(WidenF64);
+HWY_EXPORT(WidenU16F32);
+HWY_EXPORT(FinishU16);
 HWY_EXPORT(NarrowF64);
 HWY_EXPORT(Finish);
 HWY_EXPORT(TargetName);
@@ -509,6 +542,10 @@ void add(const float* in, float* acc, std::size_t n) { HWY_DYNAMIC_DISPATCH(AddF
 void add(const double* in, double* acc, std::size_t n) { HWY_DYNAMIC_DISPATCH(AddF64)(in, acc, n); }
 void widen(const std::uint8_t* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF32)(in, out, n); }
 void widen(const std::uint8_t* in, double* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenF64)(in, out, n); }
+void widen(const std::uint16_t* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(WidenU16F32)(in, out, n); }
+void finishU16(const float* a, bool abs, std::uint16_t* out, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(FinishU16)(a, abs, out, n);
+}
 void narrow(const double* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(NarrowF64)(in, out, n); }
 void finish(const float* a, const float* b, Combine combine, bool filterAlpha, const std::uint8_t* in,
             std::uint8_t* out, std::size_t n) {

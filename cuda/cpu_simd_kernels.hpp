@@ -49,6 +49,7 @@ void add(const double* in, double* acc, std::size_t n);
 // out[i] = in[i] (exact), i in [0, n).
 void widen(const std::uint8_t* in, float* out, std::size_t n);
 void widen(const std::uint8_t* in, double* out, std::size_t n);
+void widen(const std::uint16_t* in, float* out, std::size_t n);
 // out[i] = float(in[i]), i in [0, n): what the reference does with its double sums.
 void narrow(const double* in, float* out, std::size_t n);
 
@@ -57,6 +58,10 @@ void narrow(const double* in, float* out, std::size_t n);
 // only for Magnitude. Reads and writes exactly n bytes of in and out.
 void finish(const float* a, const float* b, Combine combine, bool filterAlpha, const std::uint8_t* in,
             std::uint8_t* out, std::size_t n);
+
+// out[i] = |a[i]| (abs) or a[i] rounded to nearest (ties to even) and saturated to 0..65535, i in
+// [0, n). Reads and writes exactly n values.
+void finishU16(const float* a, bool abs, std::uint16_t* out, std::size_t n);
 
 // The instruction set chosen on this CPU ("AVX3", "AVX2", ...), for reports.
 const char* targetName();
