@@ -65,41 +65,72 @@ double typeTop(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType
 // Half an ulp of float at values up to v: the most one rounding of a partial sum that large moves it.
 double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(v))) - 25) : 0; }
 
-// The worst-case error of float sums, in the type's levels (floats: relative to the largest input),
-// for the order these sums take: separable, the column factor's 2r + 1 taps, then the row factor's
-// over those sums; 2D, each mask row's taps, then the rows added (every tap an FMA, one rounding).
-double floatSumsBound(const Filter& f, PixelType type) {
-  const Mask& m = f.mask;
-  const double n = m.size(), top = typeTop(type);
+// The sums' worst-case error, in the type's levels (floats: relative to the largest input), with
+// unit roundoff 2^-24 (float) or 2^-53 (double: halfUlp scaled by 2^-29), for the order these sums
+// take: a separable term, its column factor's taps, then its row factor's over those sums; terms
+// added in order; 2D, each mask row's taps, then the rows added (every tap an FMA, one rounding).
+// Terms (low rank) also count the decomposition's truncation (convlive/low_rank.hpp: 8-bit levels,
+// so top / 255 of it).
+double separableBound(double col, double row, double n, double top, int shift) {
+  return std::ldexp(n * halfUlpUpTo(top * col) * row + n * halfUlpUpTo(top * col * row), shift);
+}
+double twoDBound(const Mask& m, double top, int shift) {
+  const auto& w = m.weights();
+  const double n = m.size();
   double e = 0;
-  if (m.separable()) {
-    const double col = absoluteSum(m.col()), row = absoluteSum(m.row());
-    e = n * halfUlpUpTo(top * col) * row + n * halfUlpUpTo(top * col * row);
-  } else {
-    const auto& w = m.weights();
-    for (int dy = 0; dy < m.size(); ++dy) {
-      double row = 0;
-      for (int dx = 0; dx < m.size(); ++dx) row += std::fabs(double(w[std::size_t(dy) * m.size() + dx]));
-      e += n * halfUlpUpTo(top * row);
-    }
-    e += n * halfUlpUpTo(top * absoluteSum(w));
+  for (int dy = 0; dy < m.size(); ++dy) {
+    double row = 0;
+    for (int dx = 0; dx < m.size(); ++dx) row += std::fabs(double(w[std::size_t(dy) * m.size() + dx]));
+    e += n * halfUlpUpTo(top * row);
   }
-  return e * (f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0);
+  return std::ldexp(e + n * halfUlpUpTo(top * absoluteSum(w)), shift);
+}
+double termsBound(const LowRank& lr, const Mask& m, double top, int shift) {
+  double e = 0, magnitude = 0;
+  for (const SeparableTerm& t : lr.terms) {
+    const double col = absoluteSum(t.col), row = absoluteSum(t.row);
+    e += separableBound(col, row, m.size(), top, shift);
+    magnitude += col * row;
+  }
+  return e + std::ldexp((lr.rank() - 1) * halfUlpUpTo(top * magnitude), shift) + lr.truncation * top / 255.0;
 }
 
-// Float or double sums for frames of this type (integers: the 1 LSB contract with 0.45 of a level
-// for the sums; f32: 1e-5 x sum|w|, half of it for the sums; f16: double, whose result rounds once).
-bool doubleSums(const Filter& f, PixelType type) {
-  switch (type) {
-    case PixelType::U8:
-    case PixelType::U16:
-      return floatSumsBound(f, type) > 0.45;
-    case PixelType::F32:
-      return floatSumsBound(f, type) > 0.5e-5 * absoluteSum(f.mask.weights());
-    case PixelType::F16:
-      break;
-  }
-  return true;
+// How the frames are summed: the path (by terms, or 2D) and float or double.
+struct FramesPlan {
+  CpuSimdPlan::Path path = CpuSimdPlan::Path::Direct;
+  bool useDouble = false;
+  double bound = 0;  // the chosen sums' bound, in the type's levels (floats: relative)
+};
+
+// The budget for the sums' error: integers 0.45 of a level (the 1 LSB contract), f32 half of
+// 1e-5 x sum|w| (its contract, relative to the largest input); f16 always takes double, whose result
+// rounds once.
+FramesPlan planFrames(const Filter& f, PixelType type) {
+  using Path = CpuSimdPlan::Path;
+  const Mask& m = f.mask;
+  const double top = typeTop(type), gain = f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
+  const double budget = type == PixelType::F32 ? 0.5e-5 * absoluteSum(m.weights()) : 0.45;
+  const auto bound = [&](Path path, int shift) {
+    if (path == Path::Separable)
+      return gain * separableBound(absoluteSum(m.col()), absoluteSum(m.row()), m.size(), top, shift);
+    if (path == Path::LowRank) return gain * termsBound(*m.lowRank(), m, top, shift);
+    return gain * twoDBound(m, top, shift);
+  };
+  std::vector<Path> paths;
+  if (m.separable())
+    paths = {Path::Separable};
+  else if (const auto& lr = m.lowRank(); lr && lowRankPays(*lr, m))
+    paths = {Path::LowRank, Path::Direct};
+  else
+    paths = {Path::Direct};
+  // Float before double; by terms before 2D.
+  for (int shift : {0, -29})
+    for (Path path : paths) {
+      if (shift == 0 && type == PixelType::F16) continue;
+      if (const double b = bound(path, shift); b <= budget || (shift < 0 && path == paths.back()))
+        return {path, shift < 0, b};
+    }
+  return {};
 }
 
 // A separable factor with its zero ends cut off: taps w[0..] at offsets first, first + 1, ...
@@ -116,6 +147,13 @@ struct Factor {
     w.assign(f.begin() + lo, f.begin() + hi);
     first = lo - r;
   }
+};
+
+// A separable term's factors: a column pass, then a row pass.
+template <class T>
+struct Term {
+  Factor<T> col, row;
+  explicit Term(const SeparableTerm& t) : col(t.col), row(t.row) {}
 };
 
 // One thread's buffers, kept between calls.
@@ -146,10 +184,10 @@ struct Job {
   const unsigned char* in;
   unsigned char* out;
   int r, C;
-  bool separable, magnitude;
-  Factor<T> colA, rowA, colB, rowB;  // separable: the mask's factors (A) and the transpose's (B)
-  std::vector<T> mask, maskT;        // 2D
-  Job(const Filter& f, Border b, bool alpha, const ImageDesc& desc, const void* i, void* o)
+  bool byTerms, magnitude;
+  std::vector<Term<T>> termsA, termsB;  // by terms: the mask's (A) and its transpose's (B)
+  std::vector<T> mask, maskT;           // 2D
+  Job(const FramesPlan& plan, const Filter& f, Border b, bool alpha, const ImageDesc& desc, const void* i, void* o)
       : filter(f),
         border(b),
         filterAlpha(alpha),
@@ -158,13 +196,16 @@ struct Job {
         out(static_cast<unsigned char*>(o)),
         r(f.mask.radius()),
         C(desc.channels),
-        separable(f.mask.separable()),
+        byTerms(plan.path != CpuSimdPlan::Path::Direct),
         magnitude(f.combine == Combine::Magnitude) {
-    if (separable) {
-      colA = Factor<T>(f.mask.col());
-      rowA = Factor<T>(f.mask.row());
-      colB = Factor<T>(f.mask.row());  // the transpose: the row factor down the columns
-      rowB = Factor<T>(f.mask.col());
+    if (byTerms) {
+      std::vector<SeparableTerm> terms;
+      if (plan.path == CpuSimdPlan::Path::Separable) terms = {{f.mask.col(), f.mask.row()}};
+      if (plan.path == CpuSimdPlan::Path::LowRank) terms = f.mask.lowRank()->terms;
+      for (const SeparableTerm& t : terms) {
+        termsA.emplace_back(t);
+        if (magnitude) termsB.emplace_back(t.transposed());
+      }
     } else {
       mask.assign(f.mask.weights().begin(), f.mask.weights().end());
       const Mask t = f.mask.transposed();
@@ -194,7 +235,7 @@ class Band {
     grow(s.window, stride_ * slots_);
     s.windowValid.assign(slots_, false);
     s.zeroRow.assign(stride_, T(0));
-    grow(s.columns, stride_ * kBlock * 2);
+    grow(s.columns, stride_ * kBlock * std::max<std::size_t>(1, job.termsA.size() + job.termsB.size()));
     grow(s.a, n_ + simd::kSlack);
     grow(s.b, n_ + simd::kSlack);
     grow(s.tmp, n_ + simd::kSlack);
@@ -205,10 +246,9 @@ class Band {
     for (int y = y0; y < y1; y += kBlock) {
       const int m = std::min(kBlock, y1 - y);
       for (int j = 0; j < m; ++j) load(y + j + job_.r);
-      if (job_.separable) {
-        columns(y, m, job_.colA, column(0));
-        if (job_.magnitude) columns(y, m, job_.colB, column(kBlock));
-      }
+      for (std::size_t t = 0; t < job_.termsA.size(); ++t) columns(y, m, job_.termsA[t].col, column(int(t) * kBlock));
+      for (std::size_t t = 0; t < job_.termsB.size(); ++t)
+        columns(y, m, job_.termsB[t].col, column(int(job_.termsA.size() + t) * kBlock));
       for (int j = 0; j < m; ++j) row(y + j, j);
     }
   }
@@ -293,6 +333,16 @@ class Band {
     sum(acc, n_);
   }
 
+  // Output row j of the block from its terms' column rows (those from column(first * kBlock) on):
+  // the first term's row pass into acc, each other's made apart and added, in order.
+  void rowPasses(const std::vector<Term<T>>& terms, std::size_t first, int j, T* acc) {
+    if (terms.empty()) std::fill(acc, acc + n_, T(0));
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      rowPass(column(int(first + t) * kBlock + j), terms[t].row, t == 0 ? acc : s_.tmp.data());
+      if (t > 0) simd::add(s_.tmp.data(), acc, n_);
+    }
+  }
+
   // 2D: each mask row's taps summed, then the rows added in order.
   void direct(int y, const std::vector<T>& mask, T* acc) {
     const int r = job_.r, n = 2 * r + 1;
@@ -312,9 +362,9 @@ class Band {
   }
 
   void row(int y, int j) {
-    if (job_.separable) {
-      rowPass(column(j), job_.rowA, s_.a.data());
-      if (job_.magnitude) rowPass(column(kBlock + j), job_.rowB, s_.b.data());
+    if (job_.byTerms) {
+      rowPasses(job_.termsA, 0, j, s_.a.data());
+      if (job_.magnitude) rowPasses(job_.termsB, job_.termsA.size(), j, s_.b.data());
     } else {
       direct(y, job_.mask, s_.a.data());
       if (job_.magnitude) direct(y, job_.maskT, s_.b.data());
@@ -353,8 +403,9 @@ class Band {
 };
 
 template <class X, class T>
-void runFrames(const Filter& f, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out) {
-  const Job<T> job(f, border, filterAlpha, d, in, out);
+void runFrames(const FramesPlan& plan, const Filter& f, Border border, bool filterAlpha, const ImageDesc& d,
+               const void* in, void* out) {
+  const Job<T> job(plan, f, border, filterAlpha, d, in, out);
   auto& scratch = scratchOf<T>();
   // Enough bands over the batch that a core slowed by other work does not hold up the call.
   const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
@@ -369,10 +420,11 @@ void runFrames(const Filter& f, Border border, bool filterAlpha, const ImageDesc
 
 template <class X>
 void runType(const Filter& f, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out) {
-  if (doubleSums(f, d.type))
-    runFrames<X, double>(f, border, filterAlpha, d, in, out);
+  const FramesPlan plan = planFrames(f, d.type);
+  if (plan.useDouble)
+    runFrames<X, double>(plan, f, border, filterAlpha, d, in, out);
   else
-    runFrames<X, float>(f, border, filterAlpha, d, in, out);
+    runFrames<X, float>(plan, f, border, filterAlpha, d, in, out);
 }
 
 // u8x4 frames with rows 4 bytes apart take the tuned RGBA path, frame by frame.
@@ -382,10 +434,10 @@ bool rgbaPath(const ImageDesc& d) { return d.isRgba8() && d.rowPitch() % 4 == 0 
 
 Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image) {
   if (rgbaPath(image)) return cpuSimdWhyNot(filter);
-  // Integers: double sums within the 1 LSB budget (floats keep theirs relative to the inputs). A
-  // double's half ulp is 2^-29 of a float's.
+  // Integers: the sums within the 1 LSB budget, double ones at the most (floats keep theirs
+  // relative to the inputs).
   if (image.type != PixelType::U8 && image.type != PixelType::U16) return {};
-  if (const double bound = std::ldexp(floatSumsBound(filter, image.type), -29); bound > 0.45) {
+  if (const double bound = planFrames(filter, image.type).bound; bound > 0.45) {
     std::ostringstream s;
     s.precision(3);
     s << "cpu-simd: the weights are too large for a 1 LSB bound on " << pixelTypeName(image.type)

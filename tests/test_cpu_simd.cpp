@@ -445,9 +445,9 @@ namespace convlive {
 namespace {
 
 // Frames other than one u8x4 frame with 4-byte rows: every type, 1, 3 or 4 channels (alpha or
-// padding), rows pitched and batches with gaps, every border, separable, 2D, low-rank (summed in
-// 2D here), |.| and gradient-magnitude masks, against the reference under the accuracy contract;
-// outputs poisoned, the gaps left alone. Through the variant, as a Plan runs it.
+// padding), rows pitched and batches with gaps, every border, separable, 2D, low-rank (by their
+// terms: sharpen, the random masks), |.| and gradient-magnitude masks, against the reference under the accuracy
+// contract; outputs poisoned, the gaps left alone. Through the variant, as a Plan runs it.
 TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
   using namespace testcases;
   std::mt19937 rng(seedForRun() ^ 0xf7a3u);
@@ -465,6 +465,17 @@ TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
   Filter abs = makeFilter("laplacian", {.radius = 2});
   abs.combine = Combine::Abs;
   filters.push_back(abs);
+  // Masks of low rank by their terms: a random one of rank 2 as a gradient magnitude (its transpose's
+  // terms beside its own), and one of rank 3.
+  Filter rank2;
+  rank2.name = "rank 2";
+  rank2.mask = bench::randomRankMask(4, 2, rng);
+  rank2.combine = Combine::Magnitude;
+  filters.push_back(rank2);
+  Filter rank3;
+  rank3.name = "rank 3";
+  rank3.mask = bench::randomRankMask(5, 3, rng);
+  filters.push_back(rank3);
   Workspace ws;
   int checked = 0;
   for (PixelType t : kPixelTypes)
@@ -496,7 +507,7 @@ TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
           EXPECT_TRUE(gapsUntouched(d, got, poisonByte(t)));
           ++checked;
         }
-  EXPECT_EQ(checked, 4 * 3 * 8 * 4);
+  EXPECT_EQ(checked, 4 * 3 * 10 * 4);
 }
 
 // auto, without a device, runs cpu-simd on frames other than u8x4 too (it ran the reference).
