@@ -15,6 +15,7 @@
 
 #include "convlive/problem.hpp"
 #include "cpu_simd_kernels.hpp"
+#include "cpu_simd_terms.hpp"
 
 namespace convlive {
 namespace {
@@ -76,46 +77,17 @@ tbb::enumerable_thread_specific<Scratch<T>>& scratchOf() {
   return scratch;
 }
 
-// A separable factor with its zero ends cut off: taps w[0..] apply at offsets first, first+1, ...
-// (a pitch mask's column factor is one tap).
-template <class T>
-struct Factor {
-  std::vector<T> w;
-  int first = 0;
-  explicit Factor(const std::vector<float>& f) {
-    const int r = static_cast<int>(f.size() / 2);
-    int lo = 0, hi = static_cast<int>(f.size());
-    while (lo < hi && f[lo] == 0.f) ++lo;
-    while (hi > lo && f[hi - 1] == 0.f) --hi;
-    w.assign(f.begin() + lo, f.begin() + hi);
-    first = lo - r;
-  }
-};
+using simd::Factor;
+using simd::Term;
 
 template <class T>
 std::vector<T> as(const std::vector<float>& w) {
   return {w.begin(), w.end()};
 }
 
-// A separable term's factors: a column pass, then a row pass.
-template <class T>
-struct Term {
-  Factor<T> col, row;
-  explicit Term(const SeparableTerm& t) : col(t.col), row(t.row) {}
-};
-
-// The terms of a plan's path (none in 2D); a term that is all zero adds nothing and is left out.
 template <class T>
 std::vector<Term<T>> termsOf(const CpuSimdPlan& plan, const Mask& m, bool transposed) {
-  std::vector<SeparableTerm> terms;
-  if (plan.path == CpuSimdPlan::Path::Separable) terms = {{m.col(), m.row()}};
-  if (plan.path == CpuSimdPlan::Path::LowRank) terms = m.lowRank()->terms;
-  std::vector<Term<T>> out;
-  for (const SeparableTerm& t : terms) {
-    Term<T> term(transposed ? t.transposed() : t);
-    if (!term.col.w.empty() && !term.row.w.empty()) out.push_back(std::move(term));
-  }
-  return out;
+  return simd::termsOf<T>(plan.path, m, transposed);
 }
 
 // What every band of one call shares, read-only: the frame, the border, the weights in T, and how

@@ -20,45 +20,20 @@
 #include "convlive/half.hpp"
 #include "convlive/problem.hpp"
 #include "cpu_simd_kernels.hpp"
+#include "cpu_simd_terms.hpp"
+#include "typed_values.hpp"
 
 namespace convlive {
 namespace {
 
-struct HalfBits {  // a binary16 value's bits
-  std::uint16_t bits;
-};
-
-// The value of one element of type X at p.
+using HalfBits = typed::Half;
 template <class X>
 float valueAt(const unsigned char* p) {
-  X v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::is_same_v<X, HalfBits>)
-    return halfToFloat(v.bits);
-  else
-    return static_cast<float>(v);
+  return static_cast<float>(typed::load<X>(p));  // exact: every value of these types is a float
 }
-
-// The stored value of sums a (the mask) and b (its transpose, for a gradient magnitude), as the
-// reference stores its double sums: u8 through float (saturateToByte), u16 rounded to nearest and
-// saturated, f16 rounded once, f32 rounded to float.
 template <class X, class T>
 void store(unsigned char* p, T a, T b, Combine c) {
-  X v;
-  if constexpr (std::is_same_v<X, std::uint8_t>) {
-    v = saturateToByte(combineValue(static_cast<float>(a), static_cast<float>(b), c));
-  } else {
-    const double s = c == Combine::Abs         ? std::fabs(double(a))
-                     : c == Combine::Magnitude ? std::sqrt(double(a) * a + double(b) * b)
-                                               : double(a);
-    if constexpr (std::is_same_v<X, std::uint16_t>)
-      v = static_cast<std::uint16_t>(std::nearbyint(std::clamp(s, 0.0, 65535.0)));
-    else if constexpr (std::is_same_v<X, HalfBits>)
-      v.bits = halfFromDouble(s);
-    else
-      v = static_cast<float>(s);
-  }
-  std::memcpy(p, &v, sizeof v);
+  typed::store<X>(p, double(a), double(b), c);
 }
 
 double typeTop(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
@@ -133,28 +108,8 @@ FramesPlan planFrames(const Filter& f, PixelType type) {
   return {};
 }
 
-// A separable factor with its zero ends cut off: taps w[0..] at offsets first, first + 1, ...
-template <class T>
-struct Factor {
-  std::vector<T> w;
-  int first = 0;
-  Factor() = default;
-  explicit Factor(const std::vector<float>& f) {
-    const int r = static_cast<int>(f.size() / 2);
-    int lo = 0, hi = static_cast<int>(f.size());
-    while (lo < hi && f[lo] == 0.f) ++lo;
-    while (hi > lo && f[hi - 1] == 0.f) --hi;
-    w.assign(f.begin() + lo, f.begin() + hi);
-    first = lo - r;
-  }
-};
-
-// A separable term's factors: a column pass, then a row pass.
-template <class T>
-struct Term {
-  Factor<T> col, row;
-  explicit Term(const SeparableTerm& t) : col(t.col), row(t.row) {}
-};
+using simd::Factor;
+using simd::Term;
 
 // One thread's buffers, kept between calls.
 template <class T>
@@ -199,13 +154,8 @@ struct Job {
         byTerms(plan.path != CpuSimdPlan::Path::Direct),
         magnitude(f.combine == Combine::Magnitude) {
     if (byTerms) {
-      std::vector<SeparableTerm> terms;
-      if (plan.path == CpuSimdPlan::Path::Separable) terms = {{f.mask.col(), f.mask.row()}};
-      if (plan.path == CpuSimdPlan::Path::LowRank) terms = f.mask.lowRank()->terms;
-      for (const SeparableTerm& t : terms) {
-        termsA.emplace_back(t);
-        if (magnitude) termsB.emplace_back(t.transposed());
-      }
+      termsA = simd::termsOf<T>(plan.path, f.mask, false);
+      if (magnitude) termsB = simd::termsOf<T>(plan.path, f.mask, true);
     } else {
       mask.assign(f.mask.weights().begin(), f.mask.weights().end());
       const Mask t = f.mask.transposed();

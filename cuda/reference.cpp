@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convlive/half.hpp"
+#include "typed_values.hpp"
 
 namespace convlive {
 namespace {
@@ -25,38 +26,9 @@ void parallelRows(int height, int threads, Body body) {
   for (auto& t : pool) t.join();
 }
 
-struct Half {  // a binary16 value's bits: the reference reads and writes it through half.hpp
-  std::uint16_t bits;
-};
-
-template <class T>
-double load(const unsigned char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::is_same_v<T, Half>)
-    return halfToFloat(v.bits);
-  else
-    return double(v);
-}
-
-// The output value of sums a (the mask) and b (its transpose, for a gradient magnitude): rounded
-// to nearest and saturated for integers, rounded once to the type for floats.
-template <class T>
-void store(unsigned char* p, double a, double b, Combine c) {
-  T v;
-  if constexpr (std::is_same_v<T, std::uint8_t>) {
-    v = saturateToByte(combineValue(static_cast<float>(a), static_cast<float>(b), c));
-  } else {
-    const double s = c == Combine::Abs ? std::fabs(a) : c == Combine::Magnitude ? std::sqrt(a * a + b * b) : a;
-    if constexpr (std::is_same_v<T, std::uint16_t>)
-      v = static_cast<std::uint16_t>(std::nearbyint(std::clamp(s, 0.0, 65535.0)));
-    else if constexpr (std::is_same_v<T, Half>)
-      v.bits = halfFromDouble(s);
-    else
-      v = static_cast<float>(s);
-  }
-  std::memcpy(p, &v, sizeof v);
-}
+using typed::Half;
+using typed::load;
+using typed::store;
 
 // One frame of `d`'s description: its pixels' addresses and channel rules.
 template <class T>

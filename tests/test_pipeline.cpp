@@ -32,6 +32,19 @@ PipelineConfig config(SourceSpec src, FilterParams p = gaussian(2)) {
   return c;
 }
 
+// The frames of a file decoded again, unfiltered (a 1x1 mask of weight 1 is the identity), on the
+// cpu variant.
+std::vector<Captured> decodedFrames(const std::string& path) {
+  FilterParams identity;
+  identity.filter = makeFilter("custom", {.weights = "1"});
+  CaptureSink back;
+  PipelineConfig c = config(SourceSpec::file(path), identity);
+  c.variant = "cpu";
+  Pipeline p(c, back);
+  EXPECT_EQ(runToEnd(p), StepResult::EndOfStream) << path;
+  return std::move(back.frames);
+}
+
 SourceSpec pattern(int frames, int w = 67, int h = 45, const char* kind = "moving") {
   SourceSpec s = SourceSpec::testPattern(kind, w, h, 30);
   s.frames = frames;
@@ -539,18 +552,12 @@ TEST_F(PipelineTest, ExportRoundTripKeepsEveryFrame) {
     EXPECT_FALSE(fs::exists(exporter.temporaryPath()));
     EXPECT_EQ(exporter.frames(), 15u);
 
-    // Decode it again (no filtering: a 1x1 mask of weight 1 is the identity) and compare with what went in.
-    FilterParams identity;
-    identity.filter = makeFilter("custom", {.weights = "1"});
-    CaptureSink back;
-    PipelineConfig c = config(SourceSpec::file(out), identity);
-    c.variant = "cpu";
-    Pipeline p(c, back);
-    EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
-    ASSERT_EQ(back.frames.size(), 15u) << name;
+    // Decode it again and compare with what went in.
+    const std::vector<Captured> back = decodedFrames(out);
+    ASSERT_EQ(back.size(), 15u) << name;
     for (std::size_t i : {0u, 7u, 14u}) {
       const HostImage& a = tee.capture.frames[i].filtered;
-      const HostImage& b = back.frames[i].filtered;
+      const HostImage& b = back[i].filtered;
       double sum = 0;
       for (std::size_t k = 0; k < a.pixels().size(); k += 4)
         for (int ch = 0; ch < 3; ++ch) sum += std::abs(int(a.pixels()[k + ch]) - int(b.pixels()[k + ch]));
@@ -606,14 +613,8 @@ TEST_F(PipelineTest, AnExportKeepsTheSourcesTimesAndStepsOverLoops) {
     }
     exporter.finish();
     ASSERT_TRUE(fs::exists(out)) << name;
-    FilterParams identity;
-    identity.filter = makeFilter("custom", {.weights = "1"});
-    CaptureSink back;
-    PipelineConfig c = config(SourceSpec::file(out), identity);
-    c.variant = "cpu";
-    Pipeline p(c, back);
-    EXPECT_EQ(runToEnd(p), StepResult::EndOfStream);
-    ASSERT_EQ(back.frames.size(), sourceMs.size()) << name;
+    const std::vector<Captured> back = decodedFrames(out);
+    ASSERT_EQ(back.size(), sourceMs.size()) << name;
     const double period = 1000.0 / 30;
     // webm: the source's times from the first frame's; at the loop (1000 again) one period after
     // 366 ms, and on by a period a frame: 1033, the missing time, and 1066, which is not after the
@@ -622,7 +623,7 @@ TEST_F(PipelineTest, AnExportKeepsTheSourcesTimesAndStepsOverLoops) {
         0, 33, 100, 133, 300, 333, 366, 366 + period, 366 + 2 * period, 366 + 3 * period, 366 + 4 * period};
     for (std::size_t i = 0; i < sourceMs.size(); ++i) {
       const double want = std::string(name) == "vfr.webm" ? webm[i] : i * period;
-      EXPECT_NEAR(back.frames[i].pts / 1e6, want, 1.5) << name << " frame " << i;
+      EXPECT_NEAR(back[i].pts / 1e6, want, 1.5) << name << " frame " << i;
     }
   }
 }
