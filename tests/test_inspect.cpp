@@ -742,3 +742,33 @@ TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {
 
 }  // namespace
 }  // namespace convlive
+
+namespace convlive {
+namespace {
+
+// tensorstream's figures for a mask of low rank name its terms, their source and the error plan's
+// bound, and where a centre-only term goes (added at the store with alpha kept and r <= 8).
+TEST(Inspect, TensorStreamSaysAMaskOfLowRanksTermsAndBound) {
+  const Variant& v = *findVariant("tensorstream");
+  FilterParams p;
+  p.filter = makeFilter("sharpen", {.radius = 4});
+  const auto notes = [&] {
+    std::string all;
+    for (const std::string& n : v.workModel(p, 1280, 720).notes) all += n + "\n";
+    return all;
+  };
+  EXPECT_NE(notes().find("low rank: 2 separable terms (the builder's factors); error bound"), std::string::npos)
+      << notes();
+  EXPECT_NE(notes().find("its centre-only term added at the store"), std::string::npos) << notes();
+  EXPECT_NE(notes().find("2 row and column products"), std::string::npos) << notes();
+  p.filterAlpha = true;  // no stored rows' input read back: the centre stays a term
+  EXPECT_EQ(notes().find("centre-only"), std::string::npos) << notes();
+  p.filterAlpha = false;
+  p.filter = makeFilter("laplacian", {.radius = 8});  // three terms, none centre-only
+  EXPECT_NE(notes().find("low rank: 3 separable terms"), std::string::npos) << notes();
+  EXPECT_EQ(notes().find("centre-only"), std::string::npos) << notes();
+  EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(3 terms)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace convlive
