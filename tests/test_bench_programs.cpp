@@ -330,4 +330,16 @@ TEST_F(BenchOutput, TypedTableJoinsConvliveAndNpp) {
   EXPECT_TRUE(fs::exists(dir_ / "typed.md"));
 }
 
+// app/bench/cpu_typed_peers.py: its options are checked before anything is imported or timed.
+TEST_F(BenchOutput, CpuTypedPeersRefusesBadOptionsFirst) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  const std::string script = (fs::path(CONVLIVE_SHARES).parent_path() / "cpu_typed_peers.py").string();
+  auto r = runProgram("python3", script + " --size 1280by720");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("--size '1280by720' is not WxH"), std::string::npos) << r.output;
+  r = runProgram("python3", script + " --repeats 2");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("--repeats at least 5"), std::string::npos) << r.output;
+}
+
 }  // namespace
