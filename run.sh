@@ -3,6 +3,8 @@
 #   ./run.sh          install what is missing, build, run the default demo
 #   ./run.sh test     the same set-up, then every test (gpu tests skip without a CUDA device)
 #   ./run.sh build    set-up and build only
+#   ./run.sh sanitize the host code built with AddressSanitizer and UBSan (build-sanitize), then the
+#                     cpu-labelled tests on it (no GPU kernels are needed: they build for sm_75 only)
 # Environment: BUILD_DIR (default build), CUDA_ARCHS (default "75-real;86-real;89-real;90"), JOBS,
 # WERROR=ON (warnings are errors: what CI builds with).
 set -euo pipefail
@@ -59,6 +61,28 @@ build() {
   cmake --build "$BUILD_DIR" ${JOBS:+-j "$JOBS"}
 }
 
+# The host code (C++, the .cu files' host side stays plain) with AddressSanitizer and UBSan.
+sanitize() {
+  install_packages
+  find_nvcc
+  local dir=${SANITIZE_DIR:-build-sanitize} flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=75-real \
+    "-DCMAKE_CXX_FLAGS=$flags -fno-omit-frame-pointer" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
+    "-DCMAKE_SHARED_LINKER_FLAGS=$flags" "-DCMAKE_MODULE_LINKER_FLAGS=$flags" >/dev/null
+  cmake --build "$dir" ${JOBS:+-j "$JOBS"}
+  cd "$dir"
+  # Every process loads the sanitizers' runtime first (python3 and gst-launch-1.0 load instrumented
+  # modules), with libstdc++ beside it (ASan intercepts its throw); CUDA maps memory where ASan keeps
+  # its shadow gap; leaks are not checked (the system libraries' own, GStreamer's and fontconfig's,
+  # would drown ours).
+  local asan stdcpp
+  asan=$(${CXX:-c++} -print-file-name=libasan.so)
+  stdcpp=$(${CXX:-c++} -print-file-name=libstdc++.so)
+  LD_PRELOAD="$asan $stdcpp" ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:abort_on_error=0 \
+    UBSAN_OPTIONS=print_stacktrace=1 GST_REGISTRY_FORK=no \
+    xvfb-run -a -s "-screen 0 1920x1080x24" ctest -L cpu -E "^Consumer\." --output-on-failure -j "${JOBS:-2}"
+}
+
 case "${1:-run}" in
   run)
     build
@@ -91,5 +115,6 @@ case "${1:-run}" in
     fi
     ;;
   build) build ;;
-  *) say "unknown command '$1': use ./run.sh, ./run.sh test or ./run.sh build"; exit 2 ;;
+  sanitize) sanitize ;;
+  *) say "unknown command '$1': use ./run.sh, ./run.sh test, ./run.sh build or ./run.sh sanitize"; exit 2 ;;
 esac
