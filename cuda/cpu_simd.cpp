@@ -225,24 +225,11 @@ class TileFilter {
 
   // The column pass of output rows y..y+m-1 into out[0..m) (stride_ apart), apron included.
   void columns(int y, int m, const Factor<T>& f, T* out) {
-    const std::size_t taps = f.w.size();
     if constexpr (std::is_same_v<T, float>) {
       if (fromBytes_) return columnsFromBytes(y, m, f, out);
     }
-    if (m == kBlock && taps > 0) {
-      for (std::size_t k = 0; k < taps + kBlock - 1; ++k) {
-        const T* row = windowRow(y + f.first + static_cast<int>(k));
-        s_.rows.push_back(row ? row : s_.zeroRow.data());
-      }
-      T* acc[kBlock] = {out, out + stride_, out + 2 * stride_, out + 3 * stride_};
-      simd::accumulateFour(s_.rows.data(), f.w.data(), taps, acc, span_);
-      s_.rows.clear();
-      return;
-    }
-    for (int j = 0; j < m; ++j) {
-      for (std::size_t t = 0; t < taps; ++t) addTap(windowRow(y + j + f.first + static_cast<int>(t)), f.w[t]);
-      sum(out + j * stride_, span_);
-    }
+    simd::windowColumns([this](int v) { return windowRow(v); }, s_.zeroRow.data(), y, m, f, out, stride_, span_,
+                        s_.rows, s_.weights);
   }
 
   // Float sums by terms over whole rows: the column pass reads the frame's 8-bit rows

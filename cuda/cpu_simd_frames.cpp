@@ -26,16 +26,6 @@
 namespace convlive {
 namespace {
 
-using HalfBits = typed::Half;
-template <class X>
-float valueAt(const unsigned char* p) {
-  return static_cast<float>(typed::load<X>(p));  // exact: every value of these types is a float
-}
-template <class X, class T>
-void store(unsigned char* p, T a, T b, Combine c) {
-  typed::store<X>(p, double(a), double(b), c);
-}
-
 double typeTop(PixelType t) { return t == PixelType::U8 ? 255.0 : t == PixelType::U16 ? 65535.0 : 1.0; }
 // Half an ulp of float at values up to v: the most one rounding of a partial sum that large moves it.
 double halfUlpUpTo(double v) { return v > 0 ? std::ldexp(1.0, int(std::ceil(std::log2(v))) - 25) : 0; }
@@ -238,34 +228,16 @@ class Band {
     } else if constexpr (std::is_same_v<X, std::uint16_t> && std::is_same_v<T, float>) {
       if (reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint16_t) == 0)
         return simd::widen(reinterpret_cast<const std::uint16_t*>(src), dst, n_);
-      for (std::size_t i = 0; i < n_; ++i) dst[i] = T(valueAt<X>(src + i * sizeof(X)));
+      for (std::size_t i = 0; i < n_; ++i) dst[i] = T(typed::load<X>(src + i * sizeof(X)));
     } else {
-      for (std::size_t i = 0; i < n_; ++i) dst[i] = T(valueAt<X>(src + i * sizeof(X)));
+      for (std::size_t i = 0; i < n_; ++i) dst[i] = T(typed::load<X>(src + i * sizeof(X)));
     }
   }
 
   // The column pass of output rows y..y+m-1 into out (stride_ apart), apron included.
   void columns(int y, int m, const Factor<T>& f, T* out) {
-    const std::size_t taps = f.w.size();
-    if (m == kBlock && taps > 0) {
-      for (std::size_t k = 0; k < taps + kBlock - 1; ++k) {
-        const T* row = windowRow(y + f.first + static_cast<int>(k));
-        s_.rows.push_back(row ? row : s_.zeroRow.data());
-      }
-      T* acc[kBlock] = {out, out + stride_, out + 2 * stride_, out + 3 * stride_};
-      simd::accumulateFour(s_.rows.data(), f.w.data(), taps, acc, span_);
-      s_.rows.clear();
-    } else {
-      for (int j = 0; j < m; ++j) {
-        for (std::size_t t = 0; t < taps; ++t)
-          if (const T* row = windowRow(y + j + f.first + static_cast<int>(t)); row && f.w[t] != T(0)) {
-            s_.rows.push_back(row);
-            s_.weights.push_back(f.w[t]);
-          }
-        sum(out + std::size_t(j) * stride_, span_);
-      }
-    }
-    for (int j = 0; j < m; ++j) std::fill(out + j * stride_ + span_, out + (j + 1) * stride_, T(0));
+    simd::windowColumns([this](int v) { return windowRow(v); }, s_.zeroRow.data(), y, m, f, out, stride_, span_,
+                        s_.rows, s_.weights);
   }
 
   // acc = the gathered taps' sum over n values.
@@ -342,7 +314,7 @@ class Band {
       if (copyFourth && i % 4 == 3)
         std::memcpy(dst + i * sizeof(X), src + i * sizeof(X), sizeof(X));
       else
-        store<X, T>(dst + i * sizeof(X), a[i], b[i], combine);
+        typed::store<X>(dst + i * sizeof(X), a[i], b[i], combine);
     }
   }
 
@@ -417,7 +389,7 @@ void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const 
     case PixelType::U16:
       return runType<std::uint16_t>(filter, border, filterAlpha, d, in, out);
     case PixelType::F16:
-      return runType<HalfBits>(filter, border, filterAlpha, d, in, out);
+      return runType<typed::Half>(filter, border, filterAlpha, d, in, out);
     case PixelType::F32:
       return runType<float>(filter, border, filterAlpha, d, in, out);
   }

@@ -373,25 +373,19 @@ void addRow(const T* in, T* acc, std::size_t n) {
 void AddF32(const float* in, float* acc, std::size_t n) { addRow(in, acc, n); }
 void AddF64(const double* in, double* acc, std::size_t n) { addRow(in, acc, n); }
 
-void WidenF32(const std::uint8_t* in, float* out, std::size_t n) {
+// out[i] = in[i] as float (exact), i in [0, n), for unsigned 8- or 16-bit values.
+template <class In>
+void widenToFloat(const In* in, float* out, std::size_t n) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
-  const hn::Rebind<std::uint8_t, decltype(df)> d8;
+  const hn::Rebind<In, decltype(df)> dn;
   const std::size_t N = hn::Lanes(df);
   std::size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, in + i))), df, out + i);
+  for (; i + N <= n; i += N) hn::StoreU(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(dn, in + i))), df, out + i);
   for (; i < n; ++i) out[i] = in[i];
 }
-
-void WidenU16F32(const std::uint16_t* in, float* out, std::size_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
-  const hn::Rebind<std::uint16_t, decltype(df)> d16;
-  const std::size_t N = hn::Lanes(df);
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d16, in + i))), df, out + i);
-  for (; i < n; ++i) out[i] = in[i];
-}
+void WidenF32(const std::uint8_t* in, float* out, std::size_t n) { widenToFloat(in, out, n); }
+void WidenU16F32(const std::uint16_t* in, float* out, std::size_t n) { widenToFloat(in, out, n); }
 
 // out[i] = the u16 nearest |a[i]| (Abs) or a[i], ties to even, saturated to 0..65535.
 void FinishU16(const float* a, bool abs, std::uint16_t* out, std::size_t n) {

@@ -8,6 +8,7 @@
 #include "convlive/cpu_simd.hpp"
 #include "convlive/low_rank.hpp"
 #include "convlive/mask.hpp"
+#include "cpu_simd_kernels.hpp"
 
 namespace convlive::simd {
 
@@ -47,6 +48,36 @@ std::vector<Term<T>> termsOf(CpuSimdPlan::Path path, const Mask& m, bool transpo
     if (!term.col.w.empty() && !term.row.w.empty()) out.push_back(std::move(term));
   }
   return out;
+}
+
+// The column pass of output rows y..y+m-1 (m <= 4) from a window of widened input rows: rowOf(v)
+// is input row v (nullptr: a row that reads zero), `zero` a row of zeros; output row j at
+// out + j * stride, n values; four rows in one accumulateFour where there are four, else row by row
+// over the taps that read something. rows and weights: the caller's scratch, left empty.
+template <class T, class RowOf>
+void windowColumns(RowOf rowOf, const T* zero, int y, int m, const Factor<T>& f, T* out, std::size_t stride,
+                   std::size_t n, std::vector<const T*>& rows, std::vector<T>& weights) {
+  const std::size_t taps = f.w.size();
+  if (m == 4 && taps > 0) {
+    for (std::size_t k = 0; k < taps + 3; ++k) {
+      const T* row = rowOf(y + f.first + static_cast<int>(k));
+      rows.push_back(row ? row : zero);
+    }
+    T* acc[4] = {out, out + stride, out + 2 * stride, out + 3 * stride};
+    accumulateFour(rows.data(), f.w.data(), taps, acc, n);
+    rows.clear();
+    return;
+  }
+  for (int j = 0; j < m; ++j) {
+    for (std::size_t t = 0; t < taps; ++t)
+      if (const T* row = rowOf(y + j + f.first + static_cast<int>(t)); row && f.w[t] != T(0)) {
+        rows.push_back(row);
+        weights.push_back(f.w[t]);
+      }
+    accumulate(rows.data(), weights.data(), rows.size(), out + std::size_t(j) * stride, n);
+    rows.clear();
+    weights.clear();
+  }
 }
 
 }  // namespace convlive::simd

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../app/bench/random_masks.hpp"
 #include "convlive/mask.hpp"
 #include "convlive/variants.hpp"
 
@@ -63,6 +64,16 @@ inline std::optional<Filter> filterFor(const std::string& kind, int radius, std:
   } catch (const std::invalid_argument&) {
     return std::nullopt;  // scharr past r=1, r=0 for derivative masks
   }
+}
+
+// A random custom mask of the given rank (bench::randomRankMask: `rank` outer products of random
+// factors of both signs, the weights' absolute sum 2, so outputs below 0 and past 255 reach the clamp).
+inline Filter rankFilter(int radius, int rank, std::mt19937& rng, Combine combine = Combine::Identity) {
+  Filter filter;
+  filter.name = "rank" + std::to_string(rank);
+  filter.mask = bench::randomRankMask(radius, rank, rng);
+  filter.combine = combine;
+  return filter;
 }
 
 }  // namespace convlive::testcases

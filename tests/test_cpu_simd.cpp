@@ -324,15 +324,7 @@ TEST(CpuSimd, IsTheChoiceWithoutADevice) {
 // ---- Masks of low rank: k column and row passes, their sums added (convlive/low_rank.hpp) ----
 namespace {
 
-// A random custom mask of the given rank: the sum of `rank` outer products of random factors,
-// scaled to an absolute sum of 2.
-Filter rankFilter(int radius, int rank, std::mt19937& rng, Combine combine = Combine::Identity) {
-  Filter filter;
-  filter.name = "rank" + std::to_string(rank);
-  filter.mask = bench::randomRankMask(radius, rank, rng);
-  filter.combine = combine;
-  return filter;
-}
+using testcases::rankFilter;
 
 using Path = CpuSimdPlan::Path;
 using Precision = CpuSimdPlan::Precision;

@@ -12,7 +12,6 @@
 #include <random>
 #include <sstream>
 
-#include "../app/bench/random_masks.hpp"
 #include "convlive/check.hpp"
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
@@ -624,22 +623,6 @@ TEST_F(TensorStreamStrips, RingStagesAtEveryDepthBorderAndAlphaMode) {
   }
 }
 
-// tensor2d and tensorstream launch as programmatic dependents of the kernel before them
-// on the stream (cuda/kernels/dependent_launch.cuh): their blocks may start while it runs, and must
-// read their input only once it has finished. The producer here is tensor2d with a 17x17 identity
-// mask (an exact copy, 0.04 ms at 1080p, that lets its successor start at once), writing the frame
-// the consumer reads with nothing between the two launches on one stream; the consumer's output
-// must equal the reference on the original frame, three times over for each consumer.
-// A random mask of rank k at radius r (bench::randomRankMask: k outer products of random factors of
-// both signs, the weights' absolute sum 2, so outputs below 0 and past 255 reach the clamp).
-Filter rankFilter(int k, int r, std::mt19937& rng, Combine combine = Combine::Identity) {
-  Filter f;
-  f.name = "rank " + std::to_string(k);
-  f.mask = bench::randomRankMask(r, k, rng);
-  f.combine = combine;
-  return f;
-}
-
 // Masks of low rank: every term count tensorstream takes (2..4) at every K-chunk count (r = 1..32),
 // clamped and |.|, on odd frames with edge strips and several segments, every border and alpha
 // mode at random, every tile; sharpen, emboss and the laplacian on a frame of several block
@@ -651,7 +634,7 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
     for (int r : {1, 2, 4, 5, 8, 9, 13, 16, 17, 24, 25, 32})
       for (int k = 2; k <= kernels::kTensorStreamMaxTerms; ++k) {
         if (k >= 2 * r + 1) continue;  // of full rank at r = 1
-        const Filter f = rankFilter(k, r, rng, rng() % 3 == 0 ? Combine::Abs : Combine::Identity);
+        const Filter f = rankFilter(r, k, rng, rng() % 3 == 0 ? Combine::Abs : Combine::Identity);
         ASSERT_FALSE(f.mask.separable());
         ASSERT_TRUE(f.mask.lowRank().has_value()) << f.name << " r=" << r;
         ASSERT_EQ(f.mask.lowRank()->rank(), k) << " r=" << r;
@@ -694,7 +677,7 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
     }
   EXPECT_GT(checked_, 0);
   FilterParams five;
-  five.filter = rankFilter(5, 4, rng);
+  five.filter = rankFilter(4, 5, rng);
   const std::string why = v.whyNot(five, 64, 64).text();
   EXPECT_NE(why.find("not separable and is of rank 5"), std::string::npos) << why;
 }
@@ -707,7 +690,7 @@ TEST_F(TensorStreamStrips, MasksOfLowRankAtEveryKChunkCount) {
   for (int r : {4, 12, 20, 28})
     for (Border b : {Border::Mirror, Border::Zero})
       for (bool alpha : {false, true}) {
-        check(v, rankFilter(3, r, rng, alpha ? Combine::Abs : Combine::Identity), b, alpha, randomFrame(70, 100, rng),
+        check(v, rankFilter(r, 3, rng, alpha ? Combine::Abs : Combine::Identity), b, alpha, randomFrame(70, 100, rng),
               {{64, 32}});
         if (HasFatalFailure()) return;
       }
@@ -716,6 +699,12 @@ TEST_F(TensorStreamStrips, MasksOfLowRankAtEveryKChunkCount) {
   EXPECT_EQ(checked_, 4 * 2 * 2 * 2 + 2);
 }
 
+// tensor2d and tensorstream launch as programmatic dependents of the kernel before them
+// on the stream (cuda/kernels/dependent_launch.cuh): their blocks may start while it runs, and must
+// read their input only once it has finished. The producer here is tensor2d with a 17x17 identity
+// mask (an exact copy, 0.04 ms at 1080p, that lets its successor start at once), writing the frame
+// the consumer reads with nothing between the two launches on one stream; the consumer's output
+// must equal the reference on the original frame, three times over for each consumer.
 class DependentLaunches : public TensorCoreVariant {};
 
 TEST_F(DependentLaunches, ReadWhatTheKernelBeforeThemWrote) {

@@ -15,20 +15,16 @@ difference from OpenCV's (integers round the same exact sums; float32 differs in
 Needs numpy, cv2 (python3-opencv) and the convlive module (build/app/python on PYTHONPATH).
 """
 import argparse
-import statistics
+import os
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_peers import time_call  # noqa: E402
 
 
 def median_ms(fn, repeats):
-    for _ in range(3):
-        fn()
-    ms = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ms.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ms)
+    """The median of `repeats` timed calls after 3 warm-up calls (cpu_peers.py's timing)."""
+    return time_call(fn, 3, repeats)["median_ms"]
 
 
 def gaussian_taps(r):
