@@ -314,4 +314,40 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
   return plan;
 }
 
+HalfWeightsPlan planHalfMagnitude(const Mask& mask) {
+  HalfWeightsPlan plan;
+  if (!mask.separable()) {
+    plan.why = "the mask is not separable (a gradient magnitude runs as the mask and its transpose, one term each)";
+    return plan;
+  }
+  const SeparableTerm gx{mask.col(), mask.row()};
+  const int r = mask.radius();
+  const HalfWeightsPlan x = planHalfTerms(LowRank{{gx}}, r, Combine::Identity);
+  const HalfWeightsPlan y = planHalfTerms(LowRank{{gx.transposed()}}, r, Combine::Identity);
+  if (x.mode == HalfWeightsPlan::Mode::Refused && x.bound == 0.0) {
+    plan.why = x.why;  // a weight beyond fp16's range
+    return plan;
+  }
+  const double gain = std::sqrt(2.0);
+  // sqrt(fma(gx, gx, gy gy)): gy^2 and the fma each rounded (2^-24 relative of the sum of squares,
+  // half that after the root), and the root itself (2^-24): below 3 2^-24 of the largest magnitude,
+  // sqrt(2) 255 sum |row| sum |col|.
+  const double root = 3 * std::ldexp(1.0, -24) * gain * 255.0 * absoluteSum(mask.row()) * absoluteSum(mask.col());
+  plan.singleBound = plan.splitBound = gain * std::max(x.singleBound, y.singleBound) + root;
+  plan.accumulationBound = gain * std::max(x.accumulationBound, y.accumulationBound);
+  plan.bound = gain * std::max(x.bound, y.bound) + root;
+  plan.halfIntermediateBound = gain * std::max(x.halfIntermediateBound, y.halfIntermediateBound) + root;
+  plan.halfIntermediate = plan.halfIntermediateBound <= kHalfErrorBudget;
+  plan.sumsInByteRange = false;  // clamped at 255
+  if (plan.bound <= kHalfErrorBudget) {
+    plan.mode = HalfWeightsPlan::Mode::Single;
+  } else {
+    std::ostringstream s;
+    s << "the gradient magnitude's two terms could move the output by up to " << plan.bound
+      << " levels (more than the 1 LSB budget, " << kHalfErrorBudget << ")";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
 }  // namespace convlive

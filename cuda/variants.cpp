@@ -59,9 +59,7 @@ Problem Variant::tileProblem(Tile t) const {
 }
 
 bool needsSeparable(MaskTakes t) { return t == MaskTakes::Separable || t == MaskTakes::OneSeparable; }
-bool needsOneMask(MaskTakes t) {
-  return t == MaskTakes::One || t == MaskTakes::OneSeparable || t == MaskTakes::OneLowRank;
-}
+bool needsOneMask(MaskTakes t) { return t == MaskTakes::One || t == MaskTakes::OneSeparable; }
 const char* maskTakesName(MaskTakes t) {
   switch (t) {
     case MaskTakes::One:
@@ -70,8 +68,8 @@ const char* maskTakesName(MaskTakes t) {
       return "separable";
     case MaskTakes::OneSeparable:
       return "one separable";
-    case MaskTakes::OneLowRank:
-      return "one of low rank";
+    case MaskTakes::LowRank:
+      return "low rank";
     case MaskTakes::Any:
       break;
   }

@@ -190,6 +190,41 @@ TEST(HalfTerms, TermsTooLargeForTheTensorCoresAreRefusedWithTheReason) {
   EXPECT_EQ(planHalfTerms(LowRank{}, r, Combine::Identity).mode, HalfWeightsPlan::Mode::Refused);
 }
 
+// A gradient magnitude (tensorstream): gx and gy each bounded as a mask of that one term, the
+// magnitude within sqrt(2) times the larger plus its root's rounding. Sobel at every radius
+// tensorstream takes and scharr fit (their weights are small integers or binomials, exact in fp16
+// to r = 6: the bound is the sums' and the root's alone); a mask that is not separable and one whose
+// sums are too large are refused with the reason.
+TEST(HalfMagnitude, SobelAndScharrFitAndTheBoundIsTheLargerTermsTimesSqrt2) {
+  for (const auto& [kind, radii] : {std::pair<const char*, std::vector<int>>{"sobel", {1, 2, 3, 5, 8, 9, 16}},
+                                    std::pair<const char*, std::vector<int>>{"scharr", {1}}})
+    for (int r : radii) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      ASSERT_EQ(f.combine, Combine::Magnitude);
+      const auto plan = planHalfMagnitude(f.mask);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Single) << kind << " r=" << r << ": " << plan.why;
+      EXPECT_LE(plan.bound, kHalfErrorBudget);
+      const SeparableTerm gx{f.mask.col(), f.mask.row()};
+      const auto x = planHalfTerms(LowRank{{gx}}, r, Combine::Identity);
+      const auto y = planHalfTerms(LowRank{{gx.transposed()}}, r, Combine::Identity);
+      const double largest = 255 * absoluteSum(f.mask.row()) * absoluteSum(f.mask.col()) * std::sqrt(2.0);
+      EXPECT_NEAR(plan.bound, std::sqrt(2.0) * std::max(x.bound, y.bound) + 3 * std::ldexp(1.0, -24) * largest,
+                  1e-12 * largest)
+          << kind << " r=" << r;
+      EXPECT_GT(plan.bound, std::sqrt(2.0) * std::max(x.bound, y.bound));
+      EXPECT_FALSE(plan.sumsInByteRange);
+    }
+  const auto custom = planHalfMagnitude(makeFilter("emboss", {.radius = 2}).mask);
+  EXPECT_EQ(custom.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(custom.why.find("not separable"), std::string::npos) << custom.why;
+  // Factors of alternating +-16 at r = 8: 255 x 272^2 in each sum, too large for the truncating adds.
+  std::vector<float> big(17);
+  for (int i = 0; i < 17; ++i) big[i] = i % 2 ? 16.f : -16.f;
+  const auto refused = planHalfMagnitude(Mask::fromFactors(big, big));
+  EXPECT_EQ(refused.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(refused.why.find("gradient magnitude's two terms could move the output"), std::string::npos) << refused.why;
+}
+
 TEST(HalfSeparable, TheBoundComposesBothPasses) {
   // The mask keeps its own factors (scaled so that the row peaks at 1): the bound is computed from
   // those, as the kernel uses them.

@@ -150,9 +150,16 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
         ++refusedForError_;
         return;
       }
+      // tensorstream runs a gradient magnitude to r = 16; past it, it says so.
+      if (v.name == "tensorstream" && f.combine == Combine::Magnitude &&
+          f.mask.radius() > kernels::kTensorStreamMaxMagnitudeRadius) {
+        EXPECT_NE(why.find("gradient magnitude up to r = 16"), std::string::npos) << why;
+        ++refusedForRank_;
+        return;
+      }
       // tensorstream takes masks of low rank, up to 4 separable terms; the others it refuses with
       // the reason (custom masks of full rank, the 3x3 emboss).
-      if (v.takes == MaskTakes::OneLowRank && !f.mask.separable() &&
+      if (v.takes == MaskTakes::LowRank && !f.mask.separable() &&
           (!f.mask.lowRank() || f.mask.lowRank()->rank() > kernels::kTensorStreamMaxTerms)) {
         EXPECT_NE(why.find("not separable"), std::string::npos) << why;
         ++refusedForRank_;
@@ -188,8 +195,8 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
     EXPECT_NE(v.whyNot(p, 8, 8).text().find("not separable"), std::string::npos);
     return;
   }
-  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d" || v.name == "tensorsep" ||
-                           v.name == "tensorstream";
+  // (tensorstream runs the gradient magnitude of a separable mask as two terms.)
+  const bool oneMaskOnly = v.name == "fused" || v.name == "stream" || v.name == "tensor2d" || v.name == "tensorsep";
   if (oneMaskOnly && probe.combine == Combine::Magnitude) {
     FilterParams p;
     p.filter = probe;
@@ -226,7 +233,7 @@ TEST_P(VariantVsReference, EqualsTheCpuReference) {
   RecordProperty("refused_for_the_error_estimate", refusedForError_);
   RecordProperty("refused_for_their_rank", refusedForRank_);
   // Custom masks are of full rank: tensorstream refuses every one, with the reason.
-  if (v.takes == MaskTakes::OneLowRank && kind == "custom")
+  if (v.takes == MaskTakes::LowRank && kind == "custom")
     EXPECT_GT(refusedForRank_, 0);
   else
     EXPECT_GT(checked_, 0);
@@ -682,6 +689,67 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
   EXPECT_NE(why.find("not separable and is of rank 5"), std::string::npos) << why;
 }
 
+// A gradient magnitude as two terms in one pass (gx = col (x) row, gy = row (x) col, each in sums of
+// its own): sobel at every radius tensorstream takes it to, scharr, and random separable masks of
+// both signs (fp16-rounded factors, split intermediates where the plan asks) at both K-chunk counts,
+// every border and alpha mode at random, on odd frames with edge strips and several segments, every
+// tile; past r = 16 and for a mask that is not separable, refused with the reason.
+TEST_F(TensorStreamStrips, GradientMagnitudesEqualTheCpuReference) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0x9a6du);
+  for (int r = 1; r <= kernels::kTensorStreamMaxMagnitudeRadius; ++r) {
+    check(v, makeFilter("sobel", {.radius = r}), kBorders[rng() % 4], rng() % 2, randomFrame(259, 47, rng),
+          r % 4 == 1 ? v.tiles : std::vector<Tile>{v.tiles[rng() % v.tiles.size()]});
+    if (HasFatalFailure()) return;
+  }
+  for (Border b : kBorders)
+    for (bool alpha : {false, true}) {
+      check(v, makeFilter("scharr", {.radius = 1}), b, alpha, randomFrame(70, 300, rng),
+            {v.tiles[rng() % v.tiles.size()]});
+      if (HasFatalFailure()) return;
+    }
+  for (Size s : {Size{70, 300}, Size{517, 133}, Size{5, 3}})
+    for (int r : {1, 3, 8, 9, 16}) {
+      const int n = 2 * r + 1;
+      // Each factor's absolute sum 1.5 (outputs to about 575 levels, clamped at 255): |w| summing
+      // to much more is refused for the tensor cores' truncating adds (a test of its own).
+      std::uniform_real_distribution<float> d(-1.f, 1.f);
+      std::vector<float> col(n), row(n);
+      double colAbs = 0, rowAbs = 0;
+      for (int i = 0; i < n; ++i)
+        col[i] = d(rng), row[i] = d(rng), colAbs += std::fabs(col[i]), rowAbs += std::fabs(row[i]);
+      for (int i = 0; i < n; ++i) col[i] = float(col[i] * 1.5 / colAbs), row[i] = float(row[i] * 1.5 / rowAbs);
+      Filter f;
+      f.name = "random separable magnitude";
+      f.mask = Mask::fromFactors(col, row);
+      f.combine = Combine::Magnitude;
+      check(v, f, kBorders[rng() % 4], rng() % 2, randomFrame(s.w, s.h, rng), {v.tiles[rng() % v.tiles.size()]});
+      if (HasFatalFailure()) return;
+    }
+  EXPECT_GT(checked_, 0);
+  FilterParams past;
+  past.filter = makeFilter("sobel", {.radius = kernels::kTensorStreamMaxMagnitudeRadius + 1});
+  EXPECT_NE(v.whyNot(past, 64, 64).text().find("gradient magnitude up to r = 16"), std::string::npos);
+  FilterParams notSeparable;
+  notSeparable.filter = makeFilter("laplacian", {.radius = 2});
+  notSeparable.filter.combine = Combine::Magnitude;
+  EXPECT_NE(v.whyNot(notSeparable, 64, 64).text().find("this mask is not separable"), std::string::npos);
+}
+
+// sobel at both K-chunk counts (r = 3, 12), two borders, both alpha modes, a 64x32 tile: a small
+// set, sized for compute-sanitizer racecheck and memcheck.
+TEST_F(TensorStreamStrips, GradientMagnitudesAtEveryKChunkCount) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0x51a7u);
+  for (int r : {3, 12})
+    for (Border b : {Border::Mirror, Border::Zero})
+      for (bool alpha : {false, true}) {
+        check(v, makeFilter("sobel", {.radius = r}), b, alpha, randomFrame(70, 100, rng), {{64, 32}});
+        if (HasFatalFailure()) return;
+      }
+  EXPECT_EQ(checked_, 2 * 2 * 2 * 2);
+}
+
 // Three terms at every K-chunk count (r = 4, 12, 20, 28), clamped and |.|, two borders, both
 // alpha modes, a 64x32 tile: a small set, sized for compute-sanitizer racecheck and memcheck.
 TEST_F(TensorStreamStrips, MasksOfLowRankAtEveryKChunkCount) {
@@ -997,7 +1065,8 @@ TEST(Fft, LargeTwoDimensionalMasks) {
 
 // Without timing, auto falls back to the order measured on the H200: stream for separable r = 1
 // and r = 2 (with fp32 sums past 1080p only), tensorstream to r = 32, fft past it, tensor2d for
-// 2D masks up to r = 21 at 1080p (fft from there).
+// 2D masks up to r = 21 at 1080p (fft from there); gradient magnitudes on tensorstream to r = 16,
+// separable past it.
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -1006,8 +1075,16 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     return fixedOrderChoice(p, 1920, 1080).name;
   };
   EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 1})), "stream");
-  EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks: gradient magnitude
-  if (deviceInfo().major >= 8) {                                     // the tensor cores' mma.sync m16n8k16
+  if (deviceInfo().major < 8) {
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "separable");  // two masks
+  }
+  if (deviceInfo().major >= 8) {  // the tensor cores' mma.sync m16n8k16
+    // A gradient magnitude: tensorstream's two terms to r = 16 (4K sobel r=1 0.064 ms, separable
+    // 0.219, tiled-coop 0.158), separable past it.
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "tensorstream");
+    EXPECT_EQ(pick(makeFilter("scharr", {.radius = 1})), "tensorstream");
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 16})), "tensorstream");
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 17})), "separable");
     // r = 2 with fp16 sums: stream at every size; with fp32 sums (a factor that does not fit) past 1080p.
     EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
     Filter sharpen = makeFilter("gaussian", {.radius = 2});

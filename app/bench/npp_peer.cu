@@ -8,6 +8,9 @@
 //   ./npp-peer --out npp.json [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]
 // Frames are RGBA8 (4 channels, all filtered), random, 3 of them rotated so the L2 cache does not
 // flatter; replicate border; 5 warm-up calls, 30 timed calls bracketed by CUDA events, median.
+// At r = 1 and 2 it also times NPP's fixed-mask filters of the other built-in kinds (timing only):
+// Sobel horizontal + vertical (r = 1; no 4-channel magnitude in NPP), Sharpen (r = 1), Laplace
+// (3x3, 5x5).
 // Each function is checked once on a small frame against a float64 CPU correlation with the same
 // weights (NPP convolves, so it is handed the weights reversed); max_abs_err is the largest
 // difference in levels (0.5 = correctly rounded; NPP's row + column pair rounds the row pass to
@@ -582,6 +585,40 @@ int main(int argc, char** argv) {
         emit("npp/FilterGaussBorder", "gaussian", r, W, H, timeCall(gauss, ins, out, s, repeats), -1,
              "nppiFilterGaussBorder_8u_C4R, fixed " + std::to_string(2 * r + 1) + "x" + std::to_string(2 * r + 1) +
                  " mask with NPP's own weights (not this sigma; timing only), replicate border");
+      }
+      // NPP's fixed-mask filters of the other built-in kinds, timing only (their weights and output
+      // rules are NPP's own): Sobel as its horizontal and vertical filters one after the other (NPP
+      // has no 4-channel gradient magnitude, so this is less work than a magnitude: a lower bound
+      // on its time), Sharpen (3x3) and Laplace (3x3 at r = 1, 5x5 at r = 2).
+      if (r <= 2) {
+        const NppiSize full{W, H};
+        if (r == 1) {
+          const Call sobel = [&](const Frame& in, Frame& o) {
+            NppStatus st =
+                nppiFilterSobelHorizBorder_8u_C4R_Ctx(in.data, int(in.pitch), full, NppiPoint{0, 0}, tmp.data,
+                                                      int(tmp.pitch), full, NPP_BORDER_REPLICATE, ctx);
+            if (st != NPP_SUCCESS) return st;
+            return nppiFilterSobelVertBorder_8u_C4R_Ctx(in.data, int(in.pitch), full, NppiPoint{0, 0}, o.data,
+                                                        int(o.pitch), full, NPP_BORDER_REPLICATE, ctx);
+          };
+          emit("npp/FilterSobelHoriz+VertBorder", "sobel", r, W, H, timeCall(sobel, ins, out, s, repeats), -1,
+               "nppiFilterSobelHorizBorder_8u_C4R then nppiFilterSobelVertBorder_8u_C4R (two 8-bit directional "
+               "outputs, no magnitude: NPP has none for 4 channels), replicate border; timing only");
+          const Call sharpen = [&](const Frame& in, Frame& o) {
+            return nppiFilterSharpenBorder_8u_C4R_Ctx(in.data, int(in.pitch), full, NppiPoint{0, 0}, o.data,
+                                                      int(o.pitch), full, NPP_BORDER_REPLICATE, ctx);
+          };
+          emit("npp/FilterSharpenBorder", "sharpen", r, W, H, timeCall(sharpen, ins, out, s, repeats), -1,
+               "nppiFilterSharpenBorder_8u_C4R, NPP's fixed 3x3 sharpening mask, replicate border; timing only");
+        }
+        const NppiMaskSize laplaceSize = r == 1 ? NPP_MASK_SIZE_3_X_3 : NPP_MASK_SIZE_5_X_5;
+        const Call laplace = [&](const Frame& in, Frame& o) {
+          return nppiFilterLaplaceBorder_8u_C4R_Ctx(in.data, int(in.pitch), full, NppiPoint{0, 0}, o.data, int(o.pitch),
+                                                    full, laplaceSize, NPP_BORDER_REPLICATE, ctx);
+        };
+        emit("npp/FilterLaplaceBorder", "laplacian", r, W, H, timeCall(laplace, ins, out, s, repeats), -1,
+             "nppiFilterLaplaceBorder_8u_C4R, NPP's fixed " + std::to_string(2 * r + 1) + "x" +
+                 std::to_string(2 * r + 1) + " Laplace mask, replicate border; timing only");
       }
       CHECK_CUDA(cudaFree(dk));
     }

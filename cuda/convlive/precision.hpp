@@ -65,6 +65,14 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 // with the reason. sumsInByteRange is false: the outputs are clamped.
 HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine);
 
+// The gradient magnitude of a separable mask (sobel, scharr) as tensorstream runs it: gx = col (x)
+// row and gy = row (x) col, each a term of its own in accumulators of its own, bounded as
+// planHalfTerms bounds a mask of that one term (ex, ey), then sqrt(gx^2 + gy^2) in fp32, which is
+// off by at most sqrt(ex^2 + ey^2) <= sqrt(2) max(ex, ey) plus its own rounding (3 2^-24 of the
+// largest magnitude). Single (halfIntermediate where one fp16 intermediate fits both terms) or
+// Refused with the reason; a mask that is not separable is refused too.
+HalfWeightsPlan planHalfMagnitude(const Mask& mask);
+
 // The largest |weight| of a factor (tensorstream's input scale, convlive/tensor_inputs.hpp).
 double largestWeight(const std::vector<float>& factor);
 

@@ -52,12 +52,13 @@ class Workspace {
 // them; `convlive list variants` prints it. A separable mask is an outer product of a column and a
 // row (box, gaussian, sobel, scharr, pitch, a rank-one custom mask); a gradient magnitude (sobel,
 // scharr) is two masks. A mask of low rank is a sum of a few separable terms (sharpen, emboss, the
-// laplacian, custom masks of low rank: convlive/low_rank.hpp); OneLowRank takes separable masks and
-// those of up to kernels::kTensorStreamMaxTerms (4) terms.
-enum class MaskTakes { Any, One, Separable, OneSeparable, OneLowRank };
+// laplacian, custom masks of low rank: convlive/low_rank.hpp); LowRank takes separable masks, those
+// of up to kernels::kTensorStreamMaxTerms (4) terms, and the gradient magnitude of a separable mask
+// (its two terms).
+enum class MaskTakes { Any, One, Separable, OneSeparable, LowRank };
 bool needsSeparable(MaskTakes t);
 bool needsOneMask(MaskTakes t);
-const char* maskTakesName(MaskTakes t);  // "any", "one", "separable", "one separable", "one of low rank"
+const char* maskTakesName(MaskTakes t);  // "any", "one", "separable", "one separable", "low rank"
 
 // One convolution strategy, whole: what it is (the table's columns), when it can run, how it
 // runs, and what it launches. Each variant's entry is made in its own file beside its kernel

@@ -15,11 +15,12 @@
 
 namespace convlive::kernels {
 
-constexpr int kMax2DRadius = 32;            // 65x65 masks for the 2D variants
-constexpr int kMaxSepRadius = 64;           // 129-tap factors for the separable ones
-constexpr int kStreamMaxRadius = 4;         // stream: the column window lives in registers
-constexpr int kTensorStreamMaxRadius = 32;  // tensorstream: a 16-pixel strip's window is 2..5 16-wide K chunks
-constexpr int kTensorStreamMaxTerms = 4;    // tensorstream: the separable terms of a mask of low rank
+constexpr int kMax2DRadius = 32;                     // 65x65 masks for the 2D variants
+constexpr int kMaxSepRadius = 64;                    // 129-tap factors for the separable ones
+constexpr int kStreamMaxRadius = 4;                  // stream: the column window lives in registers
+constexpr int kTensorStreamMaxRadius = 32;           // tensorstream: a 16-pixel strip's window is 2..5 16-wide K chunks
+constexpr int kTensorStreamMaxTerms = 4;             // tensorstream: the separable terms of a mask of low rank
+constexpr int kTensorStreamMaxMagnitudeRadius = 16;  // tensorstream: a gradient magnitude's two sets of sums
 constexpr int kMax2DTaps = (2 * kMax2DRadius + 1) * (2 * kMax2DRadius + 1);
 
 // A 2D mask passed by value as a kernel parameter (__grid_constant__): it lives in the constant
@@ -104,6 +105,11 @@ std::vector<unsigned> tensorStreamFragments(const MaskSep& m);
 // product, all terms' column products summed in the same fp32 accumulators. splitIntermediate:
 // every term's row sums as fp16 high + low parts (convlive/precision.hpp planHalfTerms).
 void tensorStreamTerms(const Launch& l, const MaskTerms& m, bool splitIntermediate);
+// The gradient magnitude of a separable mask (sobel, scharr; radius 1..kTensorStreamMaxMagnitudeRadius)
+// in one tensorstream pass: gx = col (x) row and gy = row (x) col as two terms, the input read
+// once, each term summed in fp32 accumulators of its own, stored as sqrt(gx^2 + gy^2) a channel.
+// splitIntermediate: both terms' row sums as fp16 high + low parts (planHalfMagnitude).
+void tensorStreamMagnitude(const Launch& l, const MaskSep& m, bool splitIntermediate);
 
 // The fft variant's buffers (cuda/fft.cpp owns them and runs cuFFT between these launches):
 // `channels` real planes of padW x padH floats, one after the other; their spectra, padH x
@@ -177,6 +183,8 @@ LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIn
 WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate);
 LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
 WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
+LaunchDescription describeTensorStreamMagnitude(const Launch& l, int radius, bool splitIntermediate);
+WorkModel modelTensorStreamMagnitude(const Launch& l, int radius, bool splitIntermediate);
 // Its passes that cover no frame area (cuFFT's transforms, the product of spectra) have zero-sized
 // outputTile and inputTile.
 LaunchDescription describeFft(const Launch& l, const FftPlanes& f);

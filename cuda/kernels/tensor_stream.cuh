@@ -223,11 +223,17 @@ __device__ __forceinline__ unsigned alphaWord(uint4 v) {
 // OneTerm (with Terms): exactly one term (a mask of low rank whose centre-only term the host
 // folded into `centre`: sharpen), known at compile time, so that the term's products are
 // straight-line code as in the separable kernel and the channels' products interleave.
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
+//
+// Mag (with Terms): a gradient magnitude (sobel, scharr): exactly two terms, gx = col (x) row and
+// gy = row (x) col, each summed in accumulators of its own (accY for gy) and stored as
+// sqrt(gx^2 + gy^2) a channel. The input is read and regrouped once for both.
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false,
+          bool Mag = false>
 __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsOf<Terms>& m, const StripSchedule& sched,
                                                  int ahead, const uint4* fragments) {
   static_assert(!Fetched || B0 == 1, "fragments are fetched at B0 = 1 only");
   static_assert(!(Fetched && Terms), "a mask of low rank makes its fragments in the kernel");
+  static_assert(!Mag || (Terms && !OneTerm), "a gradient magnitude runs as its two terms");
 #if __CUDA_ARCH__ >= 800
   using S = Shape<B0>;
   constexpr int KC = S::KC, NO = S::NO;
@@ -241,7 +247,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   uint4* rowFrag = reinterpret_cast<uint4*>(tensorStreamSmem);  // [KC][32 lanes], term t's kTermStride t on
   uint4* colFrag = rowFrag + KC * 32;                           // [NO][32 lanes], likewise
   constexpr int kTermStride = (KC + NO) * 32;
-  const int terms = OneTerm ? 1 : termsOf(m);
+  const int terms = OneTerm ? 1 : Mag ? 2 : termsOf(m);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = apronOf(B0, r);
@@ -369,6 +375,8 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   // acc[j][ch][h]: output block j (16 rows from 8 (2 j - B0) below the current chunk's first row),
   // channel ch, pixel slots 8 h .. 8 h + 7.
   float acc[NO][NCH][2][4];
+  // Mag: gy's blocks, likewise (one unused block otherwise, which the compiler drops).
+  float accY[Mag ? NO : 1][NCH][2][4];
 #pragma unroll
   for (int j = 0; j < NO - 1; ++j)
 #pragma unroll
@@ -444,10 +452,15 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
 #pragma unroll
           for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) acc[(NO - 1 + p) % NO][ch][h][e] = 0.f;
+            for (int e = 0; e < 4; ++e) {
+              acc[(NO - 1 + p) % NO][ch][h][e] = 0.f;
+              if constexpr (Mag) accY[(NO - 1 + p) % NO][ch][h][e] = 0.f;
+            }
+      // Mag: both terms unrolled, so that each one's column products go to its own blocks.
+      constexpr int kTermUnroll = Mag ? 2 : 1;
 #pragma unroll
       for (int ch = 0; ch < NCH; ++ch) {
-#pragma unroll 1
+#pragma unroll kTermUnroll
         for (int tm = 0; tm < terms; ++tm) {
           // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this channel.
           float hs[2][4];
@@ -492,6 +505,11 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
             const unsigned ca[4] = {f.x, f.y, f.z, f.w};
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
+              if (Mag && tm == 1) {
+                mma16816(accY[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
+                if constexpr (SplitH) mma16816(accY[(j + p) % NO][ch][h], ca, lo[h], lo[2 + h]);
+                continue;
+              }
               if (Terms || j < NO - 1)
                 mma16816(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
               else
@@ -508,6 +526,18 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
         // was filtered, it is the input's: read back as those 4 pixels from the stage that holds the
         // row (B0 = 1), or carried since that step (B0 >= 2).
         const bool full = fullWidth && outAligned && out0 + 16 <= y0 + rows;
+        // Mag: block 0 becomes sqrt(gx^2 + gy^2) a channel (the blocks move on past it).
+        if constexpr (Mag) {
+#pragma unroll
+          for (int ch = 0; ch < NCH; ++ch)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+              for (int e = 0; e < 4; ++e) {
+                const float gx = acc[p][ch][h][e], gy = accY[p][ch][h][e];
+                acc[p][ch][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
+              }
+        }
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
           const int k = i - B0;                              // the 8 rows' place, in 8 rows, from s
@@ -564,7 +594,10 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
 #pragma unroll
           for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) acc[j][ch][h][e] = acc[j + 1][ch][h][e];
+            for (int e = 0; e < 4; ++e) {
+              acc[j][ch][h][e] = acc[j + 1][ch][h][e];
+              if constexpr (Mag) accY[j][ch][h][e] = accY[j + 1][ch][h][e];
+            }
     }
   }
   waitAsync<0>();  // nothing in flight into shared memory when the warp exits
@@ -595,6 +628,15 @@ __global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 && !SplitH ? 3 : 0)
     tensorStreamTermsKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskTerms m,
                             const __grid_constant__ StripSchedule sched, int ahead) {
   tensorStreamBody<B0, NCH, Out, SplitH, false, true, OneTerm>(l, m, sched, ahead, nullptr);
+}
+// A gradient magnitude: its two terms in the same pass, each in accumulators of its own (Mag).
+// ptxas -v, sm_90: 158-179 registers at B0 = 1 and 206-252 at B0 = 2, no spills; B0 = 1 with
+// alpha kept is held to 128 (2 blocks of 256 threads an SM), with none (alpha filtered spills).
+template <int B0, int NCH, bool SplitH>
+__global__ void __launch_bounds__(256, B0 == 1 && NCH == 3 ? 2 : 0)
+    tensorStreamMagnitudeKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskTerms m,
+                                const __grid_constant__ StripSchedule sched, int ahead) {
+  tensorStreamBody<B0, NCH, kClamp, SplitH, false, true, false, true>(l, m, sched, ahead, nullptr);
 }
 
 int tensorStreamThreads(const Launch& l) { return 32 * (l.tileW / 16); }  // a warp per 16-pixel strip
@@ -691,9 +733,12 @@ StripSchedule scheduleOf(const Launch& l, int radius, int slots, int div = kTens
 }
 
 // The kernel of an instance.
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false,
+          bool Mag = false>
 constexpr auto kernelOf() {
-  if constexpr (Terms)
+  if constexpr (Mag)
+    return &tensorStreamMagnitudeKernel<B0, NCH, SplitH>;
+  else if constexpr (Terms)
     return &tensorStreamTermsKernel<B0, NCH, Out, SplitH, OneTerm>;
   else if constexpr (Fetched)
     return &tensorStreamFetchedKernel<NCH, Out, SplitH>;
@@ -704,11 +749,12 @@ constexpr auto kernelOf() {
 // Blocks of this instance the current GPU holds at once with the launch's block and a ring `ahead`
 // steps deep (0 without a device); residentBlocks keeps each device's answer, so two GPUs of a
 // process each get theirs.
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false,
+          bool Mag = false>
 int tensorStreamSlots(const Launch& l, int ahead, int terms = 1) {
   if (!deviceInfo().available) return 0;
   const int warps = tensorStreamThreads(l) / 32;
-  return residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm>()),
+  return residentBlocks(reinterpret_cast<const void*>(kernelOf<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>()),
                         32 * warps, sharedBytes<B0>(warps, ahead, kHistory<B0, NCH>, terms));
 }
 
@@ -726,13 +772,14 @@ struct Ring {
   int ahead;
   StripSchedule schedule;
 };
-template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false>
+template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false,
+          bool Mag = false>
 Ring ringOf(const Launch& l, int radius, int terms = 1) {
-  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm>(l, 1, terms);
+  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>(l, 1, terms);
   Ring ring{1, scheduleOf<B0>(l, radius, slots1, edgeDivisorOf<B0>(l, radius, slots1))};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
   if (B0 == 1 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
-  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm>(l, 2, terms);
+  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>(l, 2, terms);
   if (slots2 < slots1) return ring;
   ring.ahead = 2;
   if (slots2 != slots1) ring.schedule = scheduleOf<B0>(l, radius, slots2);
@@ -773,6 +820,29 @@ void launchTensorStream(const Launch& l, const MaskSep& m, const unsigned* fragm
   } else {
     launchDependent(kernel, grid, block, shared, l.stream, l, scaledForTensorInputs(m), s, ring.ahead);
   }
+}
+
+// Each term's factors scaled for the fp16 inputs by its own power of two (row by 2^S, column by
+// 2^(24 - S)): every term's products are in the same units, 2^24 a level, and add up as they are.
+inline MaskTerms scaledTerms(const MaskTerms& m) {
+  if (m.terms < 1 || m.terms > kTensorStreamMaxTerms || m.radius < 1 || m.radius > kTensorStreamMaxRadius)
+    throw std::invalid_argument(
+        "tensorstream: " + std::to_string(m.terms) + " terms at r = " + std::to_string(m.radius) + " (it takes 1.." +
+        std::to_string(kTensorStreamMaxTerms) + " terms, r = 1.." + std::to_string(kTensorStreamMaxRadius) + ")");
+  const int taps = 2 * m.radius + 1;
+  MaskTerms scaled = m;
+  for (int t = 0; t < m.terms; ++t) {
+    const int scale = tensorInputScale(largestWeight(m.row[t], taps), largestWeight(m.col[t], taps));
+    if (scale < 0)
+      throw std::invalid_argument("tensorstream: no input scale keeps term " + std::to_string(t) +
+                                  "'s largest weights within fp16's range (the variant's whyNot refuses such masks "
+                                  "before a launch)");
+    for (int i = 0; i < taps; ++i) {
+      scaled.row[t][i] = std::ldexp(m.row[t][i], scale);
+      scaled.col[t][i] = std::ldexp(m.col[t][i], 24 - scale);
+    }
+  }
+  return scaled;
 }
 
 // halfPair's bits on the host: lo in the low half, each rounded to nearest even as the kernel's.
@@ -853,19 +923,20 @@ decltype(auto) tensorStreamInstance(const Launch& l, int radius, bool splitH, bo
 
 const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free" : "clamp"; }
 
-// What an instance launches for l (describeTensorStream, describeTensorStreamTerms): `terms` > 1
-// only with Terms.
-template <class K, bool Terms>
+// What an instance launches for l (describeTensorStream, describeTensorStreamTerms,
+// describeTensorStreamMagnitude): `terms` > 1 only with Terms (2 with Mag).
+template <class K, bool Terms, bool Mag = false>
 LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
-  const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms>(l, radius, terms);
+  const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms, false, Mag>(l, radius, terms);
   const StripSchedule& s = ring.schedule;
   PassLaunch p;
-  p.kernel = std::string(Terms        ? "tensorStreamTermsKernel<"
+  p.kernel = std::string(Mag          ? "tensorStreamMagnitudeKernel<"
+                         : Terms      ? "tensorStreamTermsKernel<"
                          : K::fetched ? "tensorStreamFetchedKernel<"
                                       : "tensorStreamKernel<") +
              std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) + ", " +
              (K::splitH ? "fp16 high + low" : "fp16") + ">";
-  if (Terms) p.kernel += " (" + std::to_string(terms) + " terms)";
+  if (Terms && !Mag) p.kernel += " (" + std::to_string(terms) + " terms)";
   p.grid = dimsOf(s.entries, s.segments);
   p.block = dimsOf(tensorStreamThreads(l));
   p.threadsPerBlock = tensorStreamThreads(l);
@@ -875,7 +946,8 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
   const int apron = apronOf(K::B0, radius);
   setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
   p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<K::B0, K::NCH>, terms);
-  p.kernelFunction = reinterpret_cast<const void*>(kernelOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms>());
+  p.kernelFunction =
+      reinterpret_cast<const void*>(kernelOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms, false, Mag>());
   return LaunchDescription{{p}, ""};
 }
 
@@ -883,7 +955,7 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
 // the column window. A step copies 16 rows x 16 (B0 + 1) pixels into shared memory (16-byte
 // cp.async) and reads them back once; per channel and term it reads the weight fragments and makes
 // 2 (B0 + 1) row products and 2 + 2 B0 column products (twice that when the intermediate is split).
-template <class K>
+template <class K, bool Mag = false>
 WorkModel modelInstance(const Launch& l, int radius, int terms) {
   constexpr int KC = Shape<K::B0>::KC, NB = Shape<K::B0>::NB, parts = K::splitH ? 2 : 1;
   const double steps = l.tileH / 16, perOutput = (steps + K::B0) / steps;  // steps made per step stored
@@ -900,7 +972,11 @@ WorkModel modelInstance(const Launch& l, int radius, int terms) {
   m.dramBytes = 8;
   m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * KC) + " deep, " +
                     std::to_string(int(taps)) + " weighted; " + std::to_string(K::NCH) + " channels");
-  if (terms > 1)
+  if (Mag)
+    m.notes.push_back(
+        "a gradient magnitude: the input read once, gx = col (x) row and gy = row (x) col as two terms, each in fp32 "
+        "accumulators of its own, stored as sqrt(gx^2 + gy^2)");
+  else if (terms > 1)
     m.notes.push_back(std::to_string(terms) + " separable terms (a mask of low rank): the input read once, " +
                       std::to_string(terms) + " row and column products, summed in the same fp32 accumulators");
   if (K::splitH) m.notes.push_back("the intermediate as fp16 high + low parts: two column products each");

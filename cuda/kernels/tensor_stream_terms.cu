@@ -6,29 +6,6 @@
 namespace convlive::kernels {
 namespace {
 
-// Each term's factors scaled for the fp16 inputs by its own power of two (row by 2^S, column by
-// 2^(24 - S)): every term's products are in the same units, 2^24 a level, and add up as they are.
-MaskTerms scaledTerms(const MaskTerms& m) {
-  if (m.terms < 1 || m.terms > kTensorStreamMaxTerms || m.radius < 1 || m.radius > kTensorStreamMaxRadius)
-    throw std::invalid_argument(
-        "tensorstream: " + std::to_string(m.terms) + " terms at r = " + std::to_string(m.radius) + " (it takes 1.." +
-        std::to_string(kTensorStreamMaxTerms) + " terms, r = 1.." + std::to_string(kTensorStreamMaxRadius) + ")");
-  const int taps = 2 * m.radius + 1;
-  MaskTerms scaled = m;
-  for (int t = 0; t < m.terms; ++t) {
-    const int scale = tensorInputScale(largestWeight(m.row[t], taps), largestWeight(m.col[t], taps));
-    if (scale < 0)
-      throw std::invalid_argument("tensorstream: no input scale keeps term " + std::to_string(t) +
-                                  "'s largest weights within fp16's range (the variant's whyNot refuses such masks "
-                                  "before a launch)");
-    for (int i = 0; i < taps; ++i) {
-      scaled.row[t][i] = std::ldexp(m.row[t][i], scale);
-      scaled.col[t][i] = std::ldexp(m.col[t][i], 24 - scale);
-    }
-  }
-  return scaled;
-}
-
 // The compiled instance for a launch: B0 from the radius, NCH from the alpha mode, Out from the
 // combine rule (clamped: a mask of low rank has weights of both signs, or its sums are not
 // bounded to the byte range), SplitH from the error plan.

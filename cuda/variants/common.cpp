@@ -33,10 +33,17 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p) {
                    "variant", "tiled-coop");
   if (needsOneMask(v.takes) && p.filter.combine == Combine::Magnitude)
     return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
-                   "variant", needsSeparable(v.takes) || v.takes == MaskTakes::OneLowRank ? "separable" : "tiled-coop");
+                   "variant", needsSeparable(v.takes) ? "separable" : "tiled-coop");
+  // A gradient magnitude as two terms: the mask and its transpose, each separable.
+  if (v.takes == MaskTakes::LowRank && p.filter.combine == Combine::Magnitude && !p.filter.mask.separable())
+    return problem(Code::CannotRun, "variant",
+                   v.name +
+                       " runs the gradient magnitude of a separable mask (sobel, scharr) as two terms; this mask "
+                       "is not separable: it needs a 2D variant",
+                   "variant", "tiled-coop");
   // A mask of low rank: its terms (made once a mask) only within the variant's radius, where the
   // radius check below would not refuse it first.
-  if (v.takes == MaskTakes::OneLowRank && !p.filter.mask.separable() && p.filter.mask.radius() <= v.maxRadius) {
+  if (v.takes == MaskTakes::LowRank && !p.filter.mask.separable() && p.filter.mask.radius() <= v.maxRadius) {
     const std::optional<LowRank>& lowRank = p.filter.mask.lowRank();
     const int most = kernels::kTensorStreamMaxTerms;
     if (!lowRank || lowRank->rank() > most || lowRank->rank() < 1) {

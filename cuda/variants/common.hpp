@@ -76,9 +76,12 @@ class Prepared {
     }
     return *terms_;
   }
-  const HalfWeightsPlan& halfTerms() {  // tensorstream, masks of low rank
+  const HalfWeightsPlan& halfTerms() {  // tensorstream, masks of low rank and gradient magnitudes
     if (!halfTerms_)
-      halfTerms_ = planHalfTerms(*params_.filter.mask.lowRank(), params_.filter.mask.radius(), params_.filter.combine);
+      halfTerms_ =
+          params_.filter.combine == Combine::Magnitude
+              ? planHalfMagnitude(params_.filter.mask)
+              : planHalfTerms(*params_.filter.mask.lowRank(), params_.filter.mask.radius(), params_.filter.combine);
     return *halfTerms_;
   }
   const HalfWeightsPlan& halfSeparable() {  // tensorstream

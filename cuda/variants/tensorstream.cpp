@@ -1,5 +1,6 @@
-// tensorstream: separable masks up to r = 32 on the tensor cores, and masks of low rank (up to 4
-// separable terms: sharpen, emboss, the laplacian, custom masks of low rank) in the same pass. Each
+// tensorstream: separable masks up to r = 32 on the tensor cores, masks of low rank (up to 4
+// separable terms: sharpen, emboss, the laplacian, custom masks of low rank) and the gradient
+// magnitude of a separable mask (sobel, scharr; up to r = 16) in the same pass. Each
 // warp walks down a 16-pixel strip, 16 rows a step, its input arriving through a cp.async ring in
 // shared memory; the row product's result is the column product's operand in the same registers.
 // Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu).
@@ -16,10 +17,14 @@ namespace {
 
 using Code = Problem::Code;
 
+// A gradient magnitude runs as two terms, the separable mask and its transpose (maskWhyNot refused
+// the others), each in sums of its own.
+bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
 // A mask that is not separable runs as its terms (maskWhyNot took it: 1..4 of them).
-bool asTerms(const FilterParams& p) { return !p.filter.mask.separable(); }
-int termsOf(const FilterParams& p) { return asTerms(p) ? p.filter.mask.lowRank()->rank() : 1; }
+bool asTerms(const FilterParams& p) { return !p.filter.mask.separable() && !magnitude(p); }
+int termsOf(const FilterParams& p) { return magnitude(p) ? 2 : asTerms(p) ? p.filter.mask.lowRank()->rank() : 1; }
 HalfWeightsPlan planOf(const FilterParams& p) {
+  if (magnitude(p)) return planHalfMagnitude(p.filter.mask);
   return asTerms(p) ? planHalfTerms(*p.filter.mask.lowRank(), p.filter.mask.radius(), p.filter.combine)
                     : planHalfSeparable(p.filter.mask, p.filter.combine);
 }
@@ -47,7 +52,18 @@ Problem scaleWhyNot(const std::vector<float>& rowFactor, const std::vector<float
 }
 
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
-  if (!asTerms(p)) {
+  if (magnitude(p)) {
+    if (auto why = commonWhyNot(v, p, w, h); why) return why;
+    if (const int r = p.filter.mask.radius(); r > kernels::kTensorStreamMaxMagnitudeRadius)
+      return problem(
+          Code::CannotRun, "radius",
+          "tensorstream runs a gradient magnitude up to r = " +
+              std::to_string(kernels::kTensorStreamMaxMagnitudeRadius) +
+              " (past it its two sets of sums would not fit the registers); this one is r = " + std::to_string(r),
+          "variant", "separable");
+    if (auto why = tensorCoreWhyNot(v, planOf(p).why, "separable"); why) return why;
+    if (auto why = scaleWhyNot(p.filter.mask.row(), p.filter.mask.col(), "", "separable"); why) return why;
+  } else if (!asTerms(p)) {
     if (auto why = tensorSeparableWhyNot(v, p, w, h); why) return why;
     if (auto why = scaleWhyNot(p.filter.mask.row(), p.filter.mask.col(), "", "tensorsep"); why) return why;
   } else {
@@ -74,6 +90,10 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
 // per mask.
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
+  if (magnitude(p)) {
+    kernels::tensorStreamMagnitude(launchOf(v, p, in, out, s), pp.sep(), !pp.halfTerms().halfIntermediate);
+    return;
+  }
   if (asTerms(p)) {
     kernels::tensorStreamTerms(launchOf(v, p, in, out, s), pp.terms(), !pp.halfTerms().halfIntermediate);
     return;
@@ -86,6 +106,8 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
+  if (magnitude(p))
+    return kernels::describeTensorStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
   if (asTerms(p))
     return kernels::describeTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
   return kernels::describeTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
@@ -104,6 +126,16 @@ bool hasCentreOnlyTerm(const LowRank& lr, int r) {
 
 // A mask of low rank's model says its terms, where they come from and the error plan's bound.
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
+  if (magnitude(p)) {
+    WorkModel m = kernels::modelTensorStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
+    const HalfWeightsPlan plan = planOf(p);
+    std::ostringstream note;
+    note.precision(2);
+    note << "gradient magnitude: error bound " << (plan.halfIntermediate ? plan.halfIntermediateBound : plan.bound)
+         << " levels";
+    m.notes.insert(m.notes.begin(), note.str());
+    return m;
+  }
   if (!asTerms(p)) return kernels::modelTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
   WorkModel m = kernels::modelTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
   const LowRank& lr = *p.filter.mask.lowRank();
@@ -130,7 +162,8 @@ Variant tensorStreamVariant() {
           "through a cp.async ring in shared memory; the row product's result is the column product's operand in "
           "registers (fp16 factors, the intermediate as fp16, or fp16 high + low parts where the error bound needs "
           "them), within 1 LSB; masks of low rank (sharpen, emboss, laplacian, up to 4 separable terms) in the same "
-          "pass, each term's products summed in the same accumulators",
+          "pass, each term's products summed in the same accumulators; the gradient magnitude of a separable mask "
+          "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -147,7 +180,7 @@ Variant tensorStreamVariant() {
                 {64, 96},
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
-      .takes = MaskTakes::OneLowRank,
+      .takes = MaskTakes::LowRank,
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
