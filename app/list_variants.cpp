@@ -72,7 +72,9 @@ void listVariants(std::ostream& out, int width) {
   for (const std::string& line :
        wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
                "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
-               "masks). Each refuses the masks it does not take and names a variant that takes them. frames: u8x4 "
+               "masks); a \"low rank\" one takes separable masks, sums of up to 4 separable terms (sharpen, emboss, "
+               "laplacian) and the gradient magnitude of a separable mask. Each refuses the masks it does not take and "
+               "names a variant that takes them. frames: u8x4 "
                "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
                "4 channels, and a batch of frames in one run.",
                width))

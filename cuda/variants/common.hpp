@@ -133,7 +133,8 @@ class MirroredTable {
 
 // The masks v's table entry says it takes (Variant::takes): a variant that needs a separable mask
 // names tiled-coop for the others; one that runs one mask names separable (or tiled-coop, where
-// the mask need not be separable) for a gradient magnitude.
+// the mask need not be separable) for a gradient magnitude; a LowRank one (tensorstream) takes the
+// magnitude of a separable mask and names tiled-coop for the others.
 Problem maskWhyNot(const Variant& v, const FilterParams& p);
 // Checks every variant shares: the masks it takes, the frame, the radius, the tile, the device.
 // The whole whyNot of the variants that need nothing more.
