@@ -52,13 +52,16 @@ bool fits(int side, const std::vector<SeparableTerm>& terms) {
   return true;
 }
 
-// The SVD's terms, the smallest count within the budget: sqrt(sigma) on each factor, so that
+// The SVD's terms of `a` (the weights, or the weights less `last`), the smallest count that with
+// `last` after them holds the weights within the budget: sqrt(sigma) on each factor, so that
 // neither grows much past the other's scale.
-std::optional<LowRank> fromSvd(int n, const std::vector<float>& weights) {
-  const Svd svd = singularValueDecomposition(n, asDouble(weights));
+std::optional<LowRank> fromSvd(int n, const std::vector<double>& a, const std::vector<float>& weights,
+                               const std::vector<SeparableTerm>& last = {}) {
+  const Svd svd = singularValueDecomposition(n, a);
   LowRank lr;
   lr.source = LowRank::Source::Svd;
   std::vector<double> residual = asDouble(weights);
+  for (const SeparableTerm& t : last) subtract(n, residual, t);
   for (int k = 0; k <= n; ++k) {
     lr.truncation = levelsOf(residual);
     if (lr.truncation <= kLowRankTruncationBudget) break;
@@ -72,8 +75,84 @@ std::optional<LowRank> fromSvd(int n, const std::vector<float>& weights) {
     subtract(n, residual, t);
     lr.terms.push_back(std::move(t));
   }
+  lr.terms.insert(lr.terms.end(), last.begin(), last.end());
   if (lr.rank() >= n && n > 1) return std::nullopt;  // full rank: nothing gained
   return lr;
+}
+
+// x with f x = e_centre in the least-squares sense (f: the k factors, each n long), from the normal
+// equations by Gaussian elimination with partial pivoting; nullopt where e_centre is not in their
+// span (the residual past `tolerance`) or the equations are singular.
+std::optional<std::vector<double>> centreCoefficients(int n, const std::vector<const std::vector<float>*>& f,
+                                                      double tolerance) {
+  const int k = static_cast<int>(f.size()), r = n / 2;
+  std::vector<double> g(std::size_t(k) * (k + 1), 0.0);  // [G | b], G = F^T F, b = F^T e
+  for (int a = 0; a < k; ++a) {
+    for (int b = 0; b < k; ++b)
+      for (int i = 0; i < n; ++i) g[std::size_t(a) * (k + 1) + b] += double((*f[a])[i]) * double((*f[b])[i]);
+    g[std::size_t(a) * (k + 1) + k] = (*f[a])[r];
+  }
+  for (int col = 0; col < k; ++col) {
+    int pivot = col;
+    for (int row = col + 1; row < k; ++row)
+      if (std::fabs(g[std::size_t(row) * (k + 1) + col]) > std::fabs(g[std::size_t(pivot) * (k + 1) + col]))
+        pivot = row;
+    if (std::fabs(g[std::size_t(pivot) * (k + 1) + col]) < 1e-300) return std::nullopt;
+    for (int j = 0; j <= k; ++j) std::swap(g[std::size_t(col) * (k + 1) + j], g[std::size_t(pivot) * (k + 1) + j]);
+    for (int row = 0; row < k; ++row) {
+      if (row == col) continue;
+      const double m = g[std::size_t(row) * (k + 1) + col] / g[std::size_t(col) * (k + 1) + col];
+      for (int j = col; j <= k; ++j) g[std::size_t(row) * (k + 1) + j] -= m * g[std::size_t(col) * (k + 1) + j];
+    }
+  }
+  std::vector<double> x(k);
+  for (int a = 0; a < k; ++a) x[a] = g[std::size_t(a) * (k + 1) + k] / g[std::size_t(a) * (k + 1) + a];
+  for (int i = 0; i < n; ++i) {
+    double v = 0.0;
+    for (int a = 0; a < k; ++a) v += x[a] * double((*f[a])[i]);
+    if (std::fabs(v - (i == r ? 1.0 : 0.0)) > tolerance) return std::nullopt;
+  }
+  return x;
+}
+
+bool centreOnly(const std::vector<float>& f) {
+  const std::size_t r = f.size() / 2;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if ((f[i] != 0.f) != (i == r)) return false;
+  return true;
+}
+
+// A centre tap peeled off a mask of rank k >= 2: where the centre's unit vector e lies in the span
+// of the column factors C and of the row factors R (W = C R^T; masks of even factors: the
+// laplacian, differences of gaussians), W - c e e^T has rank k - 1 for c = 1 / (beta^T alpha),
+// C alpha = e, R beta = e. The result is its k - 1 terms (SVD) and the centre-only term c delta (x)
+// delta, which tensorstream adds at the store (where it reads the stored rows' input back) and
+// cpu-simd sums as one tap: a term's products fewer. nullopt where no such c exists, a term is
+// centre-only already, or the terms would not hold the weights within the budget.
+std::optional<LowRank> withCentrePeeled(int n, const std::vector<float>& weights, const LowRank& lr) {
+  const int k = lr.rank();
+  if (k < 2 || n < 3 || n % 2 == 0) return std::nullopt;
+  if (std::any_of(lr.terms.begin(), lr.terms.end(),
+                  [](const SeparableTerm& t) { return centreOnly(t.col) && centreOnly(t.row); }))
+    return std::nullopt;
+  std::vector<const std::vector<float>*> cols, rows;
+  for (const SeparableTerm& t : lr.terms) cols.push_back(&t.col), rows.push_back(&t.row);
+  const auto alpha = centreCoefficients(n, cols, 1e-5), beta = centreCoefficients(n, rows, 1e-5);
+  if (!alpha || !beta) return std::nullopt;
+  double s = 0.0;
+  for (int a = 0; a < k; ++a) s += (*alpha)[a] * (*beta)[a];
+  const double largest = std::fabs(static_cast<double>(
+      *std::max_element(weights.begin(), weights.end(), [](float x, float y) { return std::fabs(x) < std::fabs(y); })));
+  if (std::fabs(s) < 1e-12 || !(std::fabs(1.0 / s) <= 4.0 * n * n * largest)) return std::nullopt;
+  const float c = static_cast<float>(1.0 / s);
+  SeparableTerm centre{std::vector<float>(n, 0.f), std::vector<float>(n, 0.f)};
+  centre.col[n / 2] = c;
+  centre.row[n / 2] = 1.f;
+  std::vector<double> rest = asDouble(weights);
+  rest[std::size_t(n / 2) * n + n / 2] -= c;
+  std::optional<LowRank> peeled = fromSvd(n, rest, weights, {centre});
+  if (!peeled || peeled->rank() > k) return std::nullopt;
+  return peeled;
 }
 
 }  // namespace
@@ -123,11 +202,15 @@ std::optional<LowRank> decomposeMask(int side, const std::vector<float>& weights
                                      const std::vector<SeparableTerm>& known) {
   if (side < 1 || weights.size() != std::size_t(side) * side) return std::nullopt;
   if (std::all_of(weights.begin(), weights.end(), [](float w) { return w == 0.f; })) return LowRank{};
+  std::optional<LowRank> lr;
   if (!known.empty() && fits(side, known) && (known.size() < std::size_t(side) || known.size() == 1)) {
-    LowRank lr{known, LowRank::Source::Factors, truncationOf(side, weights, known)};
-    if (lr.truncation <= kLowRankTruncationBudget) return lr;
+    lr = LowRank{known, LowRank::Source::Factors, truncationOf(side, weights, known)};
+    if (lr->truncation > kLowRankTruncationBudget) lr.reset();
   }
-  return fromSvd(side, weights);
+  if (!lr) lr = fromSvd(side, asDouble(weights), weights);
+  if (lr)
+    if (std::optional<LowRank> peeled = withCentrePeeled(side, weights, *lr)) return peeled;
+  return lr;
 }
 
 Svd singularValueDecomposition(int n, const std::vector<double>& a) {

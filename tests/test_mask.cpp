@@ -345,7 +345,16 @@ TEST(LowRank, EveryBuiltInMaskAsItsTerms) {
       }
       ASSERT_TRUE(lr.has_value()) << describeRank(m);
       EXPECT_EQ(lr->rank(), rank);
-      EXPECT_EQ(lr->source, LowRank::Source::Factors);  // exact factors, not the SVD
+      // The builder's exact factors, not the SVD, but for the 5x5 laplacian: its factors' spans hold
+      // the centre, so a centre tap peels off and the SVD gives the other two terms.
+      const bool peeled = kind == "laplacian" && r == 2;
+      EXPECT_EQ(lr->source, peeled ? LowRank::Source::Svd : LowRank::Source::Factors);
+      if (peeled) {
+        EXPECT_TRUE(std::any_of(lr->terms.begin(), lr->terms.end(), [](const SeparableTerm& t) {
+          return t.col[2] != 0.f && t.col[0] == 0.f && t.col[1] == 0.f && t.col[3] == 0.f && t.col[4] == 0.f &&
+                 t.row[2] == 1.f;
+        }));
+      }
       EXPECT_EQ(m.separable(), rank == 1);
       expectReplaces(m, *lr, rng);
       if (HasFatalFailure()) return;
@@ -361,6 +370,48 @@ TEST(LowRank, EveryBuiltInMaskAsItsTerms) {
   ASSERT_TRUE(sharpen.has_value());
   EXPECT_EQ(sharpen->taps(), 17u + 17 + 1 + 1);
   EXPECT_EQ(embossMask(8).lowRank()->taps(), 4 * 17u + 2);
+}
+
+// A centre tap peels off where the centre lies in the span of both the column and the row factors:
+// an unsharp mask given by its weights alone (2 delta - G) is one SVD term and the centre-only term
+// 2 delta (x) delta (which tensorstream adds at the store); the 4-neighbour laplacian, whose centre
+// is in both spans but whose rank no centre value lowers, and random masks, whose spans miss the
+// centre, keep their terms.
+TEST(LowRank, ACentreTapPeelsWhereTheFactorsSpanIt) {
+  std::mt19937 rng(381);
+  for (int r : {1, 3, 5, 8}) {
+    const int n = 2 * r + 1;
+    const Mask g = makeFilter("gaussian", {.radius = r}).mask;
+    std::vector<float> w(g.weights().begin(), g.weights().end());
+    for (float& v : w) v = -v;
+    w[std::size_t(r) * n + r] += 2.f;
+    const Mask unsharp(r, w);
+    SCOPED_TRACE("r=" + std::to_string(r));
+    ASSERT_TRUE(unsharp.lowRank().has_value());
+    const LowRank& lr = *unsharp.lowRank();
+    ASSERT_EQ(lr.rank(), 2);
+    const SeparableTerm& centre = lr.terms.back();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(centre.col[i] != 0.f, i == r);
+      EXPECT_EQ(centre.row[i], i == r ? 1.f : 0.f);
+    }
+    EXPECT_NEAR(centre.col[r], 2.f, 1e-5);
+    expectReplaces(unsharp, lr, rng);
+    if (HasFatalFailure()) return;
+  }
+  const Mask fourNeighbour = laplacianMask(1);
+  const auto& four = fourNeighbour.lowRank();
+  ASSERT_TRUE(four.has_value());
+  EXPECT_EQ(four->rank(), 2);
+  EXPECT_EQ(four->source, LowRank::Source::Factors);
+  for (int rank : {2, 3}) {
+    const Mask m = randomRankMask(4, rank, rng);
+    ASSERT_TRUE(m.lowRank().has_value());
+    EXPECT_EQ(m.lowRank()->rank(), rank);
+    EXPECT_FALSE(std::any_of(m.lowRank()->terms.begin(), m.lowRank()->terms.end(), [](const SeparableTerm& t) {
+      return std::count(t.col.begin(), t.col.end(), 0.f) == long(t.col.size()) - 1;
+    }));
+  }
 }
 
 TEST(LowRank, RandomMasksOfRankOneToSixFromTheSvd) {

@@ -61,7 +61,11 @@ constexpr double kLowRankTruncationBudget = 1.0 / 8;
 // The decomposition of a side x side mask (weights row-major): `known` when it is given, within
 // the budget and of lower rank than the side, else the smallest k of the SVD within the budget.
 // nullopt when that k is the full rank (side) and above 1: the mask is not of low rank. All-zero
-// weights give rank 0 (no terms).
+// weights give rank 0 (no terms). Where the centre lies in the span of both the column and the
+// row factors of k >= 2 terms and no term is centre-only, a centre tap c peels off: W - c e e^T
+// has rank k - 1, and the terms become its k - 1 (SVD) and c delta (x) delta, last (an unsharp
+// mask 2 delta - G given by its weights; the 5x5 laplacian), which costs one tap (cpu-simd) or no
+// products at all (tensorstream, r <= 8, alpha kept).
 std::optional<LowRank> decomposeMask(int side, const std::vector<float>& weights,
                                      const std::vector<SeparableTerm>& known = {});
 
