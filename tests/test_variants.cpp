@@ -657,9 +657,11 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
       if (HasFatalFailure()) return;
     }
   // A centre-only term is added at the store where alpha is kept and r <= 8 (sharpen's 2 delta,
-  // emboss's centre): sharpen at each such radius and every border, and a term of random factors
-  // plus 1.37 delta (x) delta, the centre's weight no power of two; alpha filtered keeps it a term.
-  for (int r = 1; r <= 9; ++r)
+  // emboss's centre), and past r = 8 where one term is left (the one-term instances carry the
+  // stored rows' input pixels): sharpen at each such radius to 9 and at every K-chunk count past it,
+  // every border, and a term of random factors plus 1.37 delta (x) delta, the centre's weight no
+  // power of two; alpha filtered keeps it a term.
+  for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 24, 25, 32})
     for (Border b : kBorders) {
       check(v, makeFilter("sharpen", {.radius = r}), b, false, randomFrame(83, 61, rng),
             {v.tiles[rng() % v.tiles.size()]});
@@ -762,9 +764,11 @@ TEST_F(TensorStreamStrips, MasksOfLowRankAtEveryKChunkCount) {
               {{64, 32}});
         if (HasFatalFailure()) return;
       }
-  // sharpen's centre term added at the store (alpha kept, r <= 8).
-  check(v, makeFilter("sharpen", {.radius = 3}), Border::Clamp, false, randomFrame(70, 100, rng), {{64, 32}});
-  EXPECT_EQ(checked_, 4 * 2 * 2 * 2 + 2);
+  // sharpen's centre term added at the store (alpha kept) at every K-chunk count: read back from the
+  // ring (r = 3), carried with the rows (r = 12, 20, 28).
+  for (int r : {3, 12, 20, 28})
+    check(v, makeFilter("sharpen", {.radius = r}), Border::Clamp, false, randomFrame(70, 100, rng), {{64, 32}});
+  EXPECT_EQ(checked_, 4 * 2 * 2 * 2 + 4 * 2);
 }
 
 // tensor2d and tensorstream launch as programmatic dependents of the kernel before them

@@ -41,8 +41,8 @@ struct MaskSep {
 struct MaskTerms {
   int radius, terms;
   // A centre-only term (centre x delta (x) delta) taken out of the terms and added to each channel's
-  // sum at the store, where the kernel reads the stored rows' input back (tensorStreamTerms folds it
-  // there); 0: none.
+  // sum at the store, where the kernel has the stored rows' input (alpha kept: r <= 8, or one term
+  // left; tensorStreamTerms folds it there); 0: none.
   float centre;
   float row[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
   float col[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];

@@ -387,6 +387,10 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   // e in byte e (alphaWord), for the step that stores them.
   constexpr int AS = kCarryAlpha ? (B0 + 1) / 2 : 1;
   unsigned alphaPast[AS][2];
+  // One term with a folded centre at B0 >= 2 (sharpen past r = 8): the rows' 4 input pixels carried
+  // whole instead of their alpha, for the centre's colour bytes at the store.
+  constexpr bool kCarryPixels = kCarryAlpha && OneTerm && NCH == 3;
+  uint4 pixelsPast[kCarryPixels ? AS : 1][2];
 
   const bool fullWidth = x0 + 16 <= l.width;
   const bool outAligned = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
@@ -440,10 +444,16 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
       // The alpha of this step's rows 8 nb + g at the strip's pixels 4 t .. 4 t + 3, for the step
       // that stores them.
       unsigned alphaNow[2] = {0u, 0u};
-      if constexpr (kCarryAlpha && NCH == 3)
+      uint4 pixelsNow[2];
+      if constexpr (kCarryPixels) {
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+          pixelsNow[nb] = *reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 4 * apron + 16 * t));
+      } else if constexpr (kCarryAlpha && NCH == 3) {
 #pragma unroll
         for (int nb = 0; nb < 2; ++nb)
           alphaNow[nb] = alphaWord(*reinterpret_cast<const uint4*>(st + S::offset(8 * nb + g, 4 * apron + 16 * t)));
+      }
 
       // A mask of low rank adds every term's column products into the block that starts here.
       if constexpr (Terms)
@@ -544,7 +554,9 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
           const int back = k >= 0 ? k / 2 : -((1 - k) / 2);  // their stage, relative to step q's
           const int y = out0 + 8 * i + g;
           uint4 src = make_uint4(0, 0, 0, 0);
-          if constexpr (NCH == 3 && kCarryAlpha) {
+          if constexpr (kCarryPixels) {
+            src = pixelsPast[-back - 1][k & 1];  // back <= -1 at B0 >= 2
+          } else if constexpr (NCH == 3 && kCarryAlpha) {
             const unsigned a = alphaPast[-back - 1][k & 1];  // back <= -1 at B0 >= 2
             src = make_uint4(a, a, a, a);
           } else if constexpr (NCH == 3) {
@@ -552,9 +564,9 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
             const unsigned char* ast = ring + (as < 0 ? as + stages : as) * S::StageBytes;
             src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
           }
-          // A mask of low rank's centre-only term, where the host folded it (B0 = 1, alpha kept: the
-          // 4 input pixels just read are the outputs' own).
-          if constexpr (Terms && NCH == 3 && !kCarryAlpha)
+          // A mask of low rank's centre-only term, where the host folded it (alpha kept; B0 = 1, or one
+          // term left: the 4 input pixels just read, or carried, are the outputs' own).
+          if constexpr (Terms && NCH == 3 && (!kCarryAlpha || kCarryPixels))
             if (m.centre != 0.f) {
               addCentre(acc[p], 0, 2 * i, src.x, m.centre);
               addCentre(acc[p], 0, 2 * i + 1, src.y, m.centre);
@@ -562,7 +574,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
               addCentre(acc[p], 1, 2 * i + 1, src.w, m.centre);
             }
           // Byte 3 of each pixel read back, or byte e of the carried word.
-          constexpr bool carried = kCarryAlpha;
+          constexpr bool carried = kCarryAlpha && !kCarryPixels;
           const uint4 px = make_uint4(packPixel<NCH, Out>(acc[p], 0, 2 * i, src.x, carried ? 0 : 3),
                                       packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y, carried ? 1 : 3),
                                       packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z, carried ? 2 : 3),
@@ -579,7 +591,12 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
           }
         }
       }
-      if constexpr (kCarryAlpha && NCH == 3) {
+      if constexpr (kCarryPixels) {
+#pragma unroll
+        for (int j = AS - 1; j > 0; --j)
+          pixelsPast[j][0] = pixelsPast[j - 1][0], pixelsPast[j][1] = pixelsPast[j - 1][1];
+        pixelsPast[0][0] = pixelsNow[0], pixelsPast[0][1] = pixelsNow[1];
+      } else if constexpr (kCarryAlpha && NCH == 3) {
 #pragma unroll
         for (int j = AS - 1; j > 0; --j) alphaPast[j][0] = alphaPast[j - 1][0], alphaPast[j][1] = alphaPast[j - 1][1];
         alphaPast[0][0] = alphaNow[0], alphaPast[0][1] = alphaNow[1];

@@ -37,12 +37,13 @@ bool centreOnly(const float* factor, int radius) {
 }
 
 // A centre-only term (sharpen's 2 delta, emboss's centre) costs a whole set of row and column
-// products as a term. Where the kernel reads the stored rows' input back (B0 = 1, alpha kept) it
-// is added at the store instead, one FMA a channel: taken out of the terms (at least one stays).
+// products as a term. Where the kernel has the stored rows' input at the store (alpha kept: B0 = 1
+// reads it back from the ring; past r = 8 the one-term instance carries it) it is added there
+// instead, one FMA a channel: taken out of the terms (at least one stays; past r = 8, exactly one).
 MaskTerms withCentreFolded(const MaskTerms& m, bool filterAlpha) {
   MaskTerms f = m;
   f.centre = 0.f;
-  if (filterAlpha || m.radius > 8 || m.terms < 2) return f;
+  if (filterAlpha || m.terms < 2 || (m.radius > 8 && m.terms != 2)) return f;
   const int r = m.radius;
   for (int t = 0; t < m.terms; ++t) {
     if (!centreOnly(m.row[t], r) || !centreOnly(m.col[t], r)) continue;
@@ -73,7 +74,7 @@ void launchInstance(const Launch& l, const MaskTerms& m) {
 template <int B0, int NCH, int Out, bool SplitH>
 void launchTerms(const Launch& l, const MaskTerms& unfolded) {
   const MaskTerms m = withCentreFolded(unfolded, l.filterAlpha);
-  if constexpr (B0 == 1 && NCH == 3)
+  if constexpr (NCH == 3)
     if (m.terms == 1) return launchInstance<B0, NCH, Out, SplitH, true>(l, m);
   launchInstance<B0, NCH, Out, SplitH, false>(l, m);
 }

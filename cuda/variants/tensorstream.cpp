@@ -113,7 +113,7 @@ LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h
   return kernels::describeTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
 }
 // Whether a term is one centre tap in both factors (the kernel adds such a term at the store where
-// alpha is kept and r <= 8: tensor_stream_terms.cu).
+// alpha is kept and r <= 8, or past it where one term is left: tensor_stream_terms.cu).
 bool hasCentreOnlyTerm(const LowRank& lr, int r) {
   const auto centreOnly = [r](const std::vector<float>& f) {
     for (int i = 0; i < int(f.size()); ++i)
@@ -146,7 +146,7 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
        << (lr.source == LowRank::Source::Svd ? "SVD" : "the builder's factors") << "); error bound "
        << (plan.halfIntermediate ? plan.halfIntermediateBound : plan.bound) << " levels (truncation " << lr.truncation
        << ")";
-  if (!p.filterAlpha && radiusOf(p) <= 8 && lr.rank() >= 2 && hasCentreOnlyTerm(lr, radiusOf(p)))
+  if (!p.filterAlpha && (radiusOf(p) <= 8 || lr.rank() == 2) && lr.rank() >= 2 && hasCentreOnlyTerm(lr, radiusOf(p)))
     note << "; its centre-only term added at the store, not as products";
   m.notes.insert(m.notes.begin(), note.str());
   return m;
