@@ -199,6 +199,16 @@ __device__ __forceinline__ void addCentre(float (&block)[NCH][2][4], int h, int 
 #pragma unroll
   for (int ch = 0; ch < 3; ++ch) block[ch][h][e] = fmaf(c, float((pixel >> (8 * ch)) & 0xffu), block[ch][h][e]);
 }
+// f(ch, h, e) for every element of an output block: NCH channels, two halves of 4 elements.
+template <int NCH, class F>
+__device__ __forceinline__ void forEachElement(F&& f) {
+#pragma unroll
+  for (int ch = 0; ch < NCH; ++ch)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) f(ch, h, e);
+}
 // The alpha bytes of 4 RGBA8 pixels, pixel e's in byte e.
 __device__ __forceinline__ unsigned alphaWord(uint4 v) {
   return __byte_perm(__byte_perm(v.x, v.y, 0x0073), __byte_perm(v.z, v.w, 0x0073), 0x5410);
@@ -457,15 +467,10 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
 
       // A mask of low rank adds every term's column products into the block that starts here.
       if constexpr (Terms)
-#pragma unroll
-        for (int ch = 0; ch < NCH; ++ch)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              acc[(NO - 1 + p) % NO][ch][h][e] = 0.f;
-              if constexpr (Mag) accY[(NO - 1 + p) % NO][ch][h][e] = 0.f;
-            }
+        forEachElement<NCH>([&](int ch, int h, int e) {
+          acc[(NO - 1 + p) % NO][ch][h][e] = 0.f;
+          if constexpr (Mag) accY[(NO - 1 + p) % NO][ch][h][e] = 0.f;
+        });
       // Mag: both terms unrolled, so that each one's column products go to its own blocks.
       constexpr int kTermUnroll = Mag ? 2 : 1;
 #pragma unroll
@@ -537,17 +542,11 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
         // row (B0 = 1), or carried since that step (B0 >= 2).
         const bool full = fullWidth && outAligned && out0 + 16 <= y0 + rows;
         // Mag: block 0 becomes sqrt(gx^2 + gy^2) a channel (the blocks move on past it).
-        if constexpr (Mag) {
-#pragma unroll
-          for (int ch = 0; ch < NCH; ++ch)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) {
-                const float gx = acc[p][ch][h][e], gy = accY[p][ch][h][e];
-                acc[p][ch][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
-              }
-        }
+        if constexpr (Mag)
+          forEachElement<NCH>([&](int ch, int h, int e) {
+            const float gx = acc[p][ch][h][e], gy = accY[p][ch][h][e];
+            acc[p][ch][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
+          });
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
           const int k = i - B0;                              // the 8 rows' place, in 8 rows, from s
@@ -606,15 +605,10 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
     if constexpr (!kRotate) {
 #pragma unroll
       for (int j = 0; j < NO - 1; ++j)
-#pragma unroll
-        for (int ch = 0; ch < NCH; ++ch)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              acc[j][ch][h][e] = acc[j + 1][ch][h][e];
-              if constexpr (Mag) accY[j][ch][h][e] = accY[j + 1][ch][h][e];
-            }
+        forEachElement<NCH>([&](int ch, int h, int e) {
+          acc[j][ch][h][e] = acc[j + 1][ch][h][e];
+          if constexpr (Mag) accY[j][ch][h][e] = accY[j + 1][ch][h][e];
+        });
     }
   }
   waitAsync<0>();  // nothing in flight into shared memory when the warp exits
