@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -236,16 +237,25 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
 }
 
 namespace {
-// One non-zero weight, of at most 3 significant bits in fp16 (planHalfTerms).
+// Whether every row sum of bytes with these fp16 weights is a value fp16 holds exactly
+// (planHalfTerms): each weight is an integer times 2^e, e the least exponent of the weights' last
+// significant bits, so a sum is an integer times 2^e of at most 255 x sum |w| / 2^e, which within
+// 2^11 has 11 significant bits or fewer. Sharpen's 2 delta, the laplacian's (1, -2, 1), sobel's
+// (1, 2, 1) and (-1, 0, 1).
 bool exactIntermediate(const std::vector<float>& row) {
-  int taps = 0;
-  float weight = 0.f;
-  for (float w : row)
-    if (w != 0.f) ++taps, weight = w;
-  if (taps != 1) return false;
-  int exponent = 0;
-  const double mantissa = std::frexp(double(toHalf(weight)), &exponent);  // in [0.5, 1)
-  return std::ldexp(mantissa, 3) == std::floor(std::ldexp(mantissa, 3));
+  int lsb = std::numeric_limits<int>::max();
+  double sum = 0.0;
+  for (float w : row) {
+    const double h = toHalf(w);
+    if (h == 0.0 || !std::isfinite(h)) continue;
+    int exponent = 0;
+    std::frexp(h, &exponent);  // h = m 2^exponent, m in [0.5, 1): fp16's last bit is 2^(exponent - 11)
+    int k = exponent - 11;
+    while (std::ldexp(h, -(k + 1)) == std::floor(std::ldexp(h, -(k + 1)))) ++k;
+    lsb = std::min(lsb, k);
+    sum += std::fabs(h);
+  }
+  return lsb != std::numeric_limits<int>::max() && 255.0 * std::ldexp(sum, -lsb) <= 2048.0;
 }
 }  // namespace
 
@@ -278,10 +288,10 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
     const int scale = tensorInputScale(largestWeight(t.row), largestWeight(t.col));
     const double subnormalFloor = colAbs * std::ldexp(1.0, scale < 0 ? -25 : -1 - scale);
     const double weights = rowErr * colAbs + rowAbs * colErr;
-    // A row factor of one tap whose fp16 weight has at most 3 significant bits (sharpen's 2 delta,
-    // emboss's delta) makes an intermediate fp16 holds exactly: that weight times a byte is at most
-    // 11 significant bits (the scale's power of two rounds nothing; below fp16's normal range the
-    // floor above still counts), so neither one fp16 value nor two parts round it.
+    // A row factor of small dyadic weights (sharpen's 2 delta, the laplacian's (1, -2, 1), sobel's
+    // factors) makes intermediates fp16 holds exactly: every row sum of bytes is at most 11
+    // significant bits (exactIntermediate; the scale's power of two rounds nothing; below fp16's
+    // normal range the floor above still counts), so neither one fp16 value nor two parts round it.
     const double intermediate = exactIntermediate(t.row) ? 0.0 : rowAbs * colAbs;
     single += 255.0 * (weights + intermediate * std::ldexp(1.0, -21)) + subnormalFloor;
     half += 255.0 * (weights + intermediate * std::ldexp(1.0, -11)) + subnormalFloor;

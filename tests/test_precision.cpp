@@ -214,6 +214,18 @@ TEST(HalfMagnitude, SobelAndScharrFitAndTheBoundIsTheLargerTermsTimesSqrt2) {
       EXPECT_GT(plan.bound, std::sqrt(2.0) * std::max(x.bound, y.bound));
       EXPECT_FALSE(plan.sumsInByteRange);
     }
+  // Small dyadic row factors make intermediates fp16 holds exactly (every row sum of bytes within
+  // 11 significant bits): sobel's (1, 2, 1) and (-1, 0, 1) take one fp16 intermediate; scharr's
+  // (3, 10, 3) sums to 16, 255 x 16 past 2^11, and so do sobel's r = 2 binomials (1 4 6 4 1) / 4.
+  EXPECT_TRUE(planHalfMagnitude(makeFilter("sobel", {.radius = 1}).mask).halfIntermediate);
+  EXPECT_FALSE(planHalfMagnitude(makeFilter("scharr", {.radius = 1}).mask).halfIntermediate);
+  EXPECT_FALSE(planHalfMagnitude(makeFilter("sobel", {.radius = 2}).mask).halfIntermediate);
+  // The 4-neighbour laplacian, (1, -2, 1) and delta: one fp16 intermediate, its bound the weights'
+  // and the sums' alone.
+  const Filter four = makeFilter("laplacian", {.radius = 1});
+  const auto fourPlan = planHalfTerms(*four.mask.lowRank(), 1, four.combine);
+  EXPECT_TRUE(fourPlan.halfIntermediate);
+  EXPECT_NEAR(fourPlan.halfIntermediateBound, fourPlan.bound, 1e-3);
   const auto custom = planHalfMagnitude(makeFilter("emboss", {.radius = 2}).mask);
   EXPECT_EQ(custom.mode, HalfWeightsPlan::Mode::Refused);
   EXPECT_NE(custom.why.find("not separable"), std::string::npos) << custom.why;
