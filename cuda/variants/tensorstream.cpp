@@ -3,7 +3,7 @@
 // magnitude of a separable mask (sobel, scharr; up to r = 16) in the same pass. Each
 // warp walks down a 16-pixel strip, 16 rows a step, its input arriving through a cp.async ring in
 // shared memory; the row product's result is the column product's operand in the same registers.
-// Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu).
+// Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu).
 #include <algorithm>
 #include <sstream>
 
