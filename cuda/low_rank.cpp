@@ -115,6 +115,7 @@ std::optional<std::vector<double>> centreCoefficients(int n, const std::vector<c
   return x;
 }
 
+// One non-zero weight, at the factor's centre.
 bool centreOnly(const std::vector<float>& f) {
   const std::size_t r = f.size() / 2;
   for (std::size_t i = 0; i < f.size(); ++i)
@@ -132,9 +133,7 @@ bool centreOnly(const std::vector<float>& f) {
 std::optional<LowRank> withCentrePeeled(int n, const std::vector<float>& weights, const LowRank& lr) {
   const int k = lr.rank();
   if (k < 2 || n < 3 || n % 2 == 0) return std::nullopt;
-  if (std::any_of(lr.terms.begin(), lr.terms.end(),
-                  [](const SeparableTerm& t) { return centreOnly(t.col) && centreOnly(t.row); }))
-    return std::nullopt;
+  if (lr.hasCentreOnlyTerm()) return std::nullopt;
   std::vector<const std::vector<float>*> cols, rows;
   for (const SeparableTerm& t : lr.terms) cols.push_back(&t.col), rows.push_back(&t.row);
   const auto alpha = centreCoefficients(n, cols, 1e-5), beta = centreCoefficients(n, rows, 1e-5);
@@ -184,6 +183,11 @@ std::size_t LowRank::rowTaps() const {
   std::size_t n = 0;
   for (const SeparableTerm& t : terms) n += span(t.row);
   return n;
+}
+
+bool LowRank::hasCentreOnlyTerm() const {
+  return std::any_of(terms.begin(), terms.end(),
+                     [](const SeparableTerm& t) { return centreOnly(t.col) && centreOnly(t.row); });
 }
 
 LowRank LowRank::transposed() const {

@@ -51,6 +51,9 @@ struct LowRank {
   std::size_t columnTaps() const;
   std::size_t rowTaps() const;
   std::size_t taps() const { return columnTaps() + rowTaps(); }
+  // Whether a term is one centre tap in both factors (sharpen's 2 delta, a peeled centre): the
+  // consumers add it at the store or as one tap.
+  bool hasCentreOnlyTerm() const;
   LowRank transposed() const;  // of the transposed mask
 };
 

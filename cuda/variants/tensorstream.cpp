@@ -112,18 +112,6 @@ LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h
     return kernels::describeTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
   return kernels::describeTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
 }
-// Whether a term is one centre tap in both factors (the kernel adds such a term at the store where
-// alpha is kept and r <= 8, or past it where one term is left: tensor_stream_terms.cu).
-bool hasCentreOnlyTerm(const LowRank& lr, int r) {
-  const auto centreOnly = [r](const std::vector<float>& f) {
-    for (int i = 0; i < int(f.size()); ++i)
-      if ((f[i] != 0.f) != (i == r)) return false;
-    return true;
-  };
-  return std::any_of(lr.terms.begin(), lr.terms.end(),
-                     [&](const SeparableTerm& t) { return centreOnly(t.row) && centreOnly(t.col); });
-}
-
 // A mask of low rank's model says its terms, where they come from and the error plan's bound.
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   if (magnitude(p)) {
@@ -146,7 +134,9 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
        << (lr.source == LowRank::Source::Svd ? "SVD" : "the builder's factors") << "); error bound "
        << (plan.halfIntermediate ? plan.halfIntermediateBound : plan.bound) << " levels (truncation " << lr.truncation
        << ")";
-  if (!p.filterAlpha && (radiusOf(p) <= 8 || lr.rank() == 2) && lr.rank() >= 2 && hasCentreOnlyTerm(lr, radiusOf(p)))
+  // The kernel adds such a term at the store where alpha is kept and r <= 8, or past it where one
+  // term is left (tensor_stream_terms.cu).
+  if (!p.filterAlpha && (radiusOf(p) <= 8 || lr.rank() == 2) && lr.rank() >= 2 && lr.hasCentreOnlyTerm())
     note << "; its centre-only term added at the store, not as products";
   m.notes.insert(m.notes.begin(), note.str());
   return m;
