@@ -38,18 +38,20 @@ void listVariants(std::ostream& out, int width) {
   constexpr int kTilesWidth = 28;
   std::size_t nameWidth = std::string_view("variant").size();
   std::size_t takesWidth = std::string_view("masks").size();
+  std::size_t framesWidth = std::string_view("frames").size();  // "frames", "u8x4", "all", "u8x1,3,4"
   for (const Variant& v : variants()) {
     nameWidth = std::max(nameWidth, v.name.size());
     takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
+    framesWidth = std::max(framesWidth, v.imagesTaken().size());
   }
-  constexpr int kFramesWidth = 6;  // "frames", "u8x4", "all"
-  const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + kFramesWidth + 2 + kTilesWidth + 2;
+  const int framesColumn = int(framesWidth);
+  const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + framesColumn + 2 + kTilesWidth + 2;
   const int descriptionWidth = width > 0 ? std::max(30, width - descriptionAt) : 0;
   const auto row = [&](std::string_view name, std::string_view radius, std::string_view takes, std::string_view frames,
                        std::string_view tiles, std::string_view description) {
     std::ostringstream line;
     line << std::left << std::setw(int(nameWidth + 2)) << name << std::setw(7) << radius
-         << std::setw(int(takesWidth + 2)) << takes << std::setw(kFramesWidth + 2) << frames
+         << std::setw(int(takesWidth + 2)) << takes << std::setw(framesColumn + 2) << frames
          << std::setw(kTilesWidth + 2) << tiles << description;
     const std::string text = line.str();
     out << text.substr(0, text.find_last_not_of(' ') + 1) << "\n";
@@ -76,7 +78,9 @@ void listVariants(std::ostream& out, int width) {
                "laplacian) and the gradient magnitude of a separable mask. Each refuses the masks it does not take and "
                "names a variant that takes them. frames: u8x4 "
                "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
-               "4 channels, and a batch of frames in one run.",
+               "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "
+               "channels (1 and 3: "
+               "a batch in one run; 4: RGBA8, one frame a run).",
                width))
     out << line << "\n";
 }

@@ -115,7 +115,10 @@ const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image) {
   return simd.whyNot(p, image) ? *findVariant("cpu") : simd;
 }
 
-std::string Variant::imagesTaken() const { return takesAnyImage() ? "all" : "u8x4"; }
+std::string Variant::imagesTaken() const {
+  if (!takesAnyImage()) return "u8x4";
+  return images.empty() ? "all" : images;
+}
 
 Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
   if (Problem why = imageProblem(image)) return why;

@@ -119,6 +119,41 @@ FilterParams compiled(const FilterSpec& s) {
   return p;
 }
 
+// tensorstream takes u8x4, u8x1 and u8x3 frames; it refuses the other types, and masks of low rank
+// or gradient magnitudes on u8x1 and u8x3, naming sweep, whether or not there is a device.
+TEST(Plan, TensorStreamTakesGreyAndRgbFramesAndNamesSweepForTheOthers) {
+  const Variant& v = *findVariant("tensorstream");
+  EXPECT_TRUE(v.takesAnyImage());
+  EXPECT_EQ(v.imagesTaken(), "u8x1,3,4");
+  for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32})
+    for (int c : {1, 3, 4}) {
+      const Problem why = v.whyNot(compiled(spec("gaussian", 2, "tensorstream")),
+                                   ImageDesc{.width = 9, .height = 7, .type = t, .channels = c});
+      EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
+      EXPECT_NE(why.text().find("u8x4 (RGBA8), u8x1 and u8x3"), std::string::npos) << why.text();
+      EXPECT_NE(why.text().find(std::string(pixelTypeName(t)) + "x" + std::to_string(c)), std::string::npos)
+          << why.text();
+      EXPECT_EQ(why.fixValue, "sweep") << why.text();
+    }
+  for (const char* mask : {"sharpen", "sobel", "laplacian"})
+    for (int c : {1, 3}) {
+      const Problem why =
+          v.whyNot(compiled(spec(mask, 2, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
+      EXPECT_EQ(why.code, Problem::Code::CannotRun) << mask << ": " << why.text();
+      EXPECT_NE(why.text().find("separable masks"), std::string::npos) << why.text();
+      EXPECT_EQ(why.fixValue, "sweep") << why.text();
+    }
+  // A separable mask on grey and RGB frames: taken, or refused only for want of a device.
+  for (int c : {1, 3}) {
+    const Problem why =
+        v.whyNot(compiled(spec("gaussian", 9, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
+    if (deviceInfo().available)
+      EXPECT_TRUE(why.empty()) << why.text();
+    else
+      EXPECT_EQ(why.code, Problem::Code::NoDevice) << why.text();
+  }
+}
+
 // A grid has at most 65535 rows of blocks: a variant whose blocks each cover some rows of the
 // frame takes frames up to 65535 times that, and past it refuses them in one line naming that
 // limit for its tile, an offered tile that takes the frame where there is one, and a variant whose

@@ -303,6 +303,51 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// tensorstream by name on u8x1 and u8x3 frames (its typed kernel: four 16-pixel strips a warp on
+// grey, one on RGB): every B0 (r = 1..32, each side of 8, 16 and 24), odd sizes from 1x1, frames
+// narrower than a warp's window and wide ones whose inner warps take the 16-byte copies (640 and 1024
+// pixels, packed rows), every border, negative weights (clamped) and |sum| (pitch), every offered
+// tile, batches with padded rows and gaps (rows that break the 16-byte copies); against the reference
+// within 1 LSB, the outputs poisoned.
+TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
+  struct Case {
+    const char* mask;
+    int radius;
+    const char* row;
+    const char* col;
+  };
+  const Case cases[] = {{"gaussian", 1, "", ""},          {"box", 2, "", ""},
+                        {"gaussian", 5, "", ""},          {"gaussian", 8, "", ""},
+                        {"gaussian", 9, "", ""},          {"box", 13, "", ""},
+                        {"gaussian", 16, "", ""},         {"gaussian", 17, "", ""},
+                        {"gaussian", 24, "", ""},         {"gaussian", 25, "", ""},
+                        {"gaussian", 32, "", ""},         {"pitch", 0, "", ""},
+                        {"custom", 0, "1,-2,1", "1,2,1"}, {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
+  const Variant& v = *findVariant("tensorstream");
+  int ran = 0;
+  for (int c : {1, 3})
+    for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+      for (const Case& k : cases) {
+        ImageDesc d = randomDesc(PixelType::U8, c, w, h, 4);
+        if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
+        FilterSpec s;
+        s.mask = k.mask;
+        if (k.radius) s.radius = k.radius;
+        s.rowWeights = k.row;
+        s.colWeights = k.col;
+        s.border = testcases::kBorders[rng() % 4];
+        s.variant = "tensorstream";
+        s.tile = v.tiles[rng() % v.tiles.size()];
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
+        EXPECT_EQ(plan.variant().name, "tensorstream");
+        expectEqualsReference(plan, d);
+        ++ran;
+      }
+  EXPECT_EQ(ran, 2 * 7 * 14);
+}
+
 // A batch runs in one launch, and equals the frames filtered one at a time.
 TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
   ImageDesc d{.width = 67, .height = 45, .type = PixelType::F32, .channels = 3};

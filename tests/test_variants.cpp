@@ -1089,6 +1089,22 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("scharr", {.radius = 1})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 16})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 17})), "separable");
+    // Grey and RGB frames: stream's typed kernel at r = 1, tensorstream from r = 2 to 32; the other
+    // types stream to r = 4, then sweep.
+    for (int c : {1, 3}) {
+      const ImageDesc d{.width = 1920, .height = 1080, .channels = c};
+      p.filter = makeFilter("gaussian", {.radius = 1});
+      EXPECT_EQ(fixedOrderChoice(p, d).name, "stream");
+      for (int r : {2, 8, 32}) {
+        p.filter = makeFilter("gaussian", {.radius = r});
+        EXPECT_EQ(fixedOrderChoice(p, d).name, "tensorstream") << r;
+      }
+    }
+    const ImageDesc f32{.width = 1920, .height = 1080, .type = PixelType::F32, .channels = 3};
+    p.filter = makeFilter("gaussian", {.radius = 4});
+    EXPECT_EQ(fixedOrderChoice(p, f32).name, "stream");
+    p.filter = makeFilter("gaussian", {.radius = 5});
+    EXPECT_EQ(fixedOrderChoice(p, f32).name, "sweep");
     // r = 2 with fp16 sums: stream at every size; with fp32 sums (a factor that does not fit) past 1080p.
     EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
     Filter sharpen = makeFilter("gaussian", {.radius = 2});

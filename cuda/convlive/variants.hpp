@@ -72,6 +72,9 @@ struct Variant {
   std::vector<Tile> tiles;           // offered tile shapes, the default first; empty: no choice
   std::string tileMeaning;           // what the tile is for this variant ("block", "output tile", ...)
   MaskTakes takes = MaskTakes::Any;  // the masks it takes: whyNot refuses the others
+  // The frames it takes where that is some of all (runFramesImpl set): "u8x1,3,4" (8-bit values in
+  // 1, 3 or 4 channels); empty: all of them (with runFramesImpl), or u8x4 (without).
+  std::string images;
 
   // The variant's own functions, each given the variant it serves (so none looks itself up).
   // Call them through the members below.
@@ -113,8 +116,8 @@ struct Variant {
 
   // Whether it takes frames other than u8x4 (types, channels, batches in one launch).
   bool takesAnyImage() const { return runFramesImpl != nullptr; }
-  // The frames it takes, for `convlive list variants`: "u8x4", or "all" (u8, u16, f16 and f32 values,
-  // 1, 3 or 4 channels, a batch in one run).
+  // The frames it takes, for `convlive list variants`: "u8x4", "all" (u8, u16, f16 and f32 values,
+  // 1, 3 or 4 channels, a batch in one run), or the list `images` names.
   std::string imagesTaken() const;
   // whyNot for frames `image` describes: the image's own problems (imageProblem), then whyNot for
   // its size, then, for other frames than u8x4, whether the variant takes them (naming one that

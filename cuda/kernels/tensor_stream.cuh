@@ -214,6 +214,76 @@ __device__ __forceinline__ unsigned alphaWord(uint4 v) {
   return __byte_perm(__byte_perm(v.x, v.y, 0x0073), __byte_perm(v.z, v.w, 0x0073), 0x5410);
 }
 
+// The row pass's C fragments (rows 0..7 of the 16, then 8..15) as the column pass's B fragments
+// (half h: hi[h], hi[2 + h]): fp16, and where the error plan needs it (SplitH), a low fp16 part too.
+template <bool SplitH>
+__device__ __forceinline__ void columnOperands(const float (&hs)[2][4], unsigned (&hi)[4], unsigned (&lo)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float a = hs[i >> 1][2 * (i & 1)], b = hs[i >> 1][2 * (i & 1) + 1];
+    hi[i] = halfPair(a, b);
+    if constexpr (SplitH) {
+      const float2 back = __half22float2(*reinterpret_cast<const __half2*>(&hi[i]));
+      lo[i] = halfPair(a - back.x, b - back.y);
+    }
+  }
+}
+// Warp 0's weight fragments for `terms` terms of m (rowFrag: KC row fragments, then NO column
+// fragments, then the next term's, 32 lanes each). Staged: the factors are first copied into
+// `scratch` (the warp's first ring stage, free until its loads are issued) with kFactorPad zeros
+// before them and zeros to kFactorSpan after, so that every entry a fragment reads is one shared
+// load with no range check. Read from the kernel's parameters instead, an index that differs by lane
+// costs one pass of the SM's constant cache per distinct in-range index, and each of a lane's 8
+// entries a fragment had up to 26: the copy takes 2r + 1 for all of them (kStagedFactors).
+template <int B0, bool Staged, class Factors>
+__device__ __forceinline__ void makeWeightFragments(const Factors& m, int terms, int r, int apron, float* scratch,
+                                                    uint4* rowFrag, int lane) {
+  constexpr int KC = Shape<B0>::KC, NO = Shape<B0>::NO, kTermStride = (KC + NO) * 32;
+  const int g = lane >> 2, t = lane & 3;
+  uint4* colFrag = rowFrag + KC * 32;
+  float* rowF = scratch;
+  float* colF = rowF + kFactorSpan;
+#pragma unroll 1
+  for (int tm = 0; tm < terms; ++tm) {
+    if constexpr (Staged) {
+#pragma unroll
+      for (int i = lane; i < kFactorSpan; i += 32) {
+        const int j = i - kFactorPad;
+        const bool in = j >= 0 && j <= 2 * r;
+        rowF[i] = in ? rowWeight(m, tm, j) : 0.f;
+        colF[i] = in ? colWeight(m, tm, j) : 0.f;
+      }
+      __syncwarp();
+    }
+    // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
+    // the pixel of input slot k relative to the strip's first output pixel, x(m) output slot m's.
+#pragma unroll
+    for (int c = 0; c < KC; ++c) {
+      auto w = [&](int mm, int k) {
+        const int j = 16 * c + pixelOfSlot(k) - apron - pixelOfSlot(mm) + r;
+        return Staged ? rowF[kFactorPad + j] : j >= 0 && j <= 2 * r ? rowWeight(m, tm, j) : 0.f;
+      };
+      rowFrag[tm * kTermStride + c * 32 + lane] =
+          make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
+                     halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
+    }
+    // The column factor's slices for the NO output blocks a chunk touches: block j starts
+    // 8 (2 j - B0) rows below the chunk's first; C_j[mm][k] = col[k - mm - 8 (2 j - B0) + r].
+#pragma unroll
+    for (int j = 0; j < NO; ++j) {
+      auto w = [&](int mm, int k) {
+        const int i = k - mm - 8 * (2 * j - B0) + r;
+        return Staged ? colF[kFactorPad + i] : i >= 0 && i <= 2 * r ? colWeight(m, tm, i) : 0.f;
+      };
+      colFrag[tm * kTermStride + j * 32 + lane] =
+          make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
+                     halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
+    }
+    if constexpr (Staged)
+      __syncwarp();  // every lane's reads of the staged factors done before the next term's or the loads below
+  }
+}
+
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
 // six, r <= 24 four and eight, r <= 32 five and ten (ptxas -v, sm_90, alpha kept: about 80, 107,
 // 156 and 176 registers). Every blur at r <= 8 (alpha kept, one fp16 intermediate) is held to 80 registers,
@@ -312,57 +382,10 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   }
   // Launched as a dependent of the previous kernel on the stream (dependent_launch.cuh): the
   // weights are made while that kernel may still run, and the loads wait for it to finish.
-  if (!Fetched && warp == 0) {
-    // The factors, copied first into this warp's first stage (free until its loads are issued below)
-    // with kFactorPad zeros before them and zeros to kFactorSpan after: every entry a fragment reads
-    // is then one shared load with no range check. Read from the kernel's parameters, an index that
-    // differs by lane costs one pass of the SM's constant cache per distinct in-range index, and
-    // each of a lane's 8 entries a fragment had up to 26: the copy takes 2r + 1 for all of them
-    // (where kStagedFactors).
-    // A mask of low rank stages its terms' factors one after the other, at any B0.
-    constexpr bool staged = kStagedFactors<B0> || Terms;
-    float* rowF = reinterpret_cast<float*>(ring);
-    float* colF = rowF + kFactorSpan;
-#pragma unroll 1
-    for (int tm = 0; tm < terms; ++tm) {
-      if constexpr (staged) {
-#pragma unroll
-        for (int i = lane; i < kFactorSpan; i += 32) {
-          const int j = i - kFactorPad;
-          const bool in = j >= 0 && j <= 2 * r;
-          rowF[i] = in ? rowWeight(m, tm, j) : 0.f;
-          colF[i] = in ? colWeight(m, tm, j) : 0.f;
-        }
-        __syncwarp();
-      }
-      // The row factor's Toeplitz fragments for the K chunks: R[m][k] = row[x(k) - x(m) + r], x(k)
-      // the pixel of input slot k relative to the strip's first output pixel, x(m) output slot m's.
-#pragma unroll
-      for (int c = 0; c < KC; ++c) {
-        auto w = [&](int mm, int k) {
-          const int j = 16 * c + pixelOfSlot(k) - apron - pixelOfSlot(mm) + r;
-          return staged ? rowF[kFactorPad + j] : j >= 0 && j <= 2 * r ? rowWeight(m, tm, j) : 0.f;
-        };
-        rowFrag[tm * kTermStride + c * 32 + lane] =
-            make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
-                       halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
-      }
-      // The column factor's slices for the NO output blocks a chunk touches: block j starts
-      // 8 (2 j - B0) rows below the chunk's first; C_j[mm][k] = col[k - mm - 8 (2 j - B0) + r].
-#pragma unroll
-      for (int j = 0; j < NO; ++j) {
-        auto w = [&](int mm, int k) {
-          const int i = k - mm - 8 * (2 * j - B0) + r;
-          return staged ? colF[kFactorPad + i] : i >= 0 && i <= 2 * r ? colWeight(m, tm, i) : 0.f;
-        };
-        colFrag[tm * kTermStride + j * 32 + lane] =
-            make_uint4(halfPair(w(g, 2 * t), w(g, 2 * t + 1)), halfPair(w(g + 8, 2 * t), w(g + 8, 2 * t + 1)),
-                       halfPair(w(g, 2 * t + 8), w(g, 2 * t + 9)), halfPair(w(g + 8, 2 * t + 8), w(g + 8, 2 * t + 9)));
-      }
-      if constexpr (staged)
-        __syncwarp();  // every lane's reads of the staged factors done before the next term's or the loads below
-    }
-  }
+  // A mask of low rank stages its terms' factors one after the other, at any B0.
+  if (!Fetched && warp == 0)
+    makeWeightFragments<B0, kStagedFactors<B0> || Terms>(m, terms, r, apron, reinterpret_cast<float*>(ring), rowFrag,
+                                                         lane);
   waitForPrerequisites();
   // The first `ahead` steps: a group each (empty past the last step), as every later step commits one.
   if (active)
@@ -502,18 +525,8 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
                 mma16816(hs[nb], ra, b0, b1);
             }
           }
-          // The C fragments as the column pass's B fragments (half h: hi[h], hi[2 + h]): fp16, and
-          // where the error plan needs it, a low fp16 part too.
           unsigned hi[4], lo[4];
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const float a = hs[i >> 1][2 * (i & 1)], b = hs[i >> 1][2 * (i & 1) + 1];
-            hi[i] = halfPair(a, b);
-            if constexpr (SplitH) {
-              const float2 back = __half22float2(*reinterpret_cast<const __half2*>(&hi[i]));
-              lo[i] = halfPair(a - back.x, b - back.y);
-            }
-          }
+          columnOperands<SplitH>(hs, hi, lo);
 #pragma unroll
           for (int j = 0; j < NO; ++j) {
             const uint4 f = colFrag[tm * kTermStride + j * 32 + lane];

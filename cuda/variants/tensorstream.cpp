@@ -3,12 +3,15 @@
 // magnitude of a separable mask (sobel, scharr; up to r = 16) in the same pass. Each
 // warp walks down a 16-pixel strip, 16 rows a step, its input arriving through a cp.async ring in
 // shared memory; the row product's result is the column product's operand in the same registers.
-// Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu).
+// Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu)
+// for RGBA8 frames; kernels/tensor_stream_typed.cuh for u8x1 and u8x3 frames (grey, RGB, BGR) and their
+// batches, separable masks, in one launch.
 #include <algorithm>
 #include <sstream>
 
 #include "convlive/tensor_inputs.hpp"
 #include "kernels/schedules.hpp"
+#include "kernels/tensor_stream_typed.hpp"
 #include "variants/all.hpp"
 #include "variants/common.hpp"
 
@@ -142,6 +145,65 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   return m;
 }
 
+// RGBA8 frames: one at a time through run(), rows 4 bytes apart; u8x1 and u8x3 frames (a batch in
+// one launch): separable masks on the typed kernel, with the RGBA8 kernel's error plan (the same
+// byte values) and the same checks past it.
+Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (image.isRgba8()) {
+    if (Problem why = whyNot(v, p, image.width, image.height)) return why;
+    if (image.rowPitch() % 4 || image.frameStride() % 4)
+      return problem(Code::CannotRun, "image",
+                     "tensorstream needs RGBA8 rows and frames at multiples of 4 bytes (rows " +
+                         std::to_string(image.rowPitch()) + ", frames " + std::to_string(image.frameStride()) +
+                         " bytes apart); stream takes these",
+                     "variant", "stream");
+    return {};
+  }
+  const std::string what = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
+  if (!kernels::tensorStreamTypedTakes(image.type, image.channels))
+    return problem(Code::CannotRun, "variant",
+                   "tensorstream filters u8x4 (RGBA8), u8x1 and u8x3 frames; these are " + what + ": sweep takes them",
+                   "variant", "sweep");
+  if (magnitude(p) || asTerms(p))
+    return problem(Code::CannotRun, "mask",
+                   "tensorstream runs masks of low rank and gradient magnitudes on RGBA8 frames; on " + what +
+                       " frames it takes separable masks: sweep takes this one",
+                   "variant", "sweep");
+  if (auto why = tensorSeparableWhyNot(v, p, image.width, image.height); why) return why;
+  if (auto why = scaleWhyNot(p.filter.mask.row(), p.filter.mask.col(), "", "sweep"); why) return why;
+  if (Problem why = gridRowsWhyNot(v, p, image.width, image.height, tileRows, "segments")) return why;
+  const Tile t = v.tileFor(p);
+  return sharedWhyNot(v, kernels::tensorStreamTypedSharedBytes(image.channels, t.w / 16, radiusOf(p)));
+}
+
+void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+               Workspace& ws, cudaStream_t s) {
+  if (image.isRgba8()) {
+    if (Problem why = v.whyNot(p, image)) throw ProblemError(why);
+    const std::size_t stride = image.frameStride(), pitch = image.rowPitch();
+    for (int f = 0; f < image.batch; ++f) {
+      const std::size_t at = stride * std::size_t(f);
+      run(v, p, ConstImageView(static_cast<const std::uint8_t*>(in) + at, image.width, image.height, pitch),
+          ImageView{static_cast<std::uint8_t*>(out) + at, image.width, image.height, pitch}, ws, s);
+    }
+    return;
+  }
+  Prepared& pp = prepared(v, p, image, ws);
+  kernels::TypedTensorStreamLaunch l{};
+  l.in = in;
+  l.out = out;
+  l.image = image;
+  l.border = p.border;
+  l.absolute = p.filter.combine == Combine::Abs;
+  const Tile t = v.tileFor(p);
+  l.warps = t.w / 16;
+  l.tileRows = t.h;
+  l.stream = s;
+  const HalfWeightsPlan& plan = pp.halfSeparable();
+  kernels::tensorStreamTyped(l, pp.sep(), !plan.halfIntermediate,
+                             p.filter.combine == Combine::Identity && plan.sumsInByteRange);
+}
+
 }  // namespace
 
 Variant tensorStreamVariant() {
@@ -153,7 +215,8 @@ Variant tensorStreamVariant() {
           "registers (fp16 factors, the intermediate as fp16, or fp16 high + low parts where the error bound needs "
           "them), within 1 LSB; masks of low rank (sharpen, emboss, laplacian, up to 4 separable terms) in the same "
           "pass, each term's products summed in the same accumulators; the gradient magnitude of a separable mask "
-          "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store",
+          "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store; u8x1 and u8x3 "
+          "frames (a batch in one launch): separable masks, a warp on four 16-pixel strips of grey or one of RGB",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -171,10 +234,13 @@ Variant tensorStreamVariant() {
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
       .takes = MaskTakes::LowRank,
+      .images = "u8x1,3,4",
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,
+      .whyNotImageImpl = whyNotImage,
+      .runFramesImpl = runFrames,
   };
 }
 

@@ -1,0 +1,35 @@
+// tensorstream on u8x1 and u8x3 frames: the entry points (the kernel: tensor_stream_typed.cuh, its
+// instances in tensor_stream_u8x1.cu and tensor_stream_u8x3.cu).
+#include "tensor_stream_typed.cuh"
+
+namespace convlive::kernels {
+
+std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius) {
+  auto bytes = [&](auto c) {
+    constexpr int C = decltype(c)::value, SS = tensorStreamTypedStripPixels(C) / 16;
+    if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead);
+    if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead);
+    if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead);
+    return typedSharedBytes<C, SS, 4>(warps, kTypedAhead);
+  };
+  return channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
+}
+
+void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
+                       bool sumsInByteRange) {
+  if (m.radius < 0 || m.radius > kTensorStreamMaxRadius)
+    throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no typed instance (0.." +
+                                std::to_string(kTensorStreamMaxRadius) + ")");
+  const ImageDesc& d = l.image;
+  if (!tensorStreamTypedTakes(d.type, d.channels))
+    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
+                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  const MaskSep scaled = scaledForTensorInputs(m);
+  if (d.channels == 1)
+    typedtensor::launchU8x1(l, scaled, splitIntermediate, sumsInByteRange);
+  else
+    typedtensor::launchU8x3(l, scaled, splitIntermediate, sumsInByteRange);
+}
+
+}  // namespace convlive::kernels

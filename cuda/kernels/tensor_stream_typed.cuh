@@ -1,0 +1,426 @@
+// tensorstream's kernel for 8-bit frames of C = 1 or 3 channels (grey; RGB and BGR), a batch in one
+// launch, included by tensor_stream_u8x1.cu and tensor_stream_u8x3.cu. The RGBA8 kernel's
+// numerics and products (tensor_stream.cuh: both passes Toeplitz products on mma.sync m16n8k16, the
+// row pass's C fragments the column pass's B fragments, the bytes as fp16 subnormals against factors
+// scaled by 2^S and 2^(24 - S), the same error plan), on frames whose pixels are not 4 bytes:
+//   - a warp walks down SS side-by-side 16-pixel strips (SS = 4 for one channel, 1 for three), so
+//     that a step holds NP = SS C planes (a strip's channel) of products, as an RGBA8 step holds its
+//     channels; the strips' K-chunk windows overlap, so the ring stages their union once: 16 (SS + B0)
+//     pixels a row from the 16-byte boundary below the window's first byte (the loads stay 16-byte
+//     copies whatever C and the apron), rows padded to 4 mod 8 words so that a warp's reads of
+//     8 rows hit every bank once;
+//   - each lane reads its 4 pixels (C words) of each row and 16-pixel unit once, and each plane
+//     takes its two fp16 pairs from them (one PRMT, or two where a pair's bytes straddle words);
+//   - a lane stores its 4 pixels of each strip and row as C words (4-byte stores; the rows' bytes
+//     of a store instruction are 16 contiguous bytes per row).
+// The grid: x the block columns of warps' strips, y the segments of tileRows rows, z the frames (a
+// block walks every gridDim.z-th frame past 65535).
+#pragma once
+
+#include "tensor_stream.cuh"
+#include "tensor_stream_typed.hpp"
+
+namespace convlive::kernels {
+namespace {
+
+struct TypedTensorArgs {
+  const unsigned char* in;
+  unsigned char* out;
+  std::size_t pitch, frameStride, outPitch, outFrameStride;
+  int width, height, batch, tileRows;
+  Border border;
+  bool aligned;     // the input's base, pitch and frame stride are multiples of 16 bytes
+  bool aligned4;    // of 4
+  bool outAligned;  // the output's are multiples of 4
+};
+
+template <int C, int SS_, int B0>
+struct TypedShape {
+  static constexpr int SS = SS_;     // 16-pixel strips a warp
+  static constexpr int NP = SS * C;  // planes: a strip's channel
+  static constexpr int KC = B0 + 1, NO = B0 + 1;
+  static constexpr int U = SS + B0;         // 16-pixel units of the warp's window
+  static constexpr int Pieces = U * C + 1;  // 16-byte copies a staged row (the window's bytes from a 16-byte boundary)
+  static constexpr int RowWords = Pieces * 4 % 8 == 4 ? Pieces * 4 : Pieces * 4 + 4;  // 4 mod 8
+  static constexpr int RowBytes = 4 * RowWords, StageBytes = 16 * RowBytes;
+  static constexpr int WeightBytes = (KC + NO) * 32 * 16;
+  static constexpr int PlanBytes = 4 * 16 * U * C;  // makePatchPlan's entries: at most the window's bytes
+  static_assert(2 * kFactorSpan * sizeof(float) <= StageBytes, "warp 0 stages the factors in its first stage");
+};
+template <int C, int SS, int B0>
+constexpr std::size_t typedSharedBytes(int warps, int ahead) {
+  using S = TypedShape<C, SS, B0>;
+  return S::WeightBytes + std::size_t(warps) * ((1 + ahead) * S::StageBytes + S::PlanBytes);
+}
+// Steps a ring holds ahead of the one being read: two (1 to 2 KB a step at r <= 8, a third to half an
+// RGBA8 step's, so that as many bytes are in flight).
+constexpr int kTypedAhead = 2;
+
+// Off the hot path, the rows of a warp whose window leaves the frame (or whose rows are not 16-byte
+// aligned): a lane's 16-byte pieces of a staged row (bytes ba + 16 i, i = t, t + 4, ...) that lie in
+// the row are still one copy, the rest word by word where the word lies in the row (4-byte copies,
+// asynchronous like the others), the bytes of a word the row's end cuts (width C not a multiple of
+// 4) one by one. The bytes outside the row are patched once they have all arrived (makePatchPlan).
+// Copying the outside bytes here through the border mode, one synchronous load each, held the edge
+// strips' warps a load's latency a row: they took 3-5x the others' time, the whole kernel's.
+template <int Pieces>
+__device__ __forceinline__ void stageInsidePieces(const unsigned char* row, int rowBytes, bool aligned16,
+                                                  unsigned char* dst, int ba, int t) {
+  for (int i = t; i < Pieces; i += 4) {
+    const int b0 = ba + 16 * i;
+    if (aligned16 && b0 >= 0 && b0 + 16 <= rowBytes) {
+      copyAsync<16, true>(dst + 16 * i, row + b0);
+      continue;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int wb = b0 + 4 * j;  // a multiple of 4: the row's first byte starts a word
+      if (wb >= 0 && wb + 4 <= rowBytes)
+        copyAsync<4>(dst + 16 * i + 4 * j, row + wb);
+      else if (wb >= 0 && wb < rowBytes)
+        for (int e = 0; wb + e < rowBytes; ++e) dst[16 * i + 4 * j + e] = row[wb + e];
+    }
+  }
+}
+// Where each byte of the window outside the row comes from, the same in every row: its place in
+// the staged row (low 16 bits) and its source's (high 16 bits: kPatchZero for a zero, kPatchLoad
+// where the source lies outside the staged span: loaded, through the border mode, row by row). Made
+// once a warp (n entries, lane by lane; the caller syncs); clamp and mirror take their sources from
+// the staged bytes but for frames narrower than a window, wrap loads them. Computing every byte's
+// source at every step (a division and the border mode's each) held the edge strips' warps 1.6x
+// the others' time, the whole kernel's.
+constexpr unsigned kPatchZero = 0xfffeu, kPatchLoad = 0xffffu;
+template <int C, int U, int Pieces>
+__device__ __forceinline__ int makePatchPlan(unsigned* plan, int width, Border border, int ba, int skew, int lane) {
+  const int rowBytes = width * C;
+  const int winStart = ba + skew, winEnd = winStart + 16 * U * C;  // the window's bytes in the row
+  const int left = max(0, min(winEnd, 0) - winStart);
+  const int rightStart = max(winStart, rowBytes), right = max(0, winEnd - rightStart);
+  const int n = left + right;
+  for (int i = lane; i < n; i += 32) {
+    const int gb = i < left ? winStart + i : rightStart + (i - left);
+    const int x = gb >= 0 ? gb / C : -((C - 1 - gb) / C);  // the pixel, rounded down
+    const int sx = borderIndex(x, width, border);
+    const int sb = sx * C + (gb - x * C) - ba;
+    const unsigned src = sx < 0 ? kPatchZero : sb >= 0 && sb < 16 * Pieces ? unsigned(sb) : kPatchLoad;
+    plan[i] = unsigned(gb - ba) | src << 16;
+  }
+  return n;
+}
+// A stage's 16 rows patched as the plan's n entries say, the warp's lanes sharing them; a row at a
+// time, so that it holds few registers (out of line, the call cost the kernel 47 registers).
+template <int C, int RowBytes>
+__device__ __forceinline__ void applyPatch(unsigned char* st, const unsigned* plan, int n, int lane,
+                                           const unsigned char* frame, std::size_t pitch, int width, int height,
+                                           Border border, int firstRow, int ba) {
+  for (int i = lane; i < n; i += 32) {
+    const unsigned e = plan[i], src = e >> 16;
+    const int at = int(e & 0xffffu);
+    if (src != kPatchLoad) {
+#pragma unroll 1
+      for (int row = 0; row < 16; ++row)
+        st[row * RowBytes + at] = src == kPatchZero ? 0 : st[row * RowBytes + int(src)];
+      continue;
+    }
+    // Loaded, row by row through the border mode.
+    const int gb = at + ba, x = gb >= 0 ? gb / C : -((C - 1 - gb) / C);
+    const int sx = borderIndex(x, width, border);
+#pragma unroll 1
+    for (int row = 0; row < 16; ++row) {
+      const int sy = borderIndex(firstRow + row, height, border);
+      st[row * RowBytes + at] = sy < 0 ? 0 : frame[std::size_t(sy) * pitch + std::size_t(sx * C + (gb - x * C))];
+    }
+  }
+}
+
+// The rows of a frame whose rows are not even 4 bytes apart: every byte through the border mode,
+// one synchronous load each.
+template <int C, int Pieces>
+__device__ __forceinline__ void stageBorderedPieces(const unsigned char* row, int width, Border border,
+                                                    unsigned char* dst, int ba, int t) {
+  for (int i = t; i < Pieces; i += 4) {
+    const int b0 = ba + 16 * i;
+    unsigned w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      w[j] = 0u;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int b = b0 + 4 * j + e;
+        const int x = b >= 0 ? b / C : -((C - 1 - b) / C);  // the pixel, rounded down
+        const int sx = borderIndex(x, width, border);
+        if (sx >= 0) w[j] |= unsigned(row[sx * C + (b - x * C)]) << (8 * e);
+      }
+    }
+    *reinterpret_cast<uint4*>(dst + 16 * i) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+// Bytes k0 and k1 of a lane's 4 pixels (C words) as an fp16 pair of subnormals: each byte with a
+// zero byte above it.
+template <int C>
+__device__ __forceinline__ unsigned bytePair(const unsigned (&w)[C], int k0, int k1) {
+  if (k0 / 4 == k1 / 4)
+    return __byte_perm(w[k0 / 4], 0u, static_cast<unsigned>(k0 % 4 | 4 << 4 | (k1 % 4) << 8 | 4 << 12));
+  const unsigned both = __byte_perm(w[k0 / 4], w[k1 / 4], static_cast<unsigned>(k0 % 4 | (4 + k1 % 4) << 4));
+  return __byte_perm(both, 0u, 0x4140);
+}
+// Four bytes, each in the low byte of its word, as one word.
+__device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
+  return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+}
+
+// The kernel: tensorStreamBody's walk (tensor_stream.cuh) for NP planes of C-channel bytes. At
+// B0 = 1 the loop is unrolled NO times and the output blocks move on by renaming; past it they are
+// copied down after each step. Registers (ptxas -v, sm_90): a minimum of one block, else ptxas held
+// the B0 = 2..4 instances to 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3)
+// are held to 80, 3 blocks of 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four
+// strips a warp (124 registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level
+// at 1080p.
+template <int C, int SS_, int B0, int Out, bool SplitH>
+__global__ void __launch_bounds__(256, B0 == 1 && !SplitH && SS_ * C <= 3 ? 3 : 1)
+    tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ MaskSep m, int ahead) {
+#if __CUDA_ARCH__ >= 800
+  using S = TypedShape<C, SS_, B0>;
+  constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
+  constexpr bool kRotate = B0 == 1;
+  extern __shared__ __align__(16) unsigned char typedTensorSmem[];
+  uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes]
+  const uint4* colFrag = rowFrag + KC * 32;                    // [NO][32 lanes]
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int warps = blockDim.x >> 5;
+  const int r = m.radius, apron = apronOf(B0, r);
+  if constexpr (!kTriggerAtLastStep<B0>) allowDependentLaunch();
+  const int x0 = (blockIdx.x * warps + warp) * 16 * SS;
+  const bool active = x0 < a.width;
+  const int y0 = blockIdx.y * a.tileRows;
+  const int rows = min(a.tileRows, a.height - y0);
+  const int steps = (rows + 15) / 16, lastStep = steps + B0 - 1;
+  const int stages = 1 + ahead;
+  unsigned char* ring = typedTensorSmem + S::WeightBytes + warp * (stages * S::StageBytes + S::PlanBytes);
+  if (warp == 0) makeWeightFragments<B0, true>(m, 1, r, apron, reinterpret_cast<float*>(ring), rowFrag, lane);
+  waitForPrerequisites();
+  __syncthreads();
+  if (!active) return;
+
+  // The warp's window: pixels x0 - apron .. x0 + 16 (SS + B0) - apron - 1, its bytes staged from
+  // the 16-byte boundary ba at or below its first (skew bytes before it).
+  const int bw = (x0 - apron) * C, ba = bw & ~15, skew = bw - ba;
+  const bool fast = a.aligned && ba >= 0 && ba + 16 * S::Pieces <= a.width * C;
+  // The window leaves the frame, or the rows are not 16-byte aligned: the bytes in the row staged as
+  // they can be, those outside patched from them (makePatchPlan); rows not 4 bytes apart byte by byte.
+  const bool patch = !fast && a.aligned4;
+  unsigned* plan = reinterpret_cast<unsigned*>(ring + stages * S::StageBytes);
+  const int patchBytes = patch ? makePatchPlan<C, U, S::Pieces>(plan, a.width, a.border, ba, skew, lane) : 0;
+  __syncwarp();
+  // Every strip of the warp inside the frame, and the output's rows 4-byte aligned: whole words.
+  const bool fullRow = a.outAligned && x0 + 16 * SS <= a.width;
+  // Step q's input: rows y0 - 8 B0 + 16 q .. + 15 (lane (g, t): rows g and g + 8), pieces t, t + 4, ...
+  auto issue = [&](const unsigned char* frame, int q, int stage) {
+    unsigned char* st = ring + stage * S::StageBytes;
+#pragma unroll
+    for (int nb = 0; nb < 2; ++nb) {
+      const int row = 8 * nb + g, sy = borderIndex(y0 - 8 * B0 + 16 * q + row, a.height, a.border);
+      unsigned char* d = st + row * S::RowBytes;
+      if (sy < 0) {
+#pragma unroll
+        for (int k = 0; k < (S::Pieces + 3) / 4; ++k)
+          if (t + 4 * k < S::Pieces) *reinterpret_cast<uint4*>(d + 16 * (t + 4 * k)) = make_uint4(0, 0, 0, 0);
+      } else if (fast) {
+        const unsigned char* src = frame + std::size_t(sy) * a.pitch + ba;
+#pragma unroll
+        for (int k = 0; k < (S::Pieces + 3) / 4; ++k)
+          if (t + 4 * k < S::Pieces) copyAsync<16, true>(d + 16 * (t + 4 * k), src + 16 * (t + 4 * k));
+      } else if (patch) {
+        stageInsidePieces<S::Pieces>(frame + std::size_t(sy) * a.pitch, a.width * C, a.aligned, d, ba, t);
+      } else {
+        stageBorderedPieces<C, S::Pieces>(frame + std::size_t(sy) * a.pitch, a.width, a.border, d, ba, t);
+      }
+    }
+  };
+
+#pragma unroll 1
+  for (int f = blockIdx.z; f < a.batch; f += gridDim.z) {
+    const unsigned char* in = a.in + std::size_t(f) * a.frameStride;
+    unsigned char* out = a.out + std::size_t(f) * a.outFrameStride;
+    const bool lastFrame = f + int(gridDim.z) >= a.batch;
+    for (int s = 0; s < ahead; ++s) {
+      if (s <= lastStep) issue(in, s, s);
+      commitAsync();
+    }
+    // acc[j][pl][h]: output block j (16 rows from 8 (2 j - B0) below the current chunk's first
+    // row), plane pl (strip pl / C, channel pl % C), pixel slots 8 h .. 8 h + 7.
+    float acc[NO][NP][2][4];
+#pragma unroll
+    for (int j = 0; j < NO - 1; ++j) forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = 0.f; });
+    int stage = 0, next = ahead;
+    constexpr int R = kRotate ? NO : 1;
+#pragma unroll 1
+    for (int q0 = 0; q0 <= lastStep; q0 += R) {
+#pragma unroll
+      for (int p = 0; p < R; ++p) {
+        const int q = q0 + p;
+        if (q > lastStep) break;
+        if constexpr (kTriggerAtLastStep<B0>)
+          if (q == lastStep && lastFrame) allowDependentLaunch();
+        const int out0 = y0 - 16 * B0 + 16 * q;  // the first row this step stores
+        if (ahead == 2)
+          waitAsync<1>();
+        else
+          waitAsync<0>();
+        __syncwarp();
+        if (q + ahead <= lastStep) issue(in, q + ahead, next);
+        commitAsync();
+        next = next + 1 == stages ? 0 : next + 1;
+        unsigned char* st = ring + stage * S::StageBytes;
+        if (patch) {
+          applyPatch<C, S::RowBytes>(st, plan, patchBytes, lane, in, a.pitch, a.width, a.height, a.border,
+                                     y0 - 8 * B0 + 16 * q, ba);
+          __syncwarp();
+        }
+        // The lane's 4 pixels (C words) of rows g and g + 8 in each 16-pixel unit of the window.
+        unsigned w[2][U][C];
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int i = 0; i < C; ++i)
+              w[nb][u][i] = *reinterpret_cast<const unsigned*>(st + (8 * nb + g) * S::RowBytes + skew + 16 * C * u +
+                                                               4 * C * t + 4 * i);
+#pragma unroll
+        for (int pl = 0; pl < NP; ++pl) {
+          const int s = pl / C, ch = pl % C;
+          // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
+          // chunk c is the window's unit s + c.
+          float hs[2][4];
+#pragma unroll
+          for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+            for (int c = 0; c < KC; ++c) {
+              const uint4 fr = rowFrag[c * 32 + lane];
+              const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+              // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
+              const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
+              const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
+              if (c == 0)
+                mma16816Zero(hs[nb], ra, b0, b1);
+              else
+                mma16816(hs[nb], ra, b0, b1);
+            }
+          unsigned hi[4], lo[4];
+          columnOperands<SplitH>(hs, hi, lo);
+#pragma unroll
+          for (int j = 0; j < NO; ++j) {
+            const uint4 fc = colFrag[j * 32 + lane];
+            const unsigned ca[4] = {fc.x, fc.y, fc.z, fc.w};
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              if (j < NO - 1)
+                mma16816(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
+              else
+                mma16816Zero(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);  // the last block starts here
+              if constexpr (SplitH) mma16816(acc[(j + p) % NO][pl][h], ca, lo[h], lo[2 + h]);
+            }
+          }
+        }
+
+        if (q >= B0) {
+          // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
+          // in rows out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3).
+#pragma unroll
+          for (int i = 0; i < 2; ++i) {
+            const int y = out0 + 8 * i + g;
+            if (y >= y0 + rows) continue;
+            unsigned char* orow = out + std::size_t(y) * a.outPitch;
+            // Strip s's 4 pixels: byte px C + ch is plane s C + ch's element for pixel px.
+            auto byteOf = [&](int s, int k) {
+              const int px = k / C, ch = k % C;
+              return roundedByte<Out>(acc[p][s * C + ch][px >> 1][2 * i + (px & 1)]);
+            };
+            if (fullRow) {
+#pragma unroll
+              for (int s = 0; s < SS; ++s)
+#pragma unroll
+                for (int k = 0; k < C; ++k)
+                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * C)[k] =
+                      packBytes(byteOf(s, 4 * k), byteOf(s, 4 * k + 1), byteOf(s, 4 * k + 2), byteOf(s, 4 * k + 3));
+            } else {
+#pragma unroll
+              for (int s = 0; s < SS; ++s)
+#pragma unroll
+                for (int k = 0; k < 4 * C; ++k)
+                  if (x0 + 16 * s + 4 * t + k / C < a.width)
+                    orow[std::size_t(x0 + 16 * s + 4 * t) * C + k] = static_cast<unsigned char>(byteOf(s, k));
+            }
+          }
+        }
+        stage = stage + 1 == stages ? 0 : stage + 1;
+      }
+      if constexpr (!kRotate) {
+#pragma unroll
+        for (int j = 0; j < NO - 1; ++j)
+          forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = acc[j + 1][pl][h][e]; });
+      }
+    }
+    waitAsync<0>();  // nothing in flight into the ring
+    __syncwarp();    // every lane's reads of the last steps done before the next frame's copies
+  }
+#endif
+}
+
+// The launch of an instance; m already scaled for the subnormal inputs.
+template <int C, int SS, int B0, int Out, bool SplitH>
+void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+  using S = TypedShape<C, SS, B0>;
+  const ImageDesc& d = l.image;
+  TypedTensorArgs a{};
+  a.in = static_cast<const unsigned char*>(l.in);
+  a.out = static_cast<unsigned char*>(l.out);
+  a.pitch = d.rowPitch();
+  a.frameStride = d.frameStride();
+  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
+  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
+  a.width = d.width;
+  a.height = d.height;
+  a.batch = d.batch;
+  a.tileRows = l.tileRows;
+  a.border = l.border;
+  const std::uintptr_t inBits = reinterpret_cast<std::uintptr_t>(a.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0);
+  a.aligned = inBits % 16 == 0;
+  a.aligned4 = inBits % 4 == 0;
+  a.outAligned = (reinterpret_cast<std::uintptr_t>(a.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % 4 == 0;
+  if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
+    throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
+                                std::to_string(l.tileRows) + " rows");
+  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead);
+  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH>;
+  allowSharedBytes(kernel, shared);
+  const dim3 grid(ceilDiv(d.width, 16 * S::SS * l.warps), ceilDiv(d.height, l.tileRows),
+                  static_cast<unsigned>(std::min(d.batch, 65535)));
+  launchDependent(kernel, grid, dim3(32 * l.warps), shared, l.stream, a, m, kTypedAhead);
+}
+
+// The instance for a launch: B0 from the radius, Out from the combine rule and the byte-range bound,
+// SplitH from the error plan.
+template <int C, int SS>
+void launchTypedInstance(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitH, bool sumsInRange) {
+  auto byB0 = [&](auto out, auto split) {
+    constexpr int Out = decltype(out)::value;
+    constexpr bool Split = decltype(split)::value;
+    if (m.radius <= 8) return launchTypedTensorStream<C, SS, 1, Out, Split>(l, m);
+    if (m.radius <= 16) return launchTypedTensorStream<C, SS, 2, Out, Split>(l, m);
+    if (m.radius <= 24) return launchTypedTensorStream<C, SS, 3, Out, Split>(l, m);
+    return launchTypedTensorStream<C, SS, 4, Out, Split>(l, m);
+  };
+  auto bySplit = [&](auto out) {
+    if (splitH) return byB0(out, std::true_type{});
+    return byB0(out, std::false_type{});
+  };
+  if (l.absolute) return bySplit(std::integral_constant<int, kAbs>{});
+  if (sumsInRange) return bySplit(std::integral_constant<int, kFree>{});
+  bySplit(std::integral_constant<int, kClamp>{});
+}
+
+}  // namespace
+}  // namespace convlive::kernels

@@ -1,0 +1,48 @@
+// tensorstream on 8-bit frames of 1 and 3 channels (grey, RGB and BGR), a batch in one launch:
+// host-side entry points, light like launch.hpp; the kernel is in tensor_stream_typed.cuh.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "convlive/border.hpp"
+#include "convlive/image.hpp"
+#include "launch.hpp"
+
+namespace convlive::kernels {
+
+struct TypedTensorStreamLaunch {
+  const void* in;
+  void* out;
+  ImageDesc image;                       // u8, 1 or 3 channels: size, pitch, batch (rows and frames at its strides)
+  std::size_t outPitch, outFrameStride;  // the output's strides where they differ (0: the image's)
+  Border border;
+  bool absolute;  // Combine::Abs: |sum|
+  int warps;      // warps a block (the tile's width / 16)
+  int tileRows;   // rows a warp walks, a multiple of 16 (the tile's height)
+  cudaStream_t stream;
+};
+
+// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3).
+constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
+  return type == PixelType::U8 && (channels == 1 || channels == 3);
+}
+// Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
+constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
+// Dynamic shared memory a block takes: the weight fragments and each warp's ring.
+std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius);
+// Separable, radius 0..kTensorStreamMaxRadius, the factors as for tensorStream (fp16 within the error
+// plan planHalfSeparable; splitIntermediate: the intermediate as fp16 high + low parts;
+// sumsInByteRange: every sum lies in [-0.5, 255.5), so none is clamped).
+void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
+                       bool sumsInByteRange);
+
+// Internal: each channel count's file (tensor_stream_u8x<C>.cu) defines its launch, m scaled for the
+// subnormal inputs.
+namespace typedtensor {
+void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
+void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
+}  // namespace typedtensor
+
+}  // namespace convlive::kernels

@@ -1,0 +1,10 @@
+// tensorstream's typed instances for u8x1 frames (the kernel: tensor_stream_typed.cuh).
+#include "tensor_stream_typed.cuh"
+
+namespace convlive::kernels::typedtensor {
+
+void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange) {
+  launchTypedInstance<1, tensorStreamTypedStripPixels(1) / 16>(l, scaled, splitIntermediate, sumsInByteRange);
+}
+
+}  // namespace convlive::kernels::typedtensor

@@ -1,0 +1,10 @@
+// tensorstream's typed instances for u8x3 frames (the kernel: tensor_stream_typed.cuh).
+#include "tensor_stream_typed.cuh"
+
+namespace convlive::kernels::typedtensor {
+
+void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange) {
+  launchTypedInstance<3, tensorStreamTypedStripPixels(3) / 16>(l, scaled, splitIntermediate, sumsInByteRange);
+}
+
+}  // namespace convlive::kernels::typedtensor
