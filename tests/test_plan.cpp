@@ -119,8 +119,8 @@ FilterParams compiled(const FilterSpec& s) {
   return p;
 }
 
-// tensorstream takes u8x4, u8x1 and u8x3 frames; it refuses the other types, and masks of low rank
-// or gradient magnitudes on u8x1 and u8x3, naming sweep, whether or not there is a device.
+// tensorstream takes u8x4, u8x1 and u8x3 frames; it refuses the other types, and gradient magnitudes
+// on u8x1 and u8x3, naming sweep, whether or not there is a device.
 TEST(Plan, TensorStreamTakesGreyAndRgbFramesAndNamesSweepForTheOthers) {
   const Variant& v = *findVariant("tensorstream");
   EXPECT_TRUE(v.takesAnyImage());
@@ -135,23 +135,24 @@ TEST(Plan, TensorStreamTakesGreyAndRgbFramesAndNamesSweepForTheOthers) {
           << why.text();
       EXPECT_EQ(why.fixValue, "sweep") << why.text();
     }
-  for (const char* mask : {"sharpen", "sobel", "laplacian"})
+  for (const auto& [mask, r] : {std::pair{"sobel", 2}, {"scharr", 1}})
     for (int c : {1, 3}) {
       const Problem why =
-          v.whyNot(compiled(spec(mask, 2, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
+          v.whyNot(compiled(spec(mask, r, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
       EXPECT_EQ(why.code, Problem::Code::CannotRun) << mask << ": " << why.text();
-      EXPECT_NE(why.text().find("separable masks"), std::string::npos) << why.text();
+      EXPECT_NE(why.text().find("gradient magnitudes on RGBA8 frames"), std::string::npos) << why.text();
       EXPECT_EQ(why.fixValue, "sweep") << why.text();
     }
-  // A separable mask on grey and RGB frames: taken, or refused only for want of a device.
-  for (int c : {1, 3}) {
-    const Problem why =
-        v.whyNot(compiled(spec("gaussian", 9, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
-    if (deviceInfo().available)
-      EXPECT_TRUE(why.empty()) << why.text();
-    else
-      EXPECT_EQ(why.code, Problem::Code::NoDevice) << why.text();
-  }
+  // A separable mask or one of low rank on grey and RGB frames: taken, or refused only for want of a device.
+  for (const char* mask : {"gaussian", "sharpen", "laplacian"})
+    for (int c : {1, 3}) {
+      const Problem why =
+          v.whyNot(compiled(spec(mask, 9, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
+      if (deviceInfo().available)
+        EXPECT_TRUE(why.empty()) << mask << ": " << why.text();
+      else
+        EXPECT_EQ(why.code, Problem::Code::NoDevice) << mask << ": " << why.text();
+    }
 }
 
 // A grid has at most 65535 rows of blocks: a variant whose blocks each cover some rows of the

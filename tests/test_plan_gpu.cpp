@@ -306,9 +306,9 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
 // tensorstream by name on u8x1 and u8x3 frames (its typed kernel: four 16-pixel strips a warp on
 // grey, one on RGB): every B0 (r = 1..32, each side of 8, 16 and 24), odd sizes from 1x1, frames
 // narrower than a warp's window and wide ones whose inner warps take the 16-byte copies (640 and 1024
-// pixels, packed rows), every border, negative weights (clamped) and |sum| (pitch), every offered
-// tile, batches with padded rows and gaps (rows that break the 16-byte copies); against the reference
-// within 1 LSB, the outputs poisoned.
+// pixels, packed rows), every border, negative weights (clamped) and |sum| (pitch), masks of low rank
+// (sharpen, laplacian, emboss: 2-4 terms), every offered tile, batches with padded rows and gaps (rows
+// that break the 16-byte copies); against the reference within 1 LSB, the outputs poisoned.
 TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
   struct Case {
     const char* mask;
@@ -316,13 +316,30 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
     const char* row;
     const char* col;
   };
-  const Case cases[] = {{"gaussian", 1, "", ""},          {"box", 2, "", ""},
-                        {"gaussian", 5, "", ""},          {"gaussian", 8, "", ""},
-                        {"gaussian", 9, "", ""},          {"box", 13, "", ""},
-                        {"gaussian", 16, "", ""},         {"gaussian", 17, "", ""},
-                        {"gaussian", 24, "", ""},         {"gaussian", 25, "", ""},
-                        {"gaussian", 32, "", ""},         {"pitch", 0, "", ""},
-                        {"custom", 0, "1,-2,1", "1,2,1"}, {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
+  const Case cases[] = {{"gaussian", 1, "", ""},
+                        {"box", 2, "", ""},
+                        {"gaussian", 5, "", ""},
+                        {"gaussian", 8, "", ""},
+                        {"gaussian", 9, "", ""},
+                        {"box", 13, "", ""},
+                        {"gaussian", 16, "", ""},
+                        {"gaussian", 17, "", ""},
+                        {"gaussian", 24, "", ""},
+                        {"gaussian", 25, "", ""},
+                        {"gaussian", 32, "", ""},
+                        {"pitch", 0, "", ""},
+                        {"custom", 0, "1,-2,1", "1,2,1"},
+                        {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"},
+                        // masks of low rank: every term in the same pass
+                        {"sharpen", 2, "", ""},
+                        {"sharpen", 8, "", ""},
+                        {"sharpen", 12, "", ""},
+                        {"sharpen", 32, "", ""},
+                        {"laplacian", 1, "", ""},
+                        {"laplacian", 2, "", ""},
+                        {"laplacian", 16, "", ""},
+                        {"emboss", 2, "", ""},
+                        {"emboss", 4, "", ""}};
   const Variant& v = *findVariant("tensorstream");
   int ran = 0;
   for (int c : {1, 3})
@@ -345,7 +362,7 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
         expectEqualsReference(plan, d);
         ++ran;
       }
-  EXPECT_EQ(ran, 2 * 7 * 14);
+  EXPECT_EQ(ran, 2 * 7 * 23);
 }
 
 // A batch runs in one launch, and equals the frames filtered one at a time.

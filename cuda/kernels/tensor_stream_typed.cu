@@ -4,13 +4,13 @@
 
 namespace convlive::kernels {
 
-std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius) {
+std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius, int terms) {
   auto bytes = [&](auto c) {
     constexpr int C = decltype(c)::value, SS = tensorStreamTypedStripPixels(C) / 16;
-    if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead);
-    if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead);
-    if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead);
-    return typedSharedBytes<C, SS, 4>(warps, kTypedAhead);
+    if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead, terms);
+    if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead, terms);
+    if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead, terms);
+    return typedSharedBytes<C, SS, 4>(warps, kTypedAhead, terms);
   };
   return channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
 }
@@ -30,6 +30,19 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
     typedtensor::launchU8x1(l, scaled, splitIntermediate, sumsInByteRange);
   else
     typedtensor::launchU8x3(l, scaled, splitIntermediate, sumsInByteRange);
+}
+
+void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m, bool splitIntermediate) {
+  const ImageDesc& d = l.image;
+  if (!tensorStreamTypedTakes(d.type, d.channels))
+    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
+                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+  const MaskTerms scaled = scaledTerms(m);  // checks the terms and the radius
+  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  if (d.channels == 1)
+    typedtensor::launchU8x1(l, scaled, splitIntermediate);
+  else
+    typedtensor::launchU8x3(l, scaled, splitIntermediate);
 }
 
 }  // namespace convlive::kernels

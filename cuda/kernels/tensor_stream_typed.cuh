@@ -48,9 +48,9 @@ struct TypedShape {
   static_assert(2 * kFactorSpan * sizeof(float) <= StageBytes, "warp 0 stages the factors in its first stage");
 };
 template <int C, int SS, int B0>
-constexpr std::size_t typedSharedBytes(int warps, int ahead) {
+constexpr std::size_t typedSharedBytes(int warps, int ahead, int terms = 1) {
   using S = TypedShape<C, SS, B0>;
-  return S::WeightBytes + std::size_t(warps) * ((1 + ahead) * S::StageBytes + S::PlanBytes);
+  return std::size_t(terms) * S::WeightBytes + std::size_t(warps) * ((1 + ahead) * S::StageBytes + S::PlanBytes);
 }
 // Steps a ring holds ahead of the one being read: two (1 to 2 KB a step at r <= 8, a third to half an
 // RGBA8 step's, so that as many bytes are in flight).
@@ -177,16 +177,23 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // are held to 80, 3 blocks of 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four
 // strips a warp (124 registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level
 // at 1080p.
-template <int C, int SS_, int B0, int Out, bool SplitH>
-__global__ void __launch_bounds__(256, B0 == 1 && !SplitH && SS_ * C <= 3 ? 3 : 1)
-    tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ MaskSep m, int ahead) {
+//
+// Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
+// each plane's row product per term feeds that term's column products, all adding into the same
+// output blocks, as tensorStreamBody's Terms.
+template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false>
+__global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3 : 1)
+    tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
+                            int ahead) {
 #if __CUDA_ARCH__ >= 800
   using S = TypedShape<C, SS_, B0>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
   constexpr bool kRotate = B0 == 1;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
-  uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes]
-  const uint4* colFrag = rowFrag + KC * 32;                    // [NO][32 lanes]
+  uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes], term t's kTermStride t on
+  const uint4* colFrag = rowFrag + KC * 32;                    // [NO][32 lanes], likewise
+  constexpr int kTermStride = (KC + NO) * 32;
+  const int terms = termsOf(m);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = apronOf(B0, r);
@@ -197,8 +204,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && SS_ * C <= 3 ? 3 : 
   const int rows = min(a.tileRows, a.height - y0);
   const int steps = (rows + 15) / 16, lastStep = steps + B0 - 1;
   const int stages = 1 + ahead;
-  unsigned char* ring = typedTensorSmem + S::WeightBytes + warp * (stages * S::StageBytes + S::PlanBytes);
-  if (warp == 0) makeWeightFragments<B0, true>(m, 1, r, apron, reinterpret_cast<float*>(ring), rowFrag, lane);
+  unsigned char* ring = typedTensorSmem + terms * S::WeightBytes + warp * (stages * S::StageBytes + S::PlanBytes);
+  if (warp == 0) makeWeightFragments<B0, true>(m, terms, r, apron, reinterpret_cast<float*>(ring), rowFrag, lane);
   waitForPrerequisites();
   __syncthreads();
   if (!active) return;
@@ -288,42 +295,46 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && SS_ * C <= 3 ? 3 : 
             for (int i = 0; i < C; ++i)
               w[nb][u][i] = *reinterpret_cast<const unsigned*>(st + (8 * nb + g) * S::RowBytes + skew + 16 * C * u +
                                                                4 * C * t + 4 * i);
+        // A mask of low rank adds every term's column products into the block that starts here.
+        if constexpr (Terms) forEachElement<NP>([&](int pl, int h, int e) { acc[(NO - 1 + p) % NO][pl][h][e] = 0.f; });
 #pragma unroll
-        for (int pl = 0; pl < NP; ++pl) {
-          const int s = pl / C, ch = pl % C;
-          // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
-          // chunk c is the window's unit s + c.
-          float hs[2][4];
+        for (int pl = 0; pl < NP; ++pl)
+#pragma unroll 1
+          for (int tm = 0; tm < terms; ++tm) {
+            const int s = pl / C, ch = pl % C;
+            // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
+            // chunk c is the window's unit s + c.
+            float hs[2][4];
 #pragma unroll
-          for (int nb = 0; nb < 2; ++nb)
+            for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-            for (int c = 0; c < KC; ++c) {
-              const uint4 fr = rowFrag[c * 32 + lane];
-              const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
-              // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
-              const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
-              const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
-              if (c == 0)
-                mma16816Zero(hs[nb], ra, b0, b1);
-              else
-                mma16816(hs[nb], ra, b0, b1);
-            }
-          unsigned hi[4], lo[4];
-          columnOperands<SplitH>(hs, hi, lo);
+              for (int c = 0; c < KC; ++c) {
+                const uint4 fr = rowFrag[tm * kTermStride + c * 32 + lane];
+                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
+                const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
+                const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
+                if (c == 0)
+                  mma16816Zero(hs[nb], ra, b0, b1);
+                else
+                  mma16816(hs[nb], ra, b0, b1);
+              }
+            unsigned hi[4], lo[4];
+            columnOperands<SplitH>(hs, hi, lo);
 #pragma unroll
-          for (int j = 0; j < NO; ++j) {
-            const uint4 fc = colFrag[j * 32 + lane];
-            const unsigned ca[4] = {fc.x, fc.y, fc.z, fc.w};
+            for (int j = 0; j < NO; ++j) {
+              const uint4 fc = colFrag[tm * kTermStride + j * 32 + lane];
+              const unsigned ca[4] = {fc.x, fc.y, fc.z, fc.w};
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              if (j < NO - 1)
-                mma16816(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
-              else
-                mma16816Zero(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);  // the last block starts here
-              if constexpr (SplitH) mma16816(acc[(j + p) % NO][pl][h], ca, lo[h], lo[2 + h]);
+              for (int h = 0; h < 2; ++h) {
+                if (Terms || j < NO - 1)
+                  mma16816(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
+                else
+                  mma16816Zero(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);  // the last block starts here
+                if constexpr (SplitH) mma16816(acc[(j + p) % NO][pl][h], ca, lo[h], lo[2 + h]);
+              }
             }
           }
-        }
 
         if (q >= B0) {
           // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
@@ -369,9 +380,13 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && SS_ * C <= 3 ? 3 : 
 #endif
 }
 
+inline int termsOfHost(const MaskSep&) { return 1; }
+inline int termsOfHost(const MaskTerms& m) { return m.terms; }
+
 // The launch of an instance; m already scaled for the subnormal inputs.
-template <int C, int SS, int B0, int Out, bool SplitH>
-void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+template <int C, int SS, int B0, int Out, bool SplitH, class Factors>
+void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m) {
+  constexpr bool Terms = std::is_same_v<Factors, MaskTerms>;
   using S = TypedShape<C, SS, B0>;
   const ImageDesc& d = l.image;
   TypedTensorArgs a{};
@@ -393,8 +408,8 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const MaskSep& m)
   if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
-  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead);
-  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH>;
+  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOfHost(m));
+  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms>;
   allowSharedBytes(kernel, shared);
   const dim3 grid(ceilDiv(d.width, 16 * S::SS * l.warps), ceilDiv(d.height, l.tileRows),
                   static_cast<unsigned>(std::min(d.batch, 65535)));
@@ -403,8 +418,9 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const MaskSep& m)
 
 // The instance for a launch: B0 from the radius, Out from the combine rule and the byte-range bound,
 // SplitH from the error plan.
-template <int C, int SS>
-void launchTypedInstance(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitH, bool sumsInRange) {
+// Masks of low rank: clamp or abs.
+template <int C, int SS, class Factors>
+void launchTypedInstance(const TypedTensorStreamLaunch& l, const Factors& m, bool splitH, bool sumsInRange) {
   auto byB0 = [&](auto out, auto split) {
     constexpr int Out = decltype(out)::value;
     constexpr bool Split = decltype(split)::value;
@@ -418,7 +434,8 @@ void launchTypedInstance(const TypedTensorStreamLaunch& l, const MaskSep& m, boo
     return byB0(out, std::false_type{});
   };
   if (l.absolute) return bySplit(std::integral_constant<int, kAbs>{});
-  if (sumsInRange) return bySplit(std::integral_constant<int, kFree>{});
+  if constexpr (std::is_same_v<Factors, MaskSep>)
+    if (sumsInRange) return bySplit(std::integral_constant<int, kFree>{});
   bySplit(std::integral_constant<int, kClamp>{});
 }
 

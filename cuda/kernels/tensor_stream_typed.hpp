@@ -30,19 +30,24 @@ constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
 }
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
-// Dynamic shared memory a block takes: the weight fragments and each warp's ring.
-std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius);
+// Dynamic shared memory a block takes: the weight fragments (each term's) and each warp's ring.
+std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius, int terms = 1);
 // Separable, radius 0..kTensorStreamMaxRadius, the factors as for tensorStream (fp16 within the error
 // plan planHalfSeparable; splitIntermediate: the intermediate as fp16 high + low parts;
 // sumsInByteRange: every sum lies in [-0.5, 255.5), so none is clamped).
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
                        bool sumsInByteRange);
+// A mask of low rank (1..kTensorStreamMaxTerms terms, radius 0..kTensorStreamMaxRadius; Identity or
+// Abs), every term in the same pass, as tensorStreamTerms (no term folded), within planHalfTerms.
+void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m, bool splitIntermediate);
 
 // Internal: each channel count's file (tensor_stream_u8x<C>.cu) defines its launch, m scaled for the
 // subnormal inputs.
 namespace typedtensor {
 void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
+void launchU8x1(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate);
+void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

@@ -6,5 +6,8 @@ namespace convlive::kernels::typedtensor {
 void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange) {
   launchTypedInstance<1, tensorStreamTypedStripPixels(1) / 16>(l, scaled, splitIntermediate, sumsInByteRange);
 }
+void launchU8x1(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate) {
+  launchTypedInstance<1, tensorStreamTypedStripPixels(1) / 16>(l, scaled, splitIntermediate, false);
+}
 
 }  // namespace convlive::kernels::typedtensor

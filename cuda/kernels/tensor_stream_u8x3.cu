@@ -6,5 +6,8 @@ namespace convlive::kernels::typedtensor {
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange) {
   launchTypedInstance<3, tensorStreamTypedStripPixels(3) / 16>(l, scaled, splitIntermediate, sumsInByteRange);
 }
+void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate) {
+  launchTypedInstance<3, tensorStreamTypedStripPixels(3) / 16>(l, scaled, splitIntermediate, false);
+}
 
 }  // namespace convlive::kernels::typedtensor
