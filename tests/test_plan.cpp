@@ -119,8 +119,8 @@ FilterParams compiled(const FilterSpec& s) {
   return p;
 }
 
-// tensorstream takes u8x4, u8x1 and u8x3 frames; it refuses the other types, and gradient magnitudes
-// on u8x1 and u8x3, naming sweep, whether or not there is a device.
+// tensorstream takes u8x4, u8x1 and u8x3 frames; it refuses the other types naming sweep, whether or
+// not there is a device, and on u8x1 and u8x3 gradient magnitudes past r = 16.
 TEST(Plan, TensorStreamTakesGreyAndRgbFramesAndNamesSweepForTheOthers) {
   const Variant& v = *findVariant("tensorstream");
   EXPECT_TRUE(v.takesAnyImage());
@@ -135,16 +135,21 @@ TEST(Plan, TensorStreamTakesGreyAndRgbFramesAndNamesSweepForTheOthers) {
           << why.text();
       EXPECT_EQ(why.fixValue, "sweep") << why.text();
     }
-  for (const auto& [mask, r] : {std::pair{"sobel", 2}, {"scharr", 1}})
-    for (int c : {1, 3}) {
-      const Problem why =
-          v.whyNot(compiled(spec(mask, r, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
-      EXPECT_EQ(why.code, Problem::Code::CannotRun) << mask << ": " << why.text();
-      EXPECT_NE(why.text().find("gradient magnitudes on RGBA8 frames"), std::string::npos) << why.text();
+  // A gradient magnitude past r = 16: refused whatever the device, naming sweep.
+  for (int c : {1, 3}) {
+    const Problem why =
+        v.whyNot(compiled(spec("sobel", 17, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});
+    if (deviceInfo().available) {
+      EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
+      EXPECT_NE(why.text().find("up to r = 16"), std::string::npos) << why.text();
       EXPECT_EQ(why.fixValue, "sweep") << why.text();
+    } else {
+      EXPECT_EQ(why.code, Problem::Code::NoDevice) << why.text();
     }
-  // A separable mask or one of low rank on grey and RGB frames: taken, or refused only for want of a device.
-  for (const char* mask : {"gaussian", "sharpen", "laplacian"})
+  }
+  // A separable mask, one of low rank or a gradient magnitude on grey and RGB frames: taken, or
+  // refused only for want of a device.
+  for (const char* mask : {"gaussian", "sharpen", "laplacian", "sobel"})
     for (int c : {1, 3}) {
       const Problem why =
           v.whyNot(compiled(spec(mask, 9, "tensorstream")), ImageDesc{.width = 9, .height = 7, .channels = c});

@@ -307,8 +307,9 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
 // grey, one on RGB): every B0 (r = 1..32, each side of 8, 16 and 24), odd sizes from 1x1, frames
 // narrower than a warp's window and wide ones whose inner warps take the 16-byte copies (640 and 1024
 // pixels, packed rows), every border, negative weights (clamped) and |sum| (pitch), masks of low rank
-// (sharpen, laplacian, emboss: 2-4 terms), every offered tile, batches with padded rows and gaps (rows
-// that break the 16-byte copies); against the reference within 1 LSB, the outputs poisoned.
+// (sharpen, laplacian, emboss: 2-4 terms), gradient magnitudes (sobel, scharr), every offered tile,
+// batches with padded rows and gaps (rows that break the 16-byte copies); against the reference
+// within 1 LSB, the outputs poisoned.
 TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
   struct Case {
     const char* mask;
@@ -339,7 +340,13 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
                         {"laplacian", 2, "", ""},
                         {"laplacian", 16, "", ""},
                         {"emboss", 2, "", ""},
-                        {"emboss", 4, "", ""}};
+                        {"emboss", 4, "", ""},
+                        // gradient magnitudes: two terms, each in sums of its own
+                        {"sobel", 1, "", ""},
+                        {"sobel", 2, "", ""},
+                        {"sobel", 9, "", ""},
+                        {"sobel", 16, "", ""},
+                        {"scharr", 1, "", ""}};
   const Variant& v = *findVariant("tensorstream");
   int ran = 0;
   for (int c : {1, 3})
@@ -362,7 +369,7 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
         expectEqualsReference(plan, d);
         ++ran;
       }
-  EXPECT_EQ(ran, 2 * 7 * 23);
+  EXPECT_EQ(ran, 2 * 7 * 28);
 }
 
 // A batch runs in one launch, and equals the frames filtered one at a time.

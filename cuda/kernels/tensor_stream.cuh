@@ -869,6 +869,21 @@ inline MaskTerms scaledTerms(const MaskTerms& m) {
   return scaled;
 }
 
+// A gradient magnitude's two terms: gx = col (x) row, gy = row (x) col (the separable mask and its
+// transpose).
+inline MaskTerms magnitudeTerms(const MaskSep& m) {
+  MaskTerms t{};
+  t.radius = m.radius;
+  t.terms = 2;
+  t.centre = 0.f;
+  const int taps = 2 * m.radius + 1;
+  std::copy(m.row, m.row + taps, t.row[0]);
+  std::copy(m.col, m.col + taps, t.col[0]);
+  std::copy(m.col, m.col + taps, t.row[1]);
+  std::copy(m.row, m.row + taps, t.col[1]);
+  return t;
+}
+
 // halfPair's bits on the host: lo in the low half, each rounded to nearest even as the kernel's.
 unsigned hostHalfPair(float lo, float hi) {
   const __half_raw a = __float2half_rn(lo), b = __float2half_rn(hi);

@@ -23,20 +23,6 @@ decltype(auto) magnitudeInstance(const Launch& l, int radius, bool splitH, F&& f
   return splitH ? magnitudeB0<3, true>(radius, f) : magnitudeB0<3, false>(radius, f);
 }
 
-// gx = col (x) row, gy = row (x) col: the separable mask and its transpose, as two terms.
-MaskTerms magnitudeTerms(const MaskSep& m) {
-  MaskTerms t{};
-  t.radius = m.radius;
-  t.terms = 2;
-  t.centre = 0.f;
-  const int taps = 2 * m.radius + 1;
-  std::copy(m.row, m.row + taps, t.row[0]);
-  std::copy(m.col, m.col + taps, t.col[0]);
-  std::copy(m.col, m.col + taps, t.row[1]);
-  std::copy(m.row, m.row + taps, t.col[1]);
-  return t;
-}
-
 template <int B0, int NCH, bool SplitH>
 void launchMagnitude(const Launch& l, const MaskSep& m) {
   const MaskTerms scaled = scaledTerms(magnitudeTerms(m));

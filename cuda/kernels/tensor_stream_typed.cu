@@ -45,4 +45,19 @@ void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m
     typedtensor::launchU8x3(l, scaled, splitIntermediate);
 }
 
+void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
+  const ImageDesc& d = l.image;
+  if (!tensorStreamTypedTakes(d.type, d.channels))
+    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
+                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+  if (m.radius < 1 || m.radius > kTensorStreamMaxMagnitudeRadius)
+    throw std::invalid_argument("tensorstream: a gradient magnitude at r = " + std::to_string(m.radius) +
+                                " (it takes r = 1.." + std::to_string(kTensorStreamMaxMagnitudeRadius) + ")");
+  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  if (d.channels == 1)
+    typedtensor::launchU8x1Magnitude(l, m, splitIntermediate);
+  else
+    typedtensor::launchU8x3Magnitude(l, m, splitIntermediate);
+}
+
 }  // namespace convlive::kernels

@@ -181,7 +181,10 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
 // each plane's row product per term feeds that term's column products, all adding into the same
 // output blocks, as tensorStreamBody's Terms.
-template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false>
+//
+// Mag (with Terms): a gradient magnitude, exactly two terms (gx, gy: magnitudeTerms), each summed in
+// accumulators of its own (accY for gy) and stored as sqrt(gx^2 + gy^2) a channel.
+template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false>
 __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3 : 1)
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
                             int ahead) {
@@ -193,7 +196,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
   uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes], term t's kTermStride t on
   const uint4* colFrag = rowFrag + KC * 32;                    // [NO][32 lanes], likewise
   constexpr int kTermStride = (KC + NO) * 32;
-  const int terms = termsOf(m);
+  static_assert(!Mag || Terms, "a gradient magnitude runs as its two terms");
+  const int terms = Mag ? 2 : termsOf(m);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int warps = blockDim.x >> 5;
   const int r = m.radius, apron = apronOf(B0, r);
@@ -258,6 +262,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     // acc[j][pl][h]: output block j (16 rows from 8 (2 j - B0) below the current chunk's first
     // row), plane pl (strip pl / C, channel pl % C), pixel slots 8 h .. 8 h + 7.
     float acc[NO][NP][2][4];
+    float accY[Mag ? NO : 1][NP][2][4];  // Mag: gy's blocks, likewise (otherwise unused, dropped)
 #pragma unroll
     for (int j = 0; j < NO - 1; ++j) forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = 0.f; });
     int stage = 0, next = ahead;
@@ -296,10 +301,16 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
               w[nb][u][i] = *reinterpret_cast<const unsigned*>(st + (8 * nb + g) * S::RowBytes + skew + 16 * C * u +
                                                                4 * C * t + 4 * i);
         // A mask of low rank adds every term's column products into the block that starts here.
-        if constexpr (Terms) forEachElement<NP>([&](int pl, int h, int e) { acc[(NO - 1 + p) % NO][pl][h][e] = 0.f; });
+        if constexpr (Terms)
+          forEachElement<NP>([&](int pl, int h, int e) {
+            acc[(NO - 1 + p) % NO][pl][h][e] = 0.f;
+            if constexpr (Mag) accY[(NO - 1 + p) % NO][pl][h][e] = 0.f;
+          });
+        // Mag: both terms unrolled, so that each one's column products go to its own blocks.
+        constexpr int kTermUnroll = Mag ? 2 : 1;
 #pragma unroll
         for (int pl = 0; pl < NP; ++pl)
-#pragma unroll 1
+#pragma unroll kTermUnroll
           for (int tm = 0; tm < terms; ++tm) {
             const int s = pl / C, ch = pl % C;
             // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
@@ -327,6 +338,11 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
               const unsigned ca[4] = {fc.x, fc.y, fc.z, fc.w};
 #pragma unroll
               for (int h = 0; h < 2; ++h) {
+                if (Mag && tm == 1) {
+                  mma16816(accY[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
+                  if constexpr (SplitH) mma16816(accY[(j + p) % NO][pl][h], ca, lo[h], lo[2 + h]);
+                  continue;
+                }
                 if (Terms || j < NO - 1)
                   mma16816(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
                 else
@@ -339,6 +355,12 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
         if (q >= B0) {
           // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
           // in rows out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3).
+          // Mag: block 0 becomes sqrt(gx^2 + gy^2) a channel (the blocks move on past it).
+          if constexpr (Mag)
+            forEachElement<NP>([&](int pl, int h, int e) {
+              const float gx = acc[p][pl][h][e], gy = accY[p][pl][h][e];
+              acc[p][pl][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
+            });
 #pragma unroll
           for (int i = 0; i < 2; ++i) {
             const int y = out0 + 8 * i + g;
@@ -371,7 +393,10 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
       if constexpr (!kRotate) {
 #pragma unroll
         for (int j = 0; j < NO - 1; ++j)
-          forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = acc[j + 1][pl][h][e]; });
+          forEachElement<NP>([&](int pl, int h, int e) {
+            acc[j][pl][h][e] = acc[j + 1][pl][h][e];
+            if constexpr (Mag) accY[j][pl][h][e] = accY[j + 1][pl][h][e];
+          });
       }
     }
     waitAsync<0>();  // nothing in flight into the ring
@@ -384,7 +409,7 @@ inline int termsOfHost(const MaskSep&) { return 1; }
 inline int termsOfHost(const MaskTerms& m) { return m.terms; }
 
 // The launch of an instance; m already scaled for the subnormal inputs.
-template <int C, int SS, int B0, int Out, bool SplitH, class Factors>
+template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, class Factors>
 void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m) {
   constexpr bool Terms = std::is_same_v<Factors, MaskTerms>;
   using S = TypedShape<C, SS, B0>;
@@ -409,7 +434,7 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
   const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOfHost(m));
-  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms>;
+  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>;
   allowSharedBytes(kernel, shared);
   const dim3 grid(ceilDiv(d.width, 16 * S::SS * l.warps), ceilDiv(d.height, l.tileRows),
                   static_cast<unsigned>(std::min(d.batch, 65535)));
@@ -437,6 +462,20 @@ void launchTypedInstance(const TypedTensorStreamLaunch& l, const Factors& m, boo
   if constexpr (std::is_same_v<Factors, MaskSep>)
     if (sumsInRange) return bySplit(std::integral_constant<int, kFree>{});
   bySplit(std::integral_constant<int, kClamp>{});
+}
+
+// A gradient magnitude (r <= kTensorStreamMaxMagnitudeRadius, B0 = 1 or 2), clamped: SS strips a warp
+// (two for grey, where four planes' two sets of blocks would pass 255 registers at B0 = 2).
+template <int C, int SS>
+void launchTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitH) {
+  const MaskTerms scaled = scaledTerms(magnitudeTerms(m));
+  auto byB0 = [&](auto split) {
+    constexpr bool Split = decltype(split)::value;
+    if (m.radius <= 8) return launchTypedTensorStream<C, SS, 1, kClamp, Split, true>(l, scaled);
+    launchTypedTensorStream<C, SS, 2, kClamp, Split, true>(l, scaled);
+  };
+  if (splitH) return byB0(std::true_type{});
+  byB0(std::false_type{});
 }
 
 }  // namespace

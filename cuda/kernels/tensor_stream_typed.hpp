@@ -40,14 +40,19 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
 // A mask of low rank (1..kTensorStreamMaxTerms terms, radius 0..kTensorStreamMaxRadius; Identity or
 // Abs), every term in the same pass, as tensorStreamTerms (no term folded), within planHalfTerms.
 void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m, bool splitIntermediate);
+// The gradient magnitude of a separable mask (sobel, scharr; radius 1..kTensorStreamMaxMagnitudeRadius),
+// its two terms in one pass as tensorStreamMagnitude, within planHalfMagnitude.
+void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
 
-// Internal: each channel count's file (tensor_stream_u8x<C>.cu) defines its launch, m scaled for the
-// subnormal inputs.
+// Internal: each channel count's file (tensor_stream_u8x<C>.cu) defines its launches, m scaled for the
+// subnormal inputs (the magnitude's: unscaled, made into its two terms there).
 namespace typedtensor {
 void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
 void launchU8x1(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate);
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate);
+void launchU8x1Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
+void launchU8x3Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

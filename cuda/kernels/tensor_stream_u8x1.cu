@@ -9,5 +9,8 @@ void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool sp
 void launchU8x1(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate) {
   launchTypedInstance<1, tensorStreamTypedStripPixels(1) / 16>(l, scaled, splitIntermediate, false);
 }
+void launchU8x1Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
+  launchTypedMagnitude<1, 2>(l, m, splitIntermediate);
+}
 
 }  // namespace convlive::kernels::typedtensor

@@ -9,5 +9,8 @@ void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool sp
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate) {
   launchTypedInstance<3, tensorStreamTypedStripPixels(3) / 16>(l, scaled, splitIntermediate, false);
 }
+void launchU8x3Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
+  launchTypedMagnitude<3, 1>(l, m, splitIntermediate);
+}
 
 }  // namespace convlive::kernels::typedtensor

@@ -5,7 +5,7 @@
 // shared memory; the row product's result is the column product's operand in the same registers.
 // Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu)
 // for RGBA8 frames; kernels/tensor_stream_typed.cuh for u8x1 and u8x3 frames (grey, RGB, BGR) and their
-// batches, separable masks and masks of low rank, in one launch.
+// batches, separable masks, masks of low rank and gradient magnitudes, in one launch.
 #include <algorithm>
 #include <sstream>
 
@@ -146,8 +146,8 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
 }
 
 // RGBA8 frames: one at a time through run(), rows 4 bytes apart; u8x1 and u8x3 frames (a batch in
-// one launch): separable masks and masks of low rank on the typed kernel, with the RGBA8 kernel's
-// error plans (the same byte values) and the same checks past them; not gradient magnitudes.
+// one launch): separable masks, masks of low rank and gradient magnitudes on the typed kernel, with
+// the RGBA8 kernel's error plans (the same byte values) and the same checks past them.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
     if (Problem why = whyNot(v, p, image.width, image.height)) return why;
@@ -164,12 +164,18 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
     return problem(Code::CannotRun, "variant",
                    "tensorstream filters u8x4 (RGBA8), u8x1 and u8x3 frames; these are " + what + ": sweep takes them",
                    "variant", "sweep");
-  if (magnitude(p))
-    return problem(Code::CannotRun, "mask",
-                   "tensorstream runs gradient magnitudes on RGBA8 frames; on " + what +
-                       " frames it takes separable masks and masks of low rank: sweep takes this one",
-                   "variant", "sweep");
-  if (asTerms(p)) {
+  if (magnitude(p)) {
+    if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
+    if (const int r = p.filter.mask.radius(); r > kernels::kTensorStreamMaxMagnitudeRadius)
+      return problem(Code::CannotRun, "radius",
+                     "tensorstream runs a gradient magnitude up to r = " +
+                         std::to_string(kernels::kTensorStreamMaxMagnitudeRadius) +
+                         " (past it its two sets of sums would not fit the registers); this one is r = " +
+                         std::to_string(r) + ": sweep takes it",
+                     "variant", "sweep");
+    if (auto why = tensorCoreWhyNot(v, planOf(p).why, "sweep"); why) return why;
+    if (auto why = scaleWhyNot(p.filter.mask.row(), p.filter.mask.col(), "", "sweep"); why) return why;
+  } else if (asTerms(p)) {
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
     if (auto why = tensorCoreWhyNot(v, planOf(p).why, "sweep"); why) return why;
     for (const SeparableTerm& t : p.filter.mask.lowRank()->terms)
@@ -206,6 +212,10 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
   l.warps = t.w / 16;
   l.tileRows = t.h;
   l.stream = s;
+  if (magnitude(p)) {
+    kernels::tensorStreamTypedMagnitude(l, pp.sep(), !pp.halfTerms().halfIntermediate);
+    return;
+  }
   if (asTerms(p)) {
     kernels::tensorStreamTypedTerms(l, pp.terms(), !pp.halfTerms().halfIntermediate);
     return;
@@ -227,8 +237,8 @@ Variant tensorStreamVariant() {
           "them), within 1 LSB; masks of low rank (sharpen, emboss, laplacian, up to 4 separable terms) in the same "
           "pass, each term's products summed in the same accumulators; the gradient magnitude of a separable mask "
           "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store; u8x1 and u8x3 "
-          "frames (a batch in one launch): separable masks and masks of low rank, a warp on four 16-pixel strips of "
-          "grey or one of RGB",
+          "frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes, a warp on "
+          "four 16-pixel strips of grey (two for a magnitude) or one of RGB",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
