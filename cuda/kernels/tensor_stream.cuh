@@ -135,8 +135,8 @@ constexpr std::size_t sharedBytes(int warps, int ahead, int history, int terms =
 // The factors a launch takes: one separable pair (MaskSep), or a mask of low rank's terms (MaskTerms).
 template <bool Terms>
 using FactorsOf = std::conditional_t<Terms, MaskTerms, MaskSep>;
-__device__ __forceinline__ constexpr int termsOf(const MaskSep&) { return 1; }
-__device__ __forceinline__ int termsOf(const MaskTerms& m) { return m.terms; }
+__host__ __device__ __forceinline__ constexpr int termsOf(const MaskSep&) { return 1; }
+__host__ __device__ __forceinline__ int termsOf(const MaskTerms& m) { return m.terms; }
 __device__ __forceinline__ float rowWeight(const MaskSep& m, int, int j) { return m.row[j]; }
 __device__ __forceinline__ float colWeight(const MaskSep& m, int, int j) { return m.col[j]; }
 __device__ __forceinline__ float rowWeight(const MaskTerms& m, int term, int j) { return m.row[term][j]; }
@@ -228,6 +228,36 @@ __device__ __forceinline__ void columnOperands(const float (&hs)[2][4], unsigned
     }
   }
 }
+// The column pass of one channel (or plane) ch and term tm: the NO column factor slices C_j
+// (`colFrag`: term tm's, at the lane's entry) times the operands hi (and lo where SplitH) into block
+// (j + p) % NO of acc, or of accY for a magnitude's second term (Mag). A separable mask's last block
+// starts here (mma16816Zero); a mask of low rank's were zeroed at the step's start (Terms).
+template <bool SplitH, bool Terms, bool Mag, int NO, int NCH, int NY>
+__device__ __forceinline__ void columnProducts(float (&acc)[NO][NCH][2][4], float (&accY)[NY][NCH][2][4],
+                                               const uint4* colFrag, int p, int ch, int tm, const unsigned (&hi)[4],
+                                               const unsigned (&lo)[4]) {
+#pragma unroll
+  for (int j = 0; j < NO; ++j) {
+    const uint4 f = colFrag[j * 32];
+    const unsigned ca[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if constexpr (Mag) {
+        if (tm == 1) {
+          mma16816(accY[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
+          if constexpr (SplitH) mma16816(accY[(j + p) % NO][ch][h], ca, lo[h], lo[2 + h]);
+          continue;
+        }
+      }
+      if (Terms || j < NO - 1)
+        mma16816(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
+      else
+        mma16816Zero(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);  // the last block starts here
+      if constexpr (SplitH) mma16816(acc[(j + p) % NO][ch][h], ca, lo[h], lo[2 + h]);
+    }
+  }
+}
+
 // Warp 0's weight fragments for `terms` terms of m (rowFrag: KC row fragments, then NO column
 // fragments, then the next term's, 32 lanes each). Staged: the factors are first copied into
 // `scratch` (the warp's first ring stage, free until its loads are issued) with kFactorPad zeros
@@ -527,24 +557,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
           }
           unsigned hi[4], lo[4];
           columnOperands<SplitH>(hs, hi, lo);
-#pragma unroll
-          for (int j = 0; j < NO; ++j) {
-            const uint4 f = colFrag[tm * kTermStride + j * 32 + lane];
-            const unsigned ca[4] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              if (Mag && tm == 1) {
-                mma16816(accY[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
-                if constexpr (SplitH) mma16816(accY[(j + p) % NO][ch][h], ca, lo[h], lo[2 + h]);
-                continue;
-              }
-              if (Terms || j < NO - 1)
-                mma16816(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);
-              else
-                mma16816Zero(acc[(j + p) % NO][ch][h], ca, hi[h], hi[2 + h]);  // the last block starts here
-              if constexpr (SplitH) mma16816(acc[(j + p) % NO][ch][h], ca, lo[h], lo[2 + h]);
-            }
-          }
+          columnProducts<SplitH, Terms, Mag>(acc, accY, colFrag + tm * kTermStride + lane, p, ch, tm, hi, lo);
         }
       }
 

@@ -3,6 +3,14 @@
 #include "tensor_stream_typed.cuh"
 
 namespace convlive::kernels {
+namespace {
+// The frames the typed instances take (the variant's whyNot refuses the others before a launch).
+void checkTypedFrames(const ImageDesc& d) {
+  if (!tensorStreamTypedTakes(d.type, d.channels))
+    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
+                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+}
+}  // namespace
 
 std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius, int terms) {
   auto bytes = [&](auto c) {
@@ -21,9 +29,7 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
     throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no typed instance (0.." +
                                 std::to_string(kTensorStreamMaxRadius) + ")");
   const ImageDesc& d = l.image;
-  if (!tensorStreamTypedTakes(d.type, d.channels))
-    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
-                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+  checkTypedFrames(d);
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   const MaskSep scaled = scaledForTensorInputs(m);
   if (d.channels == 1)
@@ -34,9 +40,7 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
 
 void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m, bool splitIntermediate) {
   const ImageDesc& d = l.image;
-  if (!tensorStreamTypedTakes(d.type, d.channels))
-    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
-                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+  checkTypedFrames(d);
   const MaskTerms scaled = scaledTerms(m);  // checks the terms and the radius
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   if (d.channels == 1)
@@ -47,9 +51,7 @@ void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m
 
 void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
   const ImageDesc& d = l.image;
-  if (!tensorStreamTypedTakes(d.type, d.channels))
-    throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
-                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+  checkTypedFrames(d);
   if (m.radius < 1 || m.radius > kTensorStreamMaxMagnitudeRadius)
     throw std::invalid_argument("tensorstream: a gradient magnitude at r = " + std::to_string(m.radius) +
                                 " (it takes r = 1.." + std::to_string(kTensorStreamMaxMagnitudeRadius) + ")");

@@ -332,24 +332,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
               }
             unsigned hi[4], lo[4];
             columnOperands<SplitH>(hs, hi, lo);
-#pragma unroll
-            for (int j = 0; j < NO; ++j) {
-              const uint4 fc = colFrag[tm * kTermStride + j * 32 + lane];
-              const unsigned ca[4] = {fc.x, fc.y, fc.z, fc.w};
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                if (Mag && tm == 1) {
-                  mma16816(accY[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
-                  if constexpr (SplitH) mma16816(accY[(j + p) % NO][pl][h], ca, lo[h], lo[2 + h]);
-                  continue;
-                }
-                if (Terms || j < NO - 1)
-                  mma16816(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);
-                else
-                  mma16816Zero(acc[(j + p) % NO][pl][h], ca, hi[h], hi[2 + h]);  // the last block starts here
-                if constexpr (SplitH) mma16816(acc[(j + p) % NO][pl][h], ca, lo[h], lo[2 + h]);
-              }
-            }
+            columnProducts<SplitH, Terms, Mag>(acc, accY, colFrag + tm * kTermStride + lane, p, pl, tm, hi, lo);
           }
 
         if (q >= B0) {
@@ -405,9 +388,6 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
 #endif
 }
 
-inline int termsOfHost(const MaskSep&) { return 1; }
-inline int termsOfHost(const MaskTerms& m) { return m.terms; }
-
 // The launch of an instance; m already scaled for the subnormal inputs.
 template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, class Factors>
 void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m) {
@@ -433,7 +413,7 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
-  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOfHost(m));
+  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOf(m));
   constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>;
   allowSharedBytes(kernel, shared);
   const dim3 grid(ceilDiv(d.width, 16 * S::SS * l.warps), ceilDiv(d.height, l.tileRows),
