@@ -255,6 +255,60 @@ TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// sweep's separable kernel by name on every type and channel count: r = 1..32 on each side of its
+// 8-tap chunks, negative weights and |sum| (pitch), gradient magnitudes (their own instance), every
+// offered tile, odd sizes from 1x1 and wide frames whose rows take the stage's 16-byte loads (640
+// and 1024 pixels, packed) beside ones that do not (1031), every border, alpha filtered and not,
+// batches with padded rows and gaps; against the reference under the accuracy contract, the
+// outputs poisoned.
+TEST_F(PlanOnDevice, SweepTakesEveryTileRadiusAndRowAlignment) {
+  struct Case {
+    const char* mask;
+    int radius;
+    const char* row;
+    const char* col;
+  };
+  const Case cases[] = {{"gaussian", 1, "", ""},  {"gaussian", 3, "", ""},
+                        {"box", 4, "", ""},       {"gaussian", 8, "", ""},
+                        {"gaussian", 9, "", ""},  {"gaussian", 16, "", ""},
+                        {"box", 17, "", ""},      {"gaussian", 31, "", ""},
+                        {"gaussian", 32, "", ""}, {"pitch", 0, "", ""},
+                        {"sobel", 1, "", ""},     {"sobel", 9, "", ""},
+                        {"scharr", 1, "", ""},    {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
+  const Variant& v = *findVariant("sweep");
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+        for (const Case& k : cases) {
+          ImageDesc d = randomDesc(t, c, w, h, 3);
+          if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed
+          FilterSpec s;
+          s.mask = k.mask;
+          if (k.radius) s.radius = k.radius;
+          s.rowWeights = k.row;
+          s.colWeights = k.col;
+          s.border = testcases::kBorders[rng() % 4];
+          s.filterAlpha = rng() % 2;
+          s.variant = "sweep";
+          s.tile = v.tiles[rng() % v.tiles.size()];
+          Problem why;
+          Plan plan = Plan::make(s, d, {}, why);
+          if (!plan) {
+            // Only integer frames whose weights' fp32 sums could pass half a level, saying so.
+            EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << why.text();
+            EXPECT_TRUE(t == PixelType::U16 || t == PixelType::U8) << why.text();
+            ++refused;
+            continue;
+          }
+          EXPECT_EQ(plan.variant().name, "sweep");
+          expectEqualsReference(plan, d);
+          ++ran;
+        }
+  EXPECT_GT(ran, 800);
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
 // stream by name on every type and channel count (RGBA8 batches and unaligned RGBA8 frames take
 // its typed kernel too): radius 1..4, odd sizes from 1x1 and frames narrower than a warp's apron,
 // every border, negative weights and |sum| (pitch), alpha filtered and not, batches with padded

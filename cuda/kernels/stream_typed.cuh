@@ -18,6 +18,7 @@
 #include "async.cuh"
 #include "common.cuh"
 #include "stream_typed.hpp"
+#include "values.cuh"
 
 namespace convlive::kernels::typed {
 
@@ -37,63 +38,6 @@ struct Args {
   bool absolute, copyFourth;
   bool aligned;     // input base, pitch and frame stride allow the lane's cp.async copies
   bool alignedOut;  // output base, pitch and frame stride allow the lane's vector stores
-};
-
-// Values of type T in 32-bit words: conversion to float, and back with rounding and saturation.
-template <class T>
-struct Values;
-template <>
-struct Values<unsigned char> {
-  static constexpr int kPerWord = 4;
-  // Byte k under the exponent of 2^23, minus 2^23: PRMT + FADD (see byteAt).
-  static __device__ __forceinline__ float get(unsigned w, int k) { return byteAt(w, 0x7440 + k); }
-  // Clamped to 0..255, rounded to nearest (ties to even) into the low byte by adding 1.5 * 2^23.
-  static __device__ __forceinline__ unsigned bits(float v) {
-    return __float_as_uint(fminf(fmaxf(v, 0.f), 255.f) + 12582912.f);
-  }
-  static __device__ __forceinline__ unsigned pack(const float* v) {
-    return __byte_perm(__byte_perm(bits(v[0]), bits(v[1]), 0x0040), __byte_perm(bits(v[2]), bits(v[3]), 0x0040),
-                       0x5410);
-  }
-  // The word with value k (k = 3: its top byte) taken from `from`.
-  static __device__ __forceinline__ unsigned keepTop(unsigned w, unsigned from) { return __byte_perm(w, from, 0x7210); }
-};
-template <>
-struct Values<unsigned short> {
-  static constexpr int kPerWord = 2;
-  static __device__ __forceinline__ float get(unsigned w, int k) {
-    return __uint_as_float(__byte_perm(w, 0x4B000000u, k ? 0x7432 : 0x7410)) - 8388608.f;
-  }
-  static __device__ __forceinline__ unsigned bits(float v) {
-    return __float_as_uint(fminf(fmaxf(v, 0.f), 65535.f) + 12582912.f);
-  }
-  static __device__ __forceinline__ unsigned pack(const float* v) {
-    return __byte_perm(bits(v[0]), bits(v[1]), 0x5410);
-  }
-  static __device__ __forceinline__ unsigned keepTop(unsigned w, unsigned from) { return __byte_perm(w, from, 0x7610); }
-};
-template <>
-struct Values<__half> {
-  static constexpr int kPerWord = 2;
-  static __device__ __forceinline__ float get(unsigned w, int k) {
-    __half2 h;
-    std::memcpy(&h, &w, sizeof h);
-    return k ? __high2float(h) : __low2float(h);
-  }
-  static __device__ __forceinline__ unsigned pack(const float* v) {
-    const __half2 h = __floats2half2_rn(v[0], v[1]);
-    unsigned u;
-    std::memcpy(&u, &h, sizeof u);
-    return u;
-  }
-  static __device__ __forceinline__ unsigned keepTop(unsigned w, unsigned from) { return __byte_perm(w, from, 0x7610); }
-};
-template <>
-struct Values<float> {
-  static constexpr int kPerWord = 1;
-  static __device__ __forceinline__ float get(unsigned w, int) { return __uint_as_float(w); }
-  static __device__ __forceinline__ unsigned pack(const float* v) { return __float_as_uint(v[0]); }
-  static __device__ __forceinline__ unsigned keepTop(unsigned, unsigned from) { return from; }
 };
 
 template <class T, int C, int R>

@@ -123,7 +123,7 @@ Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int hei
 Problem sharedWhyNot(const Variant& v, std::size_t bytes) {
   if (bytes <= deviceInfo().sharedPerBlockOptin) return {};
   return problem(Code::CannotRun, "tile",
-                 v.name + " needs " + std::to_string(bytes / 1024) +
+                 v.name + " needs " + std::to_string((bytes + 1023) / 1024) +
                      " KiB of shared memory for this tile and radius; the device " + "gives a block " +
                      std::to_string(deviceInfo().sharedPerBlockOptin / 1024) + " KiB: use a smaller tile or radius");
 }

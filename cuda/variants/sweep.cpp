@@ -92,8 +92,9 @@ Variant sweepVariant() {
       .name = "sweep",
       .description =
           "any pixel type (u8 u16 f16 f32), 1/3/4 channels, a batch in one launch: each block sweeps down a strip; "
-          "separable masks as the row factor into a ring of fp32 row sums in shared memory and the column factor down "
-          "it, 2D masks from a ring of input rows, windows in registers",
+          "separable masks: the next step's rows copied (cp.async) while a step computes, the row factor into a ring "
+          "of fp32 row sums in shared memory and the column factor down it, 8 values a job; 2D masks from a ring of "
+          "input rows, windows in registers",
       .maxRadius = kernels::kSweepMaxRadius,
       .tiles = {{256, 8}, {256, 16}, {512, 8}},
       .tileMeaning = "values across (pixels x channels) x rows a step (256 threads)",
