@@ -324,11 +324,11 @@ std::string Plan::describe() const {
 
 LaunchDescription Plan::launches() const {
   const State& s = state();
-  return s.variant->describeLaunch(s.params, s.image.width, s.image.height);
+  return s.variant->describeLaunch(s.params, s.image);
 }
 WorkModel Plan::workModel() const {
   const State& s = state();
-  return s.variant->workModel(s.params, s.image.width, s.image.height);
+  return s.variant->workModel(s.params, s.image);
 }
 
 void Plan::run(ConstImageView in, ImageView out, cudaStream_t stream) {

@@ -115,6 +115,30 @@ const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image) {
   return simd.whyNot(p, image) ? *findVariant("cpu") : simd;
 }
 
+namespace {
+// Frames whose launch is the one describeLaunchImpl gives for their size.
+bool singleRgba8(const ImageDesc& image) { return image.isRgba8() && image.batch == 1; }
+std::string notDescribed(const ImageDesc& image) {
+  return "the u8x4 kernel's figures for one " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+         " frame: its launch for " + image.str() + " is not described";
+}
+}  // namespace
+
+LaunchDescription Variant::describeLaunch(const FilterParams& p, const ImageDesc& image) const {
+  if (!singleRgba8(image) && describeImageImpl) return describeImageImpl(*this, p, image);
+  LaunchDescription d = describeLaunch(p, image.width, image.height);
+  if (!singleRgba8(image))
+    for (PassLaunch& pass : d.passes) pass.note += (pass.note.empty() ? "" : "; ") + notDescribed(image);
+  return d;
+}
+
+WorkModel Variant::workModel(const FilterParams& p, const ImageDesc& image) const {
+  if (!singleRgba8(image) && workModelImageImpl) return workModelImageImpl(*this, p, image);
+  WorkModel m = workModel(p, image.width, image.height);
+  if (!singleRgba8(image)) m.notes.push_back(notDescribed(image));
+  return m;
+}
+
 std::string Variant::imagesTaken() const {
   if (!takesAnyImage()) return "u8x4";
   return images.empty() ? "all" : images;

@@ -99,6 +99,39 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
   }
 }
 
+// Frames other than one u8x4 frame: sweep describes its kernel for them (type, channels, tile, a
+// grid z a frame, its magnitude instance); a variant with no description of its kernel for them
+// gives the u8x4 kernel's figures and says so in every pass's note and the model's notes.
+TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
+  ImageDesc batch{.width = 67, .height = 45, .type = PixelType::F32, .channels = 3};
+  batch.batch = 37;
+  const LaunchDescription sweep = variant("sweep").describeLaunch(paramsFor("gaussian", 4), batch);
+  ASSERT_EQ(sweep.passes.size(), 1u);
+  EXPECT_EQ(sweep.passes[0].kernel, "sweepKernel<f32, 3, 256, 8>");
+  EXPECT_EQ(sweep.passes[0].grid.z, 37);
+  EXPECT_EQ(sweep.passes[0].note.find("not described"), std::string::npos) << sweep.passes[0].note;
+  EXPECT_EQ(variant("sweep").workModel(paramsFor("gaussian", 4), batch).dramBytes, 2.0 * 3 * 4);
+  const LaunchDescription sobel = variant("sweep").describeLaunch(
+      paramsFor("sobel", 1), ImageDesc{.width = 40, .height = 30, .type = PixelType::U16, .channels = 1});
+  EXPECT_EQ(sobel.passes.at(0).kernel, "sweepKernel<u16, 1, 256, 8, magnitude>");
+
+  const ImageDesc grey{.width = 64, .height = 48, .type = PixelType::U16, .channels = 1};
+  const LaunchDescription stream = variant("stream").describeLaunch(paramsFor("gaussian", 2), grey);
+  ASSERT_FALSE(stream.passes.empty());
+  for (const PassLaunch& pass : stream.passes)
+    EXPECT_NE(pass.note.find("its launch for 64x48 u16x1 is not described"), std::string::npos) << pass.note;
+  const WorkModel model = variant("stream").workModel(paramsFor("gaussian", 2), grey);
+  EXPECT_FALSE(model.notes.empty());
+  EXPECT_NE(model.notes.back().find("not described"), std::string::npos);
+
+  // One u8x4 frame: the size's description, as it was, with no such note.
+  const LaunchDescription rgba = variant("stream").describeLaunch(paramsFor("gaussian", 2), ImageDesc::rgba8(64, 48));
+  const LaunchDescription bySize = launchOf("stream", paramsFor("gaussian", 2));
+  ASSERT_EQ(rgba.passes.size(), bySize.passes.size());
+  EXPECT_EQ(rgba.passes[0].kernel, bySize.passes[0].kernel);
+  EXPECT_EQ(rgba.passes[0].note, bySize.passes[0].note);
+}
+
 TEST(Inspect, WithoutADeviceTheRuntimeFiguresSaySo) {
   if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is here (tests/test_inspect_gpu.cpp checks its figures)";
   const VariantInspection in = inspectVariant(variant("tiled"), paramsFor("gaussian", 2), 64, 48);

@@ -437,7 +437,8 @@ TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
   Plan plan = Plan::make(s, d);
   const auto launches = plan.launches();
   ASSERT_EQ(launches.passes.size(), 1u);
-  EXPECT_EQ(launches.passes[0].grid.z, 1) << "the description is for one frame";
+  EXPECT_EQ(launches.passes[0].grid.z, 37) << "the description is for the batch: a frame a z";
+  EXPECT_EQ(launches.passes[0].kernel.rfind("sweepKernel<f32, 3, ", 0), 0u) << launches.passes[0].kernel;
   const auto in = testcases::randomFrames(d, rng);
   const auto got = runTyped(plan, d, in);
   auto want = testcases::poisoned(d);

@@ -97,7 +97,8 @@ class Plan {
   bool identity() const;
   // One line: "gaussian r=4 border=clamp variant=stream tile=32x16 on 1920x1080 u8x4".
   std::string describe() const;
-  // The kernels' launches and work per pixel on these frames (the inspector's figures).
+  // The kernels' launches and work per pixel on these frames (the inspector's figures; where the
+  // variant does not describe its kernel for them, its u8x4 kernel's, and the notes say so).
   LaunchDescription launches() const;
   WorkModel workModel() const;
 

@@ -90,6 +90,10 @@ struct Variant {
   Problem (*whyNotImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
   void (*runFramesImpl)(const Variant&, const FilterParams&, const ImageDesc&, const void* in, void* out, Workspace&,
                         cudaStream_t stream) = nullptr;
+  // What it launches for frames `image` describes where that is another kernel than the one for a
+  // single u8x4 frame (nullptr: not described; describeLaunch(p, image) then says so).
+  LaunchDescription (*describeImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
+  WorkModel (*workModelImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
 
   // Why these parameters cannot run on this machine for a width x height frame, as a value
   // (convlive/problem.hpp: the setting at fault and, when there is one, the variant to use
@@ -113,6 +117,11 @@ struct Variant {
   WorkModel workModel(const FilterParams& p, int width, int height) const {
     return workModelImpl(*this, p, width, height);
   }
+  // The same for frames `image` describes (its type, channels and batch): a single u8x4 frame, or a
+  // variant with no description of its kernel for them, gives the u8x4 kernel's for the size, and
+  // then each pass's note and the model's notes say that it is.
+  LaunchDescription describeLaunch(const FilterParams& p, const ImageDesc& image) const;
+  WorkModel workModel(const FilterParams& p, const ImageDesc& image) const;
 
   // Whether it takes frames other than u8x4 (types, channels, batches in one launch).
   bool takesAnyImage() const { return runFramesImpl != nullptr; }

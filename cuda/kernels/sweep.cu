@@ -788,7 +788,7 @@ LaunchDescription describeSweep(const SweepLaunch& l, int radius) {
   PassLaunch p;
   p.kernel = std::string(l.twoD ? "sweep2dKernel<" : "sweepKernel<") + std::string(pixelTypeName(l.image.type)) + ", " +
              std::to_string(l.image.channels) + ", " + std::to_string(l.tileValues) + ", " +
-             std::to_string(l.tileRows) + ">";
+             std::to_string(l.tileRows) + (!l.twoD && l.combine == Combine::Magnitude ? ", magnitude>" : ">");
   p.grid = dimsOf(g.grid.x, g.grid.y, g.grid.z);
   p.block = dimsOf(kSweepThreads);
   p.threadsPerBlock = kSweepThreads;

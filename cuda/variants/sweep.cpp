@@ -84,6 +84,12 @@ LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   return kernels::modelSweep(launchOf(v, p, ImageDesc::rgba8(w, h)), radiusOf(p));
 }
+LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  return kernels::describeSweep(launchOf(v, p, image), radiusOf(p));
+}
+WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  return kernels::modelSweep(launchOf(v, p, image), radiusOf(p));
+}
 
 }  // namespace
 
@@ -105,6 +111,8 @@ Variant sweepVariant() {
       .workModelImpl = workModel,
       .whyNotImageImpl = whyNotImage,
       .runFramesImpl = runFrames,
+      .describeImageImpl = describeImage,
+      .workModelImageImpl = workModelImage,
   };
 }
 
