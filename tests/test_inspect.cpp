@@ -99,9 +99,10 @@ TEST(Inspect, EveryVariantDescribesItsLaunchAndWork) {
   }
 }
 
-// Frames other than one u8x4 frame: sweep describes its kernel for them (type, channels, tile, a
-// grid z a frame, its magnitude instance); a variant with no description of its kernel for them
-// gives the u8x4 kernel's figures and says so in every pass's note and the model's notes.
+// Frames other than one u8x4 frame: sweep and stream describe their kernels for them (sweep: type,
+// channels, tile, a grid z a frame, its magnitude instance); a variant with no description of its
+// kernel for them gives the u8x4 kernel's figures and says so in every pass's note and the model's
+// notes.
 TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   ImageDesc batch{.width = 67, .height = 45, .type = PixelType::F32, .channels = 3};
   batch.batch = 37;
@@ -115,14 +116,28 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
       paramsFor("sobel", 1), ImageDesc{.width = 40, .height = 30, .type = PixelType::U16, .channels = 1});
   EXPECT_EQ(sobel.passes.at(0).kernel, "sweepKernel<u16, 1, 256, 8, magnitude>");
 
+  // stream's typed kernel (u16 grey, and an RGBA8 batch, which takes it too): the instance, a block
+  // of 4 warps; its work model is not described for them, and says so.
   const ImageDesc grey{.width = 64, .height = 48, .type = PixelType::U16, .channels = 1};
   const LaunchDescription stream = variant("stream").describeLaunch(paramsFor("gaussian", 2), grey);
-  ASSERT_FALSE(stream.passes.empty());
-  for (const PassLaunch& pass : stream.passes)
-    EXPECT_NE(pass.note.find("its launch for 64x48 u16x1 is not described"), std::string::npos) << pass.note;
+  ASSERT_EQ(stream.passes.size(), 1u);
+  EXPECT_EQ(stream.passes[0].kernel, "streamTypedKernel<u16, 1, 2>");
+  EXPECT_EQ(stream.passes[0].threadsPerBlock, 128);
+  EXPECT_EQ(stream.passes[0].note.find("not described"), std::string::npos) << stream.passes[0].note;
+  ImageDesc rgbaBatch = ImageDesc::rgba8(64, 48);
+  rgbaBatch.batch = 3;
+  EXPECT_EQ(variant("stream").describeLaunch(paramsFor("gaussian", 1), rgbaBatch).passes.at(0).kernel,
+            "streamTypedKernel<u8, 4, 1>");
   const WorkModel model = variant("stream").workModel(paramsFor("gaussian", 2), grey);
-  EXPECT_FALSE(model.notes.empty());
-  EXPECT_NE(model.notes.back().find("not described"), std::string::npos);
+  ASSERT_FALSE(model.notes.empty());
+  EXPECT_NE(model.notes.back().find("its launch for 64x48 u16x1 is not described"), std::string::npos);
+
+  // tensorstream on grey 8-bit frames: its typed kernel is not described; the RGBA8 kernel's figures say so.
+  const ImageDesc grey8{.width = 64, .height = 48, .type = PixelType::U8, .channels = 1};
+  const LaunchDescription ts = variant("tensorstream").describeLaunch(paramsFor("gaussian", 8), grey8);
+  ASSERT_FALSE(ts.passes.empty());
+  for (const PassLaunch& pass : ts.passes)
+    EXPECT_NE(pass.note.find("its launch for 64x48 u8x1 is not described"), std::string::npos) << pass.note;
 
   // One u8x4 frame: the size's description, as it was, with no such note.
   const LaunchDescription rgba = variant("stream").describeLaunch(paramsFor("gaussian", 2), ImageDesc::rgba8(64, 48));

@@ -50,4 +50,18 @@ void streamTyped(const TypedStreamLaunch& l, const MaskSep& m) {
   throw std::invalid_argument("stream: unknown pixel type");
 }
 
+LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius) {
+  switch (l.image.type) {
+    case PixelType::U8:
+      return typed::describeU8(l, radius);
+    case PixelType::U16:
+      return typed::describeU16(l, radius);
+    case PixelType::F16:
+      return typed::describeF16(l, radius);
+    case PixelType::F32:
+      return typed::describeF32(l, radius);
+  }
+  throw std::invalid_argument("stream: unknown pixel type");
+}
+
 }  // namespace convlive::kernels

@@ -17,6 +17,7 @@
 
 #include "async.cuh"
 #include "common.cuh"
+#include "convlive/resources.hpp"
 #include "stream_typed.hpp"
 #include "values.cuh"
 
@@ -330,6 +331,67 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
       std::min<long long>((total + kTypedStreamWarps - 1) / kTypedStreamWarps, std::max(1, warps / kTypedStreamWarps));
   streamTypedKernel<T, C, R><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, m, u);
   CL_CUDA_LAUNCHED("streamTypedKernel<<<>>>");
+}
+
+// What launchInstance launches for l: its persistent grid (the device's resident warps where there
+// is one; without, a warp a unit of tileRows rows) and a warp's unit as the footprint.
+template <class T, int C, int R>
+LaunchDescription describeInstance(const TypedStreamLaunch& l) {
+  using S = Shape<T, C, R>;
+  const ImageDesc& d = l.image;
+  const bool device = deviceInfo().available;
+  const int warps = device ? residentWarps<T, C, R>() : 0;
+  const StreamUnits u = typedStreamUnits(l, R, warps);
+  const long long total = static_cast<long long>(u.units) * d.batch, perBlock = kTypedStreamWarps;
+  const long long blocks =
+      device ? std::min<long long>((total + perBlock - 1) / perBlock, std::max<long long>(1, warps / perBlock))
+             : (total + perBlock - 1) / perBlock;
+  PassLaunch p;
+  p.kernel = std::string("streamTypedKernel<") + pixelTypeName(d.type) + ", " + std::to_string(C) + ", " +
+             std::to_string(R) + ">";
+  p.grid = dimsOf(unsigned(blocks));
+  p.block = dimsOf(32 * kTypedStreamWarps);
+  p.threadsPerBlock = 32 * kTypedStreamWarps;
+  p.outputsPerThread = double(d.width) * d.height * d.batch / (double(blocks) * p.threadsPerBlock);
+  // A warp's unit in pixels: OutV / C made, 32 V / C read from (V L) / C left of them (rounded
+  // down where a lane's values split a pixel).
+  setFootprint(p, S::OutV / C, u.sh, 32 * S::V / C, u.sh + 2 * R, -(S::V * S::L) / C, -R);
+  p.staticShared = sizeof(unsigned) * kTypedStreamWarps * kRing * 32 * S::W;
+  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R>);
+  p.note = "persistent: " + std::to_string(u.units) + " units a frame x " + std::to_string(d.batch) + " frame" +
+           (d.batch == 1 ? "" : "s") + " (" + std::to_string(u.strips) + " strip" + (u.strips == 1 ? "" : "s") +
+           " of " + std::to_string(S::OutV / C) + " pixels x " + std::to_string(u.sh) + " rows), one a warp" +
+           (device ? ", as many warps as the device holds at once"
+                   : "; on a device, as many as it holds at once, walking taller segments");
+  return LaunchDescription{{p}, ""};
+}
+
+template <class T, int C>
+LaunchDescription describeChannels(const TypedStreamLaunch& l, int radius) {
+  switch (radius) {
+    case 1:
+      return describeInstance<T, C, 1>(l);
+    case 2:
+      return describeInstance<T, C, 2>(l);
+    case 3:
+      return describeInstance<T, C, 3>(l);
+    case 4:
+      return describeInstance<T, C, 4>(l);
+  }
+  throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no typed instance (1..4)");
+}
+
+template <class T>
+LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
+  switch (l.image.channels) {
+    case 1:
+      return describeChannels<T, 1>(l, radius);
+    case 3:
+      return describeChannels<T, 3>(l, radius);
+    case 4:
+      return describeChannels<T, 4>(l, radius);
+  }
+  throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
 }
 
 template <class T, int C>

@@ -51,6 +51,8 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
                              int edgeDivisor = kStreamEdgeDivisor);
 // Separable, radius kTypedStreamMinRadius..kTypedStreamMaxRadius, fp32 sums.
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
+// What streamTyped launches for l (pointers and stream not read).
+LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius);
 
 // Internal: each type's file (stream_typed_<type>.cu) defines its launch.
 namespace typed {
@@ -58,6 +60,10 @@ void launchU8(const TypedStreamLaunch& l, const MaskSep& m);
 void launchU16(const TypedStreamLaunch& l, const MaskSep& m);
 void launchF16(const TypedStreamLaunch& l, const MaskSep& m);
 void launchF32(const TypedStreamLaunch& l, const MaskSep& m);
+LaunchDescription describeU8(const TypedStreamLaunch& l, int radius);
+LaunchDescription describeU16(const TypedStreamLaunch& l, int radius);
+LaunchDescription describeF16(const TypedStreamLaunch& l, int radius);
+LaunchDescription describeF32(const TypedStreamLaunch& l, int radius);
 }  // namespace typed
 
 }  // namespace convlive::kernels

@@ -4,5 +4,6 @@
 namespace convlive::kernels::typed {
 
 void launchU8(const TypedStreamLaunch& l, const MaskSep& m) { launchType<unsigned char>(l, m); }
+LaunchDescription describeU8(const TypedStreamLaunch& l, int radius) { return describeType<unsigned char>(l, radius); }
 
 }  // namespace convlive::kernels::typed

@@ -46,6 +46,13 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   return fp32SumsWhyNot(v, p, image.type);
 }
 
+// Frames that take the typed kernel: its launch (the RGBA8 kernel's otherwise, as describe gives it).
+LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (rgba8Kernel(image) || radiusOf(p) < kernels::kTypedStreamMinRadius)
+    return describe(v, p, image.width, image.height);
+  return kernels::describeStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
+}
+
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
   if (rgba8Kernel(image)) {
@@ -83,6 +90,7 @@ Variant streamVariant() {
       .workModelImpl = workModel,
       .whyNotImageImpl = whyNotImage,
       .runFramesImpl = runFrames,
+      .describeImageImpl = describeImage,
   };
 }
 
