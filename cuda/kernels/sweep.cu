@@ -78,7 +78,7 @@ constexpr int sweepRowOutputs() {
 // The separable kernel's job: J values of one channel in a row pass, J rows of one column in a
 // column pass. 8 for every tile: 16 on the 16-row tile measured no faster on one channel (f32x1 r=8)
 // and slower on four (the ring's extra rows: fewer blocks an SM).
-__host__ __device__ constexpr int sweepJob(int /*tileRows*/, bool /*magnitude*/) { return 8; }
+constexpr int kSweepJob = 8;
 // Floats between rows of `pixels` pixels in the stage or the ring: C floats past a multiple of 32,
 // so that rows 1..7 apart start on other banks (the row pass's lanes span 8 rows).
 __host__ __device__ constexpr int sweepRowFloats(int pixels, int c) { return (pixels * c - c + 31) / 32 * 32 + c; }
@@ -86,10 +86,11 @@ __host__ __device__ constexpr int sweepRowFloats(int pixels, int c) { return (pi
 __host__ __device__ constexpr int sweepRawChunks(int tw, int radius, int c, int typeBytes) {
   return ((tw + 2 * radius) * c * typeBytes + 15) / 16 + 1;
 }
-// A stage row: the groups' windows, G J + J ceil((2r + 1) / J) pixels.
-__host__ __device__ constexpr int sweepStageFloats(int tw, int radius, int c, int job) {
-  const int groups = (tw + job - 1) / job, chunks = (2 * radius + 1 + job - 1) / job;
-  return sweepRowFloats((groups + chunks) * job, c);
+// A stage row: the groups' windows, G J + J ceil((2r + 1) / J) pixels (J = kSweepJob).
+__host__ __device__ constexpr int sweepStageFloats(int tw, int radius, int c) {
+  constexpr int J = kSweepJob;
+  const int groups = (tw + J - 1) / J, chunks = (2 * radius + 1 + J - 1) / J;
+  return sweepRowFloats((groups + chunks) * J, c);
 }
 __host__ __device__ constexpr int stageStride(int tw, int radius, int p, int c) {
   return (tw + 2 * radius + 2 * p) * c;
@@ -394,11 +395,11 @@ __device__ __forceinline__ void columnJob(const float* ringA, const float* ringB
 template <class T, int C, int VW, int Q, bool Magnitude>
 __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
     sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
-  constexpr int TW = sweepWidth<C, VW>(), J = sweepJob(Q, Magnitude), G = (TW + J - 1) / J;
+  constexpr int TW = sweepWidth<C, VW>(), J = kSweepJob, G = (TW + J - 1) / J;
   constexpr int RS = sweepRowFloats(TW, C);
   extern __shared__ __align__(16) uint4 sweepShared[];
   const int r = m.radius, taps = 2 * r + 1, ring = 2 * r + Q;
-  const int ss = sweepStageFloats(TW, r, C, J);
+  const int ss = sweepStageFloats(TW, r, C);
   const bool absolute = a.combine == Combine::Abs;
   const int x0 = blockIdx.x * TW;
   const RawRows rr = rawRows<T, C>(x0, r, TW);
@@ -733,11 +734,10 @@ std::size_t sweepSharedBytes(const SweepLaunch& l, int radius) {
     return sizeof(float) * ring * stageStride(tw, radius, p, c);
   }
   const std::size_t rings = l.combine == Combine::Magnitude ? 2 : 1;
-  const int job = sweepJob(q, l.combine == Combine::Magnitude);
   const int typeBytes = int(pixelTypeBytes(l.image.type));
   return 16 * std::size_t(q) * sweepRawChunks(tw, radius, c, typeBytes) +
          sizeof(float) *
-             (std::size_t(q) * sweepStageFloats(tw, radius, c, job) + rings * (ring + job) * sweepRowFloats(tw, c));
+             (std::size_t(q) * sweepStageFloats(tw, radius, c) + rings * (ring + kSweepJob) * sweepRowFloats(tw, c));
 }
 
 namespace {
@@ -813,7 +813,7 @@ WorkModel modelSweep(const SweepLaunch& l, int radius) {
   m.apron = m.globalReads;
   // Each value: stored in the stage ((tw + 2r) / tw a pixel made), a window of J + J ceil(taps / J)
   // loads a job of J in the row pass and in the column pass, and stored in the ring between them.
-  const double window = 1.0 + std::ceil(taps / sweepJob(q, l.combine == Combine::Magnitude));
+  const double window = 1.0 + std::ceil(taps / kSweepJob);
   m.sharedBytes = 4.0 * c * (inRows / rows * ((tw + 2.0 * radius) / tw + window + 1) + window);
   m.flops = 2 * c * mags * (inRows / rows * taps + taps);
   if (l.twoD) {  // each output: 2r + 1 rows of 2r + 1 taps, a window load of P values per P taps
