@@ -33,35 +33,36 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
   return u;
 }
 
+namespace {
+// Each type's instances, in a file of their own (stream_typed_<type>.cu).
+struct TypeEntry {
+  void (*launch)(const TypedStreamLaunch&, const MaskSep&);
+  LaunchDescription (*describe)(const TypedStreamLaunch&, int radius);
+};
+TypeEntry entryFor(PixelType t) {
+  switch (t) {
+    case PixelType::U8:
+      return {typed::launchU8, typed::describeU8};
+    case PixelType::U16:
+      return {typed::launchU16, typed::describeU16};
+    case PixelType::F16:
+      return {typed::launchF16, typed::describeF16};
+    case PixelType::F32:
+      return {typed::launchF32, typed::describeF32};
+  }
+  throw std::invalid_argument("stream: unknown pixel type");
+}
+}  // namespace
+
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m) {
   if (m.radius < kTypedStreamMinRadius || m.radius > kTypedStreamMaxRadius)
     throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance (1..4)");
   if (l.image.width < 1 || l.image.height < 1 || l.image.batch < 1) return;
-  switch (l.image.type) {
-    case PixelType::U8:
-      return typed::launchU8(l, m);
-    case PixelType::U16:
-      return typed::launchU16(l, m);
-    case PixelType::F16:
-      return typed::launchF16(l, m);
-    case PixelType::F32:
-      return typed::launchF32(l, m);
-  }
-  throw std::invalid_argument("stream: unknown pixel type");
+  entryFor(l.image.type).launch(l, m);
 }
 
 LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius) {
-  switch (l.image.type) {
-    case PixelType::U8:
-      return typed::describeU8(l, radius);
-    case PixelType::U16:
-      return typed::describeU16(l, radius);
-    case PixelType::F16:
-      return typed::describeF16(l, radius);
-    case PixelType::F32:
-      return typed::describeF32(l, radius);
-  }
-  throw std::invalid_argument("stream: unknown pixel type");
+  return entryFor(l.image.type).describe(l, radius);
 }
 
 }  // namespace convlive::kernels

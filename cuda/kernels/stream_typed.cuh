@@ -14,6 +14,9 @@
 #include <cuda_fp16.h>
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "async.cuh"
 #include "common.cuh"
@@ -366,60 +369,43 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   return LaunchDescription{{p}, ""};
 }
 
-template <class T, int C>
-LaunchDescription describeChannels(const TypedStreamLaunch& l, int radius) {
-  switch (radius) {
-    case 1:
-      return describeInstance<T, C, 1>(l);
-    case 2:
-      return describeInstance<T, C, 2>(l);
-    case 3:
-      return describeInstance<T, C, 3>(l);
-    case 4:
-      return describeInstance<T, C, 4>(l);
-  }
-  throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no typed instance (1..4)");
-}
-
-template <class T>
-LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
+// f(std::integral_constant<int, C>{}, std::integral_constant<int, R>{}) for l's channel count and
+// `radius`: the instance of each that a type's file compiles; what f returns.
+template <class F>
+auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
+  auto forRadius = [&](auto c) -> decltype(f(c, std::integral_constant<int, 1>{})) {
+    switch (radius) {
+      case 1:
+        return f(c, std::integral_constant<int, 1>{});
+      case 2:
+        return f(c, std::integral_constant<int, 2>{});
+      case 3:
+        return f(c, std::integral_constant<int, 3>{});
+      case 4:
+        return f(c, std::integral_constant<int, 4>{});
+    }
+    throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no typed instance (1..4)");
+  };
   switch (l.image.channels) {
     case 1:
-      return describeChannels<T, 1>(l, radius);
+      return forRadius(std::integral_constant<int, 1>{});
     case 3:
-      return describeChannels<T, 3>(l, radius);
+      return forRadius(std::integral_constant<int, 3>{});
     case 4:
-      return describeChannels<T, 4>(l, radius);
+      return forRadius(std::integral_constant<int, 4>{});
   }
   throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
-}
-
-template <class T, int C>
-void launchChannels(const TypedStreamLaunch& l, const MaskSep& m) {
-  switch (m.radius) {
-    case 1:
-      return launchInstance<T, C, 1>(l, m);
-    case 2:
-      return launchInstance<T, C, 2>(l, m);
-    case 3:
-      return launchInstance<T, C, 3>(l, m);
-    case 4:
-      return launchInstance<T, C, 4>(l, m);
-  }
-  throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance (1..4)");
 }
 
 template <class T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
-  switch (l.image.channels) {
-    case 1:
-      return launchChannels<T, 1>(l, m);
-    case 3:
-      return launchChannels<T, 3>(l, m);
-    case 4:
-      return launchChannels<T, 4>(l, m);
-  }
-  throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
+  withInstance(l, m.radius, [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value>(l, m); });
+}
+
+template <class T>
+LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
+  return withInstance(l, radius,
+                      [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value>(l); });
 }
 
 }  // namespace convlive::kernels::typed
