@@ -309,6 +309,49 @@ TEST_F(PlanOnDevice, SweepTakesEveryTileRadiusAndRowAlignment) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// sweep's two paths the wide test reaches only by chance, each in a handful of small launches
+// (so that compute-sanitizer's racecheck covers them in seconds): a kept 4th channel (copied by
+// jobs of its own beside the 3 filtered ones) and the gradient magnitude's own instance, on every
+// type, separable masks on each side of the 8-tap chunks, frames packed (16-byte copies) and not.
+TEST_F(PlanOnDevice, SweepCopiesAKeptFourthChannelAndMakesMagnitudes) {
+  struct Case {
+    int channels;
+    const char* mask;
+    int radius;
+  };
+  const Case cases[] = {{4, "gaussian", 3}, {4, "gaussian", 9}, {4, "pitch", 0}, {1, "sobel", 1},
+                        {3, "sobel", 9},    {4, "scharr", 1},   {4, "sobel", 4}};
+  const Variant& v = *findVariant("sweep");
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (const Case& k : cases)
+      for (const auto& [w, h] : {std::pair{37, 23}, {256, 11}}) {
+        ImageDesc d = randomDesc(t, k.channels, w, h, 2);
+        if (w == 256) d.pitch = d.batchStride = 0, d.batch = 1;  // packed: the 16-byte copies
+        d.alpha = k.channels == 4 && rng() % 2;
+        FilterSpec s;
+        s.mask = k.mask;
+        if (k.radius) s.radius = k.radius;
+        s.border = testcases::kBorders[rng() % 4];
+        s.filterAlpha = false;  // a 4th channel is kept: padding, or alpha not filtered
+        s.variant = "sweep";
+        s.tile = v.tiles[rng() % v.tiles.size()];
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        if (!plan) {
+          // Only u16 frames whose weights' fp32 sums could pass half a level (scharr's), saying so.
+          EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << d.str() << " " << k.mask << ": " << why.text();
+          EXPECT_EQ(t, PixelType::U16) << d.str() << " " << k.mask << ": " << why.text();
+          ++refused;
+          continue;
+        }
+        expectEqualsReference(plan, d);
+        ++ran;
+      }
+  EXPECT_EQ(ran + refused, int(std::size(testcases::kPixelTypes) * std::size(cases) * 2));
+  EXPECT_LE(refused, 2);
+}
+
 // stream by name on every type and channel count (RGBA8 batches and unaligned RGBA8 frames take
 // its typed kernel too): radius 1..4, odd sizes from 1x1 and frames narrower than a warp's apron,
 // every border, negative weights and |sum| (pitch), alpha filtered and not, batches with padded
