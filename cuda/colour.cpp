@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace convlive {
@@ -120,6 +121,20 @@ void checkConvertible(const ConstYuvView& yuv, const ConstImageView& rgba, const
     throw std::invalid_argument(std::string(what) + ": " + why);
 }
 
+std::string whyNotExpandGrey(const ImageDesc& grey, const ConstImageView& rgba) {
+  if (grey.channels != 1 || (grey.type != PixelType::U8 && grey.type != PixelType::U16))
+    return "the frame is " + grey.str() + ", not grey (u8x1 or u16x1)";
+  if (grey.batch != 1) return "the grey frame is a batch of " + std::to_string(grey.batch) + ": expand one frame";
+  if (grey.width < 1 || grey.height < 1) return "the grey frame is empty";
+  if (grey.rowPitch() < grey.rowBytes()) return "the grey frame's pitch is shorter than a row";
+  if (grey.width != rgba.width || grey.height != rgba.height)
+    return "the grey frame is " + std::to_string(grey.width) + "x" + std::to_string(grey.height) +
+           " but the RGBA frame is " + std::to_string(rgba.width) + "x" + std::to_string(rgba.height);
+  if (!rgba.data) return "the RGBA frame has no memory";
+  if (rgba.pitch < 4 * static_cast<std::size_t>(rgba.width)) return "the RGBA frame's pitch is shorter than a row";
+  return {};
+}
+
 DeviceYuvFrame::DeviceYuvFrame(const YuvLayout& layout) : layout_(layout), buf_(layout.bytes) {}
 
 // ---- The CPU reference ----------------------------------------------------------------------------
@@ -221,6 +236,27 @@ void referenceRgbaToYuv(ConstImageView in, const YuvView& out, ColourSpec spec) 
         out.planes[2][cy * out.pitches[2] + static_cast<std::size_t>(cx)] = v;
       }
     }
+}
+
+void referenceGreyToRgba(const void* in, const ImageDesc& grey, ImageView out) {
+  if (std::string why = whyNotExpandGrey(grey, out); !why.empty())
+    throw std::invalid_argument("referenceGreyToRgba: " + why);
+  if (!in) throw std::invalid_argument("referenceGreyToRgba: the grey frame has no memory");
+  const auto* base = static_cast<const std::uint8_t*>(in);
+  for (int y = 0; y < grey.height; ++y) {
+    const std::uint8_t* row = base + std::size_t(y) * grey.rowPitch();
+    std::uint8_t* o = out.row(y);
+    for (int x = 0; x < grey.width; ++x, o += 4) {
+      std::uint8_t v = row[x];
+      if (grey.type == PixelType::U16) {
+        std::uint16_t w;
+        std::memcpy(&w, row + 2 * std::size_t(x), 2);
+        v = roundToByte(w / 257.0);
+      }
+      o[0] = o[1] = o[2] = v;
+      o[3] = 255;
+    }
+  }
 }
 
 }  // namespace convlive

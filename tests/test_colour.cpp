@@ -473,6 +473,72 @@ TEST(ColourLayout, GpuEntryPointsRefuseBeforeLaunching) {
   }
 }
 
+// ---- Grey frames -> RGBA8 ------------------------------------------------------------------------
+
+// u8 values as they are, u16 ones to nearest of v / 257, in R, G and B; alpha 255; padded rows.
+TEST(GreyReference, KnownValuesExpand) {
+  const std::uint8_t bytes[] = {0, 17, 255, 9 /* padding */};
+  const ImageDesc u8{.width = 3, .height = 1, .type = PixelType::U8, .channels = 1, .pitch = 4};
+  RgbaBuffer out(3, 1, {5, 0, 1});
+  std::fill(out.bytes.begin(), out.bytes.end(), 0xa5);
+  referenceGreyToRgba(bytes, u8, out.view());
+  const std::uint8_t want8[] = {0, 0, 0, 255, 17, 17, 17, 255, 255, 255, 255, 255};
+  EXPECT_TRUE(std::equal(std::begin(want8), std::end(want8), out.bytes.begin()));
+  EXPECT_EQ(out.bytes[12], 0xa5) << "the padding was written";
+
+  const std::uint16_t words[] = {0, 128, 129, 385, 386, 65407, 65535};
+  const ImageDesc u16{.width = 7, .height = 1, .type = PixelType::U16, .channels = 1};
+  RgbaBuffer wide(7, 1);
+  referenceGreyToRgba(words, u16, wide.view());
+  const int want16[] = {0, 0, 1, 1, 2, 255, 255};  // 385 / 257 = 1.498, 386 / 257 = 1.502, 65407 / 257 = 254.502
+  for (int x = 0; x < 7; ++x) {
+    SCOPED_TRACE(words[x]);
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(wide.bytes[4 * x + c], want16[x]);
+    EXPECT_EQ(wide.bytes[4 * x + 3], 255);
+  }
+}
+
+// What cannot be expanded is named, and the GPU entry point refuses it before any launch (so this
+// runs anywhere).
+TEST(GreyReference, RefusesWhatIsNotOneGreyFrame) {
+  std::vector<std::uint8_t> bytes(4096);
+  RgbaBuffer rgba(8, 6);
+  ImageDesc grey{.width = 8, .height = 6, .type = PixelType::U8, .channels = 1};
+  EXPECT_EQ(whyNotExpandGrey(grey, rgba.view()), "");
+  ImageDesc colour = grey;
+  colour.channels = 3;
+  EXPECT_EQ(whyNotExpandGrey(colour, rgba.view()), "the frame is 8x6 u8x3, not grey (u8x1 or u16x1)");
+  ImageDesc floats = grey;
+  floats.type = PixelType::F32;
+  EXPECT_NE(whyNotExpandGrey(floats, rgba.view()).find("not grey"), std::string::npos);
+  ImageDesc batch = grey;
+  batch.batch = 2;
+  EXPECT_NE(whyNotExpandGrey(batch, rgba.view()).find("a batch of 2"), std::string::npos);
+  ImageDesc other = grey;
+  other.height = 5;
+  EXPECT_EQ(whyNotExpandGrey(other, rgba.view()), "the grey frame is 8x5 but the RGBA frame is 8x6");
+  ImageDesc shortRows = grey;
+  shortRows.pitch = 7;
+  EXPECT_NE(whyNotExpandGrey(shortRows, rgba.view()).find("pitch"), std::string::npos);
+  EXPECT_THROW(referenceGreyToRgba(bytes.data(), colour, rgba.view()), std::invalid_argument);
+  try {
+    greyToRgba(bytes.data(), other, rgba.view(), nullptr);
+    ADD_FAILURE() << "not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "greyToRgba: the grey frame is 8x5 but the RGBA frame is 8x6");
+  }
+  const int tall = 65535 * 8 + 1;
+  const ImageDesc high{.width = 1, .height = tall, .type = PixelType::U8, .channels = 1};
+  try {
+    greyToRgba(bytes.data(), high, ImageView{bytes.data(), 1, tall, 4}, nullptr);
+    ADD_FAILURE() << "not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("524281 rows tall, more than the GPU expansion takes (524280 rows)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // ---- Against GStreamer's videoconvert ---------------------------------------------------------------
 
 GstVideoColorMatrix gstMatrix(ColourMatrix m) {

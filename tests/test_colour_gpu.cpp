@@ -152,6 +152,38 @@ double medianMs(F launch, cudaStream_t s, int runs = 50) {
   return ms[runs / 2];
 }
 
+// Grey frames expanded to RGBA8 on the GPU equal the reference exactly (integer arithmetic both
+// sides): u8 and u16, odd sizes from 1x1, tight rows and padded ones at odd pitches (u8: an odd
+// start address too), into RGBA frames aligned (word stores) and not (byte stores), poisoned first;
+// the RGBA padding keeps its poison.
+TEST(ColourGpuGrey, GreyFramesExpandAsTheReferenceDoes) {
+  if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
+  std::mt19937 rng(seedForRun());
+  int ran = 0;
+  for (PixelType t : {PixelType::U8, PixelType::U16})
+    for (const Size s : {Size{1, 1}, Size{37, 23}, Size{640, 3}, Size{1283, 721}})
+      for (const Padding& pad : kLayouts) {
+        SCOPED_TRACE(std::string(t == PixelType::U8 ? "u8 " : "u16 ") + std::to_string(s.w) + "x" +
+                     std::to_string(s.h) + " " + pad.name + " seed " + std::to_string(seedForRun()));
+        const std::size_t e = t == PixelType::U8 ? 1 : 2;
+        ImageDesc grey{.width = s.w, .height = s.h, .type = t, .channels = 1};
+        grey.pitch = e * std::size_t(s.w) + e * pad.extraBytes;
+        const std::size_t offset = e * pad.offset;
+        std::vector<std::uint8_t> in(offset + grey.rowPitch() * std::size_t(s.h));
+        for (auto& b : in) b = std::uint8_t(rng());
+        RgbaBuffer want(s.w, s.h, pad), got(s.w, s.h, pad);
+        std::fill(want.bytes.begin(), want.bytes.end(), 0x5a);
+        std::fill(got.bytes.begin(), got.bytes.end(), 0x5a);
+        referenceGreyToRgba(in.data() + offset, grey, want.view());
+        const DeviceBuffer din = toDevice(in), dout = toDevice(got.bytes);
+        greyToRgba(din.as<std::uint8_t>() + offset, grey, deviceView(dout, got), nullptr);
+        CL_CUDA(cudaMemcpy(got.bytes.data(), dout.get(), got.bytes.size(), cudaMemcpyDeviceToHost));
+        EXPECT_TRUE(got.bytes == want.bytes) << "differs from the reference (or wrote the padding)";
+        ++ran;
+      }
+  EXPECT_EQ(ran, 2 * 4 * int(std::size(kLayouts)));
+}
+
 // A 3840x2160 frame (device frames as the pipeline has them: pitched RGBA, packed YUV) through
 // RGBA -> YUV -> RGBA on the GPU matches the same round trip on the CPU reference; the four
 // kernels' median times and effective bandwidth are printed (and recorded in the XML output).

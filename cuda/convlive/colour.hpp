@@ -131,6 +131,19 @@ void rgbaToYuv(ConstImageView in, const YuvView& out, ColourSpec spec, cudaStrea
 void referenceYuvToRgba(const ConstYuvView& in, ImageView out, ColourSpec spec);
 void referenceRgbaToYuv(ConstImageView in, const YuvView& out, ColourSpec spec);
 
+// Grey frames (GRAY8, GRAY16_LE: one channel of u8 or u16 values, rows as `grey` says) as RGBA8,
+// for display and for the sinks that take RGBA: R = G = B = the value, alpha 255. u8 values as they
+// are; u16 ones scaled to 8 bits to nearest, round(v / 257) (0 -> 0, 65535 -> 255), halves up.
+// Empty when `grey` (one frame) can be expanded into `rgba`; else why not (another size, type or
+// channel count, a batch, no memory, a pitch shorter than its row).
+std::string whyNotExpandGrey(const ImageDesc& grey, const ConstImageView& rgba);
+// GPU: asynchronous on `stream`, device memory that does not overlap. Throws std::invalid_argument
+// when whyNotExpandGrey says no or the frame is taller than the grid takes (524280 rows), before
+// any launch; CudaError when the launch fails. Any thread.
+void greyToRgba(const void* in, const ImageDesc& grey, ImageView out, cudaStream_t stream);
+// The CPU reference, on host memory. Throws std::invalid_argument when whyNotExpandGrey says no.
+void referenceGreyToRgba(const void* in, const ImageDesc& grey, ImageView out);
+
 // A YUV frame in device memory laid out as `layout` says (RAII through DeviceBuffer).
 class DeviceYuvFrame {
  public:

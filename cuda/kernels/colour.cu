@@ -215,6 +215,25 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   }
 }
 
+// ---- Grey -> RGBA8 ----------------------------------------------------------------------------------
+
+// One pixel a thread: the value (u16 scaled to 8 bits, to nearest) in R, G and B, alpha 255.
+template <typename T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    greyToRgbaKernel(const unsigned char* in, std::size_t inPitch, unsigned char* out, std::size_t outPitch, int width,
+                     int height, bool words) {
+  const int x = blockIdx.x * kBlockX + threadIdx.x, y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= width || y >= height) return;
+  unsigned v = reinterpret_cast<const T*>(in + std::size_t(y) * inPitch)[x];
+  if (sizeof(T) == 2) v = (v * 255u + 32767u) / 65535u;  // round(v / 257), halves up (none occur)
+  unsigned char* o = out + std::size_t(y) * outPitch + 4 * std::size_t(x);
+  const uchar4 px = make_uchar4(v, v, v, 255);
+  if (words)
+    *reinterpret_cast<uchar4*>(o) = px;
+  else
+    storeBytes(o, px);
+}
+
 // ---- Launch -----------------------------------------------------------------------------------------
 
 bool aligned(const void* p, std::size_t pitch, std::size_t to) {
@@ -279,6 +298,28 @@ void rgbaToYuv(ConstImageView in, const YuvView& out, ColourSpec spec, cudaStrea
   if (nv12 && !vec) launchToYuv<YuvFormat::NV12, false>(in, out, spec, stream);
   if (!nv12 && vec) launchToYuv<YuvFormat::I420, true>(in, out, spec, stream);
   if (!nv12 && !vec) launchToYuv<YuvFormat::I420, false>(in, out, spec, stream);
+}
+
+void greyToRgba(const void* in, const ImageDesc& grey, ImageView out, cudaStream_t stream) {
+  if (std::string why = whyNotExpandGrey(grey, out); !why.empty()) throw std::invalid_argument("greyToRgba: " + why);
+  if (!in) throw std::invalid_argument("greyToRgba: the grey frame has no memory");
+  if (long(grey.height + kBlockY - 1) / kBlockY > 65535)
+    throw std::invalid_argument("greyToRgba: the frame is " + std::to_string(grey.height) +
+                                " rows tall, more than the GPU expansion takes (" + std::to_string(65535L * kBlockY) +
+                                " rows): expand it on the CPU (referenceGreyToRgba)");
+  const dim3 grid(static_cast<unsigned>((grey.width + kBlockX - 1) / kBlockX),
+                  static_cast<unsigned>((grey.height + kBlockY - 1) / kBlockY));
+  const bool words = aligned(out.data, out.pitch, 4);
+  const auto* from = static_cast<const unsigned char*>(in);
+  if (grey.type == PixelType::U16 && (reinterpret_cast<std::uintptr_t>(in) % 2 || grey.rowPitch() % 2))
+    throw std::invalid_argument("greyToRgba: a u16 frame's memory and pitch must be 2-byte aligned");
+  if (grey.type == PixelType::U8)
+    greyToRgbaKernel<unsigned char><<<grid, dim3(kBlockX, kBlockY), 0, stream>>>(
+        from, grey.rowPitch(), out.data, out.pitch, grey.width, grey.height, words);
+  else
+    greyToRgbaKernel<unsigned short><<<grid, dim3(kBlockX, kBlockY), 0, stream>>>(
+        from, grey.rowPitch(), out.data, out.pitch, grey.width, grey.height, words);
+  CL_CUDA_LAUNCHED("greyToRgbaKernel");
 }
 
 }  // namespace convlive
