@@ -38,6 +38,9 @@ std::string settingsLine(const Pipeline& p, const PipelineConfig& c) {
     << (deviceInfo().available ? c.slots : 1) << " slot(s), overlap "
     << (c.overlap && deviceInfo().available ? "on" : "off") << " | frames arrive as " << p.sourceInfo().frameFormat
     << " (--input-format " << inputFormatName(c.inputFormat) << ")";
+  if (const Timings t = p.timings(); !t.filteredAs.empty()) s << ", filtered as " << t.filteredAs;
+  if (const std::string why = p.greyExpandedWhy(); !why.empty())
+    s << " (grey frames expanded to RGBA8 first: " << why << ")";
   const SourceInfo si = p.sourceInfo();
   if (!si.decoder.empty())
     s << " | decoder: " << si.decoder << (si.framesOnDevice ? " (frames stay in GPU memory)" : "");
@@ -168,6 +171,8 @@ void writeReport(const std::string& path, const Pipeline& p, const PipelineConfi
               {"loop", c.loop},
               {"input_format", inputFormatName(c.inputFormat)}}},
             {"frames", t.frames},
+            {"filtered_as", t.filteredAs.empty() ? json(nullptr) : json(t.filteredAs)},
+            {"grey_expanded_why", p.greyExpandedWhy().empty() ? json(nullptr) : json(p.greyExpandedWhy())},
             {"width", t.width},
             {"height", t.height},
             {"wall_s", wallSeconds},

@@ -242,18 +242,21 @@ void referenceGreyToRgba(const void* in, const ImageDesc& grey, ImageView out) {
   if (std::string why = whyNotExpandGrey(grey, out); !why.empty())
     throw std::invalid_argument("referenceGreyToRgba: " + why);
   if (!in) throw std::invalid_argument("referenceGreyToRgba: the grey frame has no memory");
+  // Integer arithmetic, exact: (v * 255 + 32767) / 65535 is round(v / 257) (no u16 value lies on a
+  // half), so the pipeline's CPU path runs this too.
   const auto* base = static_cast<const std::uint8_t*>(in);
+  const bool words = grey.type == PixelType::U16;
   for (int y = 0; y < grey.height; ++y) {
     const std::uint8_t* row = base + std::size_t(y) * grey.rowPitch();
     std::uint8_t* o = out.row(y);
     for (int x = 0; x < grey.width; ++x, o += 4) {
-      std::uint8_t v = row[x];
-      if (grey.type == PixelType::U16) {
+      std::uint32_t v = row[x];
+      if (words) {
         std::uint16_t w;
         std::memcpy(&w, row + 2 * std::size_t(x), 2);
-        v = roundToByte(w / 257.0);
+        v = (std::uint32_t(w) * 255u + 32767u) / 65535u;
       }
-      o[0] = o[1] = o[2] = v;
+      o[0] = o[1] = o[2] = std::uint8_t(v);
       o[3] = 255;
     }
   }

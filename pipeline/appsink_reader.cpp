@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "colorimetry.hpp"
 #include "cuda_share.hpp"
@@ -52,9 +54,17 @@ std::string formatOf(const GstCaps* caps) {
   return name;
 }
 
+// The library's type for a grey format the pipeline filters as it is: GRAY8 (u8), GRAY16_LE (u16,
+// on little-endian hosts).
+std::optional<PixelType> greyTypeOf(GstVideoFormat format) {
+  if (format == GST_VIDEO_FORMAT_GRAY8) return PixelType::U8;
+  if (format == GST_VIDEO_FORMAT_GRAY16_LE && std::endian::native == std::endian::little) return PixelType::U16;
+  return std::nullopt;
+}
+
 // What becomes of frames of more than 8 bits a channel ("" for 8 bits or fewer, and for coded
-// formats).
-std::string depthNoteOf(const GstCaps* caps) {
+// formats). `frameFormat`: what the frames arrive as (16-bit grey ones are filtered as they are).
+std::string depthNoteOf(const GstCaps* caps, const std::string& frameFormat) {
   if (!caps || gst_caps_get_size(caps) == 0) return "";
   const GstStructure* s = gst_caps_get_structure(caps, 0);
   const gchar* format = gst_structure_get_string(s, "format");
@@ -62,6 +72,8 @@ std::string depthNoteOf(const GstCaps* caps) {
   const GstVideoFormatInfo* info = gst_video_format_get_info(gst_video_format_from_string(format));
   const int depth = info ? int(GST_VIDEO_FORMAT_INFO_DEPTH(info, 0)) : 8;
   if (depth <= 8) return "";
+  if (frameFormat == format && frameFormat == "GRAY16_LE")
+    return "GRAY16_LE has 16 bits a channel: filtered at 16 bits, shown and exported at 8 (to nearest of v / 257)";
   return std::string(format) + " has " + std::to_string(depth) +
          " bits a channel: the pipeline filters 8-bit frames, so each frame is converted to 8 bits first (its " +
          "lowest " + std::to_string(depth - 8) +
@@ -151,10 +163,9 @@ void AppsinkReader::open() {
   GstElement* pipeline = graph_.pipeline();
   GstElement* appsink = graph_.appsink();
   const SourceSpec& spec = graph_.spec();
+  const std::string system = "video/x-raw,format=" + FrameFormats{options_.acceptYuv, options_.acceptGrey}.capsValue();
   gst::CapsPtr accepted(gst_caps_from_string(
-      graph_.nvdec()       ? "video/x-raw(memory:CUDAMemory),format={NV12,I420}; video/x-raw,format={NV12,I420,RGBA}"
-      : options_.acceptYuv ? "video/x-raw,format={NV12,I420,RGBA}"
-                           : "video/x-raw,format=RGBA"));
+      (graph_.nvdec() ? "video/x-raw(memory:CUDAMemory),format={NV12,I420}; " + system : system).c_str()));
   g_object_set(appsink, "caps", accepted.get(), "sync", gboolean(options_.sync), "max-buffers",
                guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, nullptr);
   gst::PadPtr sinkPad(gst_element_get_static_pad(appsink, "sink"));
@@ -203,7 +214,7 @@ void AppsinkReader::fillInfo() {
   GstCaps* caps = native ? native.get() : converted;
   info_.nativeFormat = formatOf(caps);
   info_.frameFormat = formatOf(converted);
-  info_.depthNote = depthNoteOf(caps);
+  info_.depthNote = depthNoteOf(caps, info_.frameFormat);
   if (caps && gst_caps_get_size(caps) > 0) {
     const GstStructure* s = gst_caps_get_structure(caps, 0);
     gst_structure_get_int(s, "width", &info_.nativeWidth);
@@ -251,6 +262,7 @@ void describeYuv(const GstVideoFrame& mapped, std::size_t bufferSize, SourceFram
 }  // namespace
 
 bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
+  frame = SourceFrame{};  // nothing of a frame pulled into it before stays (its views, its kind)
   GstCaps* caps = gst_sample_get_caps(sample.get());
   GstBuffer* buffer = gst_sample_get_buffer(sample.get());
   if (!caps || !buffer) return false;
@@ -267,9 +279,10 @@ bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
   const bool parsed = gst_video_info_from_caps(&m->vinfo, caps);
   const GstVideoFormat format = parsed ? GST_VIDEO_INFO_FORMAT(&m->vinfo) : GST_VIDEO_FORMAT_UNKNOWN;
   const bool yuv = options_.acceptYuv && yuvFormatOf(format);
-  if (format != GST_VIDEO_FORMAT_RGBA && !yuv)
-    throw SourceError(graph_.spec().describe() + " delivered a frame that is not RGBA8" +
-                      (options_.acceptYuv ? ", NV12 or I420" : "") +
+  const std::optional<PixelType> grey = options_.acceptGrey ? greyTypeOf(format) : std::nullopt;
+  if (format != GST_VIDEO_FORMAT_RGBA && !yuv && !grey)
+    throw SourceError(graph_.spec().describe() + " delivered a frame that is not " +
+                      FrameFormats{options_.acceptYuv, options_.acceptGrey}.capsValue() +
                       ": end a launch line with '! videoconvert ! appsink'");
   // NVDEC's frames in convlive's context: mapped as device pointers, read where they are.
   const bool onDevice = yuv && graph_.nvdec() && inSharedCudaContext(buffer);
@@ -281,9 +294,17 @@ bool AppsinkReader::toFrame(gst::SamplePtr sample, SourceFrame& frame) {
     frame.colour = colourSpecOf(m->vinfo);
     frame.pixels = ConstImageView(nullptr, frame.yuv.width, frame.yuv.height, 0);
     frame.onDevice = true;
-  } else if (yuv)
+  } else if (yuv) {
     describeYuv(m->frame, gst_buffer_get_size(buffer), frame);
-  else
+  } else if (grey) {
+    frame.grey = GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0);
+    frame.greyDesc = ImageDesc{.width = GST_VIDEO_FRAME_WIDTH(&m->frame),
+                               .height = GST_VIDEO_FRAME_HEIGHT(&m->frame),
+                               .type = *grey,
+                               .channels = 1,
+                               .pitch = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0))};
+    frame.pixels = ConstImageView(nullptr, frame.greyDesc.width, frame.greyDesc.height, 0);
+  } else
     frame.pixels = ConstImageView(static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&m->frame, 0)),
                                   GST_VIDEO_FRAME_WIDTH(&m->frame), GST_VIDEO_FRAME_HEIGHT(&m->frame),
                                   std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&m->frame, 0)));

@@ -7,11 +7,30 @@
 namespace convlive {
 
 void CpuPath::run(Slot& slot) {
+  if (slot.filtersGrey()) return runGrey(slot);
   const ConstImageView src = rgbaOnHost(slot);
   const ImageView out{slot.hostOut.data(), src.width, src.height, std::size_t(src.width) * 4};
   const auto t0 = Clock::now();
   slot.plan.run(src, out);
   const auto t1 = Clock::now();
+  hand(slot, src, out, msBetween(t0, t1), t1);
+}
+
+void CpuPath::runGrey(Slot& slot) {
+  const ImageDesc& d = slot.frame.greyDesc;
+  slot.hostGreyOut.resize(d.span());
+  const auto t0 = Clock::now();
+  slot.plan.run(slot.frame.grey, slot.hostGreyOut.data());
+  const auto t1 = Clock::now();
+  const ImageView out{slot.hostOut.data(), d.width, d.height, std::size_t(d.width) * 4};
+  referenceGreyToRgba(slot.hostGreyOut.data(), d, out);
+  const ConstImageView src = rgbaOnHost(slot);  // the source as RGBA, for the sink
+  const auto t2 = Clock::now();
+  slot.cpuConvertMs = msBetween(t1, t2);
+  hand(slot, src, out, msBetween(t0, t1), t2);
+}
+
+void CpuPath::hand(Slot& slot, ConstImageView src, ConstImageView out, double filterMs, Clock::time_point ready) {
   const OutputFrame f = slot.output(out, src, src);
   std::exception_ptr sinkFailure;
   try {
@@ -27,13 +46,14 @@ void CpuPath::run(Slot& slot) {
   t.wait = slot.waitMs;
   t.hostCopy = slot.hostCopyMs;
   t.convert = slot.cpuConvertMs;
-  t.filter = msBetween(t0, t1);
-  t.sink = msBetween(t1, t2);  // no GPU output work: the sink's time is the handover
+  t.filter = filterMs;
+  t.sink = msBetween(ready, t2);  // no GPU output work: the sink's time is the handover
   t.latency = msBetween(slot.frame.arrival, t2);
   t.direct = slot.direct;
   t.onDevice = slot.frame.onDevice;
   t.width = slot.width;
   t.height = slot.height;
+  t.filtered = slot.plan.image();
   slot.sinkMs = t.sink;
   stats_.record(t);
   slot.frame = SourceFrame{};

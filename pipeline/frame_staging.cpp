@@ -80,6 +80,21 @@ const std::uint8_t* stageYuv(Slot& slot, bool pinned) {
   return to;
 }
 
+// Grey frames: the plane the upload copies in one piece (the sample's memory, or a copy in the
+// slot's pinned buffer).
+const void* stageGrey(Slot& slot, bool pinned) {
+  GpuSlot& g = *slot.gpu;
+  const SourceFrame& f = slot.frame;
+  const std::size_t bytes = f.greyDesc.span();
+  slot.direct = pinned && f.pinned;
+  if (!pinned || f.pinned) return f.grey;
+  if (g.hostIn.bytes() < bytes) g.hostIn = PinnedBuffer(bytes);
+  const auto t0 = Clock::now();
+  std::memcpy(g.hostIn.get(), f.grey, bytes);
+  slot.hostCopyMs = msBetween(t0, Clock::now());
+  return g.hostIn.get();
+}
+
 }  // namespace
 
 void enqueueUpload(Slot& slot, bool pinned) {
@@ -107,6 +122,18 @@ void enqueueUpload(Slot& slot, bool pinned) {
     g.converted.record(s);
     return;
   }
+  if (slot.frame.isGrey()) {
+    const void* from = stageGrey(slot, pinned);
+    const ImageDesc& d = slot.frame.greyDesc;
+    slot.uploadedFrom = {};
+    slot.enqueued = Clock::now();
+    g.start.record(s);
+    CL_CUDA(cudaMemcpyAsync(g.greyIn.get(), from, d.span(), cudaMemcpyHostToDevice, s));
+    g.uploaded.record(s);
+    if (!slot.filtersGrey()) greyToRgba(g.greyIn.get(), d, g.in.view(), s);  // the variant takes RGBA8 only
+    g.converted.record(s);
+    return;
+  }
   const ConstImageView upFrom = stageRgba(slot, pinned);
   slot.uploadedFrom = upFrom;
   slot.enqueued = Clock::now();
@@ -119,11 +146,16 @@ void enqueueUpload(Slot& slot, bool pinned) {
 
 ConstImageView rgbaOnHost(Slot& slot) {
   slot.cpuConvertMs = 0;
-  if (!slot.frame.isYuv()) return slot.frame.pixels;
-  const int w = slot.frame.yuv.width, h = slot.frame.yuv.height;
+  if (!slot.frame.isYuv() && !slot.frame.isGrey()) return slot.frame.pixels;
+  const int w = slot.frame.pixels.width, h = slot.frame.pixels.height;
   slot.hostRgba.resize(std::size_t(w) * h * 4);
   const ImageView rgba{slot.hostRgba.data(), w, h, std::size_t(w) * 4};
   const auto t0 = Clock::now();
+  if (slot.frame.isGrey()) {
+    referenceGreyToRgba(slot.frame.grey, slot.frame.greyDesc, rgba);
+    slot.cpuConvertMs = msBetween(t0, Clock::now());
+    return rgba;
+  }
   ConstYuvView from = slot.frame.yuv;
   if (slot.frame.onDevice) {  // an NVDEC frame for a CPU variant: its planes to host memory first
     const YuvLayout packed = packedYuvLayout(from.format, w, h);

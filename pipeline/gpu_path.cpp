@@ -37,8 +37,16 @@ void GpuPath::enqueue(Slot& slot) {
   GpuSlot& g = *slot.gpu;
   const cudaStream_t s = g.stream.get();
   enqueueUpload(slot, pinned_);
-  slot.plan.run(g.in.view(), g.out.view(), s);
+  const bool grey = slot.filtersGrey();
+  if (grey)
+    slot.plan.run(g.greyIn.get(), g.greyOut.get(), s);
+  else
+    slot.plan.run(g.in.view(), g.out.view(), s);
   g.filtered.record(s);
+  if (grey) {  // to RGBA8 for the sink: the filtered frame, and the source for a display's split view
+    greyToRgba(g.greyOut.get(), slot.frame.greyDesc, g.out.view(), s);
+    if (!sink_.wantsHostFrames()) greyToRgba(g.greyIn.get(), slot.frame.greyDesc, g.in.view(), s);
+  }
   enqueueDownload(slot);
   // The frame's GPU work is enqueued: whatever the sink does, the slot joins the ring so that
   // it completes in order, and a sink's exception comes out only after that.
@@ -126,6 +134,7 @@ void GpuPath::complete(Slot& slot) {
   t.onDevice = slot.frame.onDevice;
   t.width = slot.width;
   t.height = slot.height;
+  t.filtered = slot.plan.image();
   stats_.record(t);
   slot.busy = false;
   slot.frame = SourceFrame{};

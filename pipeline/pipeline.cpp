@@ -28,6 +28,19 @@ PipelineConfig checked(PipelineConfig config, bool gpu) {
   return config;
 }
 
+// The frames a source's first frame is expected to be, for the first plan (the first frame itself
+// says, and a plan is made again where it differs): grey ones at GStreamer's default row pitch.
+ImageDesc expectedFrame(const SourceInfo& info) {
+  const bool grey8 = info.frameFormat == "GRAY8", grey16 = info.frameFormat == "GRAY16_LE";
+  if (!grey8 && !grey16) return ImageDesc::rgba8(info.nativeWidth, info.nativeHeight);
+  ImageDesc d{.width = info.nativeWidth,
+              .height = info.nativeHeight,
+              .type = grey8 ? PixelType::U8 : PixelType::U16,
+              .channels = 1};
+  d.pitch = (d.rowBytes() + 3) / 4 * 4;
+  return d;
+}
+
 }  // namespace
 
 // The coordinator: takes frames from the source, applies controls at frame boundaries and sends
@@ -52,7 +65,7 @@ struct Pipeline::Impl {
       : gpu(deviceInfo().available),
         config(checked(c, gpu)),
         source(std::make_unique<Source>(config.source, sourceOptions())),
-        filter(config.variant, config.params, source->info().nativeWidth, source->info().nativeHeight),
+        filter(config.variant, config.params, expectedFrame(source->info())),
         ring(std::size_t(gpu ? config.slots : 1)),
         gpuPath(ring, sink, stats, config.pinned, config.overlap),
         cpuPath(sink, stats) {
@@ -77,6 +90,7 @@ struct Pipeline::Impl {
     o.registerWithCuda = gpu && config.pinned && config.registerSourceMemory;
     o.acceptYuv = config.inputFormat == InputFormat::Yuv || (config.inputFormat == InputFormat::Auto && gpu);
     o.decoder = config.decoder;
+    o.acceptGrey = config.inputFormat != InputFormat::Rgba;
     return o;
   }
 
@@ -166,7 +180,7 @@ struct Pipeline::Impl {
       return StepResult::EndOfStream;
     }
     status.frameTaken(source->positionSeconds());
-    if (filter.resize(frame.pixels.width, frame.pixels.height)) status.setError("");  // the old size's note goes
+    if (filter.resize(filterDescOf(frame))) status.setError("");  // the old frames' note goes
     PipelinePlans::ForFrame current = filter.forFrame();
     if (!current.note.empty()) status.setError(current.note);
     Slot& slot = ring.takeUpcoming();
@@ -212,6 +226,7 @@ Timings Pipeline::timings() const { return impl_->stats.timings(); }
 SourceInfo Pipeline::sourceInfo() const { return impl_->status.info(); }
 std::string Pipeline::autoChoice() const { return impl_->filter.current()->autoWhy(); }
 std::string Pipeline::variantName() const { return impl_->filter.current()->variant().name; }
+std::string Pipeline::greyExpandedWhy() const { return impl_->filter.expandedWhy(); }
 FilterParams Pipeline::filterParams() const { return impl_->filter.current()->params(); }
 std::string Pipeline::lastError() const {
   // A failed open is news at once, before the pipeline thread has collected it.

@@ -40,7 +40,10 @@ void PipelineStats::record(const FrameTimes& t) {
   const double span = msBetween(completions_.front(), now);
   stats_.fps = completions_.size() > 1 && span > 0 ? 1000.0 * double(completions_.size() - 1) / span : 0;
   stats_.mpixPerSecond = stats_.fps * t.width * t.height / 1e6;
-  stats_.filterGBs = t.filter > 0 ? 2.0 * t.width * t.height * 4 / (t.filter * 1e6) : 0;
+  stats_.filterGBs = t.filter > 0 ? 2.0 * double(t.filtered.rowBytes()) * t.filtered.height / (t.filter * 1e6) : 0;
+  stats_.filteredAs = t.filtered.isRgba8()
+                          ? "RGBA8"
+                          : std::string(pixelTypeName(t.filtered.type)) + "x" + std::to_string(t.filtered.channels);
 }
 
 Timings PipelineStats::timings() const {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 
+#include "convlive/image.hpp"
 #include "convlive/timing.hpp"
 
 namespace convlive {
@@ -24,6 +25,7 @@ struct FrameTimes {
   bool direct = false;    // uploaded straight from registered source memory
   bool onDevice = false;  // decoded into GPU memory
   int width = 0, height = 0;
+  ImageDesc filtered;  // what the filter ran on (RGBA8, or a grey frame as it came)
 };
 
 class PipelineStats {

@@ -41,6 +41,10 @@ void Slot::load(SourceFrame&& next, double waited, const Plan& current, std::uin
     width = w;
     height = h;
   }
+  if (gpu && next.isGrey()) {  // kept from frame to frame; grown when a frame needs more
+    gpu->greyIn.reserve(next.greyDesc.span());
+    gpu->greyOut.reserve(next.greyDesc.span());
+  }
   frame = std::move(next);
   waitMs = waited;
 }

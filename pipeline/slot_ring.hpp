@@ -24,12 +24,15 @@ namespace convlive {
 // The CUDA side of a slot: its stream, events, device frames and pinned staging buffers.
 struct GpuSlot {
   Stream stream;
-  // converted: after the NV12/I420 -> RGBA conversion (right after the upload for RGBA frames);
-  // outConverted: after the conversion back to I420 (right after the filter when there is none).
+  // converted: after the NV12/I420 (or grey) -> RGBA conversion (right after the upload for RGBA
+  // frames, and for grey ones filtered as they came); outConverted: after the conversion back to
+  // I420, or a grey frame's filtered and source planes to RGBA (right after the filter when there
+  // is none).
   Event start, uploaded, converted, filtered, outConverted, done;
   Event handed;  // on the ring's marker stream when the sink's present() returned
   DeviceImage in, out;
   DeviceBuffer yuvIn;            // YUV frames as uploaded (the source's layout)
+  DeviceBuffer greyIn, greyOut;  // grey frames as uploaded (the source's row pitch), and filtered
   DeviceYuvFrame yuvOut;         // the filtered frame as I420, for sinks that take it (made when first needed)
   PinnedBuffer hostIn, hostOut;  // pinned mode only
 };
@@ -38,7 +41,8 @@ struct GpuSlot {
 struct Slot {
   std::unique_ptr<GpuSlot> gpu;           // null until a frame runs on the GPU in it
   std::vector<std::uint8_t> hostOut;      // pageable mode and the cpu variant: the filtered frame
-  std::vector<std::uint8_t> hostRgba;     // YUV frames on the CPU: the frame converted to RGBA
+  std::vector<std::uint8_t> hostRgba;     // YUV and grey frames on the CPU: the frame converted to RGBA
+  std::vector<std::uint8_t> hostGreyOut;  // grey frames filtered on the CPU as they came
   std::vector<std::uint8_t> hostStaging;  // YUV frames in pageable mode whose planes lie apart: packed here
   YuvLayout yuvLayout;                    // YUV frames: the planes in the uploaded block
   bool yuvOut = false;                    // the frame goes to the sink as I420 (filteredYuv) ...
@@ -49,12 +53,14 @@ struct Slot {
   bool busy = false;
   SourceFrame frame;                              // kept until done: pageable uploads and sourceHost read it
   double waitMs = 0, hostCopyMs = 0, sinkMs = 0;  // sinkMs: host time in the sink's present/deliver
-  double cpuConvertMs = 0;                        // YUV frames on the CPU: the conversion to RGBA
+  double cpuConvertMs = 0;                        // YUV and grey frames on the CPU: the conversion to RGBA
   ConstImageView uploadedFrom;  // the host frame the upload read: the pinned copy or the sample itself
   bool direct = false;          // uploaded straight from registered source memory
   Clock::time_point enqueued;   // host time just before the upload was enqueued
   bool presented = false;       // the sink's present() ran for the frame in flight (gpu->handed recorded)
 
+  // Grey frames whose plan takes them as they came (else they are expanded to RGBA8 first).
+  bool filtersGrey() const { return frame.isGrey() && !plan.image().isRgba8(); }
   // The frame as a sink sees it, with the views given (valid as long as the caller says).
   OutputFrame output(ConstImageView filtered, ConstImageView source, ConstImageView sourceHost) const;
   // Makes the slot ready for `frame` (waited for `waitMs`), run by a copy of `plan`, whose

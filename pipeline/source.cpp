@@ -107,7 +107,7 @@ struct Source::Impl {
   bool truncationReported = false;
 
   Impl(const SourceSpec& spec, const SourceOptions& options, bool nvdec)
-      : graph(spec, options.acceptYuv, nvdec), reader(graph, options) {}
+      : graph(spec, FrameFormats{options.acceptYuv, options.acceptGrey}, nvdec), reader(graph, options) {}
 
   // A file that ends well before what its container declares was cut short: said once.
   void checkComplete() {

@@ -3,6 +3,7 @@
 #include <gst/app/gstappsink.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -16,12 +17,15 @@ namespace convlive {
 
 namespace {
 
-// Everything reaches the appsink as RGBA8; or, accepting YUV, as NV12, I420 or RGBA: videoconvert
-// then passes a decoder's NV12/I420 through untouched and converts only other formats.
-const char* const kRgbaTail = "videoconvert ! video/x-raw,format=RGBA ! appsink name=clsink";
-const char* const kYuvTail = "videoconvert ! video/x-raw,format={NV12,I420,RGBA} ! appsink name=clsink";
+// Everything reaches the appsink as RGBA8; or, accepting YUV or grey frames, in one of the formats
+// taken: videoconvert then passes a decoder's NV12/I420 or a mono camera's GRAY8 through untouched
+// and converts only other formats (it never picks a grey format for a colour source: that loses
+// colour, the worst of its scores).
+std::string convertTail(FrameFormats formats) {
+  return "videoconvert ! video/x-raw,format=" + formats.capsValue() + " ! appsink name=clsink";
+}
 // NVDEC: the decoder's frames straight to the appsink, which takes NV12/I420 in CUDA memory (or
-// NV12, I420 or RGBA in system memory, from decoders of streams NVDEC does not take).
+// the formats taken in system memory, from decoders of streams NVDEC does not take).
 const char* const kDeviceTail = "appsink name=clsink";
 
 std::string mediaKind(const GstCaps* caps) {
@@ -151,8 +155,15 @@ void onNoMorePads(GstElement*, gpointer data) { static_cast<DecoderLink*>(data)-
 
 }  // namespace
 
-SourceGraph::SourceGraph(const SourceSpec& spec, bool acceptYuv, bool nvdec)
-    : spec_(spec), acceptYuv_(acceptYuv), nvdec_(nvdec && acceptYuv) {
+std::string FrameFormats::capsValue() const {
+  if (!yuv && !grey) return "RGBA";
+  std::string list = yuv ? "NV12,I420,RGBA" : "RGBA";
+  if (grey) list += std::endian::native == std::endian::little ? ",GRAY8,GRAY16_LE" : ",GRAY8";
+  return "{" + list + "}";
+}
+
+SourceGraph::SourceGraph(const SourceSpec& spec, FrameFormats formats, bool nvdec)
+    : spec_(spec), formats_(formats), nvdec_(nvdec && formats.yuv) {
   switch (spec_.kind) {
     case SourceSpec::Kind::Pattern:
       buildPattern();
@@ -168,7 +179,7 @@ SourceGraph::SourceGraph(const SourceSpec& spec, bool acceptYuv, bool nvdec)
     case SourceSpec::Kind::Camera: {
       spec_.location = resolveCameraDevice(spec_.location);
       gst::CharPtr device(g_strescape(spec_.location.c_str(), nullptr));
-      parse("v4l2src device=\"" + gst::str(device.get()) + "\" ! decodebin ! " + (acceptYuv_ ? kYuvTail : kRgbaTail));
+      parse("v4l2src device=\"" + gst::str(device.get()) + "\" ! decodebin ! " + convertTail(formats_));
       break;
     }
     case SourceSpec::Kind::Launch:
@@ -224,7 +235,7 @@ void SourceGraph::buildPattern() {
   // cropped to 1.
   const bool narrow = w == 1;
   // videotestsrc draws I420 natively; a cropped 1-wide frame stays RGBA.
-  const char* format = acceptYuv_ && !narrow ? "I420" : "RGBA";
+  const char* format = formats_.yuv && !narrow ? "I420" : "RGBA";
   if (narrow && !hasElement("videocrop"))
     throw SourceError("test pattern size " + std::to_string(w) + "x" + std::to_string(h) +
                       " needs GStreamer's videocrop (gstreamer1.0-plugins-good): install it, or use a width of 2 or "
@@ -248,10 +259,7 @@ void SourceGraph::buildDecoder(const std::string& uri) {
   }
   g_object_set(decode, "uri", uri.c_str(), nullptr);
   GError* raw = nullptr;
-  GstElement* tail = gst_parse_bin_from_description(nvdec_       ? kDeviceTail
-                                                    : acceptYuv_ ? kYuvTail
-                                                                 : kRgbaTail,
-                                                    TRUE, &raw);
+  GstElement* tail = gst_parse_bin_from_description(nvdec_ ? kDeviceTail : convertTail(formats_).c_str(), TRUE, &raw);
   gst::ErrorPtr err(raw);
   if (!tail) {
     gst_object_unref(gst_object_ref_sink(decode));

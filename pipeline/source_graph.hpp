@@ -19,15 +19,24 @@ namespace convlive {
 
 class StreamWatch;
 
+// The raw formats frames may reach the appsink in: RGBA always; NV12 and I420 with `yuv`; GRAY8 and
+// GRAY16_LE (the latter on little-endian hosts, where it is the library's u16) with `grey`.
+struct FrameFormats {
+  bool yuv = false, grey = false;
+  // As a caps format value: "RGBA", or a list ("{NV12,I420,RGBA,GRAY8,GRAY16_LE}").
+  std::string capsValue() const;
+};
+
 class SourceGraph {
  public:
   // Validates the spec (file present, URI readable, camera present, pattern known, launch line
   // parses and has an appsink) and builds the pipeline. Throws SourceError saying what is wrong.
-  // acceptYuv: the graph ends in NV12, I420 or RGBA (the decoder's own format where it is one of
-  // them) instead of RGBA alone. nvdec (with acceptYuv): files and URIs are decoded by an NVDEC
-  // decoder where one takes the stream, in convlive's CUDA context, and reach the appsink in CUDA
-  // memory (no host copy); launch lines get the context too. Throws SourceError when it cannot.
-  explicit SourceGraph(const SourceSpec& spec, bool acceptYuv = false, bool nvdec = false);
+  // formats: the graph ends in one of them (the decoder's or camera's own format where it is one of
+  // them: videoconvert passes it through) instead of RGBA alone. nvdec (with formats.yuv): files
+  // and URIs are decoded by an NVDEC decoder where one takes the stream, in convlive's CUDA context,
+  // and reach the appsink in CUDA memory (no host copy); launch lines get the context too. Throws
+  // SourceError when it cannot.
+  explicit SourceGraph(const SourceSpec& spec, FrameFormats formats = {}, bool nvdec = false);
   // Stops the pipeline (state NULL): no GStreamer thread touches it afterwards.
   ~SourceGraph();
   SourceGraph(const SourceGraph&) = delete;
@@ -56,7 +65,7 @@ class SourceGraph {
   void parse(const std::string& line);
 
   SourceSpec spec_;
-  bool acceptYuv_ = false;
+  FrameFormats formats_;
   bool nvdec_ = false;
   gst::ElementPtr pipeline_;
   GstElement* appsink_ = nullptr;

@@ -67,6 +67,7 @@ Problem FilterController::whyNot(const Variant& v, int w, int h) const {
 }
 
 std::string FilterController::autoChoice() const { return applied_.variant == "auto" ? pipeline_.autoChoice() : ""; }
+std::string FilterController::greyExpandedWhy() const { return pipeline_.greyExpandedWhy(); }
 const Variant* FilterController::running() const { return findVariant(pipeline_.variantName()); }
 
 Tile FilterController::runningTile() const {

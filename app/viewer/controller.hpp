@@ -42,6 +42,9 @@ class FilterController {
   Tile runningTile() const;
   // With "auto": what it chose and why (measured times of the winner and the runner-up); else "".
   std::string autoChoice() const;
+  // Grey sources: "" when the running variant filters their frames as they come; else why it
+  // cannot (they are expanded to RGBA8 first).
+  std::string greyExpandedWhy() const;
   // The last change's outcome, for the panel: "" after a success.
   const std::string& message() const { return message_; }
   // Frame size the checks use: the last frame's, else the source's.

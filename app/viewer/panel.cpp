@@ -389,6 +389,8 @@ void kernelSection(PanelModel& v) {
   if (running) {
     ImGui::Text("running: %s", running->name.c_str());
     if (const std::string why = fc.autoChoice(); !why.empty()) ImGui::TextWrapped("auto %s", why.c_str());
+    if (const std::string why = fc.greyExpandedWhy(); !why.empty())
+      ImGui::TextWrapped("grey frames are expanded to RGBA8 (8 bits) before this variant: %s", why.c_str());
     if (running->tiles.size() > 1) {
       const Tile current = fc.runningTile();
       if (ImGui::BeginCombo(("tile (" + running->tileMeaning + ")").c_str(), current.str().c_str())) {
@@ -414,7 +416,8 @@ void timingsSection(PanelModel& m, auto& s) {
   const SourceInfo& si = f.source;
   const DeviceInfo& dev = deviceInfo();
   ImGui::Text("%s", dev.available ? dev.name.c_str() : "no CUDA device: the CPU variants run");
-  ImGui::Text("frame %dx%d RGBA8 (source %s %dx%d)", t.width, t.height, si.nativeFormat.c_str(), si.nativeWidth,
+  ImGui::Text("frame %dx%d filtered as %s (source %s %dx%d)", t.width, t.height,
+              t.filteredAs.empty() ? "RGBA8" : t.filteredAs.c_str(), si.nativeFormat.c_str(), si.nativeWidth,
               si.nativeHeight);
   if (!si.depthNote.empty()) ImGui::TextWrapped("%s", si.depthNote.c_str());
   ImGui::Text("%.1f fps   %.1f MPix/s", t.fps, t.mpixPerSecond);

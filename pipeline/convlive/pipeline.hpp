@@ -28,7 +28,8 @@ struct OutputFrame {
   ConstImageView filtered;  // the filtered frame
   ConstImageView source;    // the unfiltered frame, in the same kind of memory
   // The unfiltered frame in host memory (pinned slot or the decoded sample). Empty for NV12/I420
-  // sources on the GPU (they are converted to RGBA on the device only): read `source`, or sourceYuv.
+  // and grey sources on the GPU (they are converted to RGBA on the device only): read `source`, or
+  // sourceYuv.
   ConstImageView sourceHost;
   cudaStream_t stream = nullptr;  // the slot's stream (onDevice only)
   // NV12/I420 sources: the frame as it came (host memory, as long as sourceHost) and its colours.
@@ -74,6 +75,9 @@ class NullSink : public FrameSink {
 // device (uploaded at 1.5 bytes a pixel, converted to RGBA on the GPU), RGBA8 (converted by
 // GStreamer on the CPU) without one. Rgba: always RGBA8 (the old path, for comparison). Yuv:
 // NV12/I420 everywhere (without a device they are converted on the CPU by the colour reference).
+// Auto and Yuv take grey sources (GRAY8, GRAY16_LE: mono cameras, grey pictures) as they are: they
+// are uploaded at 1 or 2 bytes a pixel, filtered as one channel of 8 or 16 bits, and handed to the
+// sink as RGBA8 (R = G = B; 16 bits scaled to 8).
 enum class InputFormat { Auto, Rgba, Yuv };
 const char* inputFormatName(InputFormat f);  // "auto", "rgba", "yuv"
 
@@ -152,6 +156,10 @@ class Pipeline {
   Timings timings() const;
   SourceInfo sourceInfo() const;
   std::string variantName() const;  // the variant running (auto resolved)
+  // Grey sources (GRAY8, GRAY16_LE, taken as they are unless inputFormat is Rgba): "" when the
+  // variant filters their frames as they come (one channel); else why not (it takes RGBA8 only, or
+  // cannot hold the 1 LSB bound on them): they are then expanded to RGBA8 (8 bits) first.
+  std::string greyExpandedWhy() const;
   // What auto chose for the last filter set and why ("measured: stream 32x16 0.054 ms, runner-up
   // fused 64x32 0.097 ms (1.80x) at 3840x2160"); empty when a variant was named.
   std::string autoChoice() const;

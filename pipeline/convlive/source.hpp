@@ -55,7 +55,7 @@ struct SourceSpec {
 struct SourceInfo {
   std::string description;   // SourceSpec::describe()
   std::string nativeFormat;  // the source's own format before conversion ("I420", "RGBA", "image/jpeg", ...)
-  std::string frameFormat;   // what its frames arrive as: "RGBA", "NV12" or "I420"
+  std::string frameFormat;   // what its frames arrive as: "RGBA", "NV12", "I420", "GRAY8" or "GRAY16_LE"
   int nativeWidth = 0, nativeHeight = 0;
   double fps = 0;               // 0: unknown or variable
   double durationSeconds = -1;  // -1: unknown or endless
@@ -82,7 +82,7 @@ const char* decoderName(Decoder d);
 // views stay valid until the frame is destroyed. Move-only.
 class SourceFrame {
  public:
-  // RGBA frames: the pixels. YUV frames: the frame's width and height, and no data (null).
+  // RGBA frames: the pixels. YUV and grey frames: the frame's width and height, and no data (null).
   ConstImageView pixels;
   // YUV frames: the planes, how to read their colours, and the one block of memory they lie in (what
   // an upload copies: [bytes, bytes + byteCount); null when the planes lie in separate memories).
@@ -92,6 +92,11 @@ class SourceFrame {
   const std::uint8_t* bytes = nullptr;
   std::size_t byteCount = 0;
   bool isYuv() const { return yuv.planes[0] != nullptr; }
+  // Grey frames (SourceOptions::acceptGrey: GRAY8, GRAY16_LE): the plane, and its description (u8x1
+  // or u16x1, rows greyDesc.rowPitch() bytes apart, greyDesc.span() bytes in all). Null otherwise.
+  const void* grey = nullptr;
+  ImageDesc greyDesc;
+  bool isGrey() const { return grey != nullptr; }
   bool onDevice = false;                          // yuv's planes are GPU memory (NVDEC); bytes is null
   std::int64_t ptsNs = -1;                        // presentation time in the stream (-1: none)
   std::uint64_t index = 0;                        // counts frames since the source opened (or since the last seek)
@@ -115,6 +120,10 @@ struct SourceOptions {
   // in another format is converted to one of them). False: every frame is converted to RGBA8.
   bool acceptYuv = false;
   Decoder decoder = Decoder::Cpu;  // with acceptYuv: who decodes files, URIs and launch lines
+  // Let GRAY8 and GRAY16_LE frames through as they are (SourceFrame::grey), to be filtered as one
+  // channel of 8 or 16 bits; every other format still arrives as acceptYuv says. False: grey
+  // sources are converted like any other.
+  bool acceptGrey = false;
   // Set to true (from any thread) to abandon an open still in progress: the constructor then
   // throws SourceError within about 50 ms. Null: the open runs to its first frame or its timeout.
   std::shared_ptr<const std::atomic<bool>> cancel;

@@ -52,7 +52,8 @@ class SteadyRate {
 };
 
 // The stages of one frame, in order. Convert is the colour conversion of NV12/I420 frames (to RGBA
-// after the upload, and back to I420 before an export's download; 0 for RGBA frames). Output is
+// after the upload, and back to I420 before an export's download; 0 for RGBA frames), and of grey
+// frames to RGBA (after the filter, or before it for a variant that takes RGBA8 only). Output is
 // the GPU's output work alone (the download, or the
 // copy into the display texture); SinkWait is the host time the pipeline thread spent handing the
 // frame to its sink (an export's encoder, or the viewer's wait for its render thread to take the
@@ -75,6 +76,7 @@ struct Timings {
   double mpixPerSecond = 0;         // fps x the frame's pixels
   double filterGBs = 0;             // the filter's effective bandwidth (bytes in + out / filter time)
   int width = 0, height = 0;        // of the last completed frame
+  std::string filteredAs;           // what the filter ran on: "RGBA8", or a grey frame as it came ("u8x1", "u16x1")
   const StageStats& operator[](Stage s) const { return stages[std::size_t(s)]; }
 };
 
