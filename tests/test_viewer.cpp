@@ -99,6 +99,27 @@ TEST_P(ViewerOn, DrawsTheFilteredFrameBesideThePanel) {
   EXPECT_LT(above[0], 40);
 }
 
+// A grey source (a mono camera's GRAY8) is filtered as one channel and shown as grey RGBA: the
+// frame on screen is the reference filter of the frame shown (what the panel says of it: the
+// viewer command's report, below).
+TEST_P(ViewerOn, GreySourcesAreFilteredAsTheyComeAndShown) {
+  PipelineConfig c;
+  c.source = SourceSpec::launch(
+      "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=3 ! video/x-raw,format=GRAY8,width=211,height=97,"
+      "framerate=30/1 ! videoconvert ! appsink");
+  c.inputFormat = InputFormat::Auto;
+  ViewerOptions o;
+  o.keepSourceFrames = true;
+  Viewer v(*context, c, gaussian(3, Border::Clamp), o);
+  v.view().setMode(FitMode::OneToOne);
+  showFrames(v, 3);
+  drawAndCheck(v);
+  const HostImage& shown = v.shownSource();
+  ASSERT_EQ(shown.width(), 211);
+  const std::uint8_t* px = shown.view().row(40) + 4 * 100;
+  EXPECT_TRUE(px[0] == px[1] && px[1] == px[2] && px[3] == 255) << "the source is not shown as grey";
+}
+
 TEST_P(ViewerOn, SwitchesThroughTheSamePathAsThePanel) {
   auto v = makeViewer(*context, gaussian(1, Border::Clamp));
   showApplied(*v);
@@ -482,6 +503,26 @@ TEST(ViewerCommand, OffscreenWritesTheScreenshotAndTheReport) {
   EXPECT_EQ(j["viewer"]["stages"].size(), std::size_t(ViewerStage::Count));
   EXPECT_EQ(j["filter"]["mask"], "sobel");
   EXPECT_EQ(j["mask"]["name"], "sobel");
+  fs::remove_all(dir);
+}
+
+// A grey source in the viewer command: its report (the figures the panel shows) says the frames
+// arrive as GRAY8 and the filter ran on them as one channel.
+TEST(ViewerCommand, AGreySourceSaysWhatTheFilterRanOn) {
+  const fs::path dir = fs::temp_directory_path() / ("convlive-grey-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path report = dir / "report.json";
+  const auto r = runConvliveWith(
+      "--offscreen --frames 4 --window-size 640x480 --radius 2 --launch 'videotestsrc pattern=ball ! "
+      "video/x-raw,format=GRAY8,width=97,height=61 ! videoconvert ! appsink' --report " +
+          report.string(),
+      "timeout 120");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["source"]["frame_format"], "GRAY8");
+  EXPECT_EQ(j["filtered_as"], "u8x1");
+  EXPECT_EQ(j["grey_expanded_why"], nullptr);
   fs::remove_all(dir);
 }
 
