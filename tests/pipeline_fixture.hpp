@@ -2,10 +2,13 @@
 // comparison with the reference filter.
 #pragma once
 
+#include <gst/app/gstappsink.h>
 #include <gst/gst.h>
+#include <gst/video/video.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +115,45 @@ inline int maxErrorAgainstReference(const FilterParams& p, const HostImage& sour
   HostImage want(source.width(), source.height());
   referenceFilter(p.filter, p.border, p.filterAlpha, source.view(), want.view());
   return testcases::maxDifference(got.view(), want.view());
+}
+
+// The first frame of a video file, decoded to RGBA.
+inline HostImage firstFrameOf(const std::string& path) {
+  initGStreamer();
+  GError* err = nullptr;
+  GstElement* p = gst_parse_launch(
+      ("filesrc location=" + path + " ! decodebin ! videoconvert ! video/x-raw,format=RGBA ! appsink name=s sync=false")
+          .c_str(),
+      &err);
+  EXPECT_TRUE(p && !err);
+  GstElement* s = gst_bin_get_by_name(GST_BIN(p), "s");
+  gst_element_set_state(p, GST_STATE_PLAYING);
+  GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(s), 10 * GST_SECOND);
+  HostImage img;
+  if (sample) {
+    GstVideoInfo info;
+    gst_video_info_from_caps(&info, gst_sample_get_caps(sample));
+    GstMapInfo map;
+    gst_buffer_map(gst_sample_get_buffer(sample), &map, GST_MAP_READ);
+    img = HostImage(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+    for (int y = 0; y < img.height(); ++y)
+      std::memcpy(img.view().row(y), map.data + y * GST_VIDEO_INFO_PLANE_STRIDE(&info, 0),
+                  std::size_t(img.width()) * 4);
+    gst_buffer_unmap(gst_sample_get_buffer(sample), &map);
+    gst_sample_unref(sample);
+  }
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(s);
+  gst_object_unref(p);
+  return img;
+}
+
+inline double meanDifference(ConstImageView a, ConstImageView b) {
+  double sum = 0;
+  for (int y = 0; y < a.height; ++y)
+    for (int x = 0; x < a.width * 4; ++x)
+      if (x % 4 != 3) sum += std::abs(int(a.row(y)[x]) - int(b.row(y)[x]));
+  return sum / (double(a.width) * a.height * 3);
 }
 
 // Steps until something other than Idle happens (bounded by the source's own waits).

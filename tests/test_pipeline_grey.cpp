@@ -13,6 +13,7 @@
 
 #include "convlive/check.hpp"
 #include "convlive/colour.hpp"
+#include "convlive/export.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "pipeline_fixture.hpp"
@@ -266,6 +267,38 @@ TEST_F(PipelineGrey, AFilterChangeKeepsThemAsTheyCome) {
             kGpu ? 1 : 0);
   EXPECT_EQ(pipe.timings().filteredAs, "u8x1");
   EXPECT_EQ(pipe.filterParams().filter.mask.radius(), 4);
+}
+
+// An export of a grey source writes every frame as video: grey (R = G = B) and the filtered frame
+// within the codec's loss.
+TEST_F(PipelineGrey, ExportWritesThemAsVideo) {
+  const std::string line = greyLine("GRAY8", 5, 66, 46);
+  const std::string path = (scratch() / "grey-export.avi").string();
+  FileExporter out(path, 30);
+  struct Forward : FrameSink {
+    FileExporter* to;
+    explicit Forward(FileExporter* t) : to(t) {}
+    bool wantsHostFrames() const override { return true; }
+    bool acceptsYuvFrames() const override { return true; }
+    void deliver(const OutputFrame& f) override { to->deliver(f); }
+  } forward(&out);
+  const FilterParams p = gaussian(1);
+  Pipeline pipe(greyConfig(line, p), forward);
+  EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream);
+  out.finish();
+  EXPECT_EQ(out.frames(), 5u);
+  EXPECT_EQ(pipe.timings().filteredAs, "u8x1");
+  const HostImage first = firstFrameOf(path);
+  ASSERT_EQ(first.width(), 66);
+  ASSERT_EQ(first.height(), 46);
+  EXPECT_LT(meanDifference(first.view(), filteredAsRgba(p, greyFramesOf(line)[0]).view()), 3.0);
+  int colourful = 0;
+  for (int y = 0; y < first.height(); ++y)
+    for (int x = 0; x < first.width(); ++x) {
+      const std::uint8_t* px = first.view().row(y) + 4 * x;
+      colourful += std::max({std::abs(px[0] - px[1]), std::abs(px[1] - px[2]), std::abs(px[0] - px[2])}) > 3;
+    }
+  EXPECT_EQ(colourful, 0) << "a grey source exported with colours";
 }
 
 }  // namespace
