@@ -12,12 +12,13 @@ GpuPath::GpuPath(SlotRing& ring, FrameSink& sink, PipelineStats& stats, bool pin
     : ring_(ring), sink_(sink), stats_(stats), pinned_(pinned), overlap_(overlap) {}
 
 // For host-frame sinks: the filtered frame back into host memory, as I420 when the sink takes it
-// and the source was YUV (converted on the GPU first), else as RGBA. Records outConverted.
+// and the source was YUV or grey (converted on the GPU first), else as RGBA. Records outConverted.
 void GpuPath::enqueueDownload(Slot& slot) {
   GpuSlot& g = *slot.gpu;
   const cudaStream_t s = g.stream.get();
   const int w = slot.width, h = slot.height;
-  slot.yuvOut = sink_.wantsHostFrames() && slot.frame.isYuv() && sink_.acceptsYuvFrames();
+  // Grey frames too: their I420 (Y the grey value, U = V = 128) is 1.5 bytes a pixel to RGBA's 4.
+  slot.yuvOut = sink_.wantsHostFrames() && (slot.frame.isYuv() || slot.frame.isGrey()) && sink_.acceptsYuvFrames();
   if (slot.yuvOut) {
     if (g.yuvOut.empty()) g.yuvOut = DeviceYuvFrame(packedYuvLayout(YuvFormat::I420, w, h));
     slot.yuvOutColour = sink_.yuvFramesColour(slot.frame.colour, w, h);

@@ -269,6 +269,52 @@ TEST_F(PipelineGrey, AFilterChangeKeepsThemAsTheyCome) {
   EXPECT_EQ(pipe.filterParams().filter.mask.radius(), 4);
 }
 
+// On the GPU, a host-frame sink that takes I420 (an export, run --sink download) gets grey frames
+// as I420 made there (1.5 bytes a pixel over PCIe): Y the filtered value in the sink's colours, U
+// and V neutral.
+TEST_F(PipelineGrey, SinksTakingYuvGetI420FromTheGpu) {
+  if (!kGpu) GTEST_SKIP() << "the CPU path hands RGBA8 frames: the gpu build checks the GPU's I420";
+  struct YuvSink : FrameSink {
+    bool wantsHostFrames() const override { return true; }
+    bool acceptsYuvFrames() const override { return true; }
+    ColourSpec yuvFramesColour(ColourSpec, int, int) const override { return {ColourMatrix::Bt601, ColourRange::Full}; }
+    void deliver(const OutputFrame& f) override {
+      EXPECT_EQ(f.filtered.data, nullptr);
+      ASSERT_NE(f.filteredYuv.planes[0], nullptr);
+      EXPECT_EQ(f.filteredColour, (ColourSpec{ColourMatrix::Bt601, ColourRange::Full}));
+      const ConstYuvView& v = f.filteredYuv;
+      Frame c{f.index, HostImage(v.width, v.height), 0};
+      for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x) {
+          std::uint8_t* px = c.luma.view().row(y) + 4 * x;
+          px[0] = px[1] = px[2] = v.planes[0][y * v.pitches[0] + x];
+          px[3] = 255;
+        }
+      for (int p = 1; p < 3; ++p)
+        for (int y = 0; y < chromaHeight(v.height); ++y)
+          for (int x = 0; x < chromaWidth(v.width); ++x) c.notNeutral += v.planes[p][y * v.pitches[p] + x] != 128;
+      frames.push_back(std::move(c));
+    }
+    struct Frame {
+      std::uint64_t index;
+      HostImage luma;  // Y as grey RGBA, to compare with the filtered frame (full range: Y = the value)
+      int notNeutral;
+    };
+    std::vector<Frame> frames;
+  } sink;
+  const std::string line = greyLine("GRAY8", 3, 67, 45);
+  const FilterParams p = gaussian(2);
+  Pipeline pipe(greyConfig(line, p), sink);
+  EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream);
+  const std::vector<GreyFrame> sources = greyFramesOf(line);
+  ASSERT_EQ(sink.frames.size(), 3u);
+  for (const auto& f : sink.frames) {
+    EXPECT_LE(testcases::maxDifference(f.luma.view(), filteredAsRgba(p, sources[f.index]).view()), 1)
+        << "frame " << f.index;
+    EXPECT_EQ(f.notNeutral, 0) << "frame " << f.index << ": a grey frame's chroma is not 128";
+  }
+}
+
 // An export of a grey source writes every frame as video: grey (R = G = B) and the filtered frame
 // within the codec's loss.
 TEST_F(PipelineGrey, ExportWritesThemAsVideo) {

@@ -35,9 +35,9 @@ struct OutputFrame {
   // NV12/I420 sources: the frame as it came (host memory, as long as sourceHost) and its colours.
   ConstYuvView sourceYuv;
   ColourSpec colour;
-  // Host-frame sinks that acceptYuvFrames(), fed by an NV12/I420 source on the GPU: the filtered
-  // frame converted back to I420 on the GPU and downloaded (1.5 bytes a pixel); `filtered` is then
-  // empty. Its colours are filteredColour (what the sink's yuvFramesColour asked for).
+  // Host-frame sinks that acceptYuvFrames(), fed by an NV12/I420 or grey source on the GPU: the
+  // filtered frame converted to I420 on the GPU and downloaded (1.5 bytes a pixel); `filtered` is
+  // then empty. Its colours are filteredColour (what the sink's yuvFramesColour asked for).
   ConstYuvView filteredYuv;
   ColourSpec filteredColour;
 };
@@ -53,8 +53,8 @@ class FrameSink {
   virtual bool wantsHostFrames() const = 0;
   // Host-frame sinks: the frame is in host memory; the views are valid during the call only.
   virtual void deliver(const OutputFrame&) {}
-  // Host-frame sinks that take I420 (OutputFrame::filteredYuv) when the source is NV12/I420 and the
-  // frame ran on the GPU, so that it comes back at 1.5 bytes a pixel. Asked once per frame.
+  // Host-frame sinks that take I420 (OutputFrame::filteredYuv) when the source is NV12/I420 or grey
+  // and the frame ran on the GPU, so that it comes back at 1.5 bytes a pixel. Asked once per frame.
   virtual bool acceptsYuvFrames() const { return false; }
   // The colours those I420 frames are to be written with, given the source's: the source's own by
   // default; an encoder whose format fixes them (MJPEG: full-range BT.601) says so.
