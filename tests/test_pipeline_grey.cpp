@@ -315,8 +315,8 @@ TEST_F(PipelineGrey, SinksTakingYuvGetI420FromTheGpu) {
   }
 }
 
-// An export of a grey source writes every frame as video: grey (R = G = B) and the filtered frame
-// within the codec's loss.
+// An export of a grey source writes every frame as video (on the GPU through I420 made there):
+// grey (R = G = B) and the filtered frame within the codec's loss.
 TEST_F(PipelineGrey, ExportWritesThemAsVideo) {
   // Whole 16x16 blocks: MJPEG's partial edge blocks tint a few pixels whatever the source.
   const std::string line = greyLine("GRAY8", 5, 64, 48);
@@ -326,7 +326,10 @@ TEST_F(PipelineGrey, ExportWritesThemAsVideo) {
     FileExporter* to;
     explicit Forward(FileExporter* t) : to(t) {}
     bool wantsHostFrames() const override { return true; }
-    bool acceptsYuvFrames() const override { return true; }
+    bool acceptsYuvFrames() const override { return true; }  // as the export command's sink
+    ColourSpec yuvFramesColour(ColourSpec source, int w, int h) const override {
+      return to->yuvFramesColour(source, w, h);
+    }
     void deliver(const OutputFrame& f) override { to->deliver(f); }
   } forward(&out);
   const FilterParams p = gaussian(1);
