@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "convlive/export.hpp"
 #include "convlive/pipeline.hpp"
 #include "convlive/reference.hpp"
 #include "image_compare.hpp"
@@ -155,6 +156,35 @@ inline double meanDifference(ConstImageView a, ConstImageView b) {
       if (x % 4 != 3) sum += std::abs(int(a.row(y)[x]) - int(b.row(y)[x]));
   return sum / (double(a.width) * a.height * 3);
 }
+
+// A pipeline of `src` filtered by `variant` (the program's own: cpu or auto) with `p`, its frames
+// taken as `format` says, the source given 20 s to open.
+inline PipelineConfig testConfig(SourceSpec src, FilterParams p, InputFormat format = InputFormat::Rgba,
+                                 const char* variant = kVariant) {
+  PipelineConfig c;
+  c.source = std::move(src);
+  c.inputFormat = format;
+  c.variant = variant;
+  c.params = std::move(p);
+  c.openTimeout = std::chrono::seconds(20);
+  return c;
+}
+
+// Hands every frame to an exporter as the export command's sink does: host frames, I420 where the
+// GPU makes them, in the colours the exporter asks for.
+class ExportSink : public FrameSink {
+ public:
+  explicit ExportSink(FileExporter& to) : to_(to) {}
+  bool wantsHostFrames() const override { return true; }
+  bool acceptsYuvFrames() const override { return true; }
+  ColourSpec yuvFramesColour(ColourSpec source, int w, int h) const override {
+    return to_.yuvFramesColour(source, w, h);
+  }
+  void deliver(const OutputFrame& f) override { to_.deliver(f); }
+
+ private:
+  FileExporter& to_;
+};
 
 // Steps until something other than Idle happens (bounded by the source's own waits).
 inline StepResult nextFrame(Pipeline& p) {

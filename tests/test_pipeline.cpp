@@ -23,14 +23,7 @@ FilterParams gaussian(int r, Border b = Border::Clamp) {
   return p;
 }
 
-PipelineConfig config(SourceSpec src, FilterParams p = gaussian(2)) {
-  PipelineConfig c;
-  c.source = std::move(src);
-  c.variant = kVariant;
-  c.params = std::move(p);
-  c.openTimeout = 20s;
-  return c;
-}
+PipelineConfig config(SourceSpec src, FilterParams p = gaussian(2)) { return testConfig(std::move(src), std::move(p)); }
 
 // The frames of a file decoded again, unfiltered (a 1x1 mask of weight 1 is the identity), on the
 // cpu variant.

@@ -13,7 +13,6 @@
 
 #include "convlive/check.hpp"
 #include "convlive/colour.hpp"
-#include "convlive/export.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "pipeline_fixture.hpp"
@@ -41,13 +40,7 @@ FilterParams gaussian(int r) {
 
 PipelineConfig greyConfig(const std::string& line, FilterParams p, const char* variant = kVariant,
                           InputFormat format = InputFormat::Auto) {
-  PipelineConfig c;
-  c.source = SourceSpec::launch(line);
-  c.inputFormat = format;
-  c.variant = variant;
-  c.params = std::move(p);
-  c.openTimeout = 20s;
-  return c;
+  return testConfig(SourceSpec::launch(line), std::move(p), format, variant);
 }
 
 // One grey frame copied out of its sample (rows packed), with its description.
@@ -322,16 +315,7 @@ TEST_F(PipelineGrey, ExportWritesThemAsVideo) {
   const std::string line = greyLine("GRAY8", 5, 64, 48);
   const std::string path = (scratch() / "grey-export.avi").string();
   FileExporter out(path, 30);
-  struct Forward : FrameSink {
-    FileExporter* to;
-    explicit Forward(FileExporter* t) : to(t) {}
-    bool wantsHostFrames() const override { return true; }
-    bool acceptsYuvFrames() const override { return true; }  // as the export command's sink
-    ColourSpec yuvFramesColour(ColourSpec source, int w, int h) const override {
-      return to->yuvFramesColour(source, w, h);
-    }
-    void deliver(const OutputFrame& f) override { to->deliver(f); }
-  } forward(&out);
+  ExportSink forward(out);
   const FilterParams p = gaussian(1);
   Pipeline pipe(greyConfig(line, p), forward);
   EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream);

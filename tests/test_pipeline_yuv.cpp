@@ -31,13 +31,7 @@ FilterParams gaussian(int r) {
 }
 
 PipelineConfig yuvConfig(SourceSpec src, InputFormat format = InputFormat::Yuv, FilterParams p = gaussian(2)) {
-  PipelineConfig c;
-  c.source = std::move(src);
-  c.inputFormat = format;
-  c.variant = kVariant;
-  c.params = std::move(p);
-  c.openTimeout = 20s;
-  return c;
+  return testConfig(std::move(src), std::move(p), format);
 }
 
 SourceSpec pattern(int frames, int w, int h, const char* kind = "moving") {
@@ -484,13 +478,7 @@ TEST(ExportYuv, I420FramesEncodeLikeTheirRgbaTwins) {
 TEST_F(PipelineYuv, ExportRoundTrip) {
   const std::string path = (scratch() / "yuv-export.avi").string();
   FileExporter out(path, 30);
-  struct Forward : FrameSink {
-    FileExporter* to;
-    explicit Forward(FileExporter* t) : to(t) {}
-    bool wantsHostFrames() const override { return true; }
-    bool acceptsYuvFrames() const override { return true; }
-    void deliver(const OutputFrame& f) override { to->deliver(f); }
-  } forward(&out);
+  ExportSink forward(out);
   Pipeline pipe(yuvConfig(pattern(5, 66, 46, "gradient"), InputFormat::Yuv, gaussian(1)), forward);
   EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream);
   out.finish();
