@@ -117,7 +117,7 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_EQ(sobel.passes.at(0).kernel, "sweepKernel<u16, 1, 256, 8, magnitude>");
 
   // stream's typed kernel (u16 grey, and an RGBA8 batch, which takes it too): the instance, a block
-  // of 4 warps; its work model is not described for them, and says so.
+  // of 4 warps, and its work per pixel of those values.
   const ImageDesc grey{.width = 64, .height = 48, .type = PixelType::U16, .channels = 1};
   const LaunchDescription stream = variant("stream").describeLaunch(paramsFor("gaussian", 2), grey);
   ASSERT_EQ(stream.passes.size(), 1u);
@@ -129,8 +129,15 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_EQ(variant("stream").describeLaunch(paramsFor("gaussian", 1), rgbaBatch).passes.at(0).kernel,
             "streamTypedKernel<u8, 4, 1>");
   const WorkModel model = variant("stream").workModel(paramsFor("gaussian", 2), grey);
+  // A warp's unit of the default tile's 16 rows: 32 lanes of 8 u16 values down 16 + 4 staged rows for
+  // (32 - 2 apron lanes) x 8 values down 16 rows.
+  EXPECT_DOUBLE_EQ(model.globalReads, 32.0 * 8 * 20 / (30.0 * 8 * 16));
+  EXPECT_DOUBLE_EQ(model.globalBytes, model.globalReads * 2);
+  EXPECT_DOUBLE_EQ(model.dramBytes, 2.0 * 2);
+  EXPECT_DOUBLE_EQ(model.flops, 2.0 * 5 * (20.0 / 16 + 1));
   ASSERT_FALSE(model.notes.empty());
-  EXPECT_NE(model.notes.back().find("its launch for 64x48 u16x1 is not described"), std::string::npos);
+  for (const std::string& note : model.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
+  EXPECT_NE(model.notes[0].find("figures per pixel of 1 u16 values"), std::string::npos) << model.notes[0];
 
   // tensorstream on grey 8-bit frames: its typed kernel is not described; the RGBA8 kernel's figures say so.
   const ImageDesc grey8{.width = 64, .height = 48, .type = PixelType::U8, .channels = 1};

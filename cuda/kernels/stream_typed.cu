@@ -65,4 +65,29 @@ LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius) {
   return entryFor(l.image.type).describe(l, radius);
 }
 
+WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius) {
+  const ImageDesc& d = l.image;
+  const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
+  const int v = typedStreamLaneValues(tb, radius), lanes = typedStreamApronLanes(tb, c, radius);
+  const int outV = typedStreamOutValues(tb, c, radius), sh = std::max(1, l.tileRows);
+  // A warp's unit: 32 lanes of v values down sh + 2r staged rows, for outV values down sh rows.
+  const double staged = 32.0 * v * (sh + 2 * radius), made = double(outV) * sh;
+  const double taps = 2 * radius + 1, filtered = l.copyFourth ? 3 : c;
+  WorkModel m;
+  m.globalReads = staged / made;
+  m.globalBytes = m.globalReads * c * tb;
+  m.sharedBytes = m.globalBytes;  // each staged value read once from the ring
+  m.apron = m.globalReads;
+  m.idleThreads = 2.0 * lanes / 32;
+  // Row sums on every staged row (its taps by shuffles), then the column's taps in registers.
+  m.flops = 2 * filtered * taps * ((sh + 2.0 * radius) / sh + 1);
+  m.dramBytes = 2.0 * c * tb;
+  m.notes.push_back("a unit of " + std::to_string(sh) + " rows a warp (the tile's; a device's persistent grid walks " +
+                    "taller ones); " + std::to_string(v) + " values a lane, " + std::to_string(2 * lanes) +
+                    " apron lanes; figures per pixel of " + std::to_string(c) + " " + pixelTypeName(d.type) +
+                    " values");
+  if (l.copyFourth) m.notes.push_back("the 4th channel copied: three filtered");
+  return m;
+}
+
 }  // namespace convlive::kernels

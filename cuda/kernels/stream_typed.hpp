@@ -53,6 +53,9 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
 // What streamTyped launches for l (pointers and stream not read).
 LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius);
+// Its work per pixel of l's values, counted from a warp's unit of the tile's rows (the fewest a
+// warp walks; a device's persistent grid walks taller ones, with fewer apron rows a row made).
+WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius);
 
 // Internal: each type's file (stream_typed_<type>.cu) defines its launch.
 namespace typed {

@@ -46,11 +46,18 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   return fp32SumsWhyNot(v, p, image.type);
 }
 
-// Frames that take the typed kernel: its launch (the RGBA8 kernel's otherwise, as describe gives it).
+// Frames that take the typed kernel: its launch and work (the RGBA8 kernel's otherwise, as describe
+// and workModel give them).
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(image) || radiusOf(p) < kernels::kTypedStreamMinRadius)
     return describe(v, p, image.width, image.height);
   return kernels::describeStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
+}
+
+WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (rgba8Kernel(image) || radiusOf(p) < kernels::kTypedStreamMinRadius)
+    return workModel(v, p, image.width, image.height);
+  return kernels::modelStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
 }
 
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
@@ -91,6 +98,7 @@ Variant streamVariant() {
       .whyNotImageImpl = whyNotImage,
       .runFramesImpl = runFrames,
       .describeImageImpl = describeImage,
+      .workModelImageImpl = workModelImage,
   };
 }
 
