@@ -139,12 +139,38 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   for (const std::string& note : model.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
   EXPECT_NE(model.notes[0].find("figures per pixel of 1 u16 values"), std::string::npos) << model.notes[0];
 
-  // tensorstream on grey 8-bit frames: its typed kernel is not described; the RGBA8 kernel's figures say so.
-  const ImageDesc grey8{.width = 64, .height = 48, .type = PixelType::U8, .channels = 1};
-  const LaunchDescription ts = variant("tensorstream").describeLaunch(paramsFor("gaussian", 8), grey8);
-  ASSERT_FALSE(ts.passes.empty());
-  for (const PassLaunch& pass : ts.passes)
-    EXPECT_NE(pass.note.find("its launch for 64x48 u8x1 is not described"), std::string::npos) << pass.note;
+  // tensorstream on grey and RGB 8-bit frames: its typed kernel's instance (four 16-pixel strips a
+  // warp on grey, two for a magnitude, one on RGB), a grid z a frame, the block of the tile's warps.
+  ImageDesc grey8{.width = 300, .height = 70, .type = PixelType::U8, .channels = 1};
+  grey8.batch = 5;
+  const Variant& ts = variant("tensorstream");
+  const FilterParams g8 = paramsFor("gaussian", 8);
+  const LaunchDescription sep = ts.describeLaunch(g8, grey8);
+  ASSERT_EQ(sep.passes.size(), 1u);
+  EXPECT_EQ(sep.passes[0].kernel.rfind("tensorStreamTypedKernel<u8x1, 4 strips a warp, 1, ", 0), 0u)
+      << sep.passes[0].kernel;
+  const Tile t = ts.tileFor(g8);
+  EXPECT_EQ(sep.passes[0].threadsPerBlock, 32 * (t.w / 16));
+  EXPECT_EQ(sep.passes[0].grid.x, (300 + 64 * (t.w / 16) - 1) / (64 * (t.w / 16)));
+  EXPECT_EQ(sep.passes[0].grid.y, (70 + t.h - 1) / t.h);
+  EXPECT_EQ(sep.passes[0].grid.z, 5);
+  EXPECT_NE(sep.passes[0].kernelFunction, nullptr);
+  EXPECT_GT(sep.passes[0].dynamicShared, 0u);
+  EXPECT_EQ(sep.passes[0].note.find("not described"), std::string::npos) << sep.passes[0].note;
+  const LaunchDescription mag = ts.describeLaunch(paramsFor("sobel", 1), grey8);
+  EXPECT_EQ(mag.passes.at(0).kernel.rfind("tensorStreamTypedKernel<u8x1, 2 strips a warp, 1, clamp, ", 0), 0u)
+      << mag.passes[0].kernel;
+  EXPECT_NE(mag.passes[0].kernel.find("magnitude>"), std::string::npos) << mag.passes[0].kernel;
+  const ImageDesc rgb{.width = 64, .height = 48, .type = PixelType::U8, .channels = 3};
+  const LaunchDescription sharpen = ts.describeLaunch(paramsFor("sharpen", 8), rgb);
+  EXPECT_EQ(sharpen.passes.at(0).kernel.rfind("tensorStreamTypedKernel<u8x3, 1 strips a warp, ", 0), 0u)
+      << sharpen.passes[0].kernel;
+  EXPECT_NE(sharpen.passes[0].kernel.find(" terms)"), std::string::npos) << sharpen.passes[0].kernel;
+  // An RGBA8 batch runs the RGBA8 kernel once a frame, and says so.
+  ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);
+  rgbaFrames.batch = 4;
+  for (const PassLaunch& pass : ts.describeLaunch(g8, rgbaFrames).passes)
+    EXPECT_NE(pass.note.find("one launch a frame, 4 of them"), std::string::npos) << pass.note;
 
   // One u8x4 frame: the size's description, as it was, with no such note.
   const LaunchDescription rgba = variant("stream").describeLaunch(paramsFor("gaussian", 2), ImageDesc::rgba8(64, 48));

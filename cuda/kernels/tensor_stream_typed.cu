@@ -62,4 +62,11 @@ void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep&
     typedtensor::launchU8x3Magnitude(l, m, splitIntermediate);
 }
 
+LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms,
+                                            bool magnitude, bool splitIntermediate, bool sumsInByteRange) {
+  checkTypedFrames(l.image);
+  return (l.image.channels == 1 ? typedtensor::describeU8x1 : typedtensor::describeU8x3)(
+      l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
+}
+
 }  // namespace convlive::kernels

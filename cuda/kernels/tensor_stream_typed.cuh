@@ -388,11 +388,19 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
 #endif
 }
 
+// The grid of a launch: x the block columns of warps' strips, y the segments, z the frames (at most
+// 65535; a block walks every gridDim.z-th frame).
+template <int SS>
+dim3 typedGrid(const TypedTensorStreamLaunch& l) {
+  const ImageDesc& d = l.image;
+  return dim3(ceilDiv(d.width, 16 * SS * l.warps), ceilDiv(d.height, l.tileRows),
+              static_cast<unsigned>(std::min(d.batch, 65535)));
+}
+
 // The launch of an instance; m already scaled for the subnormal inputs.
 template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, class Factors>
 void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m) {
   constexpr bool Terms = std::is_same_v<Factors, MaskTerms>;
-  using S = TypedShape<C, SS, B0>;
   const ImageDesc& d = l.image;
   TypedTensorArgs a{};
   a.in = static_cast<const unsigned char*>(l.in);
@@ -416,46 +424,104 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOf(m));
   constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>;
   allowSharedBytes(kernel, shared);
-  const dim3 grid(ceilDiv(d.width, 16 * S::SS * l.warps), ceilDiv(d.height, l.tileRows),
-                  static_cast<unsigned>(std::min(d.batch, 65535)));
-  launchDependent(kernel, grid, dim3(32 * l.warps), shared, l.stream, a, m, kTypedAhead);
+  launchDependent(kernel, typedGrid<SS>(l), dim3(32 * l.warps), shared, l.stream, a, m, kTypedAhead);
 }
 
-// The instance for a launch: B0 from the radius, Out from the combine rule and the byte-range bound,
-// SplitH from the error plan.
-// Masks of low rank: clamp or abs.
-template <int C, int SS, class Factors>
-void launchTypedInstance(const TypedTensorStreamLaunch& l, const Factors& m, bool splitH, bool sumsInRange) {
+// What launchTypedTensorStream<C, SS, B0, Out, SplitH, Mag> launches for l (`terms` factor pairs;
+// pointers and stream not read).
+template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, bool Mag = false>
+LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, int radius, int terms) {
+  const ImageDesc& d = l.image;
+  const dim3 grid = typedGrid<SS>(l);
+  const int blockW = 16 * SS * l.warps;
+  PassLaunch p;
+  p.kernel = "tensorStreamTypedKernel<u8x" + std::to_string(C) + ", " + std::to_string(SS) + " strips a warp, " +
+             std::to_string(B0) + ", " + outName(Out) + ", " + (SplitH ? "fp16 high + low" : "fp16") +
+             (Mag ? ", magnitude>" : ">");
+  if (Terms && !Mag) p.kernel += " (" + std::to_string(terms) + " terms)";
+  p.grid = dimsOf(grid.x, grid.y, grid.z);
+  p.block = dimsOf(32 * l.warps);
+  p.threadsPerBlock = 32 * l.warps;
+  p.outputsPerThread = double(blockW) * l.tileRows / p.threadsPerBlock;
+  // Each warp stages (SS + B0) 16-pixel units from apronOf(B0, r) left of its strips, and 8 B0 rows
+  // above and below its segment.
+  setFootprint(p, blockW, l.tileRows, blockW + 16 * B0, l.tileRows + 16 * B0, -apronOf(B0, radius), -8 * B0);
+  p.dynamicShared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, terms);
+  p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>);
+  if (d.batch > 65535) p.note = "a block walks every 65535th frame of the " + std::to_string(d.batch);
+  return LaunchDescription{{p}, ""};
+}
+
+// f(B0, Out, SplitH), as integral constants, for the instance of a separable mask (Free: the sums
+// may run unclamped) or a mask of low rank: B0 from the radius, Out from the combine rule and the
+// byte-range bound, SplitH from the error plan. What f returns.
+template <bool Free, class F>
+auto withTypedInstance(int radius, bool absolute, bool sumsInRange, bool splitH, F&& f) {
   auto byB0 = [&](auto out, auto split) {
-    constexpr int Out = decltype(out)::value;
-    constexpr bool Split = decltype(split)::value;
-    if (m.radius <= 8) return launchTypedTensorStream<C, SS, 1, Out, Split>(l, m);
-    if (m.radius <= 16) return launchTypedTensorStream<C, SS, 2, Out, Split>(l, m);
-    if (m.radius <= 24) return launchTypedTensorStream<C, SS, 3, Out, Split>(l, m);
-    return launchTypedTensorStream<C, SS, 4, Out, Split>(l, m);
+    if (radius <= 8) return f(std::integral_constant<int, 1>{}, out, split);
+    if (radius <= 16) return f(std::integral_constant<int, 2>{}, out, split);
+    if (radius <= 24) return f(std::integral_constant<int, 3>{}, out, split);
+    return f(std::integral_constant<int, 4>{}, out, split);
   };
   auto bySplit = [&](auto out) {
     if (splitH) return byB0(out, std::true_type{});
     return byB0(out, std::false_type{});
   };
-  if (l.absolute) return bySplit(std::integral_constant<int, kAbs>{});
-  if constexpr (std::is_same_v<Factors, MaskSep>)
+  if (absolute) return bySplit(std::integral_constant<int, kAbs>{});
+  if constexpr (Free)
     if (sumsInRange) return bySplit(std::integral_constant<int, kFree>{});
-  bySplit(std::integral_constant<int, kClamp>{});
+  return bySplit(std::integral_constant<int, kClamp>{});
 }
 
-// A gradient magnitude (r <= kTensorStreamMaxMagnitudeRadius, B0 = 1 or 2), clamped: SS strips a warp
-// (two for grey, where four planes' two sets of blocks would pass 255 registers at B0 = 2).
+// The same for a gradient magnitude (r <= kTensorStreamMaxMagnitudeRadius: B0 = 1 or 2), clamped.
+template <class F>
+auto withTypedMagnitude(int radius, bool splitH, F&& f) {
+  auto byB0 = [&](auto split) {
+    if (radius <= 8) return f(std::integral_constant<int, 1>{}, std::integral_constant<int, kClamp>{}, split);
+    return f(std::integral_constant<int, 2>{}, std::integral_constant<int, kClamp>{}, split);
+  };
+  if (splitH) return byB0(std::true_type{});
+  return byB0(std::false_type{});
+}
+
+// The launch of a separable mask or a mask of low rank.
+template <int C, int SS, class Factors>
+void launchTypedInstance(const TypedTensorStreamLaunch& l, const Factors& m, bool splitH, bool sumsInRange) {
+  withTypedInstance<std::is_same_v<Factors, MaskSep>>(
+      m.radius, l.absolute, sumsInRange, splitH, [&](auto b0, auto out, auto split) {
+        launchTypedTensorStream<C, SS, decltype(b0)::value, decltype(out)::value, decltype(split)::value>(l, m);
+      });
+}
+
+// A gradient magnitude: SS strips a warp (two for grey, where four planes' two sets of blocks would
+// pass 255 registers at B0 = 2).
 template <int C, int SS>
 void launchTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitH) {
   const MaskTerms scaled = scaledTerms(magnitudeTerms(m));
-  auto byB0 = [&](auto split) {
-    constexpr bool Split = decltype(split)::value;
-    if (m.radius <= 8) return launchTypedTensorStream<C, SS, 1, kClamp, Split, true>(l, scaled);
-    launchTypedTensorStream<C, SS, 2, kClamp, Split, true>(l, scaled);
-  };
-  if (splitH) return byB0(std::true_type{});
-  byB0(std::false_type{});
+  withTypedMagnitude(m.radius, splitH, [&](auto b0, auto out, auto split) {
+    launchTypedTensorStream<C, SS, decltype(b0)::value, decltype(out)::value, decltype(split)::value, true>(l, scaled);
+  });
+}
+
+// What the launches above launch for l: a separable mask, a mask of `terms` factor pairs (asTerms),
+// or a gradient magnitude.
+template <int C, int SS, int MagSS>
+LaunchDescription describeTypedInstance(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms,
+                                        bool magnitude, bool splitH, bool sumsInRange) {
+  if (magnitude)
+    return withTypedMagnitude(radius, splitH, [&](auto b0, auto out, auto split) {
+      return describeTypedTensorStream<C, MagSS, decltype(b0)::value, decltype(out)::value, decltype(split)::value,
+                                       true, true>(l, radius, 2);
+    });
+  if (asTerms)
+    return withTypedInstance<false>(radius, l.absolute, false, splitH, [&](auto b0, auto out, auto split) {
+      return describeTypedTensorStream<C, SS, decltype(b0)::value, decltype(out)::value, decltype(split)::value, true>(
+          l, radius, terms);
+    });
+  return withTypedInstance<true>(radius, l.absolute, sumsInRange, splitH, [&](auto b0, auto out, auto split) {
+    return describeTypedTensorStream<C, SS, decltype(b0)::value, decltype(out)::value, decltype(split)::value, false>(
+        l, radius, 1);
+  });
 }
 
 }  // namespace

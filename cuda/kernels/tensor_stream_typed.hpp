@@ -44,8 +44,14 @@ void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m
 // its two terms in one pass as tensorStreamMagnitude, within planHalfMagnitude.
 void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
 
+// What the calls above launch for l (pointers and stream not read): a separable mask
+// (tensorStreamTyped, with its splitIntermediate and sumsInByteRange), a mask of `terms` factor pairs
+// (asTerms: tensorStreamTypedTerms) or a gradient magnitude (tensorStreamTypedMagnitude).
+LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms,
+                                            bool magnitude, bool splitIntermediate, bool sumsInByteRange);
+
 // Internal: each channel count's file (tensor_stream_u8x<C>.cu) defines its launches, m scaled for the
-// subnormal inputs (the magnitude's: unscaled, made into its two terms there).
+// subnormal inputs (the magnitude's: unscaled, made into its two terms there), and describes them.
 namespace typedtensor {
 void launchU8x1(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskSep& scaled, bool splitIntermediate, bool sumsInByteRange);
@@ -53,6 +59,10 @@ void launchU8x1(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool 
 void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool splitIntermediate);
 void launchU8x1Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
 void launchU8x3Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
+LaunchDescription describeU8x1(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms, bool magnitude,
+                               bool splitIntermediate, bool sumsInByteRange);
+LaunchDescription describeU8x3(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms, bool magnitude,
+                               bool splitIntermediate, bool sumsInByteRange);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

@@ -12,5 +12,10 @@ void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool 
 void launchU8x3Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
   launchTypedMagnitude<3, 1>(l, m, splitIntermediate);
 }
+LaunchDescription describeU8x3(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms, bool magnitude,
+                               bool splitIntermediate, bool sumsInByteRange) {
+  return describeTypedInstance<3, tensorStreamTypedStripPixels(3) / 16, 1>(l, radius, terms, asTerms, magnitude,
+                                                                           splitIntermediate, sumsInByteRange);
+}
 
 }  // namespace convlive::kernels::typedtensor

@@ -189,6 +189,32 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   return sharedWhyNot(v, kernels::tensorStreamTypedSharedBytes(image.channels, t.w / 16, radiusOf(p), termsOf(p)));
 }
 
+// The typed kernel's launch for u8x1 and u8x3 frames (pointers and stream set by the caller).
+kernels::TypedTensorStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  kernels::TypedTensorStreamLaunch l{};
+  l.image = image;
+  l.border = p.border;
+  l.absolute = p.filter.combine == Combine::Abs;
+  const Tile t = v.tileFor(p);
+  l.warps = t.w / 16;
+  l.tileRows = t.h;
+  return l;
+}
+
+// Typed frames: the typed kernel's launch. RGBA8 batches: the RGBA8 kernel's, once a frame.
+LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (image.isRgba8()) {
+    LaunchDescription d = describe(v, p, image.width, image.height);
+    if (image.batch > 1)
+      for (PassLaunch& pass : d.passes)
+        pass.note += (pass.note.empty() ? "" : "; ") + std::string("one launch a frame, ") +
+                     std::to_string(image.batch) + " of them";
+    return d;
+  }
+  return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
+                                            magnitude(p), splitIntermediate(p), sumsInByteRange(p));
+}
+
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
   if (image.isRgba8()) {
@@ -202,15 +228,9 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
     return;
   }
   Prepared& pp = prepared(v, p, image, ws);
-  kernels::TypedTensorStreamLaunch l{};
+  kernels::TypedTensorStreamLaunch l = typedLaunchOf(v, p, image);
   l.in = in;
   l.out = out;
-  l.image = image;
-  l.border = p.border;
-  l.absolute = p.filter.combine == Combine::Abs;
-  const Tile t = v.tileFor(p);
-  l.warps = t.w / 16;
-  l.tileRows = t.h;
   l.stream = s;
   if (magnitude(p)) {
     kernels::tensorStreamTypedMagnitude(l, pp.sep(), !pp.halfTerms().halfIntermediate);
@@ -263,6 +283,7 @@ Variant tensorStreamVariant() {
       .workModelImpl = workModel,
       .whyNotImageImpl = whyNotImage,
       .runFramesImpl = runFrames,
+      .describeImageImpl = describeImage,
   };
 }
 
