@@ -166,6 +166,14 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_EQ(sharpen.passes.at(0).kernel.rfind("tensorStreamTypedKernel<u8x3, 1 strips a warp, ", 0), 0u)
       << sharpen.passes[0].kernel;
   EXPECT_NE(sharpen.passes[0].kernel.find(" terms)"), std::string::npos) << sharpen.passes[0].kernel;
+  // Its work per pixel of the frame's values: at r = 8 (B0 = 1) a step stages 4 + 1 units for 4 made.
+  const WorkModel work = ts.workModel(g8, grey8);
+  EXPECT_DOUBLE_EQ(work.dramBytes, 2.0);
+  const double steps = t.h / 16;
+  EXPECT_DOUBLE_EQ(work.globalReads, 5.0 / 4 * (steps + 1) / steps);
+  EXPECT_GT(work.matrixFlops, work.matrixUseful);
+  for (const std::string& note : work.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
+  EXPECT_NE(work.notes.at(0).find("figures per pixel of 1 u8 values"), std::string::npos) << work.notes[0];
   // An RGBA8 batch runs the RGBA8 kernel once a frame, and says so.
   ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);
   rgbaFrames.batch = 4;

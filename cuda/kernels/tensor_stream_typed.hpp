@@ -50,6 +50,11 @@ void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep&
 LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms,
                                             bool magnitude, bool splitIntermediate, bool sumsInByteRange);
 
+// Their work per pixel of l's values, counted as the RGBA8 kernel's (modelTensorStream): a warp's
+// steps of 16 rows down its strips, B0 more to fill the column window.
+WorkModel modelTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool magnitude,
+                                 bool splitIntermediate);
+
 // Internal: each channel count's file (tensor_stream_u8x<C>.cu) defines its launches, m scaled for the
 // subnormal inputs (the magnitude's: unscaled, made into its two terms there), and describes them.
 namespace typedtensor {

@@ -215,6 +215,12 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
                                             magnitude(p), splitIntermediate(p), sumsInByteRange(p));
 }
 
+WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  if (image.isRgba8()) return workModel(v, p, image.width, image.height);  // per pixel, a frame or a batch alike
+  return kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), magnitude(p),
+                                         splitIntermediate(p));
+}
+
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
   if (image.isRgba8()) {
@@ -284,6 +290,7 @@ Variant tensorStreamVariant() {
       .whyNotImageImpl = whyNotImage,
       .runFramesImpl = runFrames,
       .describeImageImpl = describeImage,
+      .workModelImageImpl = workModelImage,
   };
 }
 
