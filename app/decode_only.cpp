@@ -23,6 +23,7 @@ int runDecodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& 
   so.sync = c.sync;  // --realtime: the paced rate a player would get
   // The frames the pipeline would take: NV12/I420 as decoded where it converts them itself.
   so.acceptYuv = c.inputFormat == InputFormat::Yuv || (c.inputFormat == InputFormat::Auto && deviceInfo().available);
+  so.acceptGrey = c.inputFormat != InputFormat::Rgba;  // and grey frames as they come
   so.decoder = c.decoder;
   InterruptGuard interrupt;
   Source src(c.source, so);
