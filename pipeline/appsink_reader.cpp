@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -54,11 +53,11 @@ std::string formatOf(const GstCaps* caps) {
   return name;
 }
 
-// The library's type for a grey format the pipeline filters as it is: GRAY8 (u8), GRAY16_LE (u16,
-// on little-endian hosts).
+// The library's type for a grey format the pipeline filters as it is: GRAY8 (u8), GRAY16_LE (u16;
+// FrameFormats offers it on little-endian hosts only, where it is the library's u16).
 std::optional<PixelType> greyTypeOf(GstVideoFormat format) {
   if (format == GST_VIDEO_FORMAT_GRAY8) return PixelType::U8;
-  if (format == GST_VIDEO_FORMAT_GRAY16_LE && std::endian::native == std::endian::little) return PixelType::U16;
+  if (format == GST_VIDEO_FORMAT_GRAY16_LE) return PixelType::U16;
   return std::nullopt;
 }
 

@@ -40,6 +40,32 @@ class PlanOnDevice : public testing::Test {
     referenceFilter(p.filter, p.border, p.filterAlpha, in.view(), want.view());
     return want;
   }
+  // One case of a test's mask table: a mask by name and radius (0: its default), or custom row and
+  // column factors.
+  struct MaskCase {
+    const char* mask;
+    int radius = 0;
+    const char* row = "";
+    const char* col = "";
+  };
+  // The spec for a case through `variant`, on a border drawn at random.
+  FilterSpec specFor(const MaskCase& k, const char* variant) {
+    FilterSpec s;
+    s.mask = k.mask;
+    if (k.radius) s.radius = k.radius;
+    s.rowWeights = k.row;
+    s.colWeights = k.col;
+    s.border = testcases::kBorders[rng() % 4];
+    s.variant = variant;
+    return s;
+  }
+  // A plan refused only on integer frames (of `types`) whose weights' fp32 sums could pass half a
+  // level, saying so.
+  static void expectRefusedForTheErrorBound(const Problem& why, PixelType t, std::initializer_list<PixelType> types,
+                                            const std::string& what = "") {
+    EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << what << why.text();
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << what << why.text();
+  }
   // A w x h frame of t x c values, alpha or padding at random; half the time a batch of 1..maxBatch
   // frames with padded rows and gaps between frames.
   ImageDesc randomDesc(PixelType t, int c, int w, int h, int maxBatch) {
@@ -218,22 +244,15 @@ void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
 // every border, separable and 2D masks from r = 1 to its limit and a gradient magnitude, alpha filtered
 // and not, a batch with padded rows and gaps; against the reference under the accuracy contract.
 TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
-  struct Case {
-    const char* mask;
-    int radius;
-  };
-  const Case cases[] = {{"gaussian", 1},  {"box", 2},     {"sobel", 1},     {"gaussian", 7}, {"pitch", 3},
-                        {"gaussian", 32}, {"sharpen", 2}, {"laplacian", 1}, {"emboss", 3},   {"sharpen", 32}};
+  const MaskCase cases[] = {{"gaussian", 1},  {"box", 2},     {"sobel", 1},     {"gaussian", 7}, {"pitch", 3},
+                            {"gaussian", 32}, {"sharpen", 2}, {"laplacian", 1}, {"emboss", 3},   {"sharpen", 32}};
   int refused = 0;
   for (PixelType t : testcases::kPixelTypes)
     for (int c : {1, 3, 4})
       for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}})
-        for (const Case& k : cases) {
+        for (const MaskCase& k : cases) {
           const ImageDesc d = randomDesc(t, c, w, h, 3);
-          FilterSpec s;
-          s.mask = k.mask;
-          s.radius = k.radius;
-          s.border = testcases::kBorders[rng() % 4];
+          FilterSpec s = specFor(k, "sweep");
           s.filterAlpha = rng() % 2;
           s.variant = rng() % 2 ? "sweep" : "auto";
           Problem why;
@@ -262,42 +281,28 @@ TEST_F(PlanOnDevice, EveryTypeAndChannelCountEqualsTheReference) {
 // batches with padded rows and gaps; against the reference under the accuracy contract, the
 // outputs poisoned.
 TEST_F(PlanOnDevice, SweepTakesEveryTileRadiusAndRowAlignment) {
-  struct Case {
-    const char* mask;
-    int radius;
-    const char* row;
-    const char* col;
-  };
-  const Case cases[] = {{"gaussian", 1, "", ""},  {"gaussian", 3, "", ""},
-                        {"box", 4, "", ""},       {"gaussian", 8, "", ""},
-                        {"gaussian", 9, "", ""},  {"gaussian", 16, "", ""},
-                        {"box", 17, "", ""},      {"gaussian", 31, "", ""},
-                        {"gaussian", 32, "", ""}, {"pitch", 0, "", ""},
-                        {"sobel", 1, "", ""},     {"sobel", 9, "", ""},
-                        {"scharr", 1, "", ""},    {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
+  const MaskCase cases[] = {{"gaussian", 1, "", ""},  {"gaussian", 3, "", ""},
+                            {"box", 4, "", ""},       {"gaussian", 8, "", ""},
+                            {"gaussian", 9, "", ""},  {"gaussian", 16, "", ""},
+                            {"box", 17, "", ""},      {"gaussian", 31, "", ""},
+                            {"gaussian", 32, "", ""}, {"pitch", 0, "", ""},
+                            {"sobel", 1, "", ""},     {"sobel", 9, "", ""},
+                            {"scharr", 1, "", ""},    {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
   const Variant& v = *findVariant("sweep");
   int ran = 0, refused = 0;
   for (PixelType t : testcases::kPixelTypes)
     for (int c : {1, 3, 4})
       for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
-        for (const Case& k : cases) {
+        for (const MaskCase& k : cases) {
           ImageDesc d = randomDesc(t, c, w, h, 3);
           if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed
-          FilterSpec s;
-          s.mask = k.mask;
-          if (k.radius) s.radius = k.radius;
-          s.rowWeights = k.row;
-          s.colWeights = k.col;
-          s.border = testcases::kBorders[rng() % 4];
+          FilterSpec s = specFor(k, "sweep");
           s.filterAlpha = rng() % 2;
-          s.variant = "sweep";
           s.tile = v.tiles[rng() % v.tiles.size()];
           Problem why;
           Plan plan = Plan::make(s, d, {}, why);
           if (!plan) {
-            // Only integer frames whose weights' fp32 sums could pass half a level, saying so.
-            EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << why.text();
-            EXPECT_TRUE(t == PixelType::U16 || t == PixelType::U8) << why.text();
+            expectRefusedForTheErrorBound(why, t, {PixelType::U8, PixelType::U16});
             ++refused;
             continue;
           }
@@ -329,19 +334,13 @@ TEST_F(PlanOnDevice, SweepCopiesAKeptFourthChannelAndMakesMagnitudes) {
         ImageDesc d = randomDesc(t, k.channels, w, h, 2);
         if (w == 256) d.pitch = d.batchStride = 0, d.batch = 1;  // packed: the 16-byte copies
         d.alpha = k.channels == 4 && rng() % 2;
-        FilterSpec s;
-        s.mask = k.mask;
-        if (k.radius) s.radius = k.radius;
-        s.border = testcases::kBorders[rng() % 4];
+        FilterSpec s = specFor({k.mask, k.radius}, "sweep");
         s.filterAlpha = false;  // a 4th channel is kept: padding, or alpha not filtered
-        s.variant = "sweep";
         s.tile = v.tiles[rng() % v.tiles.size()];
         Problem why;
         Plan plan = Plan::make(s, d, {}, why);
-        if (!plan) {
-          // Only u16 frames whose weights' fp32 sums could pass half a level (scharr's), saying so.
-          EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << d.str() << " " << k.mask << ": " << why.text();
-          EXPECT_EQ(t, PixelType::U16) << d.str() << " " << k.mask << ": " << why.text();
+        if (!plan) {  // only u16 frames (scharr's weights)
+          expectRefusedForTheErrorBound(why, t, {PixelType::U16}, d.str() + " " + k.mask + ": ");
           ++refused;
           continue;
         }
@@ -357,39 +356,25 @@ TEST_F(PlanOnDevice, SweepCopiesAKeptFourthChannelAndMakesMagnitudes) {
 // every border, negative weights and |sum| (pitch), alpha filtered and not, batches with padded
 // rows and gaps (rows that break the 16-byte copies); against the reference under the accuracy contract.
 TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
-  struct Case {
-    const char* mask;
-    int radius;
-    const char* row;
-    const char* col;
-  };
-  const Case cases[] = {{"gaussian", 1, "", ""},
-                        {"box", 2, "", ""},
-                        {"gaussian", 3, "", ""},
-                        {"gaussian", 4, "", ""},
-                        {"pitch", 0, "", ""},
-                        {"custom", 0, "1,-2,1", "1,2,1"},
-                        {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
+  const MaskCase cases[] = {{"gaussian", 1, "", ""},
+                            {"box", 2, "", ""},
+                            {"gaussian", 3, "", ""},
+                            {"gaussian", 4, "", ""},
+                            {"pitch", 0, "", ""},
+                            {"custom", 0, "1,-2,1", "1,2,1"},
+                            {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"}};
   int ran = 0, refused = 0;
   for (PixelType t : testcases::kPixelTypes)
     for (int c : {1, 3, 4})
       for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {1031, 9}})
-        for (const Case& k : cases) {
+        for (const MaskCase& k : cases) {
           const ImageDesc d = randomDesc(t, c, w, h, 4);
-          FilterSpec s;
-          s.mask = k.mask;
-          if (k.radius) s.radius = k.radius;
-          s.rowWeights = k.row;
-          s.colWeights = k.col;
-          s.border = testcases::kBorders[rng() % 4];
+          FilterSpec s = specFor(k, "stream");
           s.filterAlpha = rng() % 2;
-          s.variant = "stream";
           Problem why;
           Plan plan = Plan::make(s, d, {}, why);
           if (!plan) {
-            // Only integer frames whose weights' fp32 sums could pass half a level, saying so.
-            EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << why.text();
-            EXPECT_TRUE(t == PixelType::U16 || t == PixelType::U8) << why.text();
+            expectRefusedForTheErrorBound(why, t, {PixelType::U8, PixelType::U16});
             ++refused;
             continue;
           }
@@ -408,56 +393,44 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
 // batches with padded rows and gaps (rows that break the 16-byte copies); against the reference
 // within 1 LSB, the outputs poisoned.
 TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
-  struct Case {
-    const char* mask;
-    int radius;
-    const char* row;
-    const char* col;
-  };
-  const Case cases[] = {{"gaussian", 1, "", ""},
-                        {"box", 2, "", ""},
-                        {"gaussian", 5, "", ""},
-                        {"gaussian", 8, "", ""},
-                        {"gaussian", 9, "", ""},
-                        {"box", 13, "", ""},
-                        {"gaussian", 16, "", ""},
-                        {"gaussian", 17, "", ""},
-                        {"gaussian", 24, "", ""},
-                        {"gaussian", 25, "", ""},
-                        {"gaussian", 32, "", ""},
-                        {"pitch", 0, "", ""},
-                        {"custom", 0, "1,-2,1", "1,2,1"},
-                        {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"},
-                        // masks of low rank: every term in the same pass
-                        {"sharpen", 2, "", ""},
-                        {"sharpen", 8, "", ""},
-                        {"sharpen", 12, "", ""},
-                        {"sharpen", 32, "", ""},
-                        {"laplacian", 1, "", ""},
-                        {"laplacian", 2, "", ""},
-                        {"laplacian", 16, "", ""},
-                        {"emboss", 2, "", ""},
-                        {"emboss", 4, "", ""},
-                        // gradient magnitudes: two terms, each in sums of its own
-                        {"sobel", 1, "", ""},
-                        {"sobel", 2, "", ""},
-                        {"sobel", 9, "", ""},
-                        {"sobel", 16, "", ""},
-                        {"scharr", 1, "", ""}};
+  const MaskCase cases[] = {{"gaussian", 1, "", ""},
+                            {"box", 2, "", ""},
+                            {"gaussian", 5, "", ""},
+                            {"gaussian", 8, "", ""},
+                            {"gaussian", 9, "", ""},
+                            {"box", 13, "", ""},
+                            {"gaussian", 16, "", ""},
+                            {"gaussian", 17, "", ""},
+                            {"gaussian", 24, "", ""},
+                            {"gaussian", 25, "", ""},
+                            {"gaussian", 32, "", ""},
+                            {"pitch", 0, "", ""},
+                            {"custom", 0, "1,-2,1", "1,2,1"},
+                            {"custom", 0, "-1,0,3,0,-1", "0.5,1,0.5,1,-0.25"},
+                            // masks of low rank: every term in the same pass
+                            {"sharpen", 2, "", ""},
+                            {"sharpen", 8, "", ""},
+                            {"sharpen", 12, "", ""},
+                            {"sharpen", 32, "", ""},
+                            {"laplacian", 1, "", ""},
+                            {"laplacian", 2, "", ""},
+                            {"laplacian", 16, "", ""},
+                            {"emboss", 2, "", ""},
+                            {"emboss", 4, "", ""},
+                            // gradient magnitudes: two terms, each in sums of its own
+                            {"sobel", 1, "", ""},
+                            {"sobel", 2, "", ""},
+                            {"sobel", 9, "", ""},
+                            {"sobel", 16, "", ""},
+                            {"scharr", 1, "", ""}};
   const Variant& v = *findVariant("tensorstream");
   int ran = 0;
   for (int c : {1, 3})
     for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
-      for (const Case& k : cases) {
+      for (const MaskCase& k : cases) {
         ImageDesc d = randomDesc(PixelType::U8, c, w, h, 4);
         if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
-        FilterSpec s;
-        s.mask = k.mask;
-        if (k.radius) s.radius = k.radius;
-        s.rowWeights = k.row;
-        s.colWeights = k.col;
-        s.border = testcases::kBorders[rng() % 4];
-        s.variant = "tensorstream";
+        FilterSpec s = specFor(k, "tensorstream");
         s.tile = v.tiles[rng() % v.tiles.size()];
         Problem why;
         Plan plan = Plan::make(s, d, {}, why);

@@ -1003,35 +1003,46 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
   return LaunchDescription{{p}, ""};
 }
 
-// A warp walks down its 16-pixel strip of the tile's rows, 16 rows a step, B0 extra steps to fill
-// the column window. A step copies 16 rows x 16 (B0 + 1) pixels into shared memory (16-byte
-// cp.async) and reads them back once; per channel and term it reads the weight fragments and makes
-// 2 (B0 + 1) row products and 2 + 2 B0 column products (twice that when the intermediate is split).
-template <class K, bool Mag = false>
-WorkModel modelInstance(const Launch& l, int radius, int terms) {
-  constexpr int KC = Shape<K::B0>::KC, NB = Shape<K::B0>::NB, parts = K::splitH ? 2 : 1;
-  const double steps = l.tileH / 16, perOutput = (steps + K::B0) / steps;  // steps made per step stored
+// The products' share of a work model per pixel, the same for the RGBA8 and the typed kernels:
+// `planes` channels' row and column products of `terms` factor pairs at B0, perOutput steps made a
+// step stored; the notes on the terms, a magnitude and a split intermediate. Returns the weight
+// fragments' shared-memory bytes a pixel (per plane and term).
+inline double modelProducts(WorkModel& m, int b0, int planes, int radius, int terms, double perOutput, bool magnitude,
+                            bool splitH) {
+  const int kc = b0 + 1, nb = 2 * (b0 + 1), parts = splitH ? 2 : 1;
   const double taps = 2 * radius + 1;
-  WorkModel m;
-  m.apron = KC * perOutput;
-  m.globalReads = m.apron;  // the input's alpha, unless filtered, is read back from the ring
-  m.globalBytes = 4 * m.globalReads;
-  // Per warp step (256 pixels): the staged input once, the weight fragments per channel and term,
-  // and the stored pixels read back for their alpha (16 bytes for 4).
-  m.sharedBytes = perOutput * (1024.0 * KC + terms * K::NCH * (512.0 * KC + 256.0 * NB)) / 256 + (K::NCH == 3 ? 4 : 0);
-  m.matrixFlops = terms * perOutput * K::NCH * (2 * KC + NB * parts) * 2.0 * 16 * 8 * 16 / 256;
-  m.matrixUseful = terms * (perOutput * 2 * K::NCH * taps + 2 * K::NCH * taps * parts);
-  m.dramBytes = 8;
-  m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * KC) + " deep, " +
-                    std::to_string(int(taps)) + " weighted; " + std::to_string(K::NCH) + " channels");
-  if (Mag)
+  m.matrixFlops = terms * perOutput * planes * (2 * kc + nb * parts) * 2.0 * 16 * 8 * 16 / 256;
+  m.matrixUseful = terms * (perOutput * 2 * planes * taps + 2 * planes * taps * parts);
+  if (magnitude)
     m.notes.push_back(
         "a gradient magnitude: the input read once, gx = col (x) row and gy = row (x) col as two terms, each in fp32 "
         "accumulators of its own, stored as sqrt(gx^2 + gy^2)");
   else if (terms > 1)
     m.notes.push_back(std::to_string(terms) + " separable terms (a mask of low rank): the input read once, " +
                       std::to_string(terms) + " row and column products, summed in the same fp32 accumulators");
-  if (K::splitH) m.notes.push_back("the intermediate as fp16 high + low parts: two column products each");
+  if (splitH) m.notes.push_back("the intermediate as fp16 high + low parts: two column products each");
+  return terms * planes * perOutput * (512.0 * kc + 256.0 * nb) / 256;
+}
+
+// A warp walks down its 16-pixel strip of the tile's rows, 16 rows a step, B0 extra steps to fill
+// the column window. A step copies 16 rows x 16 (B0 + 1) pixels into shared memory (16-byte
+// cp.async) and reads them back once; per channel and term it reads the weight fragments and makes
+// 2 (B0 + 1) row products and 2 + 2 B0 column products (twice that when the intermediate is split).
+template <class K, bool Mag = false>
+WorkModel modelInstance(const Launch& l, int radius, int terms) {
+  constexpr int KC = Shape<K::B0>::KC;
+  const double steps = l.tileH / 16, perOutput = (steps + K::B0) / steps;  // steps made per step stored
+  WorkModel m;
+  m.apron = KC * perOutput;
+  m.globalReads = m.apron;  // the input's alpha, unless filtered, is read back from the ring
+  m.globalBytes = 4 * m.globalReads;
+  m.dramBytes = 8;
+  m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * KC) + " deep, " +
+                    std::to_string(2 * radius + 1) + " weighted; " + std::to_string(K::NCH) + " channels");
+  // Per warp step (256 pixels): the staged input once, the weight fragments, and the stored pixels
+  // read back for their alpha (16 bytes for 4).
+  const double fragments = modelProducts(m, K::B0, K::NCH, radius, terms, perOutput, Mag, K::splitH);
+  m.sharedBytes = perOutput * 1024.0 * KC / 256 + fragments + (K::NCH == 3 ? 4 : 0);
   return m;
 }
 

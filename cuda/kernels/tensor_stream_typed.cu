@@ -73,34 +73,24 @@ WorkModel modelTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, i
                                  bool splitIntermediate) {
   checkTypedFrames(l.image);
   const int c = l.image.channels;
-  // The instance's shape, as the launches pick it (tensor_stream_typed.cuh).
-  const int b0 = magnitude ? (radius <= 8 ? 1 : 2) : radius <= 8 ? 1 : radius <= 16 ? 2 : radius <= 24 ? 3 : 4;
-  const int ss = magnitude && c == 1 ? 2 : tensorStreamTypedStripPixels(c) / 16;
-  const int kc = b0 + 1, nb = 2 * (b0 + 1), parts = splitIntermediate ? 2 : 1;
+  // The instance's shape, as the launches pick it.
+  auto b0Of = [](auto b0, auto, auto) { return int(decltype(b0)::value); };
+  const int b0 =
+      magnitude ? withTypedMagnitude(radius, false, b0Of) : withTypedInstance<false>(radius, false, false, false, b0Of);
+  const int ss = magnitude ? tensorStreamTypedMagnitudeStrips(c) : tensorStreamTypedStripPixels(c) / 16;
   const double steps = std::max(1, l.tileRows / 16), perOutput = (steps + b0) / steps;  // steps made per step stored
-  const double taps = 2 * radius + 1;
   WorkModel m;
   // A step stages 16 rows of (SS + B0) 16-pixel units for SS units made.
   m.apron = double(ss + b0) / ss * perOutput;
   m.globalReads = m.apron;
   m.globalBytes = c * m.globalReads;
+  m.dramBytes = 2.0 * c;
+  m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * (b0 + 1)) + " deep, " +
+                    std::to_string(2 * radius + 1) + " weighted; " + std::to_string(ss) + " 16-pixel strips a warp; " +
+                    "figures per pixel of " + std::to_string(c) + " u8 values");
   // Per warp step (16 SS pixels x 16 rows): the staged bytes once, and each plane's (a strip's
   // channel's) weight fragments per term.
-  m.sharedBytes = c * m.apron + terms * c * perOutput * (512.0 * kc + 256.0 * nb) / 256;
-  m.matrixFlops = terms * perOutput * c * (2 * kc + nb * parts) * 2.0 * 16 * 8 * 16 / 256;
-  m.matrixUseful = terms * (perOutput * 2 * c * taps + 2 * c * taps * parts);
-  m.dramBytes = 2.0 * c;
-  m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * kc) + " deep, " +
-                    std::to_string(int(taps)) + " weighted; " + std::to_string(ss) + " 16-pixel strips a warp; " +
-                    "figures per pixel of " + std::to_string(c) + " u8 values");
-  if (magnitude)
-    m.notes.push_back(
-        "a gradient magnitude: the input read once, gx and gy as two terms in fp32 accumulators of their own, stored "
-        "as sqrt(gx^2 + gy^2)");
-  else if (terms > 1)
-    m.notes.push_back(std::to_string(terms) + " separable terms (a mask of low rank): the input read once, " +
-                      std::to_string(terms) + " row and column products, summed in the same fp32 accumulators");
-  if (splitIntermediate) m.notes.push_back("the intermediate as fp16 high + low parts: two column products each");
+  m.sharedBytes = c * m.apron + modelProducts(m, b0, c, radius, terms, perOutput, magnitude, splitIntermediate);
   return m;
 }
 

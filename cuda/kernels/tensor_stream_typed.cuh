@@ -493,8 +493,7 @@ void launchTypedInstance(const TypedTensorStreamLaunch& l, const Factors& m, boo
       });
 }
 
-// A gradient magnitude: SS strips a warp (two for grey, where four planes' two sets of blocks would
-// pass 255 registers at B0 = 2).
+// A gradient magnitude: SS strips a warp (tensorStreamTypedMagnitudeStrips).
 template <int C, int SS>
 void launchTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitH) {
   const MaskTerms scaled = scaledTerms(magnitudeTerms(m));

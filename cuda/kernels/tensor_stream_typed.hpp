@@ -30,6 +30,9 @@ constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
 }
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
+// 16-pixel strips a warp walks for a gradient magnitude: two on grey (four planes' two sets of
+// blocks would pass 255 registers at B0 = 2), one on RGB.
+constexpr int tensorStreamTypedMagnitudeStrips(int channels) { return channels == 1 ? 2 : 1; }
 // Dynamic shared memory a block takes: the weight fragments (each term's) and each warp's ring.
 std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius, int terms = 1);
 // Separable, radius 0..kTensorStreamMaxRadius, the factors as for tensorStream (fp16 within the error

@@ -10,12 +10,12 @@ void launchU8x1(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool 
   launchTypedInstance<1, tensorStreamTypedStripPixels(1) / 16>(l, scaled, splitIntermediate, false);
 }
 void launchU8x1Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
-  launchTypedMagnitude<1, 2>(l, m, splitIntermediate);
+  launchTypedMagnitude<1, tensorStreamTypedMagnitudeStrips(1)>(l, m, splitIntermediate);
 }
 LaunchDescription describeU8x1(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms, bool magnitude,
                                bool splitIntermediate, bool sumsInByteRange) {
-  return describeTypedInstance<1, tensorStreamTypedStripPixels(1) / 16, 2>(l, radius, terms, asTerms, magnitude,
-                                                                           splitIntermediate, sumsInByteRange);
+  return describeTypedInstance<1, tensorStreamTypedStripPixels(1) / 16, tensorStreamTypedMagnitudeStrips(1)>(
+      l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
 }
 
 }  // namespace convlive::kernels::typedtensor

@@ -10,12 +10,12 @@ void launchU8x3(const TypedTensorStreamLaunch& l, const MaskTerms& scaled, bool 
   launchTypedInstance<3, tensorStreamTypedStripPixels(3) / 16>(l, scaled, splitIntermediate, false);
 }
 void launchU8x3Magnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
-  launchTypedMagnitude<3, 1>(l, m, splitIntermediate);
+  launchTypedMagnitude<3, tensorStreamTypedMagnitudeStrips(3)>(l, m, splitIntermediate);
 }
 LaunchDescription describeU8x3(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms, bool magnitude,
                                bool splitIntermediate, bool sumsInByteRange) {
-  return describeTypedInstance<3, tensorStreamTypedStripPixels(3) / 16, 1>(l, radius, terms, asTerms, magnitude,
-                                                                           splitIntermediate, sumsInByteRange);
+  return describeTypedInstance<3, tensorStreamTypedStripPixels(3) / 16, tensorStreamTypedMagnitudeStrips(3)>(
+      l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
 }
 
 }  // namespace convlive::kernels::typedtensor

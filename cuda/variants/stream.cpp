@@ -46,17 +46,20 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   return fp32SumsWhyNot(v, p, image.type);
 }
 
+// Frames the typed kernel takes (r = 0 only runs on the RGBA8 kernel, whyNotImage says).
+bool typedKernel(const FilterParams& p, const ImageDesc& image) {
+  return !rgba8Kernel(image) && radiusOf(p) >= kernels::kTypedStreamMinRadius;
+}
+
 // Frames that take the typed kernel: its launch and work (the RGBA8 kernel's otherwise, as describe
 // and workModel give them).
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  if (rgba8Kernel(image) || radiusOf(p) < kernels::kTypedStreamMinRadius)
-    return describe(v, p, image.width, image.height);
+  if (!typedKernel(p, image)) return describe(v, p, image.width, image.height);
   return kernels::describeStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
 }
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  if (rgba8Kernel(image) || radiusOf(p) < kernels::kTypedStreamMinRadius)
-    return workModel(v, p, image.width, image.height);
+  if (!typedKernel(p, image)) return workModel(v, p, image.width, image.height);
   return kernels::modelStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
 }
 
