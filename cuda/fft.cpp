@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
@@ -28,24 +29,51 @@ int fftGoodSize(int n) {
 }
 
 std::size_t FftGeometry::deviceBytes() const {
-  const std::size_t plane = std::size_t(padW) * padH * sizeof(float);
+  const std::size_t plane = planeValues() * sizeof(float);
   const std::size_t spectrum = std::size_t(padW / 2 + 1) * padH * 2 * sizeof(float);
-  const std::size_t sets = magnitude ? 2 : 1;
-  return sets * channels * (plane + spectrum) + sets * spectrum;
+  const std::size_t sets = magnitude ? 2 : 1, planes = std::size_t(channels) * frames;
+  return sets * planes * (plane + spectrum) + sets * spectrum;
 }
 
-FftGeometry fftGeometry(int width, int height, int radius, bool filterAlpha, Combine combine) {
+namespace {
+// The most values one cuFFT plan (32-bit sizes) and one grid (z: a frame) take.
+constexpr std::size_t kMaxPlanValues = 2147483647;
+constexpr int kMaxGroupFrames = 65535;
+}  // namespace
+
+FftGeometry fftGeometry(const ImageDesc& image, int radius, bool filterAlpha, Combine combine) {
   FftGeometry g;
-  g.padW = fftGoodSize(width + 2 * radius);
-  g.padH = fftGoodSize(height + 2 * radius);
-  g.channels = filterAlpha ? 4 : 3;
+  g.padW = fftGoodSize(image.width + 2 * radius);
+  g.padH = fftGoodSize(image.height + 2 * radius);
+  g.channels = kernels::fftPlaneChannels(image, filterAlpha);
   g.magnitude = combine == Combine::Magnitude;
+  // A frame's planes and spectra, both sets for a magnitude.
+  g.frames = 1;
+  const std::size_t perFrame = g.deviceBytes() - (g.magnitude ? 2 : 1) * std::size_t(g.padW / 2 + 1) * g.padH * 8;
+  const std::size_t values = g.planeValues() * std::size_t(g.channels);
+  std::size_t frames = std::max<std::size_t>(1, kFftGroupBytes / std::max<std::size_t>(1, perFrame));
+  frames = std::min<std::size_t>({frames, std::max<std::size_t>(1, kMaxPlanValues / std::max<std::size_t>(1, values)),
+                                  std::size_t(kMaxGroupFrames), std::size_t(std::max(1, image.batch))});
+  g.frames = int(frames);
+  g.groups = int((std::max(1, image.batch) + frames - 1) / frames);
   return g;
 }
 
-double fftErrorEstimate(const Mask& mask, const FftGeometry& g) {
+FftGeometry fftGeometry(int width, int height, int radius, bool filterAlpha, Combine combine) {
+  return fftGeometry(ImageDesc::rgba8(width, height), radius, filterAlpha, combine);
+}
+
+double fftErrorEstimate(const Mask& mask, const FftGeometry& g, PixelType type) {
   const double eps = std::ldexp(1.0, -24);
-  return 3 * eps * std::log2(double(g.padW) * g.padH + 2) * 255 * absoluteSum(mask.weights());
+  const double scale = type == PixelType::U8 ? 255 : type == PixelType::U16 ? 65535 : 1;
+  return 3 * eps * std::log2(double(g.padW) * g.padH + 2) * scale * absoluteSum(mask.weights());
+}
+
+std::string fftSizeProblem(const ImageDesc& image, const FftGeometry& g) {
+  if (double(g.padW) * g.padH * g.channels <= double(kMaxPlanValues)) return "";
+  return "fft: a " + std::to_string(image.width) + "x" + std::to_string(image.height) + " frame padded to " +
+         std::to_string(g.padW) + "x" + std::to_string(g.padH) + " in " + std::to_string(g.channels) +
+         " planes is past what one cuFFT plan takes here (2^31 values)";
 }
 
 namespace {
@@ -110,15 +138,15 @@ void checkCufft(cufftResult r, const char* call) {
 }
 #define CL_CUFFT(call) checkCufft((call), #call)
 
-// One batched plan of `channels` real planes padH x padW each way (RAII).
+// One batched plan of `planes` real planes padH x padW each way (RAII).
 class Plan {
  public:
-  Plan(int padW, int padH, int channels, cufftType type) {
+  Plan(int padW, int padH, int planes, cufftType type) {
     int n[2] = {padH, padW};
     const int real = padW * padH, spectrum = (padW / 2 + 1) * padH;
     const bool forward = type == CUFFT_R2C;
     CL_CUFFT(cufft().planMany(&handle_, 2, n, nullptr, 1, forward ? real : spectrum, nullptr, 1,
-                              forward ? spectrum : real, type, channels));
+                              forward ? spectrum : real, type, planes));
   }
   ~Plan() {
     if (handle_) cufft().destroy(handle_);
@@ -146,52 +174,73 @@ const std::string& cufftMissing() {
 struct FftConvolver::State {
 #ifdef CONVLIVE_HAVE_CUFFT_H
   // What the plans and the spectra were made for.
-  int width = -1, height = -1, radius = -1;
+  int radius = -1;
   FftGeometry geometry;
   std::vector<float> weights;
-  std::unique_ptr<Plan> forward, inverse;
-  DeviceBuffer real, real2, complex, complex2, spectrum;
+  bool prepared = false;
+  // Plans for a whole group and, where the batch does not divide into groups, for the last one.
+  std::unique_ptr<Plan> forward, inverse, forwardRest, inverseRest;
+  int restFrames = 0;
+  DeviceBuffer real, real2, complex, complex2, spectrum, maskWeights, direct;
 
-  kernels::FftPlanes planes() const {
+  // The planes of a group of `frames` frames.
+  kernels::FftPlanes planes(int frames) const {
     return {real.as<float>(),
             real2.as<float>(),
             complex.as<float2>(),
             complex2.as<float2>(),
             spectrum.as<const float2>(),
+            maskWeights.as<const float>(),
+            direct.as<int>(),
             geometry.padW,
             geometry.padH,
             radius,
             geometry.channels,
+            frames,
             geometry.magnitude};
   }
 
-  // The plans and planes for this frame size and plane count.
-  void preparePlans(const FftGeometry& g) {
-    const bool same = forward && g.padW == geometry.padW && g.padH == geometry.padH && g.channels == geometry.channels;
+  // The plans and planes for this geometry and batch.
+  void preparePlans(const FftGeometry& g, int batch) {
+    const int rest = batch % g.frames;
+    const bool same = forward && g.padW == geometry.padW && g.padH == geometry.padH &&
+                      g.channels == geometry.channels && g.frames == geometry.frames;
     if (!same) {
       forward.reset();
       inverse.reset();
-      forward = std::make_unique<Plan>(g.padW, g.padH, g.channels, CUFFT_R2C);
-      inverse = std::make_unique<Plan>(g.padW, g.padH, g.channels, CUFFT_C2R);
+      forward = std::make_unique<Plan>(g.padW, g.padH, g.channels * g.frames, CUFFT_R2C);
+      inverse = std::make_unique<Plan>(g.padW, g.padH, g.channels * g.frames, CUFFT_C2R);
     }
-    const std::size_t plane = std::size_t(g.padW) * g.padH * sizeof(float);
+    if (!same || rest != restFrames) {
+      forwardRest.reset();
+      inverseRest.reset();
+      if (rest) {
+        forwardRest = std::make_unique<Plan>(g.padW, g.padH, g.channels * rest, CUFFT_R2C);
+        inverseRest = std::make_unique<Plan>(g.padW, g.padH, g.channels * rest, CUFFT_C2R);
+      }
+      restFrames = rest;
+    }
+    const std::size_t planes = std::size_t(g.channels) * g.frames, sets = g.magnitude ? 2 : 1;
+    const std::size_t plane = g.planeValues() * sizeof(float);
     const std::size_t spec = std::size_t(g.padW / 2 + 1) * g.padH * sizeof(float2);
-    real.reserve(g.channels * plane);
-    complex.reserve(g.channels * spec);
-    spectrum.reserve((g.magnitude ? 2 : 1) * spec);
+    real.reserve(std::max(planes, sets) * plane);  // the mask's planes are made in it too
+    complex.reserve(std::max(planes, sets) * spec);
+    spectrum.reserve(sets * spec);
+    direct.reserve(std::size_t(g.frames) * sizeof(int));
     if (g.magnitude) {
-      real2.reserve(g.channels * plane);
-      complex2.reserve(g.channels * spec);
+      real2.reserve(planes * plane);
+      complex2.reserve(planes * spec);
     }
   }
 
   // The mask's spectrum (and its transpose's), scaled by 1 / (padW padH) for cuFFT's unnormalised
   // inverse: the mask placed so that a circular convolution with it is the correlation the
-  // reference computes (weight (dy, dx) at (-dy, -dx) modulo the plane).
+  // reference computes (weight (dy, dx) at (-dy, -dx) modulo the plane). And its weights, for the
+  // frames the transforms cannot take.
   void prepareSpectrum(const Mask& mask, cudaStream_t stream) {
     const FftGeometry& g = geometry;
-    const std::size_t plane = std::size_t(g.padW) * g.padH;
-    std::vector<float> host(g.channels * plane, 0.f);
+    const std::size_t plane = g.planeValues(), sets = g.magnitude ? 2 : 1;
+    std::vector<float> host(sets * plane, 0.f);
     const double scale = 1.0 / (double(g.padW) * g.padH);
     const int r = mask.radius();
     for (int dy = -r; dy <= r; ++dy)
@@ -200,13 +249,16 @@ struct FftConvolver::State {
         host[at] = float(mask.at(dy, dx) * scale);
         if (g.magnitude) host[plane + at] = float(mask.at(dx, dy) * scale);  // gy: the transpose
       }
+    const Plan maskPlan(g.padW, g.padH, int(sets), CUFFT_R2C);
     CL_CUDA(cudaMemcpyAsync(real.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
-    CL_CUFFT(cufft().setStream(forward->get(), stream));
-    CL_CUFFT(cufft().execR2C(forward->get(), real.as<cufftReal>(), complex.as<cufftComplex>()));
+    CL_CUFFT(cufft().setStream(maskPlan.get(), stream));
+    CL_CUFFT(cufft().execR2C(maskPlan.get(), real.as<cufftReal>(), complex.as<cufftComplex>()));
     const std::size_t spec = std::size_t(g.padW / 2 + 1) * g.padH * sizeof(float2);
-    CL_CUDA(
-        cudaMemcpyAsync(spectrum.get(), complex.get(), (g.magnitude ? 2 : 1) * spec, cudaMemcpyDeviceToDevice, stream));
-    // The host vector goes out of scope: wait for the copy that reads it.
+    CL_CUDA(cudaMemcpyAsync(spectrum.get(), complex.get(), sets * spec, cudaMemcpyDeviceToDevice, stream));
+    const std::vector<float>& w = mask.weights();
+    maskWeights.reserve(w.size() * sizeof(float));
+    CL_CUDA(cudaMemcpyAsync(maskWeights.get(), w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+    // The host vector and the mask's plan go out of scope: wait for the work that reads them.
     CL_CUDA(cudaStreamSynchronize(stream));
   }
 #endif
@@ -215,32 +267,41 @@ struct FftConvolver::State {
 FftConvolver::FftConvolver() : s_(std::make_unique<State>()) {}
 FftConvolver::~FftConvolver() = default;
 
-void FftConvolver::run(const kernels::Launch& l, const Mask& mask) {
+void FftConvolver::run(const kernels::FftLaunch& l, const Mask& mask) {
 #ifdef CONVLIVE_HAVE_CUFFT_H
   if (const std::string& why = cufftMissing(); !why.empty()) throw std::runtime_error(why);
   State& s = *s_;
-  const FftGeometry g = fftGeometry(l.width, l.height, mask.radius(), l.filterAlpha, l.combine);
-  const bool sameSize = l.width == s.width && l.height == s.height && mask.radius() == s.radius &&
-                        g.channels == s.geometry.channels && g.magnitude == s.geometry.magnitude;
-  if (!sameSize || mask.weights() != s.weights) {
-    s.weights.clear();  // not prepared until the spectrum is made
-    s.preparePlans(g);
+  const int batch = std::max(1, l.image.batch);
+  const FftGeometry g = fftGeometry(l.image, mask.radius(), l.filterAlpha, l.combine);
+  const bool same = s.prepared && g.padW == s.geometry.padW && g.padH == s.geometry.padH &&
+                    g.channels == s.geometry.channels && g.frames == s.geometry.frames &&
+                    g.magnitude == s.geometry.magnitude && mask.radius() == s.radius &&
+                    batch % g.frames == s.restFrames;
+  if (!same || mask.weights() != s.weights) {
+    s.prepared = false;  // not prepared until the spectrum is made
+    s.preparePlans(g, batch);
     s.geometry = g;
-    s.width = l.width;
-    s.height = l.height;
     s.radius = mask.radius();
     s.prepareSpectrum(mask, l.stream);
     s.weights = mask.weights();
+    s.prepared = true;
   }
-  const kernels::FftPlanes f = s.planes();
-  kernels::fftPad(l, f);
-  CL_CUFFT(cufft().setStream(s.forward->get(), l.stream));
-  CL_CUFFT(cufft().execR2C(s.forward->get(), f.real, reinterpret_cast<cufftComplex*>(f.complex)));
-  kernels::fftMultiply(l, f);
-  CL_CUFFT(cufft().setStream(s.inverse->get(), l.stream));
-  CL_CUFFT(cufft().execC2R(s.inverse->get(), reinterpret_cast<cufftComplex*>(f.complex), f.real));
-  if (f.magnitude) CL_CUFFT(cufft().execC2R(s.inverse->get(), reinterpret_cast<cufftComplex*>(f.complex2), f.real2));
-  kernels::fftPack(l, f);
+  for (int first = 0; first < batch; first += g.frames) {
+    const int frames = std::min(g.frames, batch - first);
+    const bool whole = frames == g.frames;
+    const Plan& forward = whole ? *s.forward : *s.forwardRest;
+    const Plan& inverse = whole ? *s.inverse : *s.inverseRest;
+    const kernels::FftPlanes f = s.planes(frames);
+    CL_CUDA(cudaMemsetAsync(f.direct, 0, std::size_t(frames) * sizeof(int), l.stream));
+    kernels::fftPad(l, f, first);
+    CL_CUFFT(cufft().setStream(forward.get(), l.stream));
+    CL_CUFFT(cufft().execR2C(forward.get(), f.real, reinterpret_cast<cufftComplex*>(f.complex)));
+    kernels::fftMultiply(l, f);
+    CL_CUFFT(cufft().setStream(inverse.get(), l.stream));
+    CL_CUFFT(cufft().execC2R(inverse.get(), reinterpret_cast<cufftComplex*>(f.complex), f.real));
+    if (f.magnitude) CL_CUFFT(cufft().execC2R(inverse.get(), reinterpret_cast<cufftComplex*>(f.complex2), f.real2));
+    kernels::fftPack(l, f, first);
+  }
 #else
   (void)l;
   (void)mask;

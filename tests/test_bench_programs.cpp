@@ -247,7 +247,7 @@ nlohmann::json typedRow(const char* variant, int batch, int w, int h, nlohmann::
 }
 
 // The summary: the best of auto and every tile, its ratio to the copy against 1.3 for r = 1..16,
-// and a batch's per-pixel throughput against the largest single frame's.
+// and a batch's per-pixel throughput against the largest single frame's; the gaussian's rows only.
 TEST(TypedReport, SummaryTakesTheBestRowAndComparesWithTheCopyAndTheSingleFrame) {
   using convlive::bench::summarizeTyped;
   using nlohmann::json;
@@ -264,6 +264,9 @@ TEST(TypedReport, SummaryTakesTheBestRowAndComparesWithTheCopyAndTheSingleFrame)
   // 16 x 1080p = 4 x the 4K frame's pixels in 5.6 ms: (33.18 MPix / 5.6) / (8.29 / 1.2) = 0.857
   rows.push_back(typedRow("copy", 16, 1920, 1080, nullptr, 4.0, "16B/thread"));
   rows.push_back(typedRow("sweep", 16, 1920, 1080, 4, 5.6, "256x8"));
+  json custom = typedRow("fft", 1, 3840, 2160, 4, 0.5, "");  // another mask: not the gaussian's best
+  custom["mask"] = "custom2d";
+  rows.push_back(custom);
   const json s = summarizeTyped(rows);
   ASSERT_EQ(s.size(), 4u) << s.dump(1);
   const auto find = [&](int batch, int w, int r) {

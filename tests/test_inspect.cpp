@@ -587,17 +587,84 @@ TEST(Fft, ErrorEstimateScalesWithTheWeights) {
   EXPECT_GT(fftErrorEstimate(Mask(2, big), g), kFftErrorBudget);
 }
 
+// Typed frames and batches: a plane a filtered channel (a copied 4th channel takes none), a
+// batch's frames in groups whose planes stay within kFftGroupBytes, the last group what is left.
+TEST(Fft, GeometryOfTypedFramesAndBatches) {
+  ImageDesc grey{.width = 1920, .height = 1080, .type = PixelType::U16, .channels = 1};
+  grey.batch = 16;
+  const FftGeometry g = fftGeometry(grey, 8, false, Combine::Identity);
+  EXPECT_EQ(g.padW, 2048);  // 1936: 1944 = 2^3 x 3^5 has five threes
+  EXPECT_EQ(g.channels, 1);
+  EXPECT_LE(g.deviceBytes(), kFftGroupBytes + g.deviceBytes() / g.frames);
+  EXPECT_EQ(g.groups, (16 + g.frames - 1) / g.frames);
+  ImageDesc padded{.width = 64, .height = 48, .type = PixelType::F32, .channels = 4, .alpha = false};
+  padded.batch = 5;
+  EXPECT_EQ(fftGeometry(padded, 2, true, Combine::Identity).channels, 3);  // padding is copied, not filtered
+  padded.alpha = true;
+  EXPECT_EQ(fftGeometry(padded, 2, true, Combine::Identity).channels, 4);
+  EXPECT_EQ(fftGeometry(padded, 2, false, Combine::Identity).channels, 3);
+  const FftGeometry small = fftGeometry(padded, 2, true, Combine::Magnitude);
+  EXPECT_EQ(small.frames, 5);
+  EXPECT_EQ(small.groups, 1);
+  // Many large frames: groups of the most frames whose planes fit, the count rounded up.
+  ImageDesc many{.width = 3840, .height = 2160, .type = PixelType::F16, .channels = 3};
+  many.batch = 100;
+  const FftGeometry m = fftGeometry(many, 4, false, Combine::Identity);
+  EXPECT_GT(m.frames, 1);
+  EXPECT_LT(m.frames, 100);
+  EXPECT_EQ(m.groups, (100 + m.frames - 1) / m.frames);
+  EXPECT_LE(m.deviceBytes(), kFftGroupBytes + m.deviceBytes() / m.frames);
+}
+
+// The error model in levels of each integer type, and as a fraction of the largest value for
+// floats: far inside the contract's 1e-5 of sum|w| x max|x| for a 4K frame.
+TEST(Fft, ErrorEstimateScalesWithTheType) {
+  const FftGeometry g = fftGeometry(3840, 2160, 16, false, Combine::Identity);
+  const Mask blur = gaussianMask(16);
+  EXPECT_NEAR(fftErrorEstimate(blur, g, PixelType::U16) / fftErrorEstimate(blur, g, PixelType::U8), 65535.0 / 255,
+              1e-9);
+  EXPECT_LT(fftErrorEstimate(blur, g, PixelType::U16), kFftErrorBudget);
+  EXPECT_NEAR(fftErrorEstimate(blur, g, PixelType::F32), fftErrorEstimate(blur, g, PixelType::U8) / 255, 1e-15);
+  EXPECT_LT(fftErrorEstimate(blur, g, PixelType::F32), 1e-5 * absoluteSum(blur.weights()));
+  std::vector<float> big(25, 0.2f);  // sum |w| 5: over the u16 budget, not u8's
+  EXPECT_GT(fftErrorEstimate(Mask(2, big), g, PixelType::U16), kFftErrorBudget);
+  EXPECT_LT(fftErrorEstimate(Mask(2, big), g, PixelType::U8), kFftErrorBudget);
+}
+
+// A batch of typed frames: the instances for the type and channels, a grid z a frame of the group,
+// the transforms over every plane of the group.
+TEST(Fft, TypedBatchesGetTheirKernelsAndPlaneCounts) {
+  ImageDesc d{.width = 100, .height = 50, .type = PixelType::F32, .channels = 3};
+  d.batch = 7;
+  const Variant& v = *findVariant("fft");
+  const LaunchDescription l = v.describeLaunch(paramsFor("gaussian", 8), d);
+  ASSERT_EQ(l.passes.size(), 5u);
+  EXPECT_EQ(l.passes[0].kernel, "fftPadKernel<f32, 3>");
+  EXPECT_EQ(l.passes[0].grid, (Dims{4, 9, 7}));
+  EXPECT_EQ(l.passes[1].kernel, "cuFFT R2C 128x72 x21");
+  EXPECT_EQ(l.passes[3].kernel, "cuFFT C2R 128x72 x21");
+  EXPECT_EQ(l.passes[4].kernel, "fftPackKernel<f32, 3>");
+  EXPECT_EQ(l.passes[4].grid, (Dims{4, 7, 7}));
+  EXPECT_EQ(l.passes[0].note.find("groups"), std::string::npos) << l.passes[0].note;
+  EXPECT_EQ(v.imagesTaken(), "all");
+  // Its work model counts the frames' own bytes: f32 x 3 channels in and out.
+  const WorkModel m = v.workModel(paramsFor("gaussian", 8), d);
+  const WorkModel rgba = v.workModel(paramsFor("gaussian", 8), ImageDesc::rgba8(100, 50));
+  EXPECT_GT(m.dramBytes, rgba.dramBytes);
+  for (const std::string& note : m.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
+}
+
 TEST(Fft, LaunchHasTheTransformsBetweenItsKernels) {
   const LaunchDescription d = launchOf("fft", paramsFor("gaussian", 8), 100, 50);
   ASSERT_EQ(d.passes.size(), 5u);
-  EXPECT_EQ(d.passes[0].kernel, "fftPadKernel");
+  EXPECT_EQ(d.passes[0].kernel, "fftPadKernel<u8, 4>");
   EXPECT_EQ(d.passes[0].grid, (Dims{4, 9, 1}));  // 100+16 -> 128 by 50+16 -> 72, in 32x8 blocks
   EXPECT_EQ(d.passes[0].inputOffsetX, -8);
   EXPECT_EQ(d.passes[1].kernel, "cuFFT R2C 128x72 x3");
   EXPECT_EQ(d.passes[1].kernelFunction, nullptr);
   EXPECT_EQ(d.passes[2].kernel, "fftMultiplyKernel");
   EXPECT_EQ(d.passes[3].kernel, "cuFFT C2R 128x72 x3");
-  EXPECT_EQ(d.passes[4].kernel, "fftPackKernel");
+  EXPECT_EQ(d.passes[4].kernel, "fftPackKernel<u8, 4>");
   EXPECT_EQ(d.passes[4].grid, (Dims{4, 7, 1}));  // the frame itself
   EXPECT_EQ(d.passes[4].outputTile, (Dims{32, 8, 1}));
   const WorkModel m = modelOf("fft", paramsFor("gaussian", 8), 100, 50);

@@ -14,6 +14,7 @@
 #include "convlive/plan.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
+#include "fft.hpp"
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
 #include "typed_frames.hpp"
@@ -527,32 +528,125 @@ TEST_F(PlanOnDevice, FramesPastAGridsRowsOfBlocksRunOrAreRefusedNamingTheLimit) 
   RecordProperty("ran", ran);
 }
 
-// Inf and NaN in float frames reach only the outputs within the radius, as in the reference.
+// Inf and NaN in float frames reach only the outputs within the radius, as in the reference: on
+// sweep, and on fft, whose transforms would spread them over the whole frame, so it filters such a
+// frame directly (and one holding a value so large that the transforms' sums could overflow) while
+// the batch's other frames take the transforms.
 TEST_F(PlanOnDevice, NonFiniteValuesStayWithinTheRadius) {
-  for (PixelType t : {PixelType::F16, PixelType::F32}) {
-    ImageDesc d{.width = 41, .height = 29, .type = t, .channels = 1};
-    std::vector<unsigned char> in = testcases::randomFrames(d, rng);
-    const std::size_t e = pixelTypeBytes(t);
-    const std::uint32_t inf32 = 0x7f800000u, nan32 = 0x7fc00000u;
-    const std::uint16_t inf16 = 0x7c00u, nan16 = 0x7e00u;
-    for (const auto& [x, y, nan] : {std::tuple{20, 14, false}, {3, 3, true}}) {
-      unsigned char* p = &in[(std::size_t(y) * d.width + x) * e];
-      if (t == PixelType::F32)
-        std::memcpy(p, nan ? &nan32 : &inf32, 4);
-      else
-        std::memcpy(p, nan ? &nan16 : &inf16, 2);
+  for (const char* variant : {"sweep", "fft"})
+    for (PixelType t : {PixelType::F16, PixelType::F32}) {
+      ImageDesc d{.width = 41, .height = 29, .type = t, .channels = 1, .batch = 2};
+      std::vector<unsigned char> in = testcases::randomFrames(d, rng);
+      const std::size_t e = pixelTypeBytes(t);
+      const std::uint32_t inf32 = 0x7f800000u, nan32 = 0x7fc00000u;
+      const std::uint16_t inf16 = 0x7c00u, nan16 = 0x7e00u;
+      for (const auto& [x, y, nan] : {std::tuple{20, 14, false}, {3, 3, true}}) {
+        unsigned char* p = &in[d.frameStride() + (std::size_t(y) * d.width + x) * e];  // frame 1 only
+        if (t == PixelType::F32)
+          std::memcpy(p, nan ? &nan32 : &inf32, 4);
+        else
+          std::memcpy(p, nan ? &nan16 : &inf16, 2);
+      }
+      FilterSpec s;
+      s.mask = "gaussian";
+      s.radius = 5;
+      s.variant = variant;
+      Plan plan = Plan::make(s, d);
+      const auto got = runTyped(plan, d, in);
+      auto want = testcases::poisoned(d);
+      referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+      const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 2);
+      EXPECT_EQ(diff.over, 0) << variant << " " << pixelTypeName(t) << ": " << diff.first;
     }
-    FilterSpec s;
-    s.mask = "gaussian";
-    s.radius = 5;
-    s.variant = "sweep";
-    Plan plan = Plan::make(s, d);
-    const auto got = runTyped(plan, d, in);
-    auto want = testcases::poisoned(d);
-    referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
-    const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 2);
-    EXPECT_EQ(diff.over, 0) << pixelTypeName(t) << ": " << diff.first;
+  // A finite f32 value whose transforms would overflow: 3e37 in a frame whose planes sum 2000 values.
+  ImageDesc d{.width = 41, .height = 29, .type = PixelType::F32, .channels = 1};
+  std::vector<unsigned char> in = testcases::randomFrames(d, rng);
+  const float huge = 3e37f;
+  std::memcpy(&in[(std::size_t(10) * d.width + 10) * 4], &huge, 4);
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 5;
+  s.variant = "fft";
+  Plan plan = Plan::make(s, d);
+  const auto got = runTyped(plan, d, in);
+  auto want = testcases::poisoned(d);
+  referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+  const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, huge);
+  EXPECT_EQ(diff.over, 0) << "fft, a value of 3e37: " << diff.first;
+}
+
+// fft on every type and channel count: odd sizes from 1x1, separable and 2D masks (to r = 40, past
+// the other GPU variants' reach), |sum| and a gradient magnitude, every border, alpha filtered and
+// not, batches with padded rows and gaps; against the reference under the accuracy contract, the
+// outputs poisoned. Refused only on integer frames whose transforms' error could pass half a level,
+// saying so.
+TEST_F(PlanOnDevice, FftTakesEveryTypeChannelCountAndBatch) {
+  std::string twoD;  // a random full 5x5 mask, weights of both signs summing to 1
+  {
+    std::uniform_real_distribution<double> u(-0.2, 0.4);
+    std::vector<double> w(25);
+    double sum = 0;
+    for (double& v : w) sum += v = u(rng);
+    for (int i = 0; i < 25; ++i) twoD += std::to_string(w[i] / sum) + (i % 5 == 4 ? (i < 24 ? ";" : "") : ",");
   }
+  struct Case {
+    const char* mask;
+    int radius;
+    std::string weights;
+  };
+  const Case cases[] = {{"gaussian", 1, ""}, {"gaussian", 9, ""}, {"box", 3, ""},       {"sobel", 1, ""},
+                        {"pitch", 0, ""},    {"emboss", 3, ""},   {"laplacian", 1, ""}, {"custom", 0, twoD},
+                        {"sharpen", 2, ""},  {"gaussian", 40, ""}};
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}})
+        for (const Case& k : cases) {
+          const ImageDesc d = randomDesc(t, c, w, h, 3);
+          FilterSpec s;
+          s.mask = k.mask;
+          if (k.radius) s.radius = k.radius;
+          s.weights = k.weights;
+          s.border = testcases::kBorders[rng() % 4];
+          s.filterAlpha = rng() % 2;
+          s.variant = "fft";
+          Problem why;
+          Plan plan = Plan::make(s, d, {}, why);
+          if (!plan) {
+            EXPECT_NE(why.text().find("estimated at"), std::string::npos) << d.str() << ": " << why.text();
+            EXPECT_TRUE(t == PixelType::U8 || t == PixelType::U16) << d.str() << ": " << why.text();
+            ++refused;
+            continue;
+          }
+          EXPECT_EQ(plan.variant().name, "fft");
+          expectEqualsReference(plan, d);
+          ++ran;
+        }
+  EXPECT_GT(ran, 10 * refused);
+  RecordProperty("ran", ran);
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
+// A batch whose planes pass kFftGroupBytes is transformed in groups, the last one smaller (a plan of
+// its own), each frame against the reference.
+TEST_F(PlanOnDevice, FftTransformsALargeBatchInGroups) {
+  ImageDesc d{.width = 3, .height = 2, .type = PixelType::F32, .channels = 1};
+  d.batch = 1 << 20;
+  const FftGeometry all = fftGeometry(d, 64, false, Combine::Identity);
+  ASSERT_GT(all.groups, 1);
+  d.batch = all.frames + 37;
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 64;
+  s.border = Border::Mirror;
+  s.variant = "fft";
+  Plan plan = Plan::make(s, d);
+  const LaunchDescription launch = plan.variant().describeLaunch(plan.params(), d);
+  ASSERT_FALSE(launch.passes.empty());
+  EXPECT_NE(launch.passes[0].note.find("2 groups of up to " + std::to_string(all.frames) + " frames"),
+            std::string::npos)
+      << launch.passes[0].note;
+  expectEqualsReference(plan, d);
 }
 
 }  // namespace

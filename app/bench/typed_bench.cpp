@@ -43,6 +43,7 @@ struct TypedOptions {
   std::vector<std::pair<int, int>> sizes{{3840, 2160}};
   std::vector<BatchSpec> batches;
   std::vector<int> radii{1, 2, 4, 8, 16, 32};
+  std::vector<int> customRadii;  // random full 2D masks (positive, summing to 1), beside the gaussians
   int repeats = 30, warmup = 5, frames = 3;
   int warmupMs = 30;                  // each case; the first cases have brought the clocks up
   std::vector<std::string> variants;  // empty: auto's candidates (Tuner::candidates())
@@ -53,8 +54,9 @@ struct TypedOptions {
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench --types u8x1,u8x4,f32x4 [--sizes 3840x2160] [--batches 16x1920x1080,64x256x256]\n"
-               "                      [--radii 1,2,4,8,16,32] [--variants a,b] [--repeats 30] [--warmup 5]\n"
-               "                      [--warmup-ms 30] [--frames 3] [--seed N] [--out-dir DIR]\n"
+               "                      [--radii 1,2,4,8,16,32] [--custom-radii 8,32] [--variants a,b] [--repeats 30]\n"
+               "                      [--warmup 5]"
+               " [--warmup-ms 30] [--frames 3] [--seed N] [--out-dir DIR]\n"
                "  types: u8, u16, f16, f32 values x 1, 3 or 4 channels (default with --batches alone: "
             << defaultTypes() << ")\n";
   std::exit(2);
@@ -105,6 +107,8 @@ TypedOptions parse(int argc, char** argv) {
     } else if (a == "--radii") {
       o.radii.clear();
       for (const auto& s : splitList(next())) o.radii.push_back(toInt(s, "radius"));
+    } else if (a == "--custom-radii") {
+      for (const auto& s : splitList(next())) o.customRadii.push_back(toInt(s, "custom radius"));
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -161,6 +165,19 @@ struct SplitMix64 {
 
 // Random values of the type: integers over their whole range, floats in 0..1 (f16: one of 4096
 // evenly spaced values from 0 to 1, each rounded to half).
+// A full 2D mask of radius r: positive random weights summing to 1 (as the RGBA8 mode's custom masks).
+Filter randomPositiveFilter(int r, SplitMix64& rng) {
+  const int n = 2 * r + 1;
+  std::vector<float> w(std::size_t(n) * n);
+  double sum = 0;
+  for (float& v : w) sum += v = float(double(rng.next() >> 11) * 0x1.0p-53);
+  for (float& v : w) v = float(v / sum);
+  Filter f;
+  f.name = "custom2d";
+  f.mask = Mask(r, std::move(w));
+  return f;
+}
+
 void fillRandom(std::vector<std::uint8_t>& buf, PixelType t, SplitMix64& rng) {
   if (t == PixelType::U8 || t == PixelType::U16) {
     std::size_t i = 0;
@@ -207,7 +224,7 @@ std::string today() {
 
 std::string csvOf(const json& rows) {
   std::ostringstream csv;
-  csv << "type,channels,width,height,batch,radius,variant,tile,chosen,median_ms,min_ms,p90_ms,ratio_to_copy,gbps,"
+  csv << "type,channels,width,height,batch,radius,mask,variant,tile,chosen,median_ms,min_ms,p90_ms,ratio_to_copy,gbps,"
          "mpix_s,timing,error\n";
   const auto num = [](const json& r, const char* k) {
     return r.contains(k) && r[k].is_number() ? std::to_string(r[k].get<double>()) : std::string();
@@ -219,10 +236,10 @@ std::string csvOf(const json& rows) {
     std::string err = text(r, "error");
     std::replace(err.begin(), err.end(), '"', '\'');
     csv << text(r, "type") << "," << r["channels"] << "," << r["width"] << "," << r["height"] << "," << r["batch"]
-        << "," << (r["radius"].is_null() ? std::string() : r["radius"].dump()) << "," << text(r, "variant") << ","
-        << text(r, "tile") << "," << text(r, "chosen") << "," << num(r, "median_ms") << "," << num(r, "min_ms") << ","
-        << num(r, "p90_ms") << "," << num(r, "ratio_to_copy") << "," << num(r, "gbps") << "," << num(r, "mpix_s") << ","
-        << text(r, "timing") << ",\"" << err << "\"\n";
+        << "," << (r["radius"].is_null() ? std::string() : r["radius"].dump()) << "," << text(r, "mask") << ","
+        << text(r, "variant") << "," << text(r, "tile") << "," << text(r, "chosen") << "," << num(r, "median_ms") << ","
+        << num(r, "min_ms") << "," << num(r, "p90_ms") << "," << num(r, "ratio_to_copy") << "," << num(r, "gbps") << ","
+        << num(r, "mpix_s") << "," << text(r, "timing") << ",\"" << err << "\"\n";
   }
   return csv.str();
 }
@@ -401,7 +418,9 @@ int typedMain(int argc, char** argv) {
             row["error"] = e.what();
             (void)cudaGetLastError();
           }
-          const std::string r = row["radius"].is_null() ? "-" : row["radius"].dump();
+          const std::string r = row["radius"].is_null()
+                                    ? "-"
+                                    : (row.value("mask", "gaussian") == "gaussian" ? "" : "c") + row["radius"].dump();
           if (row["error"].is_null()) {
             char ratio[32] = "-";
             if (row["ratio_to_copy"].is_number())
@@ -425,11 +444,18 @@ int typedMain(int argc, char** argv) {
           if (rows.back().contains("median_ms")) copyMs = rows.back()["median_ms"].get<double>();
         }
         const std::vector<const Variant*> named = variantsFor(o, desc);
+        // The gaussian at each radius, then a random full 2D mask at each custom radius.
+        std::vector<std::pair<std::string, Filter>> filters;
         for (int r : o.radii) {
           FilterSpec spec;
           spec.radius = r;
+          filters.emplace_back("gaussian", makeFilter("gaussian", spec));
+        }
+        for (int r : o.customRadii) filters.emplace_back("custom2d", randomPositiveFilter(r, rng));
+        for (const auto& [maskName, filter] : filters) {
+          const int r = filter.mask.radius();
           FilterParams p;
-          p.filter = makeFilter("gaussian", spec);
+          p.filter = filter;
           // auto's plan (measured once on this GPU and cached), then each variant at each tile.
           struct Case {
             std::string name;
@@ -441,6 +467,7 @@ int typedMain(int argc, char** argv) {
           for (const Case& c : cases) {
             json row = base;
             row["radius"] = r;
+            row["mask"] = maskName;
             row["variant"] = c.name;
             row["tile"] = c.tile == Tile{} ? "" : c.tile.str();
             FilterParams q = p;
@@ -456,7 +483,7 @@ int typedMain(int argc, char** argv) {
             }
             if (!plan) {
               if (row["error"].is_null()) row["error"] = why ? why.text() : std::string("no plan");
-              const std::string rr = std::to_string(r);
+              const std::string rr = (maskName == "gaussian" ? "" : "c") + std::to_string(r);
               std::printf("%-6s %-15s %3s %-12s %-8s %s\n", type.str().c_str(), frames.c_str(), rr.c_str(),
                           c.name.c_str(), row["tile"].get<std::string>().c_str(),
                           row["error"].get<std::string>().c_str());

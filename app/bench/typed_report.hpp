@@ -71,12 +71,12 @@ inline std::optional<double> shareTarget(int batch, int width, int height) {
   return std::nullopt;
 }
 
-// The summary of typed-mode rows. Each row: type, channels, width, height, batch, radius (null for
-// the copy), variant ("copy", "auto" or a variant's name), tile, median_ms, error (null when timed).
-// One summary row per (type, channels, width, height, batch, radius) with a timed convlive row:
-// copy_ms, auto_ms and auto's choice, the best row (any variant and tile, auto included), its
-// ratio to the copy and MPix/s; a batch (batch > 1) also gets its share of the per-pixel
-// throughput of the largest single frame timed of the same type, channels and radius.
+// The summary of typed-mode rows (the gaussian's: rows of another mask, e.g. custom2d, are left
+// out). Each row: type, channels, width, height, batch, radius (null for the copy), variant ("copy", "auto" or a
+// variant's name), tile, median_ms, error (null when timed). One summary row per (type, channels, width, height, batch,
+// radius) with a timed convlive row: copy_ms, auto_ms and auto's choice, the best row (any variant and tile, auto
+// included), its ratio to the copy and MPix/s; a batch (batch > 1) also gets its share of the per-pixel throughput of
+// the largest single frame timed of the same type, channels and radius.
 inline nlohmann::json summarizeTyped(const nlohmann::json& rows) {
   using nlohmann::json;
   using Shape = std::tuple<std::string, int, int, int, int>;  // type, channels, width, height, batch
@@ -91,7 +91,7 @@ inline nlohmann::json summarizeTyped(const nlohmann::json& rows) {
   std::map<Shape, double> copyMs;
   std::map<Key, json> best, autoRow;
   for (const auto& r : rows) {
-    if (!timed(r)) continue;
+    if (!timed(r) || r.value("mask", std::string("gaussian")) != "gaussian") continue;
     const Shape s = shapeOf(r);
     if (r["variant"] == "copy") {
       copyMs[s] = r["median_ms"].get<double>();

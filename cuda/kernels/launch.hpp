@@ -111,27 +111,6 @@ void tensorStreamTerms(const Launch& l, const MaskTerms& m, bool splitIntermedia
 // splitIntermediate: both terms' row sums as fp16 high + low parts (planHalfMagnitude).
 void tensorStreamMagnitude(const Launch& l, const MaskSep& m, bool splitIntermediate);
 
-// The fft variant's buffers (cuda/fft.cpp owns them and runs cuFFT between these launches):
-// `channels` real planes of padW x padH floats, one after the other; their spectra, padH x
-// (padW / 2 + 1) complex values each; the mask's spectrum, and for a gradient magnitude the
-// transposed mask's right after it, with the second set of planes (real2, complex2) for gy.
-struct FftPlanes {
-  float* real;
-  float* real2;
-  float2* complex;
-  float2* complex2;
-  const float2* spectrum;
-  int padW, padH, radius, channels;
-  bool magnitude;
-  CL_HD std::size_t spectrumValues() const { return std::size_t(padW / 2 + 1) * std::size_t(padH); }
-};
-// The frame extended by r on every side (the border mode) into the real planes, zeros past it.
-void fftPad(const Launch& l, const FftPlanes& f);
-// complex *= spectrum, per channel (magnitude: complex2 = complex * the second spectrum, first).
-void fftMultiply(const Launch& l, const FftPlanes& f);
-// The real planes' interior (r in from the top-left) combined into the output.
-void fftPack(const Launch& l, const FftPlanes& f);
-
 // Lets `kernel` (its host stub) take `bytes` of dynamic shared memory: up to 48 KiB every kernel
 // may; past that, its limit is raised to as much as the current device allows a block, once per
 // kernel and device, and never lowered, so that no launch, on any thread, finds the limit below
@@ -185,11 +164,6 @@ LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int ter
 WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
 LaunchDescription describeTensorStreamMagnitude(const Launch& l, int radius, bool splitIntermediate);
 WorkModel modelTensorStreamMagnitude(const Launch& l, int radius, bool splitIntermediate);
-// Its passes that cover no frame area (cuFFT's transforms, the product of spectra) have zero-sized
-// outputTile and inputTile.
-LaunchDescription describeFft(const Launch& l, const FftPlanes& f);
-WorkModel modelFft(const Launch& l, const FftPlanes& f);
-
 // A compiled tile shape, for the dispatchers that pick an instance for both the launch and its
 // description.
 template <int W, int H>
@@ -204,7 +178,7 @@ inline PassLaunch passOf(const char* pass, const std::string& kernel, dim3 grid,
   PassLaunch p;
   p.pass = pass;
   p.kernel = kernel;
-  p.grid = dimsOf(grid.x, grid.y);
+  p.grid = dimsOf(grid.x, grid.y, grid.z);
   p.block = dimsOf(block.x, block.y);
   p.threadsPerBlock = static_cast<int>(block.x * block.y);
   p.kernelFunction = function;
