@@ -34,19 +34,26 @@ struct Args {
   int width, height;
   Border border;
   Combine combine;
+  bool whole;  // pixels of 4, 8 or 16 bytes at multiples of their size: one load or store a pixel
 };
 Args argsOf(const FftLaunch& l) {
   const ImageDesc& d = l.image;
-  return {static_cast<const char*>(l.in),
-          static_cast<char*>(l.out),
-          d.rowPitch(),
-          d.frameStride(),
-          l.outPitch ? l.outPitch : d.rowPitch(),
-          l.outFrameStride ? l.outFrameStride : d.frameStride(),
-          d.width,
-          d.height,
-          l.border,
-          l.combine};
+  Args a{static_cast<const char*>(l.in),
+         static_cast<char*>(l.out),
+         d.rowPitch(),
+         d.frameStride(),
+         l.outPitch ? l.outPitch : d.rowPitch(),
+         l.outFrameStride ? l.outFrameStride : d.frameStride(),
+         d.width,
+         d.height,
+         l.border,
+         l.combine,
+         false};
+  const std::size_t pb = d.pixelBytes();
+  const std::size_t places = reinterpret_cast<std::size_t>(l.in) | reinterpret_cast<std::size_t>(l.out) | a.pitch |
+                             a.outPitch | (d.batch > 1 ? a.frameStride | a.outFrameStride : 0);
+  a.whole = (pb == 4 || pb == 8 || pb == 16) && places % pb == 0;
+  return a;
 }
 
 // A frame's first input and output bytes.
@@ -58,31 +65,94 @@ __device__ __forceinline__ FrameAt frameAt(const Args& a, int frame) {
   return {a.in + a.frameStride * std::size_t(frame), a.out + a.outFrameStride * std::size_t(frame)};
 }
 
+// Values as bit patterns (an element's; Plan::run refuses frames not at a multiple of the element
+// size). f16 values are made as half of a __half2, one 32-bit register: a __half from
+// __float2half_rn stored byte by byte lost its low byte (the byte store took the register beside the
+// F2F result: nvcc 13.0, sm_90).
 template <class T>
-__device__ __forceinline__ float loadValue(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  if constexpr (std::is_same_v<T, __half>)
-    return __half2float(v);
+struct Bits {
+  using U = T;
+};
+template <>
+struct Bits<__half> {
+  using U = unsigned short;
+};
+template <class T>
+__device__ __forceinline__ float fromBits(unsigned b) {
+  if constexpr (std::is_same_v<T, unsigned char>)
+    return float(b & 0xffu);
+  else if constexpr (std::is_same_v<T, unsigned short>)
+    return float(b & 0xffffu);
+  else if constexpr (std::is_same_v<T, __half>)
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(b)));
   else
-    return static_cast<float>(v);
+    return __uint_as_float(b);
+}
+// The sums a (the mask) and b (its transpose) as the output type holds them: combined, then u8 and
+// u16 rounded to nearest and saturated, f16 rounded, f32 as they are; in the low bits.
+template <class T>
+__device__ __forceinline__ unsigned toBits(float a, float b, Combine c) {
+  const float s = combineValue(a, b, c);
+  if constexpr (std::is_same_v<T, unsigned char>) {
+    return saturateToByte(s);
+  } else if constexpr (std::is_same_v<T, unsigned short>) {
+    return static_cast<unsigned>(rintf(fminf(fmaxf(s, 0.f), 65535.f)));
+  } else if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __floats2half2_rn(s, 0.f);
+    unsigned w;
+    std::memcpy(&w, &h, sizeof w);
+    return w & 0xffffu;
+  } else {
+    return __float_as_uint(s);
+  }
 }
 
-// The sums a (the mask) and b (its transpose) as the output type holds them: combined, then u8 and
-// u16 rounded to nearest and saturated, f16 rounded, f32 as they are.
-template <class T>
-__device__ __forceinline__ void storeValue(char* p, float a, float b, Combine c) {
-  const float s = combineValue(a, b, c);
-  T v;
-  if constexpr (std::is_same_v<T, unsigned char>)
-    v = saturateToByte(s);
-  else if constexpr (std::is_same_v<T, unsigned short>)
-    v = static_cast<unsigned short>(rintf(fminf(fmaxf(s, 0.f), 65535.f)));
-  else if constexpr (std::is_same_v<T, __half>)
-    v = __float2half_rn(s);
-  else
-    v = s;
-  std::memcpy(p, &v, sizeof(T));
+// A pixel's C values as bit patterns: one load where whole, else C element loads.
+template <class T, int C>
+__device__ __forceinline__ void loadPixel(const char* p, bool whole, unsigned* bits) {
+  constexpr int PB = C * int(sizeof(T)), per = 4 / int(sizeof(T));  // values a 32-bit word
+  if constexpr (PB == 4 || PB == 8 || PB == 16) {
+    if (whole) {
+      unsigned w[PB / 4];
+      if constexpr (PB == 4) {
+        w[0] = *reinterpret_cast<const unsigned*>(p);
+      } else if constexpr (PB == 8) {
+        const uint2 q = *reinterpret_cast<const uint2*>(p);
+        w[0] = q.x, w[1] = q.y;
+      } else {
+        const uint4 q = *reinterpret_cast<const uint4*>(p);
+        w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+      }
+#pragma unroll
+      for (int c = 0; c < C; ++c) bits[c] = per == 1 ? w[c] : w[c / per] >> (8 * int(sizeof(T)) * (c % per));
+      return;
+    }
+  }
+  using U = typename Bits<T>::U;
+#pragma unroll
+  for (int c = 0; c < C; ++c) bits[c] = reinterpret_cast<const U*>(p)[c];
+}
+// And back (bits[c] in the low bits of each).
+template <class T, int C>
+__device__ __forceinline__ void storePixel(char* p, bool whole, const unsigned* bits) {
+  constexpr int PB = C * int(sizeof(T)), per = 4 / int(sizeof(T));
+  if constexpr (PB == 4 || PB == 8 || PB == 16) {
+    if (whole) {
+      unsigned w[PB / 4] = {};
+#pragma unroll
+      for (int c = 0; c < C; ++c) w[c / per] |= per == 1 ? bits[c] : bits[c] << (8 * int(sizeof(T)) * (c % per));
+      if constexpr (PB == 4)
+        *reinterpret_cast<unsigned*>(p) = w[0];
+      else if constexpr (PB == 8)
+        *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
+      else
+        *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+      return;
+    }
+  }
+  using U = typename Bits<T>::U;
+#pragma unroll
+  for (int c = 0; c < C; ++c) reinterpret_cast<U*>(p)[c] = static_cast<U>(bits[c]);
 }
 
 template <class T, int C>
@@ -96,9 +166,10 @@ __global__ void fftPadKernel(const __grid_constant__ Args l, const __grid_consta
     const int sx = borderIndex(x - r, w, l.border), sy = borderIndex(y - r, h, l.border);
     if (sx >= 0 && sy >= 0) {
       const FrameAt fr = frameAt(l, first + g);
-      const char* p = fr.in + std::size_t(sy) * l.pitch + std::size_t(sx) * C * sizeof(T);
+      unsigned bits[C];
+      loadPixel<T, C>(fr.in + std::size_t(sy) * l.pitch + std::size_t(sx) * C * sizeof(T), l.whole, bits);
 #pragma unroll
-      for (int c = 0; c < C; ++c) v[c] = loadValue<T>(p + c * sizeof(T));
+      for (int c = 0; c < C; ++c) v[c] = fromBits<T>(bits[c]);
       if constexpr (!std::is_integral_v<T>) {
         // Each value once: the thread whose place is the value's own.
         bool bad = false;
@@ -148,7 +219,7 @@ __device__ __noinline__ void directSums(const Args& l, const FftPlanes& f, const
       const double wb = f.magnitude ? f.weights[(dx + r) * n + dy + r] : 0.0;  // gy: the transpose
 #pragma unroll
       for (int c = 0; c < C; ++c) {
-        const double v = loadValue<T>(row + (std::size_t(sx) * C + c) * sizeof(T));
+        const double v = fromBits<T>(reinterpret_cast<const typename Bits<T>::U*>(row)[std::size_t(sx) * C + c]);
         sa[c] += wa * v;
         if (f.magnitude) sb[c] += wb * v;
       }
@@ -177,15 +248,13 @@ __global__ void fftPackKernel(const __grid_constant__ Args l, const __grid_const
         if (f.magnitude) b[c] = f.real2[at + plane * c];
       }
   }
-  char* o = fr.out + std::size_t(y) * l.outPitch + std::size_t(x) * C * sizeof(T);
+  unsigned bits[C];
+  if (C == 4 && f.channels == 3)  // the copied 4th channel
+    loadPixel<T, C>(fr.in + std::size_t(y) * l.pitch + std::size_t(x) * C * sizeof(T), l.whole, bits);
 #pragma unroll
-  for (int c = 0; c < C; ++c) {
-    if (c < f.channels)
-      storeValue<T>(o + c * sizeof(T), a[c], b[c], l.combine);
-    else  // the copied 4th channel
-      std::memcpy(o + c * sizeof(T), fr.in + std::size_t(y) * l.pitch + (std::size_t(x) * C + c) * sizeof(T),
-                  sizeof(T));
-  }
+  for (int c = 0; c < C; ++c)
+    if (c < f.channels) bits[c] = toBits<T>(a[c], b[c], l.combine);
+  storePixel<T, C>(fr.out + std::size_t(y) * l.outPitch + std::size_t(x) * C * sizeof(T), l.whole, bits);
 }
 
 dim3 padGrid(const FftPlanes& f) { return dim3(ceilDiv(f.padW, kBlockW), ceilDiv(f.padH, kBlockH), f.frames); }
