@@ -71,11 +71,15 @@ __device__ __forceinline__ FrameAt frameAt(const Args& a, int frame) {
 // F2F result: nvcc 13.0, sm_90).
 template <class T>
 struct Bits {
-  using U = T;
+  using U = T;  // u8, u16: the value is its bits
 };
 template <>
 struct Bits<__half> {
   using U = unsigned short;
+};
+template <>
+struct Bits<float> {
+  using U = unsigned;
 };
 template <class T>
 __device__ __forceinline__ float fromBits(unsigned b) {
