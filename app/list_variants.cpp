@@ -38,7 +38,7 @@ void listVariants(std::ostream& out, int width) {
   constexpr int kTilesWidth = 28;
   std::size_t nameWidth = std::string_view("variant").size();
   std::size_t takesWidth = std::string_view("masks").size();
-  std::size_t framesWidth = std::string_view("frames").size();  // "frames", "u8x4", "all", "u8x1,3,4"
+  std::size_t framesWidth = std::string_view("frames").size();  // "frames", "u8x4", "all", "u8x1,3,4", ...
   for (const Variant& v : variants()) {
     nameWidth = std::max(nameWidth, v.name.size());
     takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
@@ -80,7 +80,8 @@ void listVariants(std::ostream& out, int width) {
                "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
                "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "
                "channels (1 and 3: "
-               "a batch in one run; 4: RGBA8, one frame a run).",
+               "a batch in one run; 4: RGBA8, one frame a run); \"u8,u16,f32\" ones those values in 1, 3 or 4 "
+               "channels and a batch in one run.",
                width))
     out << line << "\n";
 }

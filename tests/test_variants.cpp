@@ -1105,6 +1105,17 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(fixedOrderChoice(p, f32).name, "stream");
     p.filter = makeFilter("gaussian", {.radius = 5});
     EXPECT_EQ(fixedOrderChoice(p, f32).name, "sweep");
+    if (cufftMissingForTests().empty()) {
+      // A full 2D mask on such frames: sweep to r = 7, fft from r = 8 (4K f32x1 r=8 0.28 ms against
+      // sweep's 0.40); f16 frames stay on sweep (fft refuses them).
+      std::mt19937 rng(seedForRun());
+      p.filter = *filterFor("custom", 4, rng);
+      EXPECT_EQ(fixedOrderChoice(p, f32).name, "sweep");
+      p.filter = *filterFor("custom", 8, rng);
+      EXPECT_EQ(fixedOrderChoice(p, f32).name, "fft");
+      const ImageDesc f16{.width = 1920, .height = 1080, .type = PixelType::F16, .channels = 1};
+      EXPECT_EQ(fixedOrderChoice(p, f16).name, "sweep");
+    }
     // r = 2 with fp16 sums: stream at every size; with fp32 sums (a factor that does not fit) past 1080p.
     EXPECT_EQ(pick(makeFilter("box", {.radius = 2})), "stream");
     Filter sharpen = makeFilter("gaussian", {.radius = 2});

@@ -205,11 +205,18 @@ __global__ void fftMultiplyKernel(const __grid_constant__ FftPlanes f) {
   }
 }
 
+// An output pixel's sums: the mask's (a) and, for a gradient magnitude, its transpose's (b).
+template <int C>
+struct PixelSums {
+  float a[C], b[C];
+};
+
 // A frame the transforms cannot take: the output pixel's sums straight from the input, every tap
 // (zero weights too, so that Inf and NaN reach the outputs the reference's reach), in double.
+// Inlined under the launch-wide branch: a call taking the sums by pointer gave every thread of the
+// pack kernel a 32-byte stack frame, and the fast path its local-memory traffic.
 template <class T, int C>
-__device__ __noinline__ void directSums(const Args& l, const FftPlanes& f, const char* in, int x, int y, float* a,
-                                        float* b) {
+__device__ __forceinline__ PixelSums<C> directSums(const Args& l, const FftPlanes& f, const char* in, int x, int y) {
   const int r = f.radius, n = 2 * r + 1, w = l.width, h = l.height;
   double sa[C] = {}, sb[C] = {};
   for (int dy = -r; dy <= r; ++dy) {
@@ -229,8 +236,10 @@ __device__ __noinline__ void directSums(const Args& l, const FftPlanes& f, const
       }
     }
   }
+  PixelSums<C> out;
 #pragma unroll
-  for (int c = 0; c < C; ++c) a[c] = float(sa[c]), b[c] = float(sb[c]);
+  for (int c = 0; c < C; ++c) out.a[c] = float(sa[c]), out.b[c] = float(sb[c]);
+  return out;
 }
 
 template <class T, int C>
@@ -239,17 +248,17 @@ __global__ void fftPackKernel(const __grid_constant__ Args l, const __grid_const
   const int g = blockIdx.z;
   if (x >= l.width || y >= l.height) return;
   const FrameAt fr = frameAt(l, first + g);
-  float a[C] = {}, b[C] = {};
+  PixelSums<C> s{};
   if (f.direct[g]) {
-    directSums<T, C>(l, f, fr.in, x, y, a, b);
+    s = directSums<T, C>(l, f, fr.in, x, y);
   } else {
     const std::size_t plane = f.planeValues(), i = std::size_t(y + f.radius) * f.padW + std::size_t(x + f.radius);
     const std::size_t at = plane * std::size_t(g) * f.channels + i;
 #pragma unroll
     for (int c = 0; c < C; ++c)
       if (c < f.channels) {
-        a[c] = f.real[at + plane * c];
-        if (f.magnitude) b[c] = f.real2[at + plane * c];
+        s.a[c] = f.real[at + plane * c];
+        if (f.magnitude) s.b[c] = f.real2[at + plane * c];
       }
   }
   unsigned bits[C];
@@ -257,7 +266,7 @@ __global__ void fftPackKernel(const __grid_constant__ Args l, const __grid_const
     loadPixel<T, C>(fr.in + std::size_t(y) * l.pitch + std::size_t(x) * C * sizeof(T), l.whole, bits);
 #pragma unroll
   for (int c = 0; c < C; ++c)
-    if (c < f.channels) bits[c] = toBits<T>(a[c], b[c], l.combine);
+    if (c < f.channels) bits[c] = toBits<T>(s.a[c], s.b[c], l.combine);
   storePixel<T, C>(fr.out + std::size_t(y) * l.outPitch + std::size_t(x) * C * sizeof(T), l.whole, bits);
 }
 

@@ -57,9 +57,12 @@ Problem gridWhyNot(const Variant& v, const FilterParams& p, const ImageDesc& ima
                               std::to_string(pad.outputTile.y) + ")");
 }
 
-// Past the checks every variant makes: cuFFT can be loaded, a padded frame fits one plan and its
-// kernels' grids, and for integer frames the float transforms' error with these weights stays
-// within 1 LSB (float frames: within the contract's bound for any plane cuFFT takes).
+// Past the checks every variant makes: not f16 frames, cuFFT can be loaded, a padded frame fits one
+// plan and its kernels' grids, and for integer frames the float transforms' error with these weights
+// stays within 1 LSB (f32 frames: within the contract's bound for any plane cuFFT takes). The
+// transforms' error is a fraction of the frame's largest value, not of each output: f16's contract,
+// 1 ulp of each value, does not hold for values far below the largest (2-4 ulps were measured on
+// small ones), where f32's, relative to the largest, does.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
   const int r = p.filter.mask.radius();
@@ -67,6 +70,12 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   const char* instead = r <= kMax2DRadius ? (rgba8 ? "tensor2d" : "sweep") : "cpu-simd";
   if (const std::string& missing = cufftMissing(); !missing.empty())
     return problem(Code::CannotRun, "variant", missing, "variant", instead);
+  if (image.type == PixelType::F16)
+    return problem(Code::CannotRun, "variant",
+                   "fft: its float transforms err by a fraction of the frame's largest value, not of each output, so "
+                   "f16's contract (1 ulp of every value) does not hold for values far below the largest; sweep "
+                   "takes f16 frames, and fft takes them converted to f32 (within f32's contract)",
+                   "variant", "sweep");
   const FftGeometry g = geometryOf(p, image);
   if (const std::string why = fftSizeProblem(image, g); !why.empty())
     return problem(Code::CannotRun, "variant", why, "variant", instead);
@@ -138,9 +147,11 @@ Variant fftVariant() {
       .description =
           "any mask as a product of spectra (cuFFT, float): the frame extended by the border mode into float planes, "
           "each channel's spectrum times the mask's (made once per mask), transformed back; the cost does not grow "
-          "with the radius (2D masks to r = 64); any pixel type, 1/3/4 channels, a batch's frames in batched "
-          "transforms; a float frame holding Inf, NaN or a value past 1e30 is filtered directly instead",
+          "with the radius (2D masks to r = 64); u8, u16 and f32 values (not f16: its error is relative to the "
+          "frame's largest value), 1/3/4 channels, a batch's frames in batched transforms; an f32 frame holding Inf, "
+          "NaN or a value past 1e30 is filtered directly instead",
       .maxRadius = Mask::kMaxRadius,
+      .images = "u8,u16,f32",
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
