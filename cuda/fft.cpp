@@ -184,6 +184,7 @@ struct FftConvolver::State {
   DeviceBuffer real, real2, complex, complex2, spectrum, maskWeights, direct;
 
   // The planes of a group of `frames` frames.
+  unsigned stamp = 0;  // the last group run's (kernels::FftPlanes::stamp)
   kernels::FftPlanes planes(int frames) const {
     return {real.as<float>(),
             real2.as<float>(),
@@ -191,7 +192,8 @@ struct FftConvolver::State {
             complex2.as<float2>(),
             spectrum.as<const float2>(),
             maskWeights.as<const float>(),
-            direct.as<int>(),
+            direct.as<unsigned>(),
+            stamp,
             geometry.padW,
             geometry.padH,
             radius,
@@ -226,7 +228,11 @@ struct FftConvolver::State {
     real.reserve(std::max(planes, sets) * plane);  // the mask's planes are made in it too
     complex.reserve(std::max(planes, sets) * spec);
     spectrum.reserve(sets * spec);
-    direct.reserve(std::size_t(g.frames) * sizeof(int));
+    if (direct.bytes() < std::size_t(g.frames) * sizeof(unsigned)) {  // new flags: none stamped yet
+      direct.reserve(std::size_t(g.frames) * sizeof(unsigned));
+      CL_CUDA(cudaMemset(direct.get(), 0, direct.bytes()));
+      stamp = 0;
+    }
     if (g.magnitude) {
       real2.reserve(planes * plane);
       complex2.reserve(planes * spec);
@@ -291,8 +297,11 @@ void FftConvolver::run(const kernels::FftLaunch& l, const Mask& mask) {
     const bool whole = frames == g.frames;
     const Plan& forward = whole ? *s.forward : *s.forwardRest;
     const Plan& inverse = whole ? *s.inverse : *s.inverseRest;
+    if (++s.stamp == 0) {  // after 2^32 - 1 runs: the flags start again from zero
+      CL_CUDA(cudaMemsetAsync(s.direct.get(), 0, s.direct.bytes(), l.stream));
+      s.stamp = 1;
+    }
     const kernels::FftPlanes f = s.planes(frames);
-    CL_CUDA(cudaMemsetAsync(f.direct, 0, std::size_t(frames) * sizeof(int), l.stream));
     kernels::fftPad(l, f, first);
     CL_CUFFT(cufft().setStream(forward.get(), l.stream));
     CL_CUFFT(cufft().execR2C(forward.get(), f.real, reinterpret_cast<cufftComplex*>(f.complex)));

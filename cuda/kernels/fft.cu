@@ -179,7 +179,7 @@ __global__ void fftPadKernel(const __grid_constant__ Args l, const __grid_consta
         bool bad = false;
 #pragma unroll
         for (int c = 0; c < C; ++c) bad |= c < f.channels && !(fabsf(v[c]) <= kFftLargestTransformed);
-        if (bad && sx == x - r && sy == y - r) f.direct[g] = 1;
+        if (bad && sx == x - r && sy == y - r) f.direct[g] = f.stamp;
       }
     }
   }
@@ -249,7 +249,7 @@ __global__ void fftPackKernel(const __grid_constant__ Args l, const __grid_const
   if (x >= l.width || y >= l.height) return;
   const FrameAt fr = frameAt(l, first + g);
   PixelSums<C> s{};
-  if (f.direct[g]) {
+  if (f.direct[g] == f.stamp) {
     s = directSums<T, C>(l, f, fr.in, x, y);
   } else {
     const std::size_t plane = f.planeValues(), i = std::size_t(y + f.radius) * f.padW + std::size_t(x + f.radius);

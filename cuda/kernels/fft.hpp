@@ -36,9 +36,11 @@ CL_HD int fftPlaneChannels(const ImageDesc& d, bool filterAlpha) {
 // spectra, padH x (padW / 2 + 1) complex values each; the mask's spectrum, and for a gradient
 // magnitude the transposed mask's right after it, with the second set of planes (real2, complex2)
 // for gy. `weights`: the mask's (2r + 1)^2 weights, row-major, for frames the transforms cannot take;
-// `direct`: one flag a frame of the group, set by the pad kernel where a frame holds such a value
-// (Inf, NaN, or one so large that the transforms' sums could overflow), so that the pack kernel
-// filters that frame directly from its input instead, as the reference does.
+// `direct`: one flag a frame of the group, set to `stamp` (the group's run, never 0) by the pad
+// kernel where a frame holds such a value (Inf, NaN, or one so large that the transforms' sums could
+// overflow), so that the pack kernel filters that frame directly from its input instead, as the
+// reference does; a flag of an earlier run is not this one's, so the flags need no clearing between
+// runs (a memset launch each run cost more than the check).
 struct FftPlanes {
   float* real;
   float* real2;
@@ -46,7 +48,8 @@ struct FftPlanes {
   float2* complex2;
   const float2* spectrum;
   const float* weights;
-  int* direct;
+  unsigned* direct;
+  unsigned stamp;
   int padW, padH, radius, channels, frames;
   bool magnitude;
   CL_HD std::size_t planeValues() const { return std::size_t(padW) * std::size_t(padH); }
@@ -59,7 +62,7 @@ struct FftPlanes {
 constexpr float kFftLargestTransformed = 1e30f;
 
 // Frames first .. first + f.frames - 1 of l, extended by r on every side (the border mode), into the
-// real planes, zeros past them; direct flags set (the caller clears them first).
+// real planes, zeros past them; direct flags set to f.stamp.
 void fftPad(const FftLaunch& l, const FftPlanes& f, int first);
 // complex *= spectrum, per plane (magnitude: complex2 = complex * the second spectrum, first).
 void fftMultiply(const FftLaunch& l, const FftPlanes& f);

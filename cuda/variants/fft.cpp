@@ -27,8 +27,8 @@ kernels::FftLaunch launchOf(const FilterParams& p, const ImageDesc& image) {
 
 // One group's planes, without memory (what the inspector's figures read).
 kernels::FftPlanes planesFor(const FilterParams& p, const FftGeometry& g) {
-  return {nullptr, nullptr, nullptr,     nullptr,    nullptr,  nullptr,    nullptr,
-          g.padW,  g.padH,  radiusOf(p), g.channels, g.frames, g.magnitude};
+  return {nullptr, nullptr, nullptr, nullptr,     nullptr,    nullptr,  nullptr,
+          0,       g.padW,  g.padH,  radiusOf(p), g.channels, g.frames, g.magnitude};
 }
 FftGeometry geometryOf(const FilterParams& p, const ImageDesc& image) {
   return fftGeometry(image, radiusOf(p), p.filterAlpha, p.filter.combine);
