@@ -108,7 +108,11 @@ TypedOptions parse(int argc, char** argv) {
       o.radii.clear();
       for (const auto& s : splitList(next())) o.radii.push_back(toInt(s, "radius"));
     } else if (a == "--custom-radii") {
-      for (const auto& s : splitList(next())) o.customRadii.push_back(toInt(s, "custom radius"));
+      for (const auto& s : splitList(next())) {
+        o.customRadii.push_back(toInt(s, "custom radius"));
+        if (o.customRadii.back() > Mask::kMaxRadius)
+          usage("custom radius '" + s + "' is past " + std::to_string(Mask::kMaxRadius) + ", the largest mask radius");
+      }
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
