@@ -291,9 +291,7 @@ class Band {
       direct(y, job_.mask, s_.a.data());
       if (job_.magnitude) direct(y, job_.maskT, s_.b.data());
     }
-    const int C = job_.C;
-    // The 4th channel is copied from the input: padding always, alpha unless it is filtered.
-    const bool copyFourth = C == 4 && (!job_.d.alpha || !job_.filterAlpha);
+    const bool copyFourth = job_.d.copiesFourth(job_.filterAlpha);
     const unsigned char* src = job_.inRow(frame_, y);
     unsigned char* dst = job_.outRow(frame_, y);
     const T* a = s_.a.data();

@@ -28,11 +28,13 @@ int fftGoodSize(int n) {
   }
 }
 
+std::size_t FftGeometry::spectrumBytes() const { return std::size_t(padW / 2 + 1) * padH * 2 * sizeof(float); }
+std::size_t FftGeometry::frameBytes() const {
+  const std::size_t sets = magnitude ? 2 : 1;
+  return sets * std::size_t(channels) * (planeValues() * sizeof(float) + spectrumBytes());
+}
 std::size_t FftGeometry::deviceBytes() const {
-  const std::size_t plane = planeValues() * sizeof(float);
-  const std::size_t spectrum = std::size_t(padW / 2 + 1) * padH * 2 * sizeof(float);
-  const std::size_t sets = magnitude ? 2 : 1, planes = std::size_t(channels) * frames;
-  return sets * planes * (plane + spectrum) + sets * spectrum;
+  return std::size_t(frames) * frameBytes() + (magnitude ? 2 : 1) * spectrumBytes();
 }
 
 namespace {
@@ -45,15 +47,12 @@ FftGeometry fftGeometry(const ImageDesc& image, int radius, bool filterAlpha, Co
   FftGeometry g;
   g.padW = fftGoodSize(image.width + 2 * radius);
   g.padH = fftGoodSize(image.height + 2 * radius);
-  g.channels = kernels::fftPlaneChannels(image, filterAlpha);
+  g.channels = image.copiesFourth(filterAlpha) ? 3 : image.channels;
   g.magnitude = combine == Combine::Magnitude;
-  // A frame's planes and spectra, both sets for a magnitude.
-  g.frames = 1;
-  const std::size_t perFrame = g.deviceBytes() - (g.magnitude ? 2 : 1) * std::size_t(g.padW / 2 + 1) * g.padH * 8;
-  const std::size_t values = g.planeValues() * std::size_t(g.channels);
-  std::size_t frames = std::max<std::size_t>(1, kFftGroupBytes / std::max<std::size_t>(1, perFrame));
-  frames = std::min<std::size_t>({frames, std::max<std::size_t>(1, kMaxPlanValues / std::max<std::size_t>(1, values)),
-                                  std::size_t(kMaxGroupFrames), std::size_t(std::max(1, image.batch))});
+  const std::size_t values = g.planeValues() * std::size_t(g.channels);  // a frame's, in one plan
+  const std::size_t frames = std::min<std::size_t>(
+      {std::max<std::size_t>(1, kFftGroupBytes / g.frameBytes()), std::max<std::size_t>(1, kMaxPlanValues / values),
+       std::size_t(kMaxGroupFrames), std::size_t(std::max(1, image.batch))});
   g.frames = int(frames);
   g.groups = int((std::max(1, image.batch) + frames - 1) / frames);
   return g;
@@ -183,8 +182,15 @@ struct FftConvolver::State {
   int restFrames = 0;
   DeviceBuffer real, real2, complex, complex2, spectrum, maskWeights, direct;
 
-  // The planes of a group of `frames` frames.
   unsigned stamp = 0;  // the last group run's (kernels::FftPlanes::stamp)
+
+  // Whether the plans made for `geometry` transform g's planes.
+  bool samePlans(const FftGeometry& g) const {
+    return forward && g.padW == geometry.padW && g.padH == geometry.padH && g.channels == geometry.channels &&
+           g.frames == geometry.frames;
+  }
+
+  // The planes of a group of `frames` frames.
   kernels::FftPlanes planes(int frames) const {
     return {real.as<float>(),
             real2.as<float>(),
@@ -205,8 +211,7 @@ struct FftConvolver::State {
   // The plans and planes for this geometry and batch.
   void preparePlans(const FftGeometry& g, int batch) {
     const int rest = batch % g.frames;
-    const bool same = forward && g.padW == geometry.padW && g.padH == geometry.padH &&
-                      g.channels == geometry.channels && g.frames == geometry.frames;
+    const bool same = samePlans(g);
     if (!same) {
       forward.reset();
       inverse.reset();
@@ -224,7 +229,7 @@ struct FftConvolver::State {
     }
     const std::size_t planes = std::size_t(g.channels) * g.frames, sets = g.magnitude ? 2 : 1;
     const std::size_t plane = g.planeValues() * sizeof(float);
-    const std::size_t spec = std::size_t(g.padW / 2 + 1) * g.padH * sizeof(float2);
+    const std::size_t spec = g.spectrumBytes();
     real.reserve(std::max(planes, sets) * plane);  // the mask's planes are made in it too
     complex.reserve(std::max(planes, sets) * spec);
     spectrum.reserve(sets * spec);
@@ -259,7 +264,7 @@ struct FftConvolver::State {
     CL_CUDA(cudaMemcpyAsync(real.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
     CL_CUFFT(cufft().setStream(maskPlan.get(), stream));
     CL_CUFFT(cufft().execR2C(maskPlan.get(), real.as<cufftReal>(), complex.as<cufftComplex>()));
-    const std::size_t spec = std::size_t(g.padW / 2 + 1) * g.padH * sizeof(float2);
+    const std::size_t spec = g.spectrumBytes();
     CL_CUDA(cudaMemcpyAsync(spectrum.get(), complex.get(), sets * spec, cudaMemcpyDeviceToDevice, stream));
     const std::vector<float>& w = mask.weights();
     maskWeights.reserve(w.size() * sizeof(float));
@@ -279,9 +284,7 @@ void FftConvolver::run(const kernels::FftLaunch& l, const Mask& mask) {
   State& s = *s_;
   const int batch = std::max(1, l.image.batch);
   const FftGeometry g = fftGeometry(l.image, mask.radius(), l.filterAlpha, l.combine);
-  const bool same = s.prepared && g.padW == s.geometry.padW && g.padH == s.geometry.padH &&
-                    g.channels == s.geometry.channels && g.frames == s.geometry.frames &&
-                    g.magnitude == s.geometry.magnitude && mask.radius() == s.radius &&
+  const bool same = s.prepared && s.samePlans(g) && g.magnitude == s.geometry.magnitude && mask.radius() == s.radius &&
                     batch % g.frames == s.restFrames;
   if (!same || mask.weights() != s.weights) {
     s.prepared = false;  // not prepared until the spectrum is made

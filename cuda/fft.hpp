@@ -31,12 +31,14 @@ int fftGoodSize(int n);
 // Transform sizes and plane counts for frames `image` describes.
 struct FftGeometry {
   int padW = 0, padH = 0;  // fftGoodSize(width + 2r), fftGoodSize(height + 2r)
-  int channels = 3;        // planes a frame: its filtered channels (kernels::fftPlaneChannels)
+  int channels = 3;        // planes a frame: its filtered channels (not a copied 4th)
   int frames = 1;          // frames a group: the batch, or fewer where its planes pass kFftGroupBytes
   int groups = 1;          // groups the batch takes, transformed one after the other
   bool magnitude = false;  // two masks (gx, gy): a second set of planes and a second inverse
   std::size_t planeValues() const { return std::size_t(padW) * std::size_t(padH); }
-  std::size_t deviceBytes() const;  // one group's planes and the mask's spectra (cuFFT's work area aside)
+  std::size_t spectrumBytes() const;  // one plane's spectrum
+  std::size_t frameBytes() const;     // a frame's planes and spectra (both sets for a magnitude)
+  std::size_t deviceBytes() const;    // one group's planes and the mask's spectra (cuFFT's work area aside)
 };
 // A batch's frames are transformed in groups whose planes (real and complex, both sets for a
 // magnitude) take at most this much device memory, at least one frame a group: a batch of many

@@ -42,8 +42,7 @@ struct Frame {
   unsigned char* outAt(int x, int y) const {
     return out + std::size_t(y) * d.rowPitch() + std::size_t(x) * d.channels * sizeof(T);
   }
-  // The 4th channel is copied from the input: padding always, alpha unless it is filtered.
-  bool copied(int ch, bool filterAlpha) const { return d.channels == 4 && ch == 3 && (!d.alpha || !filterAlpha); }
+  bool copied(int ch, bool filterAlpha) const { return ch == 3 && d.copiesFourth(filterAlpha); }
   void write(int x, int y, const Sums& a, const Sums& b, Combine c, bool filterAlpha) const {
     unsigned char* o = outAt(x, y);
     for (int ch = 0; ch < d.channels; ++ch) {

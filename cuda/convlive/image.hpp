@@ -36,6 +36,9 @@ struct ImageDesc {
     return d;
   }
   bool isRgba8() const { return type == PixelType::U8 && channels == 4; }
+  // Whether the 4th channel is copied from the input rather than filtered: padding always, alpha
+  // unless it is filtered.
+  bool copiesFourth(bool filterAlpha) const { return channels == 4 && (!alpha || !filterAlpha); }
   std::size_t pixelBytes() const { return pixelTypeBytes(type) * std::size_t(channels); }
   std::size_t rowBytes() const { return pixelBytes() * std::size_t(width > 0 ? width : 0); }
   std::size_t rowPitch() const { return pitch ? pitch : rowBytes(); }

@@ -25,12 +25,6 @@ struct FftLaunch {
   cudaStream_t stream;
 };
 
-// The channels a frame's planes hold: every one, but the 4th where it is copied (padding, or alpha
-// not filtered).
-CL_HD int fftPlaneChannels(const ImageDesc& d, bool filterAlpha) {
-  return d.channels == 4 && (!d.alpha || !filterAlpha) ? 3 : d.channels;
-}
-
 // The buffers of one group of frames (cuda/fft.cpp owns them and runs cuFFT between the launches):
 // `frames` x `channels` real planes of padW x padH floats, one after the other (frame-major); their
 // spectra, padH x (padW / 2 + 1) complex values each; the mask's spectrum, and for a gradient

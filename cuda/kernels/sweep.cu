@@ -762,7 +762,7 @@ void launch(const SweepLaunch& l, const MaskT& mask, int radius) {
   a.rowsPerBlock = g.rowsPerBlock;
   a.border = l.border;
   a.combine = l.combine;
-  a.copyFourth = l.image.channels == 4 && (!l.image.alpha || !l.filterAlpha);
+  a.copyFourth = l.image.copiesFourth(l.filterAlpha);
   a.vector = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (a.batch > 1 ? a.frameStride : 0)) % 16 == 0;
   void* args[] = {&a, const_cast<MaskT*>(&mask)};
   CL_CUDA(cudaLaunchKernel(fn, g.grid, dim3(kSweepThreads), args, g.shared, l.stream));

@@ -28,7 +28,7 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
   l.image = image;
   l.border = p.border;
   l.absolute = p.filter.combine == Combine::Abs;
-  l.copyFourth = image.channels == 4 && (!image.alpha || !p.filterAlpha);
+  l.copyFourth = image.copiesFourth(p.filterAlpha);
   l.tileRows = v.tileFor(p).h;
   return l;
 }
