@@ -149,6 +149,13 @@ __device__ __forceinline__ void storePixel(char* p, bool whole, const unsigned* 
   for (int c = 0; c < C; ++c) reinterpret_cast<U*>(p)[c] = static_cast<U>(bits[c]);
 }
 
+// Whether channel c has a plane: always below C - 1 (only a 4th channel may be copied instead), so
+// that the plane loads and stores of those channels carry no branch between them.
+template <int C>
+__device__ __forceinline__ bool hasPlane(const FftPlanes& f, int c) {
+  return c < (C == 4 ? 3 : C) || c < f.channels;
+}
+
 template <class T, int C>
 __global__ void fftPadKernel(const __grid_constant__ Args l, const __grid_constant__ FftPlanes f, int first) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -168,7 +175,7 @@ __global__ void fftPadKernel(const __grid_constant__ Args l, const __grid_consta
         // Each value once: the thread whose place is the value's own.
         bool bad = false;
 #pragma unroll
-        for (int c = 0; c < C; ++c) bad |= c < f.channels && !(fabsf(v[c]) <= kFftLargestTransformed);
+        for (int c = 0; c < C; ++c) bad |= hasPlane<C>(f, c) && !(fabsf(v[c]) <= kFftLargestTransformed);
         if (bad && sx == x - r && sy == y - r) f.direct[g] = f.stamp;
       }
     }
@@ -177,7 +184,7 @@ __global__ void fftPadKernel(const __grid_constant__ Args l, const __grid_consta
   float* planes = f.real + plane * std::size_t(g) * f.channels;
 #pragma unroll
   for (int c = 0; c < C; ++c)
-    if (c < f.channels) planes[plane * c + i] = v[c];
+    if (hasPlane<C>(f, c)) planes[plane * c + i] = v[c];
 }
 
 __global__ void fftMultiplyKernel(const __grid_constant__ FftPlanes f) {
@@ -251,17 +258,19 @@ __global__ void fftPackKernel(const __grid_constant__ Args l, const __grid_const
     const std::size_t at = plane * std::size_t(g) * f.channels + i;
 #pragma unroll
     for (int c = 0; c < C; ++c)
-      if (c < f.channels) {
-        s.a[c] = f.real[at + plane * c];
-        if (f.magnitude) s.b[c] = f.real2[at + plane * c];
-      }
+      if (hasPlane<C>(f, c)) s.a[c] = f.real[at + plane * c];
+    if (f.magnitude) {
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (hasPlane<C>(f, c)) s.b[c] = f.real2[at + plane * c];
+    }
   }
   unsigned bits[C];
   if (C == 4 && f.channels == 3)  // the copied 4th channel
     loadPixel<T, C>(fr.in + std::size_t(y) * l.pitch + std::size_t(x) * C * sizeof(T), l.whole, bits);
 #pragma unroll
   for (int c = 0; c < C; ++c)
-    if (c < f.channels) bits[c] = toBits<T>(s.a[c], s.b[c], l.combine);
+    if (hasPlane<C>(f, c)) bits[c] = toBits<T>(s.a[c], s.b[c], l.combine);
   storePixel<T, C>(fr.out + std::size_t(y) * l.outPitch + std::size_t(x) * C * sizeof(T), l.whole, bits);
 }
 
