@@ -174,11 +174,13 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_GT(work.matrixFlops, work.matrixUseful);
   for (const std::string& note : work.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
   EXPECT_NE(work.notes.at(0).find("figures per pixel of 1 u8 values"), std::string::npos) << work.notes[0];
-  // An RGBA8 batch runs the RGBA8 kernel once a frame, and says so.
+  // An RGBA8 batch runs the RGBA8 kernel in one launch, a frame a grid z, and says so.
   ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);
   rgbaFrames.batch = 4;
-  for (const PassLaunch& pass : ts.describeLaunch(g8, rgbaFrames).passes)
-    EXPECT_NE(pass.note.find("one launch a frame, 4 of them"), std::string::npos) << pass.note;
+  for (const PassLaunch& pass : ts.describeLaunch(g8, rgbaFrames).passes) {
+    EXPECT_EQ(pass.grid.z, 4);
+    EXPECT_NE(pass.note.find("a frame of the batch a grid z"), std::string::npos) << pass.note;
+  }
 
   // One u8x4 frame: the size's description, as it was, with no such note.
   const LaunchDescription rgba = variant("stream").describeLaunch(paramsFor("gaussian", 2), ImageDesc::rgba8(64, 48));

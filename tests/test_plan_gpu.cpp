@@ -464,6 +464,38 @@ TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
   EXPECT_EQ(diff.over, 0) << diff.first;
 }
 
+// tensorstream's RGBA8 kernel on a batch: one launch, a frame a grid z (the description says
+// so), its every instance family: separable masks at each B0 (r = 1; 6, whose weight fragments are
+// read from memory; 12, 20, 32), masks of low rank (sharpen on each side of r = 8, the laplacian,
+// emboss) and gradient magnitudes; alpha filtered and not, every border, odd sizes, padded rows and
+// gaps of 0 to 16 bytes between frames (so that frames start at other alignments than the first);
+// against the reference, outputs and gaps poisoned.
+TEST_F(PlanOnDevice, TensorStreamFiltersAnRgba8BatchInOneLaunch) {
+  const MaskCase cases[] = {{"gaussian", 1},  {"gaussian", 6}, {"box", 12},     {"gaussian", 20},
+                            {"gaussian", 32}, {"sharpen", 2},  {"sharpen", 12}, {"laplacian", 1},
+                            {"emboss", 2},    {"sobel", 1},    {"scharr", 1},   {"sobel", 9}};
+  int ran = 0;
+  for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {16, 40}, {200, 33}})
+    for (const MaskCase& k : cases) {
+      ImageDesc d = ImageDesc::rgba8(w, h);
+      d.pitch = std::size_t(w + int(rng() % 9)) * 4;
+      d.batch = 2 + int(rng() % 4);
+      d.batchStride = d.pitch * std::size_t(h) + 4 * (rng() % 5);
+      FilterSpec s = specFor(k, "tensorstream");
+      s.filterAlpha = rng() % 2;
+      Problem why;
+      Plan plan = Plan::make(s, d, {}, why);
+      ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " " << d.str() << ": " << why.text();
+      for (const PassLaunch& pass : plan.launches().passes) {
+        EXPECT_EQ(pass.grid.z, d.batch) << pass.kernel << ": a frame a grid z";
+        EXPECT_NE(pass.note.find("a frame of the batch a grid z"), std::string::npos) << pass.note;
+      }
+      expectEqualsReference(plan, d);
+      ++ran;
+    }
+  EXPECT_EQ(ran, 4 * 12);
+}
+
 // Frames taller than a grid's 65535 rows of blocks times a block's rows (1 and 3 pixels wide,
 // 2.2 M rows: past every default tile's limit but tensorstream's): every GPU variant filters them
 // within 1 LSB or refuses them, naming the tallest frame it takes and a variant that takes this

@@ -314,6 +314,16 @@ __device__ __forceinline__ void makeWeightFragments(const Factors& m, int terms,
   }
 }
 
+// The block's frame of a batch (grid z; Launch::frames), its input and output.
+__device__ __forceinline__ const uchar4* frameIn(const Launch& l) {
+  return reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) +
+                                         l.inFrameStride * std::size_t(blockIdx.z));
+}
+__device__ __forceinline__ uchar4* frameOut(const Launch& l) {
+  return reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) +
+                                   l.outFrameStride * std::size_t(blockIdx.z));
+}
+
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
 // six, r <= 24 four and eight, r <= 32 five and ten (ptxas -v, sm_90, alpha kept: about 80, 107,
 // 156 and 176 registers). Every blur at r <= 8 (alpha kept, one fp16 intermediate) is held to 80 registers,
@@ -379,7 +389,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
   // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % stages by cp.async.
   const int xl = x0 - apron + 4 * t;
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % 16 == 0;
+  const bool aligned = (reinterpret_cast<std::size_t>(frameIn(l)) | l.inPitch) % 16 == 0;
   const bool fast = aligned && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
   auto issue = [&](int q, int stage) {
     unsigned char* st = ring + stage * S::StageBytes;
@@ -391,11 +401,11 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
         for (int c = 0; c < KC; ++c)
           *reinterpret_cast<uint4*>(st + S::offset(row, 64 * c + 16 * t)) = make_uint4(0, 0, 0, 0);
       } else if (fast) {
-        const uchar4* src = rowPtr(l.in, l.inPitch, sy) + xl;
+        const uchar4* src = rowPtr(frameIn(l), l.inPitch, sy) + xl;
 #pragma unroll
         for (int c = 0; c < KC; ++c) copyAsync<16, true>(st + S::offset(row, 64 * c + 16 * t), src + 16 * c);
       } else {
-        stageBorderedChunks<B0>(rowPtr(l.in, l.inPitch, sy), l.width, l.border, aligned, st, row, xl, t);
+        stageBorderedChunks<B0>(rowPtr(frameIn(l), l.inPitch, sy), l.width, l.border, aligned, st, row, xl, t);
       }
     }
   };
@@ -456,7 +466,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   uint4 pixelsPast[kCarryPixels ? AS : 1][2];
 
   const bool fullWidth = x0 + 16 <= l.width;
-  const bool outAligned = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
+  const bool outAligned = (reinterpret_cast<std::size_t>(frameOut(l)) | l.outPitch) % 16 == 0;
 
   int stage = 0;     // q % stages
   int next = ahead;  // (q + ahead) % stages (stages > ahead)
@@ -604,7 +614,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
                                       packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y, carried ? 1 : 3),
                                       packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z, carried ? 2 : 3),
                                       packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w, 3));
-          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(l.out, l.outPitch, y)) + x0 + 4 * t;
+          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(frameOut(l), l.outPitch, y)) + x0 + 4 * t;
           if (full) {
             *reinterpret_cast<uint4*>(row) = px;
           } else if (y < y0 + rows) {
@@ -809,14 +819,18 @@ struct Ring {
   int ahead;
   StripSchedule schedule;
 };
+// A batch's frames (grid z) share the GPU's slots: a frame's share is what its schedule sees.
+inline int frameSlots(int slots, int frames) { return slots > 0 ? std::max(1, slots / std::max(1, frames)) : slots; }
 template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false,
           bool Mag = false>
 Ring ringOf(const Launch& l, int radius, int terms = 1) {
-  const int slots1 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>(l, 1, terms);
+  const int slots1 =
+      frameSlots(tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>(l, 1, terms), l.frames);
   Ring ring{1, scheduleOf<B0>(l, radius, slots1, edgeDivisorOf<B0>(l, radius, slots1))};
   if (slots1 == 0) return ring;  // no device: the schedule and description need no depth
   if (B0 == 1 || long(ring.schedule.entries) * ring.schedule.segments <= slots1) return ring;
-  const int slots2 = tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>(l, 2, terms);
+  const int slots2 =
+      frameSlots(tensorStreamSlots<B0, NCH, Out, SplitH, Fetched, Terms, OneTerm, Mag>(l, 2, terms), l.frames);
   if (slots2 < slots1) return ring;
   ring.ahead = 2;
   if (slots2 != slots1) ring.schedule = scheduleOf<B0>(l, radius, slots2);
@@ -839,6 +853,23 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
   return scaled;
 }
 
+// A launch's grid: the schedule's entries x segments, x the batch's frames (grid z, at most
+// 65535 a launch; a larger batch takes a launch per 65535 frames). kernel(l, m, sched, rest...).
+template <class Kernel, class Mask, class... Rest>
+void launchFrames(Kernel kernel, const StripSchedule& s, std::size_t shared, const Launch& l, const Mask& m,
+                  Rest... rest) {
+  constexpr int kMaxGridZ = 65535;
+  for (int f0 = 0; f0 < l.frames; f0 += kMaxGridZ) {
+    Launch c = l;
+    c.frames = std::min(kMaxGridZ, l.frames - f0);
+    c.in = reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) +
+                                           l.inFrameStride * std::size_t(f0));
+    c.out = reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) + l.outFrameStride * std::size_t(f0));
+    launchDependent(kernel, dim3(s.entries, s.segments, c.frames), dim3(tensorStreamThreads(l)), shared, l.stream, c, m,
+                    s, rest...);
+  }
+}
+
 template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
 void launchTensorStream(const Launch& l, const MaskSep& m, const unsigned* fragments) {
   const Ring ring = ringOf<B0, NCH, Out, SplitH, Fetched>(l, m.radius);
@@ -846,16 +877,14 @@ void launchTensorStream(const Launch& l, const MaskSep& m, const unsigned* fragm
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>);
   constexpr auto kernel = kernelOf<B0, NCH, Out, SplitH, Fetched>();
   allowSharedBytes(kernel, shared);
-  const dim3 grid(s.entries, s.segments), block(tensorStreamThreads(l));
   if constexpr (Fetched) {
     if (!fragments || reinterpret_cast<std::uintptr_t>(fragments) % 16)
       throw std::invalid_argument(
           "tensorstream: at r = " + std::to_string(m.radius) +
           " its weight fragments (tensorStreamFragments) must be in device memory, 16-byte aligned");
-    launchDependent(kernel, grid, block, shared, l.stream, l, scaledForTensorInputs(m), s, ring.ahead,
-                    reinterpret_cast<const uint4*>(fragments));
+    launchFrames(kernel, s, shared, l, scaledForTensorInputs(m), ring.ahead, reinterpret_cast<const uint4*>(fragments));
   } else {
-    launchDependent(kernel, grid, block, shared, l.stream, l, scaledForTensorInputs(m), s, ring.ahead);
+    launchFrames(kernel, s, shared, l, scaledForTensorInputs(m), ring.ahead);
   }
 }
 
@@ -989,7 +1018,7 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
              std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) + ", " +
              (K::splitH ? "fp16 high + low" : "fp16") + ">";
   if (Terms && !Mag) p.kernel += " (" + std::to_string(terms) + " terms)";
-  p.grid = dimsOf(s.entries, s.segments);
+  p.grid = dimsOf(s.entries, s.segments, std::min(l.frames, 65535));
   p.block = dimsOf(tensorStreamThreads(l));
   p.threadsPerBlock = tensorStreamThreads(l);
   p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;

@@ -31,8 +31,7 @@ void launchMagnitude(const Launch& l, const MaskSep& m) {
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>, 2);
   constexpr auto kernel = kernelOf<B0, NCH, kClamp, SplitH, false, true, false, true>();
   allowSharedBytes(kernel, shared);
-  launchDependent(kernel, dim3(s.entries, s.segments), dim3(tensorStreamThreads(l)), shared, l.stream, l, scaled, s,
-                  ring.ahead);
+  launchFrames(kernel, s, shared, l, scaled, ring.ahead);
 }
 
 }  // namespace

@@ -66,8 +66,7 @@ void launchInstance(const Launch& l, const MaskTerms& m) {
   const std::size_t shared = sharedBytes<B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<B0, NCH>, m.terms);
   constexpr auto kernel = kernelOf<B0, NCH, Out, SplitH, false, true, OneTerm>();
   allowSharedBytes(kernel, shared);
-  launchDependent(kernel, dim3(s.entries, s.segments), dim3(tensorStreamThreads(l)), shared, l.stream, l, scaled, s,
-                  ring.ahead);
+  launchFrames(kernel, s, shared, l, scaled, ring.ahead);
 }
 
 // One term left once the centre is folded (sharpen): the instance that knows it has one.

@@ -89,31 +89,38 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   return sharedWhyNot(v, kernels::tensorStreamSharedBytes(t.w, p.filter.mask.radius(), p.filterAlpha, termsOf(p)));
 }
 
-// The weight fragments, where the kernel reads them from memory, are mirrored on the device once
-// per mask.
-void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
-  Prepared& pp = prepared(v, p, in, out, ws);
+// l's frames (one, or an RGBA8 batch in one launch). The weight fragments, where the kernel reads
+// them from memory, are mirrored on the device once per mask.
+void runLaunch(const FilterParams& p, const kernels::Launch& l, Prepared& pp, Workspace& ws) {
   if (magnitude(p)) {
-    kernels::tensorStreamMagnitude(launchOf(v, p, in, out, s), pp.sep(), !pp.halfTerms().halfIntermediate);
+    kernels::tensorStreamMagnitude(l, pp.sep(), !pp.halfTerms().halfIntermediate);
     return;
   }
   if (asTerms(p)) {
-    kernels::tensorStreamTerms(launchOf(v, p, in, out, s), pp.terms(), !pp.halfTerms().halfIntermediate);
+    kernels::tensorStreamTerms(l, pp.terms(), !pp.halfTerms().halfIntermediate);
     return;
   }
   const HalfWeightsPlan& plan = pp.halfSeparable();
   const std::vector<unsigned>& fragments = pp.tensorStreamFragments();
-  const unsigned* fragmentsDevice = fragments.empty() ? nullptr : ws.impl().fragments.upload(fragments, s);
-  kernels::tensorStream(launchOf(v, p, in, out, s), pp.sep(), fragmentsDevice, !plan.halfIntermediate,
+  const unsigned* fragmentsDevice = fragments.empty() ? nullptr : ws.impl().fragments.upload(fragments, l.stream);
+  kernels::tensorStream(l, pp.sep(), fragmentsDevice, !plan.halfIntermediate,
                         p.filter.combine == Combine::Identity && plan.sumsInByteRange);
 }
 
+void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
+  runLaunch(p, launchOf(v, p, in, out, s), prepared(v, p, in, out, ws), ws);
+}
+
+// RGBA8 frames, `frames` of them in one launch (grid z).
+LaunchDescription describeFrames(const Variant& v, const FilterParams& p, int w, int h, int frames) {
+  kernels::Launch l = launchFor(v, p, w, h);
+  l.frames = frames;
+  if (magnitude(p)) return kernels::describeTensorStreamMagnitude(l, radiusOf(p), splitIntermediate(p));
+  if (asTerms(p)) return kernels::describeTensorStreamTerms(l, radiusOf(p), termsOf(p), splitIntermediate(p));
+  return kernels::describeTensorStream(l, radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
+}
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
-  if (magnitude(p))
-    return kernels::describeTensorStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
-  if (asTerms(p))
-    return kernels::describeTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
-  return kernels::describeTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
+  return describeFrames(v, p, w, h, 1);
 }
 // A mask of low rank's model says its terms, where they come from and the error plan's bound.
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
@@ -145,8 +152,8 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   return m;
 }
 
-// RGBA8 frames: one at a time through run(), rows 4 bytes apart; u8x1 and u8x3 frames (a batch in
-// one launch): separable masks, masks of low rank and gradient magnitudes on the typed kernel, with
+// RGBA8 frames and their batches (one launch, a frame a grid z), rows 4 bytes apart; u8x1 and u8x3
+// frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the typed kernel, with
 // the RGBA8 kernel's error plans (the same byte values) and the same checks past them.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
@@ -201,14 +208,14 @@ kernels::TypedTensorStreamLaunch typedLaunchOf(const Variant& v, const FilterPar
   return l;
 }
 
-// Typed frames: the typed kernel's launch. RGBA8 batches: the RGBA8 kernel's, once a frame.
+// Typed frames: the typed kernel's launch. RGBA8 batches: the RGBA8 kernel's, a frame a grid z.
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
-    LaunchDescription d = describe(v, p, image.width, image.height);
+    LaunchDescription d = describeFrames(v, p, image.width, image.height, image.batch);
     if (image.batch > 1)
       for (PassLaunch& pass : d.passes)
-        pass.note += (pass.note.empty() ? "" : "; ") + std::string("one launch a frame, ") +
-                     std::to_string(image.batch) + " of them";
+        pass.note += (pass.note.empty() ? "" : "; ") + std::string("a frame of the batch a grid z") +
+                     (image.batch > 65535 ? ", a launch per 65535 frames" : "");
     return d;
   }
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
@@ -223,14 +230,15 @@ WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDes
 
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
-  if (image.isRgba8()) {
-    if (Problem why = v.whyNot(p, image)) throw ProblemError(why);
-    const std::size_t stride = image.frameStride(), pitch = image.rowPitch();
-    for (int f = 0; f < image.batch; ++f) {
-      const std::size_t at = stride * std::size_t(f);
-      run(v, p, ConstImageView(static_cast<const std::uint8_t*>(in) + at, image.width, image.height, pitch),
-          ImageView{static_cast<std::uint8_t*>(out) + at, image.width, image.height, pitch}, ws, s);
-    }
+  if (image.isRgba8()) {  // the batch in one launch
+    Prepared& pp = prepared(v, p, image, ws);
+    const std::size_t pitch = image.rowPitch();
+    kernels::Launch l =
+        launchOf(v, p, ConstImageView(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch),
+                 ImageView{static_cast<std::uint8_t*>(out), image.width, image.height, pitch}, s);
+    l.frames = image.batch;
+    l.inFrameStride = l.outFrameStride = image.frameStride();
+    runLaunch(p, l, pp, ws);
     return;
   }
   Prepared& pp = prepared(v, p, image, ws);
@@ -262,8 +270,9 @@ Variant tensorStreamVariant() {
           "registers (fp16 factors, the intermediate as fp16, or fp16 high + low parts where the error bound needs "
           "them), within 1 LSB; masks of low rank (sharpen, emboss, laplacian, up to 4 separable terms) in the same "
           "pass, each term's products summed in the same accumulators; the gradient magnitude of a separable mask "
-          "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store; u8x1 and u8x3 "
-          "frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes, a warp on "
+          "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store; an RGBA8 batch "
+          "in one launch (a frame a grid z); u8x1 and u8x3 frames (a batch in one launch): separable masks, masks of "
+          "low rank and gradient magnitudes, a warp on "
           "four 16-pixel strips of grey (two for a magnitude) or one of RGB",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
