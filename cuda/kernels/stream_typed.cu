@@ -55,8 +55,10 @@ TypeEntry entryFor(PixelType t) {
 }  // namespace
 
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m) {
-  if (m.radius < kTypedStreamMinRadius || m.radius > kTypedStreamMaxRadius)
-    throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance (1..4)");
+  if (const int most = typedStreamMaxRadius(l.image.type, l.image.channels);
+      m.radius < kTypedStreamMinRadius || m.radius > most)
+    throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance for " +
+                                l.image.str() + " (1.." + std::to_string(most) + ")");
   if (l.image.width < 1 || l.image.height < 1 || l.image.batch < 1) return;
   entryFor(l.image.type).launch(l, m);
 }

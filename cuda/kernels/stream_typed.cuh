@@ -31,7 +31,8 @@ constexpr int kAhead = 7;  // input rows in flight per warp
 // kept 4th channel is read back from the output row's centre row (in registers, the 2r + 1 rows'
 // 4th channels made the r = 4 instances spill).
 constexpr int kRing = 16;
-static_assert(kRing >= kAhead + 1 + kTypedStreamMaxRadius, "the centre row stays in the ring");
+static_assert(kRing >= kAhead + 1 + kTypedStreamMaxRadiusF32x1 && kTypedStreamMaxRadiusF32x1 >= kTypedStreamMaxRadius,
+              "the centre row stays in the ring");
 
 struct Args {
   const char* in;
@@ -370,8 +371,9 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
 }
 
 // f(std::integral_constant<int, C>{}, std::integral_constant<int, R>{}) for l's channel count and
-// `radius`: the instance of each that a type's file compiles; what f returns.
-template <class F>
+// `radius`: the instance of each that a type's file compiles (r = 5..8 for f32 grey only:
+// typedStreamMaxRadius); what f returns.
+template <class T, class F>
 auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
   auto forRadius = [&](auto c) -> decltype(f(c, std::integral_constant<int, 1>{})) {
     switch (radius) {
@@ -384,7 +386,21 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
       case 4:
         return f(c, std::integral_constant<int, 4>{});
     }
-    throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no typed instance (1..4)");
+    if constexpr (std::is_same_v<T, float> && decltype(c)::value == 1) {
+      switch (radius) {
+        case 5:
+          return f(c, std::integral_constant<int, 5>{});
+        case 6:
+          return f(c, std::integral_constant<int, 6>{});
+        case 7:
+          return f(c, std::integral_constant<int, 7>{});
+        case 8:
+          return f(c, std::integral_constant<int, 8>{});
+      }
+    }
+    throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no typed instance for " +
+                                l.image.str() + " (1.." +
+                                std::to_string(typedStreamMaxRadius(l.image.type, l.image.channels)) + ")");
   };
   switch (l.image.channels) {
     case 1:
@@ -399,13 +415,14 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
 
 template <class T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
-  withInstance(l, m.radius, [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value>(l, m); });
+  withInstance<T>(l, m.radius,
+                  [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value>(l, m); });
 }
 
 template <class T>
 LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
-  return withInstance(l, radius,
-                      [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value>(l); });
+  return withInstance<T>(
+      l, radius, [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value>(l); });
 }
 
 }  // namespace convlive::kernels::typed

@@ -16,7 +16,15 @@ namespace convlive::kernels {
 
 inline constexpr int kTypedStreamMinRadius = 1;
 inline constexpr int kTypedStreamMaxRadius = 4;  // the column window lives in registers
-inline constexpr int kTypedStreamWarps = 4;      // warps a block, each with its own units and ring
+// f32 frames of one channel (grey, and channels-first planes) go to r = 8: a lane's 4 values keep
+// 2r + 1 pending rows in 68 registers at r = 8 (128 in all, no spill); 16-bit values (8 a lane)
+// would need twice that.
+inline constexpr int kTypedStreamMaxRadiusF32x1 = 8;
+// The largest radius the typed kernel takes on frames of this type and channel count.
+constexpr int typedStreamMaxRadius(PixelType type, int channels) {
+  return type == PixelType::F32 && channels == 1 ? kTypedStreamMaxRadiusF32x1 : kTypedStreamMaxRadius;
+}
+inline constexpr int kTypedStreamWarps = 4;  // warps a block, each with its own units and ring
 
 struct TypedStreamLaunch {
   const void* in;
@@ -49,7 +57,7 @@ constexpr int typedStreamOutValues(int typeBytes, int channels, int radius) {
 // segment of tileRows a warp).
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps,
                              int edgeDivisor = kStreamEdgeDivisor);
-// Separable, radius kTypedStreamMinRadius..kTypedStreamMaxRadius, fp32 sums.
+// Separable, radius kTypedStreamMinRadius..typedStreamMaxRadius(type, channels), fp32 sums.
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
 // What streamTyped launches for l (pointers and stream not read).
 LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius);

@@ -101,16 +101,20 @@ Problem fp32SumsWhyNot(const Variant& v, const FilterParams& p, PixelType type) 
 }
 
 Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height) {
+  return commonWhyNot(v, p, width, height, v.maxRadius);
+}
+
+Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height, int maxRadius) {
   if (Problem why = maskWhyNot(v, p)) return why;
   if (width < 1 || height < 1)
     return problem(Code::Invalid, "",
                    "the frame is " + std::to_string(width) + "x" + std::to_string(height) +
                        ": width and height must be at least 1");
   const int r = p.filter.mask.radius();
-  if (r > v.maxRadius)
+  if (r > maxRadius)
     return problem(
         Code::CannotRun, "radius",
-        v.name + " takes radius up to " + std::to_string(v.maxRadius) + " (asked for " + std::to_string(r) + ")",
+        v.name + " takes radius up to " + std::to_string(maxRadius) + " (asked for " + std::to_string(r) + ")",
         r <= kMaxSepRadius && p.filter.mask.separable() ? "variant" : "",
         r <= kMaxSepRadius && p.filter.mask.separable() ? "separable" : "");
   if (!v.tiles.empty())

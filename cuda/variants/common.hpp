@@ -139,6 +139,8 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p);
 // Checks every variant shares: the masks it takes, the frame, the radius, the tile, the device.
 // The whole whyNot of the variants that need nothing more.
 Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height);
+// The same with the radius up to maxRadius instead of the variant's (frames it takes further).
+Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height, int maxRadius);
 // Whether `bytes` of shared memory a block fit the device's opt-in limit.
 Problem sharedWhyNot(const Variant& v, std::size_t bytes);
 // The tensor-core variants: fp16 mma.sync m16n8k16 needs compute capability 8.0, and the mask must
