@@ -1105,14 +1105,16 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(fixedOrderChoice(p, f32).name, "stream");
     p.filter = makeFilter("gaussian", {.radius = 5});
     EXPECT_EQ(fixedOrderChoice(p, f32).name, "sweep");
-    // f32 grey frames: stream to r = 8 (4K r=5 0.040 ms against sweep's 0.055, r=8 0.056 against 0.061).
-    const ImageDesc f32Grey{.width = 3840, .height = 2160, .type = PixelType::F32, .channels = 1};
-    for (int r : {5, 8}) {
-      p.filter = makeFilter("gaussian", {.radius = r});
-      EXPECT_EQ(fixedOrderChoice(p, f32Grey).name, "stream") << r;
+    // 16- and 32-bit grey frames: stream to r = 8, then sweep.
+    for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32}) {
+      const ImageDesc grey{.width = 3840, .height = 2160, .type = t, .channels = 1};
+      for (int r : {5, 8}) {
+        p.filter = makeFilter("gaussian", {.radius = r});
+        EXPECT_EQ(fixedOrderChoice(p, grey).name, "stream") << grey.str() << " r=" << r;
+      }
+      p.filter = makeFilter("gaussian", {.radius = 9});
+      EXPECT_EQ(fixedOrderChoice(p, grey).name, "sweep") << grey.str();
     }
-    p.filter = makeFilter("gaussian", {.radius = 9});
-    EXPECT_EQ(fixedOrderChoice(p, f32Grey).name, "sweep");
     if (cufftMissingForTests().empty()) {
       // A full 2D mask on such frames: sweep to r = 7, fft from r = 8 (4K f32x1 r=8 0.28 ms against
       // sweep's 0.40); f16 frames stay on sweep (fft refuses them).

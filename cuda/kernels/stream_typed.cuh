@@ -31,7 +31,7 @@ constexpr int kAhead = 7;  // input rows in flight per warp
 // kept 4th channel is read back from the output row's centre row (in registers, the 2r + 1 rows'
 // 4th channels made the r = 4 instances spill).
 constexpr int kRing = 16;
-static_assert(kRing >= kAhead + 1 + kTypedStreamMaxRadiusF32x1 && kTypedStreamMaxRadiusF32x1 >= kTypedStreamMaxRadius,
+static_assert(kRing >= kAhead + 1 + kTypedStreamMaxRadiusGrey && kTypedStreamMaxRadiusGrey >= kTypedStreamMaxRadius,
               "the centre row stays in the ring");
 
 struct Args {
@@ -371,8 +371,8 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
 }
 
 // f(std::integral_constant<int, C>{}, std::integral_constant<int, R>{}) for l's channel count and
-// `radius`: the instance of each that a type's file compiles (r = 5..8 for f32 grey only:
-// typedStreamMaxRadius); what f returns.
+// `radius`: the instance of each that a type's file compiles (r = 5..8 for 16- and 32-bit grey
+// only: typedStreamMaxRadius); what f returns.
 template <class T, class F>
 auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
   auto forRadius = [&](auto c) -> decltype(f(c, std::integral_constant<int, 1>{})) {
@@ -386,7 +386,7 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
       case 4:
         return f(c, std::integral_constant<int, 4>{});
     }
-    if constexpr (std::is_same_v<T, float> && decltype(c)::value == 1) {
+    if constexpr (!std::is_same_v<T, unsigned char> && decltype(c)::value == 1) {
       switch (radius) {
         case 5:
           return f(c, std::integral_constant<int, 5>{});

@@ -16,13 +16,13 @@ namespace convlive::kernels {
 
 inline constexpr int kTypedStreamMinRadius = 1;
 inline constexpr int kTypedStreamMaxRadius = 4;  // the column window lives in registers
-// f32 frames of one channel (grey, and channels-first planes) go to r = 8: a lane's 4 values keep
-// 2r + 1 pending rows in 68 registers at r = 8 (128 in all, no spill); 16-bit values (8 a lane)
-// would need twice that.
-inline constexpr int kTypedStreamMaxRadiusF32x1 = 8;
+// 16- and 32-bit frames of one channel (grey, and channels-first planes) go to r = 8 with 4 values
+// a lane: 2r + 1 pending rows in 68 registers at r = 8 (106-128 in all, no spill). 8 values a lane
+// (u8; 16-bit values at r <= 4) would need twice that, and 3 or 4 channels as many apron lanes.
+inline constexpr int kTypedStreamMaxRadiusGrey = 8;
 // The largest radius the typed kernel takes on frames of this type and channel count.
 constexpr int typedStreamMaxRadius(PixelType type, int channels) {
-  return type == PixelType::F32 && channels == 1 ? kTypedStreamMaxRadiusF32x1 : kTypedStreamMaxRadius;
+  return type != PixelType::U8 && channels == 1 ? kTypedStreamMaxRadiusGrey : kTypedStreamMaxRadius;
 }
 inline constexpr int kTypedStreamWarps = 4;  // warps a block, each with its own units and ring
 
@@ -42,7 +42,10 @@ struct TypedStreamLaunch {
 // for (type bytes, channels, radius) has them: one copy of 16 bytes a lane (8 u16 or f16, 4 f32
 // values), or 8 u8 values (16 took 106 registers at r = 1, 4 blocks an SM, and half the strips:
 // 4K u8x1 r = 1 0.0248 ms against 0.0233 for r = 2 at 8, H200).
-constexpr int typedStreamLaneValues(int typeBytes, int /*radius*/) { return typeBytes == 1 ? 8 : 16 / typeBytes; }
+// Past r = 4 (grey only), 16-bit values go 4 a lane (8-byte copies), so that the column window fits.
+constexpr int typedStreamLaneValues(int typeBytes, int radius) {
+  return typeBytes == 1 ? 8 : typeBytes == 2 && radius > kTypedStreamMaxRadius ? 4 : 16 / typeBytes;
+}
 constexpr int typedStreamApronLanes(int typeBytes, int channels, int radius) {
   const int v = typedStreamLaneValues(typeBytes, radius);
   return (radius * channels + v - 1) / v;

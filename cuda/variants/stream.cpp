@@ -38,8 +38,8 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
 bool rgba8Kernel(const ImageDesc& image) { return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0; }
 
 // The typed kernel past r = 4 holds 2r + 1 rows of a lane's values in registers only where a lane
-// has 4 of them: f32 frames of one channel, to r = 8 (the variant's maxRadius, 4, is the RGBA8
-// kernel's and every other frame's).
+// has 4 of them: 16- and 32-bit frames of one channel, to r = 8 (the variant's maxRadius, 4, is the
+// RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(image)) return commonWhyNot(v, p, image.width, image.height);
   const int most = kernels::typedStreamMaxRadius(image.type, image.channels), r = radiusOf(p);
@@ -47,8 +47,8 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
     return problem(Problem::Code::CannotRun, "radius",
                    "stream takes radius up to " + std::to_string(most) + " on " + pixelTypeName(image.type) + "x" +
                        std::to_string(image.channels) + " frames (" +
-                       std::to_string(kernels::kTypedStreamMaxRadiusF32x1) +
-                       " on f32 frames of one channel; asked for " + std::to_string(r) + ")",
+                       std::to_string(kernels::kTypedStreamMaxRadiusGrey) +
+                       " on 16- and 32-bit frames of one channel; asked for " + std::to_string(r) + ")",
                    "variant", "sweep");
   if (Problem why = commonWhyNot(v, p, image.width, image.height, most)) return why;
   if (r < kernels::kTypedStreamMinRadius)
@@ -96,11 +96,12 @@ Variant streamVariant() {
   return {
       .name = "stream",
       .description =
-          "separable, r <= 4 (f32 frames of one channel: r <= 8), any pixel type and a batch in one launch: each warp "
+          "separable, r <= 4 (16- and 32-bit frames of one channel: r <= 8), any pixel type and a batch in one launch: "
+          "each warp "
           "walks down a strip; rows stream in "
           "through a cp.async ring, row taps by warp shuffles, the column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32",
-      .maxRadius = kernels::kStreamMaxRadius,  // f32 frames of one channel: kTypedStreamMaxRadiusF32x1
+      .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
       .takes = MaskTakes::OneSeparable,
