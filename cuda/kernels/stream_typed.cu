@@ -11,7 +11,7 @@ namespace convlive::kernels {
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps, int edgeDivisor) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
-  const int v = typedStreamLaneValues(tb, radius), lanes = typedStreamApronLanes(tb, c, radius);
+  const int v = typedStreamLaneValues(tb, c, radius), lanes = typedStreamApronLanes(tb, c, radius);
   const int outV = typedStreamOutValues(tb, c, radius), rowValues = d.width * c;
   StreamUnits u{};
   u.strips = static_cast<int>(ceilDiv(rowValues, outV));
@@ -70,7 +70,7 @@ LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius) {
 WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
-  const int v = typedStreamLaneValues(tb, radius), lanes = typedStreamApronLanes(tb, c, radius);
+  const int v = typedStreamLaneValues(tb, c, radius), lanes = typedStreamApronLanes(tb, c, radius);
   const int outV = typedStreamOutValues(tb, c, radius), sh = std::max(1, l.tileRows);
   // A warp's unit: 32 lanes of v values down sh + 2r staged rows, for outV values down sh rows.
   const double staged = 32.0 * v * (sh + 2 * radius), made = double(outV) * sh;

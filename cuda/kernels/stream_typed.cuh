@@ -47,7 +47,7 @@ struct Args {
 
 template <class T, int C, int R>
 struct Shape {
-  static constexpr int V = typedStreamLaneValues(sizeof(T), R);  // values a lane
+  static constexpr int V = typedStreamLaneValues(sizeof(T), C, R);  // values a lane
   static constexpr int VPW = Values<T>::kPerWord;
   static constexpr int W = V / VPW;  // 32-bit words a lane
   static constexpr int B = 4 * W;    // bytes a lane: 8, 16 or 32

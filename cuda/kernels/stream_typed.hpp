@@ -41,17 +41,21 @@ struct TypedStreamLaunch {
 // A lane's values, its apron lanes on each side and a warp's output values a row, as the kernel
 // for (type bytes, channels, radius) has them: one copy of 16 bytes a lane (8 u16 or f16, 4 f32
 // values), or 8 u8 values (16 took 106 registers at r = 1, 4 blocks an SM, and half the strips:
-// 4K u8x1 r = 1 0.0248 ms against 0.0233 for r = 2 at 8, H200).
-// Past r = 4 (grey only), 16-bit values go 4 a lane (8-byte copies), so that the column window fits.
-constexpr int typedStreamLaneValues(int typeBytes, int radius) {
-  return typeBytes == 1 ? 8 : typeBytes == 2 && radius > kTypedStreamMaxRadius ? 4 : 16 / typeBytes;
+// 4K u8x1 r = 1 0.0248 ms against 0.0233 for r = 2 at 8, H200). 16-bit values of one channel go 4
+// a lane (8-byte copies) from r = 3: half the column window's registers (past r = 4 it would not
+// fit at 8), measured 1.17-1.39x faster at r = 3 and 4 (H200: 4K u16x1 r=4 0.0432 -> 0.0363 ms,
+// f16x1 0.039 -> 0.033, 64 256x256 f16x1 frames 0.054 -> 0.039); 3 channels stay at 8 (u16x3 r=4
+// 0.095 -> 0.099 at 4, f16x3 r=3 0.071 -> 0.069), 4 channels too (u16x4 r=4 0.124 -> 0.149).
+constexpr int typedStreamLaneValues(int typeBytes, int channels, int radius) {
+  return typeBytes == 1 ? 8 : typeBytes == 2 && channels == 1 && radius >= 3 ? 4 : 16 / typeBytes;
 }
 constexpr int typedStreamApronLanes(int typeBytes, int channels, int radius) {
-  const int v = typedStreamLaneValues(typeBytes, radius);
+  const int v = typedStreamLaneValues(typeBytes, channels, radius);
   return (radius * channels + v - 1) / v;
 }
 constexpr int typedStreamOutValues(int typeBytes, int channels, int radius) {
-  return (32 - 2 * typedStreamApronLanes(typeBytes, channels, radius)) * typedStreamLaneValues(typeBytes, radius);
+  return (32 - 2 * typedStreamApronLanes(typeBytes, channels, radius)) *
+         typedStreamLaneValues(typeBytes, channels, radius);
 }
 
 // The work units of a launch (per frame; the launch runs units x batch): strips of a warp's output
