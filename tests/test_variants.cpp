@@ -1105,6 +1105,13 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(fixedOrderChoice(p, f32).name, "stream");
     p.filter = makeFilter("gaussian", {.radius = 5});
     EXPECT_EQ(fixedOrderChoice(p, f32).name, "sweep");
+    // An RGBA8 batch: tensorstream in one launch, from r = 1.
+    ImageDesc rgbaBatch = ImageDesc::rgba8(1920, 1080);
+    rgbaBatch.batch = 16;
+    for (int r : {1, 2, 8}) {
+      p.filter = makeFilter("gaussian", {.radius = r});
+      EXPECT_EQ(fixedOrderChoice(p, rgbaBatch).name, "tensorstream") << r;
+    }
     // 16- and 32-bit grey frames: stream to r = 8, then sweep.
     for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32}) {
       const ImageDesc grey{.width = 3840, .height = 2160, .type = t, .channels = 1};
