@@ -18,6 +18,7 @@ namespace convlive::kernels {
 constexpr int kMax2DRadius = 32;                     // 65x65 masks for the 2D variants
 constexpr int kMaxSepRadius = 64;                    // 129-tap factors for the separable ones
 constexpr int kStreamMaxRadius = 4;                  // stream: the column window lives in registers
+constexpr int kMaxGridZ = 65535;                     // a grid's z: frames a launch of the batched kernels
 constexpr int kTensorStreamMaxRadius = 32;           // tensorstream: a 16-pixel strip's window is 2..5 16-wide K chunks
 constexpr int kTensorStreamMaxTerms = 4;             // tensorstream: the separable terms of a mask of low rank
 constexpr int kTensorStreamMaxMagnitudeRadius = 16;  // tensorstream: a gradient magnitude's two sets of sums

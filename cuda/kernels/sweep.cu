@@ -705,7 +705,7 @@ struct Geometry {
 Geometry geometryOf(const SweepLaunch& l, int radius, int resident) {
   const ImageDesc& d = l.image;
   const int tw = l.tileValues / d.channels, q = l.tileRows;
-  const int gx = (d.width + tw - 1) / tw, frames = std::min(d.batch, 65535);
+  const int gx = (d.width + tw - 1) / tw, frames = std::min(d.batch, kMaxGridZ);
   // Enough blocks for two waves, each segment at least twice its apron (the 2r rows above and below
   // whose row sums it makes too) and four steps long.
   const long long want = 2LL * std::max(resident, 1);

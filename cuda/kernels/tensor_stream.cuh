@@ -314,14 +314,13 @@ __device__ __forceinline__ void makeWeightFragments(const Factors& m, int terms,
   }
 }
 
-// The block's frame of a batch (grid z; Launch::frames), its input and output.
-__device__ __forceinline__ const uchar4* frameIn(const Launch& l) {
-  return reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) +
-                                         l.inFrameStride * std::size_t(blockIdx.z));
+// Frame f of l's batch (Launch::frames): its input and output. A block's is frame blockIdx.z; the
+// host starts each launch of a batch past 65535 frames at its first.
+__host__ __device__ __forceinline__ const uchar4* frameIn(const Launch& l, std::size_t f) {
+  return reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) + l.inFrameStride * f);
 }
-__device__ __forceinline__ uchar4* frameOut(const Launch& l) {
-  return reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) +
-                                   l.outFrameStride * std::size_t(blockIdx.z));
+__host__ __device__ __forceinline__ uchar4* frameOut(const Launch& l, std::size_t f) {
+  return reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) + l.outFrameStride * f);
 }
 
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
@@ -389,7 +388,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   // Step q's input: rows s = y0 - 8 B0 + 16 q .. s + 15 (lane (g, t): rows g and g + 8), pixels
   // x0 - apron + 16 c + 4 t .. + 3, copied into stage q % stages by cp.async.
   const int xl = x0 - apron + 4 * t;
-  const bool aligned = (reinterpret_cast<std::size_t>(frameIn(l)) | l.inPitch) % 16 == 0;
+  const bool aligned = (reinterpret_cast<std::size_t>(frameIn(l, blockIdx.z)) | l.inPitch) % 16 == 0;
   const bool fast = aligned && xl >= 0 && xl + 16 * (KC - 1) + 4 <= l.width;
   auto issue = [&](int q, int stage) {
     unsigned char* st = ring + stage * S::StageBytes;
@@ -401,11 +400,12 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
         for (int c = 0; c < KC; ++c)
           *reinterpret_cast<uint4*>(st + S::offset(row, 64 * c + 16 * t)) = make_uint4(0, 0, 0, 0);
       } else if (fast) {
-        const uchar4* src = rowPtr(frameIn(l), l.inPitch, sy) + xl;
+        const uchar4* src = rowPtr(frameIn(l, blockIdx.z), l.inPitch, sy) + xl;
 #pragma unroll
         for (int c = 0; c < KC; ++c) copyAsync<16, true>(st + S::offset(row, 64 * c + 16 * t), src + 16 * c);
       } else {
-        stageBorderedChunks<B0>(rowPtr(frameIn(l), l.inPitch, sy), l.width, l.border, aligned, st, row, xl, t);
+        stageBorderedChunks<B0>(rowPtr(frameIn(l, blockIdx.z), l.inPitch, sy), l.width, l.border, aligned, st, row, xl,
+                                t);
       }
     }
   };
@@ -466,7 +466,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
   uint4 pixelsPast[kCarryPixels ? AS : 1][2];
 
   const bool fullWidth = x0 + 16 <= l.width;
-  const bool outAligned = (reinterpret_cast<std::size_t>(frameOut(l)) | l.outPitch) % 16 == 0;
+  const bool outAligned = (reinterpret_cast<std::size_t>(frameOut(l, blockIdx.z)) | l.outPitch) % 16 == 0;
 
   int stage = 0;     // q % stages
   int next = ahead;  // (q + ahead) % stages (stages > ahead)
@@ -614,7 +614,7 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
                                       packPixel<NCH, Out>(acc[p], 0, 2 * i + 1, src.y, carried ? 1 : 3),
                                       packPixel<NCH, Out>(acc[p], 1, 2 * i, src.z, carried ? 2 : 3),
                                       packPixel<NCH, Out>(acc[p], 1, 2 * i + 1, src.w, 3));
-          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(frameOut(l), l.outPitch, y)) + x0 + 4 * t;
+          unsigned* row = reinterpret_cast<unsigned*>(rowPtr(frameOut(l, blockIdx.z), l.outPitch, y)) + x0 + 4 * t;
           if (full) {
             *reinterpret_cast<uint4*>(row) = px;
           } else if (y < y0 + rows) {
@@ -854,17 +854,15 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
 }
 
 // A launch's grid: the schedule's entries x segments, x the batch's frames (grid z, at most
-// 65535 a launch; a larger batch takes a launch per 65535 frames). kernel(l, m, sched, rest...).
+// kMaxGridZ a launch; a larger batch takes a launch per kMaxGridZ frames). kernel(l, m, sched, rest...).
 template <class Kernel, class Mask, class... Rest>
 void launchFrames(Kernel kernel, const StripSchedule& s, std::size_t shared, const Launch& l, const Mask& m,
                   Rest... rest) {
-  constexpr int kMaxGridZ = 65535;
   for (int f0 = 0; f0 < l.frames; f0 += kMaxGridZ) {
     Launch c = l;
     c.frames = std::min(kMaxGridZ, l.frames - f0);
-    c.in = reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) +
-                                           l.inFrameStride * std::size_t(f0));
-    c.out = reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) + l.outFrameStride * std::size_t(f0));
+    c.in = frameIn(l, f0);
+    c.out = frameOut(l, f0);
     launchDependent(kernel, dim3(s.entries, s.segments, c.frames), dim3(tensorStreamThreads(l)), shared, l.stream, c, m,
                     s, rest...);
   }
@@ -1018,7 +1016,7 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
              std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) + ", " +
              (K::splitH ? "fp16 high + low" : "fp16") + ">";
   if (Terms && !Mag) p.kernel += " (" + std::to_string(terms) + " terms)";
-  p.grid = dimsOf(s.entries, s.segments, std::min(l.frames, 65535));
+  p.grid = dimsOf(s.entries, s.segments, std::min(l.frames, kMaxGridZ));
   p.block = dimsOf(tensorStreamThreads(l));
   p.threadsPerBlock = tensorStreamThreads(l);
   p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;

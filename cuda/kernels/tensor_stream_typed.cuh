@@ -394,7 +394,7 @@ template <int SS>
 dim3 typedGrid(const TypedTensorStreamLaunch& l) {
   const ImageDesc& d = l.image;
   return dim3(ceilDiv(d.width, 16 * SS * l.warps), ceilDiv(d.height, l.tileRows),
-              static_cast<unsigned>(std::min(d.batch, 65535)));
+              static_cast<unsigned>(std::min(d.batch, kMaxGridZ)));
 }
 
 // The launch of an instance; m already scaled for the subnormal inputs.
@@ -448,7 +448,8 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   setFootprint(p, blockW, l.tileRows, blockW + 16 * B0, l.tileRows + 16 * B0, -apronOf(B0, radius), -8 * B0);
   p.dynamicShared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, terms);
   p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>);
-  if (d.batch > 65535) p.note = "a block walks every 65535th frame of the " + std::to_string(d.batch);
+  if (d.batch > kMaxGridZ)
+    p.note = "a block walks every " + std::to_string(kMaxGridZ) + "th frame of the " + std::to_string(d.batch);
   return LaunchDescription{{p}, ""};
 }
 

@@ -97,9 +97,8 @@ Variant streamVariant() {
       .name = "stream",
       .description =
           "separable, r <= 4 (16- and 32-bit frames of one channel: r <= 8), any pixel type and a batch in one launch: "
-          "each warp "
-          "walks down a strip; rows stream in "
-          "through a cp.async ring, row taps by warp shuffles, the column window in registers; no block barrier; "
+          "each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp shuffles, the "
+          "column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},

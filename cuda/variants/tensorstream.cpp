@@ -153,8 +153,9 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
 }
 
 // RGBA8 frames and their batches (one launch, a frame a grid z), rows 4 bytes apart; u8x1 and u8x3
-// frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the typed kernel, with
-// the RGBA8 kernel's error plans (the same byte values) and the same checks past them.
+// frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the
+// typed kernel, with the RGBA8 kernel's error plans (the same byte values) and the same checks past
+// them.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
     if (Problem why = whyNot(v, p, image.width, image.height)) return why;
@@ -214,8 +215,10 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
     LaunchDescription d = describeFrames(v, p, image.width, image.height, image.batch);
     if (image.batch > 1)
       for (PassLaunch& pass : d.passes)
-        pass.note += (pass.note.empty() ? "" : "; ") + std::string("a frame of the batch a grid z") +
-                     (image.batch > 65535 ? ", a launch per 65535 frames" : "");
+        pass.note +=
+            (pass.note.empty() ? "" : "; ") + std::string("a frame of the batch a grid z") +
+            (image.batch > kernels::kMaxGridZ ? ", a launch per " + std::to_string(kernels::kMaxGridZ) + " frames"
+                                              : std::string());
     return d;
   }
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
@@ -272,8 +275,8 @@ Variant tensorStreamVariant() {
           "pass, each term's products summed in the same accumulators; the gradient magnitude of a separable mask "
           "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store; an RGBA8 batch "
           "in one launch (a frame a grid z); u8x1 and u8x3 frames (a batch in one launch): separable masks, masks of "
-          "low rank and gradient magnitudes, a warp on "
-          "four 16-pixel strips of grey (two for a magnitude) or one of RGB",
+          "low rank and gradient magnitudes, a warp on four 16-pixel strips of grey (two for a magnitude) or one of "
+          "RGB",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
