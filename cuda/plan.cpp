@@ -152,9 +152,10 @@ struct Plan::State {
   // Allocates what run() needs and prepares the variant: all that can be done before a frame.
   void prepare() {
     const DeviceScope scope(options.device);
-    if (Problem why = variant->prepare(params, image, ws)) throw ProblemError(why);
+    if (staging()) staged = stagedDesc(image);
+    // The variant runs on the staged frames where there are some: prepared (and checked) for those.
+    if (Problem why = variant->prepare(params, staging() ? staged : image, ws)) throw ProblemError(why);
     if (staging()) {
-      staged = stagedDesc(image);
       stageIn.reserve(staged.span());
       stageOut.reserve(staged.span());
     }

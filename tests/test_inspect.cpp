@@ -318,21 +318,36 @@ TEST(InspectWork, Stream) {
   EXPECT_DOUBLE_EQ(r3f.idleThreads, 4.0 / 32);
 }
 
-// tensor2d 64x16 at r=2: 4 output chunks of 16 pixels x 4 warps; a Toeplitz band 32 deep (two K
-// chunks) per mask row: 5 mask rows x 4 chunks x 2 row pairs x 2 products a warp, 4096 FLOPs each,
-// for 4 rows x 64 pixels; per mask row 5 B fragment pairs (ldmatrix.x4) and 2 x 3 weight pairs a lane.
+// tensor2d 64x16 at r=2 with alpha filtered: 4 output chunks of 16 pixels x 4 warps of 4 rows (4
+// fp16 lines a pixel: 2 blocks of 8 lines a warp); a Toeplitz band 32 deep (two K chunks) per mask
+// row: 5 mask rows x 4 chunks x 2 blocks x 2 products a warp, 4096 FLOPs each, for 4 rows x 64
+// pixels; per mask row 5 B fragments of 2 blocks (ldmatrix.x4) and 2 x 3 weight pairs a lane.
+// With alpha kept (the default) a pixel is 3 lines and a warp 8 rows: 2 warps, 3 blocks each.
 TEST(InspectWork, Tensor2D) {
-  const WorkModel m = modelOf("tensor2d", paramsFor("gaussian", 2, {64, 16}));
+  FilterParams filtered = paramsFor("gaussian", 2, {64, 16});
+  filtered.filterAlpha = true;
+  const WorkModel m = modelOf("tensor2d", filtered);
   EXPECT_DOUBLE_EQ(m.apron, 68.0 * 20 / 1024);
-  EXPECT_DOUBLE_EQ(m.globalReads, 68.0 * 20 / 1024 + 1);
+  EXPECT_DOUBLE_EQ(m.globalReads, 68.0 * 20 / 1024);
   EXPECT_DOUBLE_EQ(m.matrixFlops, 4.0 * 5 * 4 * 2 * 2 * 4096 / 1024);
   EXPECT_DOUBLE_EQ(m.matrixUseful, 2 * 4 * 25);
   EXPECT_DOUBLE_EQ(m.matrixWaste(), 1 - 200.0 / 1280);
   EXPECT_DOUBLE_EQ(m.sharedBytes, (4 * 5 * (5 * 512 + 32 * 2 * 3 * 4) + 1024 * 4) / 1024.0);
   EXPECT_DOUBLE_EQ(m.flops, 0);
   EXPECT_DOUBLE_EQ(m.intensity(), 1280.0 / 8);
+  const WorkModel kept = modelOf("tensor2d", paramsFor("gaussian", 2, {64, 16}));
+  EXPECT_DOUBLE_EQ(kept.globalReads, 68.0 * 20 / 1024 + 1);  // alpha read again at the store
+  EXPECT_DOUBLE_EQ(kept.matrixFlops, 2.0 * 5 * 4 * 3 * 2 * 4096 / 1024);
+  EXPECT_DOUBLE_EQ(kept.matrixUseful, 2 * 3 * 25);
+  EXPECT_DOUBLE_EQ(kept.sharedBytes, (2 * 5 * (5 * 768 + 32 * 2 * 3 * 4) + 1024 * 4) / 1024.0);
+  // 128 pixels wide: two warps across, each with 8 chunks' B fragments of its 64 pixels and apron.
+  const WorkModel wide = modelOf("tensor2d", paramsFor("gaussian", 2, {128, 32}));
+  EXPECT_DOUBLE_EQ(wide.matrixFlops, 4.0 * 5 * 8 * 3 * 2 * 4096 / 4096);
+  EXPECT_DOUBLE_EQ(wide.sharedBytes, (8 * 5 * (5 * 768 + 32 * 2 * 3 * 4) + 4096 * 4) / 4096.0);
   // r=3 emboss needs fp16 high + low weights: two products each.
-  const WorkModel split = modelOf("tensor2d", paramsFor("emboss", 3, {64, 16}));
+  FilterParams emboss = paramsFor("emboss", 3, {64, 16});
+  emboss.filterAlpha = true;
+  const WorkModel split = modelOf("tensor2d", emboss);
   EXPECT_DOUBLE_EQ(split.matrixFlops, 2 * 7 * 2 * 4096 / 32.0);  // 32 outputs a product
   EXPECT_DOUBLE_EQ(split.matrixUseful, 2 * 2 * 4 * 49);
 }
@@ -448,10 +463,20 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   EXPECT_EQ(f.dynamicShared, 36u * 18 * 16 + 32u * 73 * 16);
   EXPECT_EQ(f.inputTile, (Dims{72, 36, 1}));  // the apron's width rounded up to 4
   EXPECT_EQ(f.inputOffsetX, -4);
-  const PassLaunch t = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000).passes.at(0);
+  FilterParams alphaFiltered = paramsFor("gaussian", 2, {128, 32});
+  alphaFiltered.filterAlpha = true;
+  const PassLaunch t = launchOf("tensor2d", alphaFiltered, 1000, 1000).passes.at(0);
   EXPECT_EQ(t.grid, (Dims{8, 32, 1}));
-  EXPECT_EQ(t.block, (Dims{256, 1, 1}));                    // 8 warps of 4 rows
-  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8, 2, false>");  // tile width, warps, K chunks, split weights
+  EXPECT_EQ(t.block, (Dims{256, 1, 1}));  // 8 warps of 4 rows
+  // tile width, warps, K chunks, split weights, fp16 lines a pixel
+  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8, 2, false, 4>");
+  const LaunchDescription kept = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000);
+  EXPECT_EQ(kept.passes.at(0).grid, (Dims{8, 32, 1}));
+  // 8 warps: 4 of 8 rows x 2 of 64 pixels (no lines for alpha)
+  EXPECT_EQ(kept.passes.at(0).block, (Dims{256, 1, 1}));
+  EXPECT_EQ(kept.passes.at(0).kernel, "tensor2dKernel<128, 8, 2, false, 3>");
+  EXPECT_EQ(kept.passes.at(0).dynamicShared, 36u * 3 * 152 * 2 + 5 * 48 * 4);
+  EXPECT_NE(kept.passes.at(0).note.find("alpha is kept"), std::string::npos) << kept.passes.at(0).note;
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
   const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);

@@ -132,7 +132,8 @@ std::size_t tiledSharedBytes(int tileW, int tileH, int radius);
 std::size_t tiledCoopSharedBytes(int tileW, int tileH, int radius);
 std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
-std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split);
+// filterAlpha false: 3 fp16 lines a pixel (alpha gets no products), 4 otherwise.
+std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split, bool filterAlpha);
 std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha, int terms = 1);
 

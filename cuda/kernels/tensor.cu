@@ -3,11 +3,13 @@
 // For one mask row dy, a row of outputs is a 1D convolution of an input row: a product with a
 // banded Toeplitz matrix. Per warp, the GEMM is
 //   C[16 x 8]  += A[16 x 16] * B[16 x 8]
-//   rows of C: 16 adjacent output pixels; columns of C: 2 output rows x 4 channels;
+//   rows of C: 16 adjacent output pixels; columns of C: 8 (output row, channel) lines;
 //   A: the Toeplitz slice A[m][k] = w[dy][16 kc + k - m] (zero off the band), kc = 0..KC-1;
-//   B: 16 adjacent input pixels of those rows and channels, shifted down by dy (fp16, exact).
-// The input tile (with apron) is held in shared memory as fp16 lines, one per (row, channel), so
-// one ldmatrix.x4 gives the B fragments of a warp's two row pairs. A fragment at column 16s serves
+//   B: 16 adjacent input pixels of those lines, shifted down by dy (fp16, exact).
+// The input tile (with apron) is held in shared memory as fp16 lines, one per (row, channel): 4
+// channels when alpha is filtered, 3 when it is kept (alpha then costs no products). A warp makes
+// 4 rows x 4 channels (2 blocks of 8 lines: one ldmatrix.x4 gives their B fragments) or 8 rows x 3
+// channels (3 blocks: an ldmatrix.x4 and an x2). A fragment at column 16s serves
 // output chunks s - kc for every kc: 16 pixels a product, so each 512-byte fragment feeds 2 KC
 // products (the outputs as A's rows, 8 pixels a product, fed only KC). Weights are fp16 (error
 // bound checked on the host, convlive/precision.hpp) or, where that bound is too loose, an fp16
@@ -24,6 +26,13 @@
 
 namespace convlive::kernels {
 namespace {
+
+#if __CUDA_ARCH__ >= 800
+// ldmatrix.x2: two 8x8 fp16 matrices, rows addressed by lanes 0-7 and 8-15 (mma.cuh has the x4).
+__device__ __forceinline__ void ldmatrixX2(unsigned (&a)[2], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(a[0]), "=r"(a[1]) : "r"(addr));
+}
+#endif
 
 constexpr int kKcMax = 5;  // 16-wide chunks of B per output chunk: ceil((8 + 2r) / 16) <= 5 for r <= 32
 
@@ -64,9 +73,11 @@ __device__ __forceinline__ void storeTile(const Launch& l, const unsigned* stage
 }
 
 // The input pixels x0..x0+inW-1 of rows y0..y0+inH-1 (through the border mode where they leave
-// the frame) as fp16 lines, one per (row, channel), P halves apart: line 4 row + channel. Columns
-// inW..P-1 and rows inH..rows-1 are zero (the Toeplitz factors are zero there too, but products
-// must not meet garbage that could be NaN).
+// the frame) as fp16 lines, one per (row, channel), P halves apart: line C row + channel, channels
+// 0..C-1 (C = 3: alpha is not filtered, so it gets no lines). Columns inW..P-1 and rows
+// inH..rows-1 are zero (the Toeplitz factors are zero there too, but products must not meet
+// garbage that could be NaN).
+template <int C = 4>
 __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int x0, int y0, int inW, int inH, int rows,
                                              int P, int tid, int threads) {
   const bool interior = x0 >= 0 && x0 + inW <= l.width && y0 >= 0 && y0 + inH <= l.height;
@@ -96,26 +107,36 @@ __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int 
       const int i = i0 + k * threads, ir = i / pairs, c = 2 * (i - ir * pairs);
       if (i >= n) break;
 #pragma unroll
-      for (int ch = 0; ch < 4; ++ch)
-        *reinterpret_cast<unsigned*>(&tile[(ir * 4 + ch) * P + c]) = bytesToHalf2(p0[k], p1[k], ch);
+      for (int ch = 0; ch < C; ++ch)
+        *reinterpret_cast<unsigned*>(&tile[(ir * C + ch) * P + c]) = bytesToHalf2(p0[k], p1[k], ch);
     }
   }
 }
 
+// The lines a warp's B fragments cover: R rows x C channels of the tile, NB = R C / 8 blocks of 8
+// lines. With alpha filtered (C = 4) a warp makes 4 rows (2 blocks) of the tile's width; with alpha
+// kept (C = 3) it makes 8 rows (3 blocks), so no product is spent on alpha, of 64 pixels (the
+// tile's 128 are two warps: 3 blocks of 8 chunks would need 96 accumulators a lane).
+__host__ __device__ constexpr int warpRows2D(int c) { return c == 4 ? 4 : 8; }
+__host__ __device__ constexpr int warpsAcross2D(int tw, int c) { return c == 4 ? 1 : tw / 64; }
+
 // KC: K chunks a mask row (kChunks16(r)), a template argument so that the loops over output and K
 // chunks unroll without run-time tests (they cost ~20 instructions a B fragment when KC was not).
-template <int TW, int WARPS, int KC, bool Split>
+// C: fp16 lines a pixel (4, or 3 when alpha is kept).
+template <int TW, int WARPS, int KC, bool Split, int C>
 __global__ void __launch_bounds__(32 * WARPS)
     tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
 #if __CUDA_ARCH__ >= 800
   static_assert(TW % 16 == 0, "tensor2d tile width");
-  constexpr int NCH = TW / 16, TH = 4 * WARPS, kThreads = 32 * WARPS;
+  static_assert(C == 4 || (C == 3 && TW % 64 == 0), "tensor2d lines a pixel");
+  constexpr int WC = warpsAcross2D(TW, C), NCH = TW / 16 / WC, R = warpRows2D(C), NB = R * C / 8;
+  constexpr int TH = R * WARPS / WC, kThreads = 32 * WARPS;
   extern __shared__ __align__(16) unsigned char tensorSmem[];
   constexpr int WQ = pairPitch(KC);
   const int r = m.radius, taps = 2 * r + 1;
   const int inW = TW + 2 * r, inH = TH + 2 * r, P = linePitch(inW);
-  __half* tile = reinterpret_cast<__half*>(tensorSmem);             // inH * 4 lines of P halves
-  unsigned* whi = reinterpret_cast<unsigned*>(tile + inH * 4 * P);  // taps rows of WQ weight pairs
+  __half* tile = reinterpret_cast<__half*>(tensorSmem);             // inH * C lines of P halves
+  unsigned* whi = reinterpret_cast<unsigned*>(tile + inH * C * P);  // taps rows of WQ weight pairs
   unsigned* wlo = whi + taps * WQ;                                  // (split only)
   unsigned char* outBytes = tensorSmem;  // the TH x TW RGBA8 result, over the tile once that is spent
   const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
@@ -135,21 +156,24 @@ __global__ void __launch_bounds__(32 * WARPS)
     }
   // 2. The input tile with apron as fp16 lines, once the previous kernel's writes are visible.
   waitForPrerequisites();
-  fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
+  fillHalfTile<C>(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
   __syncthreads();
 
-  // 3. The products. Warp w makes rows 4w..4w+3: row pairs 0 and 1, lines 16 w + 4 dy + 0..15 of
-  // the tile. Lane (g, t4) holds C rows (pixels) g and g + 8, columns (lines) 2 t4 and 2 t4 + 1.
-  const int g = lane >> 2, t4 = lane & 3;
-  float acc[2][NCH][4];
+  // 3. The products. Warp w makes rows R wr..R wr + R - 1 (wr = w / WC) of pixels 16 NCH wc.. (wc =
+  // w % WC): lines C (R wr + dy) + 0..R C - 1 of the tile for mask row dy, in NB blocks of 8. Lane
+  // (g, t4) holds C rows (pixels) g and g + 8, columns (lines of the block) 2 t4 and 2 t4 + 1.
+  const int g = lane >> 2, t4 = lane & 3, wr = warp / WC, xw = 16 * NCH * (warp - wr * WC);
+  float acc[NB][NCH][4];
 #pragma unroll
-  for (int p = 0; p < 2; ++p)
+  for (int p = 0; p < NB; ++p)
 #pragma unroll
     for (int j = 0; j < NCH; ++j) acc[p][j][0] = acc[p][j][1] = acc[p][j][2] = acc[p][j][3] = 0.f;
   // ldmatrix.x4: lanes 0-7 give lines 0-7 at column 0, 8-15 lines 0-7 at column 8, 16-23 lines
-  // 8-15 at column 0, 24-31 lines 8-15 at column 8: {b0, b1} is row pair 0's B, {b2, b3} pair 1's.
+  // 8-15 at column 0, 24-31 lines 8-15 at column 8: {b0, b1} is block 0's B, {b2, b3} block 1's.
+  // A third block (C = 3) comes from ldmatrix.x2 on lines 16-23 (lanes 0-15's addresses).
   const int bLine = (lane & 7) + 8 * (lane >> 4), bCol = 8 * ((lane >> 3) & 1);
-  const unsigned bBase = smemAddress(tile + (16 * warp + bLine) * P + bCol);
+  const unsigned bBase = smemAddress(tile + (R * C * wr + bLine) * P + xw + bCol);
+  const unsigned bBase2 = smemAddress(tile + (R * C * wr + 16 + (lane & 7)) * P + xw + bCol);
   for (int dy = 0; dy < taps; ++dy) {
     // A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..)
     // is 8 before it, (g, 2 t4 + 8..) 8 after.
@@ -167,42 +191,49 @@ __global__ void __launch_bounds__(32 * WARPS)
         al[kc][2] = wl[16 * kc + 8];
       }
     }
-    const unsigned rowAddr = bBase + static_cast<unsigned>(dy * 4 * P * 2);
+    const unsigned rowOffset = static_cast<unsigned>(dy * C * P * 2);
 #pragma unroll
     for (int s = 0; s < NCH + KC - 1; ++s) {
-      unsigned b[4];
-      ldmatrixX4(b, rowAddr + 32u * s);
+      unsigned b[NB == 3 ? 6 : 4];
+      ldmatrixX4(reinterpret_cast<unsigned(&)[4]>(b[0]), bBase + rowOffset + 32u * s);
+      if constexpr (NB == 3) ldmatrixX2(reinterpret_cast<unsigned(&)[2]>(b[4]), bBase2 + rowOffset + 32u * s);
 #pragma unroll
       for (int kc = 0; kc < KC; ++kc) {
         const int j = s - kc;
         if (j < 0 || j >= NCH) continue;
         const unsigned a[4] = {ah[kc][0], ah[kc][1], ah[kc][2], ah[kc][0]};
-        mma16816(acc[0][j], a, b[0], b[1]);
-        mma16816(acc[1][j], a, b[2], b[3]);
+#pragma unroll
+        for (int p = 0; p < NB; ++p) mma16816(acc[p][j], a, b[2 * p], b[2 * p + 1]);
         if (Split) {
           const unsigned lo[4] = {al[kc][0], al[kc][1], al[kc][2], al[kc][0]};
-          mma16816(acc[0][j], lo, b[0], b[1]);
-          mma16816(acc[1][j], lo, b[2], b[3]);
+#pragma unroll
+          for (int p = 0; p < NB; ++p) mma16816(acc[p][j], lo, b[2 * p], b[2 * p + 1]);
         }
       }
     }
   }
   __syncthreads();  // every warp is done with the tile: the result goes over it
 
-  // 4. Round into the RGBA8 staging tile (two channels of a pixel a store), then whole pixels out.
-  // acc[p][j][e]: pixel 16 j + g + 8 (e / 2), row 4 w + 2 p + t4 / 2, channel 2 (t4 % 2) + e % 2.
+  // 4. Round into the RGBA8 staging tile, then whole pixels out. acc[p][j][e]: pixel
+  // xw + 16 j + g + 8 (e / 2), line n = 8 p + 2 t4 + e % 2 of the warp's: row R wr + n / C, channel
+  // n % C.
   const bool absolute = l.combine == Combine::Abs;
 #pragma unroll
-  for (int p = 0; p < 2; ++p)
+  for (int p = 0; p < NB; ++p)
 #pragma unroll
     for (int j = 0; j < NCH; ++j)
 #pragma unroll
       for (int e = 0; e < 4; e += 2) {
-        const int x = 16 * j + g + 4 * e, yy = 4 * warp + 2 * p + (t4 >> 1);
+        const int x = xw + 16 * j + g + 4 * e, n = 8 * p + 2 * t4;
         const float v0 = absolute ? fabsf(acc[p][j][e]) : acc[p][j][e];
         const float v1 = absolute ? fabsf(acc[p][j][e + 1]) : acc[p][j][e + 1];
-        const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
-        *reinterpret_cast<unsigned short*>(&outBytes[(yy * TW + x) * 4 + 2 * (t4 & 1)]) = two;
+        if constexpr (C == 4) {  // lines n and n + 1: two channels of one pixel
+          const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
+          *reinterpret_cast<unsigned short*>(&outBytes[((R * wr + n / 4) * TW + x) * 4 + n % 4]) = two;
+        } else {
+          outBytes[((R * wr + n / C) * TW + x) * 4 + n % C] = toByte(v0);
+          outBytes[((R * wr + (n + 1) / C) * TW + x) * 4 + (n + 1) % C] = toByte(v1);
+        }
       }
   __syncthreads();
   storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
@@ -331,15 +362,17 @@ __global__ void __launch_bounds__(256)
 constexpr int kTensorSepThreads = 256;  // tensorSepKernel's block
 dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw), ceilDiv(l.height, th)); }
 
-// tensor2d's TW x TH output tile: TW / 16 output chunks wide, WARPS warps of 4 rows each.
+// tensor2d's TW x TH output tile: TW / 16 output chunks wide, WARPS warps of warpRows2D(C) rows,
+// warpsAcross2D(TW, C) of them across the tile.
 // Split: weights as fp16 high + low parts (a template argument: the low parts' registers cost the
 // single-part kernel 30% more registers, and so a block an SM, when only known at run time).
-template <int TW, int WARPS, int KC, bool Split>
+template <int TW, int WARPS, int KC, bool Split, int C>
 void launchTensor2D(const Launch& l, const Mask2D& m) {
-  constexpr int TH = 4 * WARPS;
-  const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split);
-  allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split>, shared);
-  launchDependent(tensor2dKernel<TW, WARPS, KC, Split>, tileGrid(l, TW, TH), dim3(32 * WARPS), shared, l.stream, l, m);
+  constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
+  const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split, C == 4);
+  allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split, C>, shared);
+  launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C>, tileGrid(l, TW, TH), dim3(32 * WARPS), shared, l.stream, l,
+                  m);
 }
 // `f` gets the compiled K-chunk count for radius r (std::integral_constant<int, KC>).
 template <class F>
@@ -427,56 +460,71 @@ void tensorSep(const Launch& l, const MaskSep& m) {
   tensorSepInstance(l, [&](auto t) { launchTensorSep<decltype(t)::w, decltype(t)::h>(l, m); });
 }
 
-std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split) {
+std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split, bool filterAlpha) {
   const int inW = tileW + 2 * radius, inH = tileH + 2 * radius, taps = 2 * radius + 1;
-  return std::size_t(inH) * 4 * linePitch(inW) * 2 +
+  return std::size_t(inH) * (filterAlpha ? 4 : 3) * linePitch(inW) * 2 +
          std::size_t(split ? 2 : 1) * taps * pairPitch(kChunks16(radius)) * 4;
 }
 
-void tensor2d(const Launch& l, const Mask2D& m, bool split) {
-  tensor2dInstance(l, [&](auto t) {
-    constexpr int TW = decltype(t)::w, WARPS = decltype(t)::h / 4;
-    withChunks16(m.radius, [&](auto kc) {
-      if (split)
-        launchTensor2D<TW, WARPS, decltype(kc)::value, true>(l, m);
-      else
-        launchTensor2D<TW, WARPS, decltype(kc)::value, false>(l, m);
+namespace {
+// `f` gets the compiled instance for l's tile and mask: TW, WARPS, KC, Split and C as integral
+// constants (C = 3 where alpha is kept, so a warp makes 8 rows, 4 otherwise).
+template <class F>
+decltype(auto) withTensor2D(const Launch& l, int radius, bool split, F&& f) {
+  return tensor2dInstance(l, [&](auto t) {
+    return withChunks16(radius, [&](auto kc) {
+      constexpr int TW = decltype(t)::w, TH = decltype(t)::h, KC = decltype(kc)::value;
+      using C3 = std::integral_constant<int, 3>;
+      using C4 = std::integral_constant<int, 4>;
+      auto pick = [&](auto s) -> decltype(auto) {
+        if (l.filterAlpha)
+          return f(std::integral_constant<int, TW>{}, std::integral_constant<int, TH / 4>{},
+                   std::integral_constant<int, KC>{}, s, C4{});
+        return f(std::integral_constant<int, TW>{}, std::integral_constant<int, TH / 8 * warpsAcross2D(TW, 3)>{},
+                 std::integral_constant<int, KC>{}, s, C3{});
+      };
+      return split ? pick(std::true_type{}) : pick(std::false_type{});
     });
+  });
+}
+}  // namespace
+
+void tensor2d(const Launch& l, const Mask2D& m, bool split) {
+  withTensor2D(l, m.radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c) {
+    launchTensor2D<tw.value, warps.value, kc.value, s.value, c.value>(l, m);
   });
 }
 
 LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
-  return tensor2dInstance(l, [&](auto t) {
-    constexpr int TW = decltype(t)::w, TH = decltype(t)::h, WARPS = TH / 4;
-    return LaunchDescription{
-        {tilePass(l,
-                  "tensor2dKernel<" + std::to_string(TW) + ", " + std::to_string(WARPS) + ", " +
-                      std::to_string(kChunks16(radius)) + (split ? ", true>" : ", false>"),
-                  TW, TH, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split),
-                  withChunks16(radius,
-                               [&](auto kc) {
-                                 constexpr int KC = decltype(kc)::value;
-                                 return split ? reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, true>)
-                                              : reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, false>);
-                               }))},
-        ""};
+  return withTensor2D(l, radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c) {
+    constexpr int TW = tw.value, WARPS = warps.value, C = c.value, TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
+    PassLaunch p =
+        tilePass(l,
+                 "tensor2dKernel<" + std::to_string(TW) + ", " + std::to_string(WARPS) + ", " +
+                     std::to_string(kc.value) + (s.value ? ", true, " : ", false, ") + std::to_string(C) + ">",
+                 TW, TH, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split, C == 4),
+                 reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, kc.value, s.value, C>));
+    if (C == 3) p.note = "alpha is kept, so it gets no products: 3 fp16 lines a pixel, 8 rows x 64 pixels a warp";
+    return LaunchDescription{{std::move(p)}, ""};
   });
 }
 
 // Per mask row and warp: kChunks16(r) Toeplitz slices of A (3 weight pairs a lane each, twice when
-// split), a B fragment pair (ldmatrix.x4) per 16-pixel column of the tile, two products (four when
-// split) per output chunk and slice; the result staged in shared memory and stored 16 bytes a
-// thread.
+// split), the B fragments of its 2 or 3 blocks of lines (ldmatrix.x4, and .x2 for a third) per
+// 16-pixel column of its part of the tile, a product a block (two when split) per output chunk and
+// slice; the result staged in shared memory and stored 16 bytes a thread.
 WorkModel modelTensor2D(const Launch& l, int radius, bool split) {
   const Dims t = tensor2dInstance(l, [](auto t) { return dimsOf(decltype(t)::w, decltype(t)::h); });
-  const int nch = t.x / 16, warps = t.y / 4, taps = 2 * radius + 1, kc = kChunks16(radius), parts = split ? 2 : 1;
+  const int lines = l.filterAlpha ? 4 : 3, blocks = l.filterAlpha ? 2 : 3, across = warpsAcross2D(t.x, lines);
+  const int warps = t.y / warpRows2D(lines) * across, nch = t.x / 16 / across;  // output chunks a warp
+  const int taps = 2 * radius + 1, kc = kChunks16(radius), parts = split ? 2 : 1;
   const double out = double(t.x) * t.y;
   WorkModel m;
   tileLoads(m, l, t.x, t.y, radius);
-  const double bBytes = (nch + kc - 1) * 512.0, aBytes = 32.0 * kc * 3 * 4 * parts;
+  const double bBytes = (nch + kc - 1) * 256.0 * blocks, aBytes = 32.0 * kc * 3 * 4 * parts;
   m.sharedBytes = (double(warps) * taps * (aBytes + bBytes) + out * 4) / out;
-  m.matrixFlops = double(warps) * taps * nch * 2 * kc * parts * kMmaFlops / out;
-  m.matrixUseful = 2.0 * 4 * taps * taps * parts;
+  m.matrixFlops = double(warps) * taps * nch * blocks * kc * parts * kMmaFlops / out;
+  m.matrixUseful = 2.0 * lines * taps * taps * parts;
   m.notes.push_back("a mask row is a product with a Toeplitz band " + std::to_string(16 * kc) +
                     " inputs deep: " + std::to_string(taps) + " of them weighted");
   if (split) m.notes.push_back("weights as fp16 high + low parts: two products each");
