@@ -475,7 +475,18 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   // 8 warps: 4 of 8 rows x 2 of 64 pixels (no lines for alpha)
   EXPECT_EQ(kept.passes.at(0).block, (Dims{256, 1, 1}));
   EXPECT_EQ(kept.passes.at(0).kernel, "tensor2dKernel<128, 8, 2, false, 3>");
+  // The tile of 36 rows of 3 fp16 lines (152 halves each), the weights.
   EXPECT_EQ(kept.passes.at(0).dynamicShared, 36u * 3 * 152 * 2 + 5 * 48 * 4);
+  // At r = 12 a 16-row tile would fill more apron rows than it makes: the block walks rows, with a
+  // ring of 40 rows of lines (104 halves) and the next step's 16 rows of 88 pixels (one step a
+  // block here, without a device).
+  const LaunchDescription walks = launchOf("tensor2d", paramsFor("gaussian", 12, {64, 16}), 1000, 1000);
+  const PassLaunch& w = walks.passes.at(0);
+  EXPECT_EQ(w.kernel.rfind("tensor2dStreamKernel<64, 2, 3, ", 0), 0u) << w.kernel;
+  EXPECT_EQ(w.grid, (Dims{16, 63, 1}));
+  EXPECT_NE(w.note.find("walks"), std::string::npos) << w.note;
+  const std::size_t weights = w.kernel.find("true") == std::string::npos ? 25 * 64 * 4 : 2 * 25 * 64 * 4;
+  EXPECT_EQ(w.dynamicShared, 40u * 3 * 104 * 2 + 16 * 88 * 4 + weights);
   EXPECT_NE(kept.passes.at(0).note.find("alpha is kept"), std::string::npos) << kept.passes.at(0).note;
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));

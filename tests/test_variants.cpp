@@ -903,6 +903,53 @@ TEST_F(Tensor2DProducts, EveryKChunkCountWeightSplitAndTile) {
     EXPECT_GE(checked_, 8 * 2 * 2 * 2 * 2);
 }
 
+// Where the apron's rows may be twice a tile's (a 16-row tile from r = 9), a tensor2d block walks rows:
+// on a frame whose grid passes one round of blocks, several steps each, its ring of input rows
+// wrapping. Its products are the tile kernel's (a 32-row tile at r = 12 fills and computes one
+// tile a block), summed in the same order: the outputs are the same bytes. Both weight forms, the
+// border that reads zeros and one that reads the frame, both alpha modes; outputs poisoned.
+TEST_F(Tensor2DProducts, RowWalksEqualTheTileKernelOnAFrameOfManySteps) {
+  const Variant& v = *findVariant("tensor2d");
+  std::mt19937 rng(seedForRun() ^ 0x5eedu);
+  const HostImage in = randomFrame(1923, 1081, rng);
+  const int w = in.width(), h = in.height();
+  DeviceImage din(w, h);
+  din.upload(in.view());
+  int compared = 0;
+  for (const Filter& f : {singleCustom(12, rng), offGrid(12, rng)})
+    for (Border b : {Border::Zero, Border::Mirror})
+      for (bool alpha : {false, true}) {
+        FilterParams p;
+        p.filter = f;
+        p.border = b;
+        p.filterAlpha = alpha;
+        HostImage got[2] = {HostImage(w, h), HostImage(w, h)};
+        const Tile tiles[2] = {{64, 16}, {64, 32}};
+        for (int i = 0; i < 2; ++i) {
+          p.tile = tiles[i];
+          ASSERT_TRUE(v.whyNot(p, w, h).empty()) << tiles[i].str() << ": " << v.whyNot(p, w, h).text();
+          const PassLaunch d = v.describeLaunch(p, w, h).passes.at(0);
+          if (i == 0) {  // walks rows, more than one 16-row step a block
+            EXPECT_EQ(d.kernel.rfind("tensor2dStreamKernel<", 0), 0u) << d.kernel;
+            EXPECT_LT(d.grid.y, (h + 15u) / 16) << d.note;
+          } else {
+            EXPECT_EQ(d.kernel.rfind("tensor2dKernel<", 0), 0u) << d.kernel;
+          }
+          DeviceImage dout(w, h);
+          CL_CUDA(cudaMemset(dout.view().data, 0x5a, dout.pitch() * h));
+          Workspace ws;
+          v.run(p, din.view(), dout.view(), ws, nullptr);
+          dout.download(got[i].view());
+          CL_CUDA(cudaDeviceSynchronize());
+        }
+        int differ = 0;
+        for (std::size_t k = 0; k < got[0].pixels().size(); ++k) differ += got[0].pixels()[k] != got[1].pixels()[k];
+        EXPECT_EQ(differ, 0) << f.name << " border " << int(b) << " alpha " << alpha << " seed=" << seedForRun();
+        ++compared;
+      }
+  EXPECT_EQ(compared, 8);
+}
+
 // Launches with different masks queued back to back, on one stream and across two, without
 // waiting in between: each output must be its own mask's result (a mask change never races a
 // frame in flight, and a run that reuses a kept preparation uses its own mask's).

@@ -20,6 +20,7 @@
 
 #pragma nv_diag_suppress 177  // the sm_75 pass compiles no tensor-core code, so its helpers go unused
 
+#include "async.cuh"
 #include "common.cuh"
 #include "dependent_launch.cuh"
 #include "mma.cuh"
@@ -119,10 +120,73 @@ __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int 
 // tile's 128 are two warps: 3 blocks of 8 chunks would need 96 accumulators a lane).
 __host__ __device__ constexpr int warpRows2D(int c) { return c == 4 ? 4 : 8; }
 __host__ __device__ constexpr int warpsAcross2D(int tw, int c) { return c == 4 ? 1 : tw / 64; }
+// Whether tensor2d walks rows (tensor2dStreamKernel) for a tile TH rows high and KC K chunks: where
+// the apron's rows (2r, up to 16 (KC - 1)) may be twice TH, so that a tile fills mostly apron. 4K on
+// the H200, walking against one tile a block: 16-row tiles r=12 0.199-0.215 ms against 0.207-0.247,
+// r=16 0.258-0.297 against 0.303-0.396; 32-row tiles r=32 0.666-0.891 against 0.861-0.914, but
+// r=24 at 128x32 0.468 against 0.403 (its 8 warps of 94 registers hold 2 blocks an SM, against 3).
+__host__ __device__ constexpr bool streamsRows2D(int th, int kc) { return 16 * (kc - 1) >= 2 * th; }
+
+// The input pixels x0..x0 + inW - 1 of rows y0..y0 + n - 1, 4 bytes each, into `raw` (inW a row)
+// by cp.async, through the border mode where they leave the frame (zeros for a constant border).
+// inX: the columns are all inside the frame.
+__device__ __forceinline__ void fetchRows(const Launch& l, unsigned* raw, int x0, int inW, int y0, int n, bool inX,
+                                          int tid, int threads) {
+  // (row, c) of element i = tid + k threads, stepped without a division.
+  int row = tid / inW, c = tid - row * inW;
+  const int dRow = threads / inW, dC = threads - dRow * inW;
+  for (int i = tid; i < n * inW; i += threads) {
+    const int y = y0 + row, x = x0 + c;
+    int sx = x, sy = y;
+    if (!inX || y < 0 || y >= l.height) {
+      sx = borderIndex(x, l.width, l.border);
+      sy = borderIndex(y, l.height, l.border);
+    }
+    if (sx < 0 || sy < 0)
+      raw[i] = 0;
+    else
+      copyAsync<4>(raw + i, rowPtr(l.in, l.inPitch, sy) + sx);
+    row += dRow;
+    c += dC;
+    if (c >= inW) {
+      c -= inW;
+      ++row;
+    }
+  }
+  commitAsync();
+}
+
+// n rows of `raw` (inW pixels a row) as fp16 lines of the ring (C channels a pixel, P halves a
+// line), from ring row `at` on (wrapping past ringRows); columns inW..P-1 zero.
+template <int C>
+__device__ __forceinline__ void convertRows(const unsigned* raw, int inW, __half* ring, int P, int at, int ringRows,
+                                            int n, int tid, int threads) {
+  const int pairs = P / 2;
+  int row = tid / pairs, c = tid - row * pairs;
+  const int dRow = threads / pairs, dC = threads - dRow * pairs;
+  for (int i = tid; i < n * pairs; i += threads) {
+    uint2 p = make_uint2(0, 0);  // inW is even: a pair is wholly inside the row or past it
+    if (2 * c < inW) p = *reinterpret_cast<const uint2*>(raw + row * inW + 2 * c);
+    int rr = at + row;
+    if (rr >= ringRows) rr -= ringRows;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch)
+      *reinterpret_cast<unsigned*>(&ring[(rr * C + ch) * P + 2 * c]) = bytesToHalf2(p.x, p.y, ch);
+    row += dRow;
+    c += dC;
+    if (c >= pairs) {
+      c -= pairs;
+      ++row;
+    }
+  }
+}
 
 // KC: K chunks a mask row (kChunks16(r)), a template argument so that the loops over output and K
 // chunks unroll without run-time tests (they cost ~20 instructions a B fragment when KC was not).
 // C: fp16 lines a pixel (4, or 3 when alpha is kept).
+//
+// A block makes one TW x TH tile: it fills the tile's input with its apron (TH + 2r rows), then
+// makes its products, then stores. Where 2r may be twice TH, tensor2dStreamKernel below walks rows.
 template <int TW, int WARPS, int KC, bool Split, int C>
 __global__ void __launch_bounds__(32 * WARPS)
     tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
@@ -237,6 +301,159 @@ __global__ void __launch_bounds__(32 * WARPS)
       }
   __syncthreads();
   storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
+#endif
+}
+
+// tensor2d where the apron's 2r rows may be twice the tile's TH (streamsRows2D): the same products,
+// but a block walks a TW-wide strip down a segment of `segmentRows` output rows (a multiple of TH), TH
+// rows a step. Its input rows are a ring of TH + 2r rows of fp16 lines: while a step's products run,
+// the next step's TH new rows come into `raw` by cp.async; then they are converted over the ring's
+// oldest TH rows, which that step no longer needs. So each input row is read and converted once a
+// segment, and its loads overlap the products.
+template <int TW, int WARPS, int KC, bool Split, int C>
+__global__ void __launch_bounds__(32 * WARPS)
+    tensor2dStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m, int segmentRows) {
+#if __CUDA_ARCH__ >= 800
+  static_assert(TW % 16 == 0, "tensor2d tile width");
+  static_assert(C == 4 || (C == 3 && TW % 64 == 0), "tensor2d lines a pixel");
+  constexpr int WC = warpsAcross2D(TW, C), NCH = TW / 16 / WC, R = warpRows2D(C), NB = R * C / 8;
+  constexpr int TH = R * WARPS / WC, kThreads = 32 * WARPS;
+  extern __shared__ __align__(16) unsigned char tensorSmem[];
+  constexpr int WQ = pairPitch(KC);
+  const int r = m.radius, taps = 2 * r + 1;
+  const int inW = TW + 2 * r, ringRows = TH + 2 * r, P = linePitch(inW);
+  __half* ring = reinterpret_cast<__half*>(tensorSmem);                  // ringRows * C lines of P halves
+  unsigned* raw = reinterpret_cast<unsigned*>(ring + ringRows * C * P);  // TH rows of inW pixels
+  unsigned* whi = raw + TH * inW;                                        // taps rows of WQ weight pairs
+  unsigned* wlo = whi + taps * WQ;                                       // (split only)
+  unsigned char* outBytes = reinterpret_cast<unsigned char*>(raw);       // a step's TH x TW RGBA8 result
+  const int tid = threadIdx.x, x0 = blockIdx.x * TW, ys = blockIdx.y * segmentRows;
+  const int yEnd = min(ys + segmentRows, l.height);
+  const bool inX = x0 - r >= 0 && x0 + TW + r <= l.width;
+
+  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask: a mask row a warp,
+  // while the previous kernel on the stream may still run (a dependent launch: dependent_launch.cuh).
+  allowDependentLaunch();
+  const int warp = tid >> 5, lane = tid & 31;
+  for (int dy = warp; dy < taps; dy += WARPS)
+    for (int i = lane; i < WQ; i += 32) {
+      const int q = i - 16;
+      const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
+      const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
+      const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
+      whi[dy * WQ + i] = halfPair(__half2float(h0), __half2float(h1));
+      if (Split) wlo[dy * WQ + i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
+    }
+  // 2. The first step's window, rows ys - r..ys + TH + r - 1, at ring rows 0.., TH rows at a time,
+  // once the previous kernel's writes are visible.
+  waitForPrerequisites();
+  for (int done = 0; done < ringRows; done += TH) {
+    const int n = min(TH, ringRows - done);
+    fetchRows(l, raw, x0 - r, inW, ys - r + done, n, inX, tid, kThreads);
+    waitAsync<0>();
+    __syncthreads();
+    convertRows<C>(raw, inW, ring, P, done, ringRows, n, tid, kThreads);
+    __syncthreads();
+  }
+
+  // 3. The steps. Warp w makes rows R wr..R wr + R - 1 (wr = w / WC) of pixels xw.. (wc = w % WC):
+  // for mask row dy, lines C (R wr + dy) + 0..R C - 1 of the window, in NB blocks of 8. Lane
+  // (g, t4) holds C rows (pixels) g and g + 8, columns (lines of the block) 2 t4 and 2 t4 + 1.
+  const int g = lane >> 2, t4 = lane & 3, wr = warp / WC, xw = 16 * NCH * (warp - wr * WC);
+  // ldmatrix.x4: lanes 0-7 give lines 0-7 at column 0, 8-15 lines 0-7 at column 8, 16-23 lines
+  // 8-15 at column 0, 24-31 lines 8-15 at column 8: {b0, b1} is block 0's B, {b2, b3} block 1's.
+  // A third block (C = 3) comes from ldmatrix.x2 on lines 16-23 (lanes 0-15's addresses). A lane's
+  // line n is window row R wr + n / C (+ dy), channel n % C.
+  const int lineA = (lane & 7) + 8 * (lane >> 4), lineB = 16 + (lane & 7), bCol = 8 * ((lane >> 3) & 1);
+  const unsigned ringBase = smemAddress(ring) + static_cast<unsigned>((xw + bCol) * 2);
+  const int chA = lineA % C, chB = lineB % C;
+  const bool absolute = l.combine == Combine::Abs;
+  int oldest = 0;  // the ring row of the step's first window row
+  for (int y = ys; y < yEnd; y += TH) {
+    const bool more = y + TH < yEnd;
+    if (more) fetchRows(l, raw, x0 - r, inW, y + TH + r, TH, inX, tid, kThreads);
+
+    float acc[NB][NCH][4];
+#pragma unroll
+    for (int p = 0; p < NB; ++p)
+#pragma unroll
+      for (int j = 0; j < NCH; ++j) acc[p][j][0] = acc[p][j][1] = acc[p][j][2] = acc[p][j][3] = 0.f;
+    int rowA = oldest + R * wr + lineA / C, rowB = oldest + R * wr + lineB / C;
+    if (rowA >= ringRows) rowA -= ringRows;
+    if (rowB >= ringRows) rowB -= ringRows;
+    for (int dy = 0; dy < taps; ++dy) {
+      // A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..)
+      // is 8 before it, (g, 2 t4 + 8..) 8 after.
+      unsigned ah[KC][3], al[KC][3];
+      const unsigned* wh = whi + dy * WQ + 16 + 2 * t4 - g;
+      const unsigned* wl = wlo + dy * WQ + 16 + 2 * t4 - g;
+#pragma unroll
+      for (int kc = 0; kc < KC; ++kc) {
+        ah[kc][0] = wh[16 * kc];
+        ah[kc][1] = wh[16 * kc - 8];
+        ah[kc][2] = wh[16 * kc + 8];
+        if (Split) {
+          al[kc][0] = wl[16 * kc];
+          al[kc][1] = wl[16 * kc - 8];
+          al[kc][2] = wl[16 * kc + 8];
+        }
+      }
+      const unsigned addrA = ringBase + static_cast<unsigned>((rowA * C + chA) * P * 2);
+      const unsigned addrB = ringBase + static_cast<unsigned>((rowB * C + chB) * P * 2);
+#pragma unroll
+      for (int s = 0; s < NCH + KC - 1; ++s) {
+        unsigned b[NB == 3 ? 6 : 4];
+        ldmatrixX4(reinterpret_cast<unsigned(&)[4]>(b[0]), addrA + 32u * s);
+        if constexpr (NB == 3) ldmatrixX2(reinterpret_cast<unsigned(&)[2]>(b[4]), addrB + 32u * s);
+#pragma unroll
+        for (int kc = 0; kc < KC; ++kc) {
+          const int j = s - kc;
+          if (j < 0 || j >= NCH) continue;
+          const unsigned a[4] = {ah[kc][0], ah[kc][1], ah[kc][2], ah[kc][0]};
+#pragma unroll
+          for (int p = 0; p < NB; ++p) mma16816(acc[p][j], a, b[2 * p], b[2 * p + 1]);
+          if (Split) {
+            const unsigned lo[4] = {al[kc][0], al[kc][1], al[kc][2], al[kc][0]};
+#pragma unroll
+            for (int p = 0; p < NB; ++p) mma16816(acc[p][j], lo, b[2 * p], b[2 * p + 1]);
+          }
+        }
+      }
+      if (++rowA == ringRows) rowA = 0;
+      if (++rowB == ringRows) rowB = 0;
+    }
+    // Every warp is done with the window (its oldest TH rows are free) and the next rows are in.
+    waitAsync<0>();
+    __syncthreads();
+    if (more) convertRows<C>(raw, inW, ring, P, oldest, ringRows, TH, tid, kThreads);
+    __syncthreads();  // raw is spent: the result goes over it
+
+    // 4. Round into the RGBA8 staging tile, then whole pixels out. acc[p][j][e]: pixel
+    // xw + 16 j + g + 8 (e / 2), line n = 8 p + 2 t4 + e % 2 of the warp's: row R wr + n / C,
+    // channel n % C.
+#pragma unroll
+    for (int p = 0; p < NB; ++p)
+#pragma unroll
+      for (int j = 0; j < NCH; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; e += 2) {
+          const int x = xw + 16 * j + g + 4 * e, n = 8 * p + 2 * t4;
+          const float v0 = absolute ? fabsf(acc[p][j][e]) : acc[p][j][e];
+          const float v1 = absolute ? fabsf(acc[p][j][e + 1]) : acc[p][j][e + 1];
+          if constexpr (C == 4) {  // lines n and n + 1: two channels of one pixel
+            const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
+            *reinterpret_cast<unsigned short*>(&outBytes[((R * wr + n / 4) * TW + x) * 4 + n % 4]) = two;
+          } else {
+            outBytes[((R * wr + n / C) * TW + x) * 4 + n % C] = toByte(v0);
+            outBytes[((R * wr + (n + 1) / C) * TW + x) * 4 + (n + 1) % C] = toByte(v1);
+          }
+        }
+    __syncthreads();
+    storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y, tid, kThreads);
+    __syncthreads();  // the staged result is read before the next rows come over it
+    oldest += TH;
+    if (oldest >= ringRows) oldest -= ringRows;
+  }
 #endif
 }
 
@@ -366,13 +583,44 @@ dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw
 // warpsAcross2D(TW, C) of them across the tile.
 // Split: weights as fp16 high + low parts (a template argument: the low parts' registers cost the
 // single-part kernel 30% more registers, and so a block an SM, when only known at run time).
+// Rows a tensor2d block walks: the frame's TH-row steps split so that the grid is about one round
+// of the blocks the GPU holds at once (slots; 0, no device: one step a block).
+int segmentRows2D(const Launch& l, int tw, int th, int slots) {
+  const int columns = static_cast<int>(ceilDiv(l.width, tw)), steps = static_cast<int>(ceilDiv(l.height, th));
+  if (slots <= 0) return th;
+  const int segments = std::max(1, std::min(steps, slots / columns));
+  return static_cast<int>(ceilDiv(steps, segments)) * th;
+}
+// The instance's kernel (its host stub) and its segment's rows (TH where it makes one tile a block).
+template <int TW, int WARPS, int KC, bool Split, int C>
+const void* kernel2D() {
+  constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
+  if constexpr (streamsRows2D(TH, KC))
+    return reinterpret_cast<const void*>(&tensor2dStreamKernel<TW, WARPS, KC, Split, C>);
+  return reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, Split, C>);
+}
+template <int TW, int WARPS, int KC, bool Split, int C>
+int segmentRows2D(const Launch& l, int radius) {
+  constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
+  if (!streamsRows2D(TH, KC) || !deviceInfo().available) return TH;
+  return segmentRows2D(l, TW, TH,
+                       residentBlocks(kernel2D<TW, WARPS, KC, Split, C>(), 32 * WARPS,
+                                      tensor2dSharedBytes(TW, TH, radius, Split, C == 4)));
+}
 template <int TW, int WARPS, int KC, bool Split, int C>
 void launchTensor2D(const Launch& l, const Mask2D& m) {
   constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
   const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split, C == 4);
-  allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split, C>, shared);
-  launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C>, tileGrid(l, TW, TH), dim3(32 * WARPS), shared, l.stream, l,
-                  m);
+  if constexpr (streamsRows2D(TH, KC)) {
+    allowSharedBytes(tensor2dStreamKernel<TW, WARPS, KC, Split, C>, shared);
+    const int rows = segmentRows2D<TW, WARPS, KC, Split, C>(l, m.radius);
+    launchDependent(tensor2dStreamKernel<TW, WARPS, KC, Split, C>, dim3(ceilDiv(l.width, TW), ceilDiv(l.height, rows)),
+                    dim3(32 * WARPS), shared, l.stream, l, m, rows);
+  } else {
+    allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split, C>, shared);
+    launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C>, tileGrid(l, TW, TH), dim3(32 * WARPS), shared, l.stream, l,
+                    m);
+  }
 }
 // `f` gets the compiled K-chunk count for radius r (std::integral_constant<int, KC>).
 template <class F>
@@ -461,8 +709,11 @@ void tensorSep(const Launch& l, const MaskSep& m) {
 }
 
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split, bool filterAlpha) {
+  // The tile (or ring) of tileH + 2r rows of fp16 lines, a ring's next rows of pixels (tileH x
+  // inW), the weights.
   const int inW = tileW + 2 * radius, inH = tileH + 2 * radius, taps = 2 * radius + 1;
-  return std::size_t(inH) * (filterAlpha ? 4 : 3) * linePitch(inW) * 2 +
+  const bool ring = streamsRows2D(tileH, kChunks16(radius));
+  return std::size_t(inH) * (filterAlpha ? 4 : 3) * linePitch(inW) * 2 + (ring ? std::size_t(tileH) * inW * 4 : 0) +
          std::size_t(split ? 2 : 1) * taps * pairPitch(kChunks16(radius)) * 4;
 }
 
@@ -498,13 +749,22 @@ void tensor2d(const Launch& l, const Mask2D& m, bool split) {
 LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
   return withTensor2D(l, radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c) {
     constexpr int TW = tw.value, WARPS = warps.value, C = c.value, TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
-    PassLaunch p =
-        tilePass(l,
-                 "tensor2dKernel<" + std::to_string(TW) + ", " + std::to_string(WARPS) + ", " +
-                     std::to_string(kc.value) + (s.value ? ", true, " : ", false, ") + std::to_string(C) + ">",
-                 TW, TH, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split, C == 4),
-                 reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, kc.value, s.value, C>));
-    if (C == 3) p.note = "alpha is kept, so it gets no products: 3 fp16 lines a pixel, 8 rows x 64 pixels a warp";
+    const int rows = segmentRows2D<TW, WARPS, kc.value, s.value, C>(l, radius);
+    // A block's footprint is its segment: TW x rows outputs.
+    constexpr bool ring = streamsRows2D(TH, kc.value);
+    PassLaunch p = tilePass(l,
+                            std::string(ring ? "tensor2dStreamKernel<" : "tensor2dKernel<") + std::to_string(TW) +
+                                ", " + std::to_string(WARPS) + ", " + std::to_string(kc.value) +
+                                (s.value ? ", true, " : ", false, ") + std::to_string(C) + ">",
+                            TW, rows, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split, C == 4),
+                            kernel2D<TW, WARPS, kc.value, s.value, C>());
+    if (ring)
+      p.note = "the apron's rows may be twice the tile's: a block walks " + std::to_string(rows) + " rows, " +
+               std::to_string(TH) + " a step, the next step's input rows loaded while its products run" +
+               (deviceInfo().available ? "" : " (without a device, one step a block)");
+    if (C == 3)
+      p.note += std::string(ring ? "; " : "") +
+                "alpha is kept, so it gets no products: 3 fp16 lines a pixel, 8 rows x 64 pixels a warp";
     return LaunchDescription{{std::move(p)}, ""};
   });
 }
@@ -518,9 +778,12 @@ WorkModel modelTensor2D(const Launch& l, int radius, bool split) {
   const int lines = l.filterAlpha ? 4 : 3, blocks = l.filterAlpha ? 2 : 3, across = warpsAcross2D(t.x, lines);
   const int warps = t.y / warpRows2D(lines) * across, nch = t.x / 16 / across;  // output chunks a warp
   const int taps = 2 * radius + 1, kc = kChunks16(radius), parts = split ? 2 : 1;
-  const double out = double(t.x) * t.y;
+  const int rows = withTensor2D(l, radius, split, [&](auto tw, auto w, auto k, auto s, auto c) {
+    return segmentRows2D<tw.value, w.value, k.value, s.value, c.value>(l, radius);
+  });
+  const double out = double(t.x) * t.y;  // a step's
   WorkModel m;
-  tileLoads(m, l, t.x, t.y, radius);
+  tileLoads(m, l, t.x, rows, radius);  // each input row of a block's segment is loaded once
   const double bBytes = (nch + kc - 1) * 256.0 * blocks, aBytes = 32.0 * kc * 3 * 4 * parts;
   m.sharedBytes = (double(warps) * taps * (aBytes + bBytes) + out * 4) / out;
   m.matrixFlops = double(warps) * taps * nch * blocks * kc * parts * kMmaFlops / out;
