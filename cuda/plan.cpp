@@ -323,12 +323,16 @@ std::string Plan::describe() const {
   return o.str();
 }
 
+// On the plan's device: a launch sized to the device (persistent grids, tensor2d's segments) is
+// sized to that one.
 LaunchDescription Plan::launches() const {
   const State& s = state();
+  const DeviceScope scope(s.options.device);
   return s.variant->describeLaunch(s.params, s.image);
 }
 WorkModel Plan::workModel() const {
   const State& s = state();
+  const DeviceScope scope(s.options.device);
   return s.variant->workModel(s.params, s.image);
 }
 

@@ -108,7 +108,8 @@ struct Variant {
   // The inspector's figures for p on a width x height frame (convlive/inspect.hpp reads them),
   // each computed beside the variant's kernel from the shapes its launch uses: its launches (none
   // for the CPU variants; `none` says so) and its work per output pixel. Arithmetic, no device
-  // needed (stream's persistent grid is sized to the device where there is one). For parameters
+  // needed (where there is one, the grids sized to it ask it how many blocks it holds: stream's
+  // persistent grid, tensorstream's schedule, tensor2d's segments). For parameters
   // whyNot accepts, or refuses only for want of a device; otherwise they may throw
   // std::invalid_argument (a tile or radius with no compiled instance).
   LaunchDescription describeLaunch(const FilterParams& p, int width, int height) const {

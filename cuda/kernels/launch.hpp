@@ -134,6 +134,9 @@ std::size_t separableSharedBytes(int tileW, int tileH, int radius);
 std::size_t fusedSharedBytes(int tileW, int tileH, int radius);
 // filterAlpha false: 3 fp16 lines a pixel (alpha gets no products), 4 otherwise.
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split, bool filterAlpha);
+// The rows a walking tensor2d block makes (a multiple of tileH) on a width x height frame, on a GPU
+// that holds `slots` of its blocks at once (0: unknown, one tileH step a block).
+int tensor2dSegmentRows(int width, int height, int tileW, int tileH, int radius, int slots);
 std::size_t tensorSepSharedBytes(int tileW, int tileH, int radius);
 std::size_t tensorStreamSharedBytes(int tileW, int radius, bool filterAlpha, int terms = 1);
 

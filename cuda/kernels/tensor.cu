@@ -583,14 +583,6 @@ dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw
 // warpsAcross2D(TW, C) of them across the tile.
 // Split: weights as fp16 high + low parts (a template argument: the low parts' registers cost the
 // single-part kernel 30% more registers, and so a block an SM, when only known at run time).
-// Rows a tensor2d block walks: the frame's TH-row steps split so that the grid is about one round
-// of the blocks the GPU holds at once (slots; 0, no device: one step a block).
-int segmentRows2D(const Launch& l, int tw, int th, int slots) {
-  const int columns = static_cast<int>(ceilDiv(l.width, tw)), steps = static_cast<int>(ceilDiv(l.height, th));
-  if (slots <= 0) return th;
-  const int segments = std::max(1, std::min(steps, slots / columns));
-  return static_cast<int>(ceilDiv(steps, segments)) * th;
-}
 // The instance's kernel (its host stub) and its segment's rows (TH where it makes one tile a block).
 template <int TW, int WARPS, int KC, bool Split, int C>
 const void* kernel2D() {
@@ -603,9 +595,9 @@ template <int TW, int WARPS, int KC, bool Split, int C>
 int segmentRows2D(const Launch& l, int radius) {
   constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
   if (!streamsRows2D(TH, KC) || !deviceInfo().available) return TH;
-  return segmentRows2D(l, TW, TH,
-                       residentBlocks(kernel2D<TW, WARPS, KC, Split, C>(), 32 * WARPS,
-                                      tensor2dSharedBytes(TW, TH, radius, Split, C == 4)));
+  return tensor2dSegmentRows(l.width, l.height, TW, TH, radius,
+                             residentBlocks(kernel2D<TW, WARPS, KC, Split, C>(), 32 * WARPS,
+                                            tensor2dSharedBytes(TW, TH, radius, Split, C == 4)));
 }
 template <int TW, int WARPS, int KC, bool Split, int C>
 void launchTensor2D(const Launch& l, const Mask2D& m) {
@@ -708,6 +700,27 @@ void tensorSep(const Launch& l, const MaskSep& m) {
   tensorSepInstance(l, [&](auto t) { launchTensorSep<decltype(t)::w, decltype(t)::h>(l, m); });
 }
 
+// The rows a walking tensor2d block makes: the frame's TH-row steps split into segments of k steps (0 slots, no
+// device: one step a block). A block's time goes as its k TH + 2r input rows, and the grid takes
+// ceil(blocks / slots) rounds of the blocks the GPU holds at once: the k with the least rounds x
+// (k TH + 2r), the longest on a tie. One segment a column when the columns were a little fewer
+// than the slots left SMs idle (5120x2880 at r = 32 on 64x32, 80 columns on 132 slots: 1 round of
+// 2880 + 64 rows, against 2 of 960 + 64 with 3 segments). 4K and 1080p keep the segments measured.
+int tensor2dSegmentRows(int width, int height, int tw, int th, int radius, int slots) {
+  const long columns = ceilDiv(width, tw), steps = ceilDiv(height, th);
+  if (slots <= 0) return th;
+  long best = steps, bestCost = -1;
+  for (long k = steps; k >= 1; --k) {
+    const long blocks = columns * ((steps + k - 1) / k), rounds = (blocks + slots - 1) / slots;
+    const long cost = rounds * (k * th + 2L * radius);
+    if (bestCost < 0 || cost < bestCost) {
+      bestCost = cost;
+      best = k;
+    }
+  }
+  return static_cast<int>(best) * th;
+}
+
 std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split, bool filterAlpha) {
   // The tile (or ring) of tileH + 2r rows of fp16 lines, a ring's next rows of pixels (tileH x
   // inW), the weights.
@@ -786,6 +799,9 @@ WorkModel modelTensor2D(const Launch& l, int radius, bool split) {
   tileLoads(m, l, t.x, rows, radius);  // each input row of a block's segment is loaded once
   const double bBytes = (nch + kc - 1) * 256.0 * blocks, aBytes = 32.0 * kc * 3 * 4 * parts;
   m.sharedBytes = (double(warps) * taps * (aBytes + bBytes) + out * 4) / out;
+  // Walking blocks pass each input pixel through the ring's next rows (written by cp.async, read
+  // to convert) before its lines.
+  if (streamsRows2D(t.y, kc)) m.sharedBytes += 8 * m.apron;
   m.matrixFlops = double(warps) * taps * nch * blocks * kc * parts * kMmaFlops / out;
   m.matrixUseful = 2.0 * lines * taps * taps * parts;
   m.notes.push_back("a mask row is a product with a Toeplitz band " + std::to_string(16 * kc) +
