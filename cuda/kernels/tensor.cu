@@ -181,6 +181,31 @@ __device__ __forceinline__ void convertRows(const unsigned* raw, int inW, __half
   }
 }
 
+// A warp's sums rounded into the TW-wide RGBA8 staging tile. acc[p][j][e]: pixel
+// xw + 16 j + g + 8 (e / 2), line n = 8 p + 2 t4 + e % 2 of the warp's: row R wr + n / C, channel
+// n % C.
+template <int TW, int R, int C, int NB, int NCH>
+__device__ __forceinline__ void stageSums(const float (&acc)[NB][NCH][4], unsigned char* outBytes, int wr, int xw,
+                                          int g, int t4, bool absolute) {
+#pragma unroll
+  for (int p = 0; p < NB; ++p)
+#pragma unroll
+    for (int j = 0; j < NCH; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; e += 2) {
+        const int x = xw + 16 * j + g + 4 * e, n = 8 * p + 2 * t4;
+        const float v0 = absolute ? fabsf(acc[p][j][e]) : acc[p][j][e];
+        const float v1 = absolute ? fabsf(acc[p][j][e + 1]) : acc[p][j][e + 1];
+        if constexpr (C == 4) {  // lines n and n + 1: two channels of one pixel
+          const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
+          *reinterpret_cast<unsigned short*>(&outBytes[((R * wr + n / 4) * TW + x) * 4 + n % 4]) = two;
+        } else {
+          outBytes[((R * wr + n / C) * TW + x) * 4 + n % C] = toByte(v0);
+          outBytes[((R * wr + (n + 1) / C) * TW + x) * 4 + (n + 1) % C] = toByte(v1);
+        }
+      }
+}
+
 // KC: K chunks a mask row (kChunks16(r)), a template argument so that the loops over output and K
 // chunks unroll without run-time tests (they cost ~20 instructions a B fragment when KC was not).
 // C: fp16 lines a pixel (4, or 3 when alpha is kept).
@@ -278,27 +303,8 @@ __global__ void __launch_bounds__(32 * WARPS)
   }
   __syncthreads();  // every warp is done with the tile: the result goes over it
 
-  // 4. Round into the RGBA8 staging tile, then whole pixels out. acc[p][j][e]: pixel
-  // xw + 16 j + g + 8 (e / 2), line n = 8 p + 2 t4 + e % 2 of the warp's: row R wr + n / C, channel
-  // n % C.
-  const bool absolute = l.combine == Combine::Abs;
-#pragma unroll
-  for (int p = 0; p < NB; ++p)
-#pragma unroll
-    for (int j = 0; j < NCH; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; e += 2) {
-        const int x = xw + 16 * j + g + 4 * e, n = 8 * p + 2 * t4;
-        const float v0 = absolute ? fabsf(acc[p][j][e]) : acc[p][j][e];
-        const float v1 = absolute ? fabsf(acc[p][j][e + 1]) : acc[p][j][e + 1];
-        if constexpr (C == 4) {  // lines n and n + 1: two channels of one pixel
-          const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
-          *reinterpret_cast<unsigned short*>(&outBytes[((R * wr + n / 4) * TW + x) * 4 + n % 4]) = two;
-        } else {
-          outBytes[((R * wr + n / C) * TW + x) * 4 + n % C] = toByte(v0);
-          outBytes[((R * wr + (n + 1) / C) * TW + x) * 4 + (n + 1) % C] = toByte(v1);
-        }
-      }
+  // 4. Round into the RGBA8 staging tile, then whole pixels out.
+  stageSums<TW, R, C>(acc, outBytes, wr, xw, g, t4, l.combine == Combine::Abs);
   __syncthreads();
   storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
 #endif
@@ -428,26 +434,8 @@ __global__ void __launch_bounds__(32 * WARPS)
     if (more) convertRows<C>(raw, inW, ring, P, oldest, ringRows, TH, tid, kThreads);
     __syncthreads();  // raw is spent: the result goes over it
 
-    // 4. Round into the RGBA8 staging tile, then whole pixels out. acc[p][j][e]: pixel
-    // xw + 16 j + g + 8 (e / 2), line n = 8 p + 2 t4 + e % 2 of the warp's: row R wr + n / C,
-    // channel n % C.
-#pragma unroll
-    for (int p = 0; p < NB; ++p)
-#pragma unroll
-      for (int j = 0; j < NCH; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; e += 2) {
-          const int x = xw + 16 * j + g + 4 * e, n = 8 * p + 2 * t4;
-          const float v0 = absolute ? fabsf(acc[p][j][e]) : acc[p][j][e];
-          const float v1 = absolute ? fabsf(acc[p][j][e + 1]) : acc[p][j][e + 1];
-          if constexpr (C == 4) {  // lines n and n + 1: two channels of one pixel
-            const unsigned short two = static_cast<unsigned short>(toByte(v0) | toByte(v1) << 8);
-            *reinterpret_cast<unsigned short*>(&outBytes[((R * wr + n / 4) * TW + x) * 4 + n % 4]) = two;
-          } else {
-            outBytes[((R * wr + n / C) * TW + x) * 4 + n % C] = toByte(v0);
-            outBytes[((R * wr + (n + 1) / C) * TW + x) * 4 + (n + 1) % C] = toByte(v1);
-          }
-        }
+    // 4. Round into the RGBA8 staging tile, then whole pixels out.
+    stageSums<TW, R, C>(acc, outBytes, wr, xw, g, t4, absolute);
     __syncthreads();
     storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y, tid, kThreads);
     __syncthreads();  // the staged result is read before the next rows come over it
