@@ -184,6 +184,22 @@ __device__ __forceinline__ void convertRows(const unsigned* raw, int inW, __half
 // A warp's sums rounded into the TW-wide RGBA8 staging tile. acc[p][j][e]: pixel
 // xw + 16 j + g + 8 (e / 2), line n = 8 p + 2 t4 + e % 2 of the warp's: row R wr + n / C, channel
 // n % C.
+// The mask's taps x taps weights as pairs of fp16 high (and, Split, low) parts, zero off the mask, WQ
+// pairs a mask row: pair i of row dy holds columns i - 16 and i - 15. A mask row a warp.
+template <int WARPS, int WQ, bool Split>
+__device__ __forceinline__ void stageWeights(const Mask2D& m, int taps, unsigned* whi, unsigned* wlo, int warp,
+                                             int lane) {
+  for (int dy = warp; dy < taps; dy += WARPS)
+    for (int i = lane; i < WQ; i += 32) {
+      const int q = i - 16;
+      const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
+      const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
+      const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
+      whi[dy * WQ + i] = halfPair(__half2float(h0), __half2float(h1));
+      if (Split) wlo[dy * WQ + i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
+    }
+}
+
 template <int TW, int R, int C, int NB, int NCH>
 __device__ __forceinline__ void stageSums(const float (&acc)[NB][NCH][4], unsigned char* outBytes, int wr, int xw,
                                           int g, int t4, bool absolute) {
@@ -230,19 +246,11 @@ __global__ void __launch_bounds__(32 * WARPS)
   unsigned char* outBytes = tensorSmem;  // the TH x TW RGBA8 result, over the tile once that is spent
   const int tid = threadIdx.x, x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
 
-  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask: a mask row a warp,
-  // while the previous kernel on the stream may still run (a dependent launch: dependent_launch.cuh).
+  // 1. The weights (stageWeights), while the previous kernel on the stream may still run (a
+  // dependent launch: dependent_launch.cuh).
   allowDependentLaunch();
   const int warp = tid >> 5, lane = tid & 31;
-  for (int dy = warp; dy < taps; dy += WARPS)
-    for (int i = lane; i < WQ; i += 32) {
-      const int q = i - 16;
-      const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
-      const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
-      const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
-      whi[dy * WQ + i] = halfPair(__half2float(h0), __half2float(h1));
-      if (Split) wlo[dy * WQ + i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
-    }
+  stageWeights<WARPS, WQ, Split>(m, taps, whi, wlo, warp, lane);
   // 2. The input tile with apron as fp16 lines, once the previous kernel's writes are visible.
   waitForPrerequisites();
   fillHalfTile<C>(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
@@ -337,19 +345,11 @@ __global__ void __launch_bounds__(32 * WARPS)
   const int yEnd = min(ys + segmentRows, l.height);
   const bool inX = x0 - r >= 0 && x0 + TW + r <= l.width;
 
-  // 1. The weights as pairs of fp16 high (and low) parts, zero off the mask: a mask row a warp,
-  // while the previous kernel on the stream may still run (a dependent launch: dependent_launch.cuh).
+  // 1. The weights (stageWeights), while the previous kernel on the stream may still run (a
+  // dependent launch: dependent_launch.cuh).
   allowDependentLaunch();
   const int warp = tid >> 5, lane = tid & 31;
-  for (int dy = warp; dy < taps; dy += WARPS)
-    for (int i = lane; i < WQ; i += 32) {
-      const int q = i - 16;
-      const float w0 = q >= 0 && q < taps ? m.w[dy * taps + q] : 0.f;
-      const float w1 = q + 1 >= 0 && q + 1 < taps ? m.w[dy * taps + q + 1] : 0.f;
-      const __half h0 = __float2half_rn(w0), h1 = __float2half_rn(w1);
-      whi[dy * WQ + i] = halfPair(__half2float(h0), __half2float(h1));
-      if (Split) wlo[dy * WQ + i] = halfPair(w0 - __half2float(h0), w1 - __half2float(h1));
-    }
+  stageWeights<WARPS, WQ, Split>(m, taps, whi, wlo, warp, lane);
   // 2. The first step's window, rows ys - r..ys + TH + r - 1, at ring rows 0.., TH rows at a time,
   // once the previous kernel's writes are visible.
   waitForPrerequisites();
