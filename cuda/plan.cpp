@@ -42,6 +42,15 @@ std::size_t ImageDesc::span() const {
   return frameStride() * std::size_t(batch - 1) + rowPitch() * std::size_t(height - 1) + rowBytes();
 }
 
+ImageDesc outputDesc(const ImageDesc& in, PixelType outType) {
+  ImageDesc d = in;
+  d.type = outType;
+  const std::size_t from = pixelTypeBytes(in.type), to = pixelTypeBytes(outType);
+  d.pitch = in.pitch / from * to;
+  d.batchStride = in.batchStride / from * to;
+  return d;
+}
+
 std::string ImageDesc::str() const {
   std::string s =
       std::to_string(width) + "x" + std::to_string(height) + " " + pixelTypeName(type) + "x" + std::to_string(channels);
@@ -123,14 +132,15 @@ ImageDesc stagedDesc(const ImageDesc& image) {
 struct Plan::State {
   const Variant* variant = nullptr;
   FilterParams params;
-  ImageDesc image;
+  ImageDesc image, output;
   PlanOptions options;
   std::string autoWhy, note;
   std::optional<AutoChoice> autoChoice;
   bool identity = false;
   Workspace ws;
-  // Memory::Host with a GPU variant: the frames on the device (staged), rows 256-byte aligned.
-  ImageDesc staged;
+  // Memory::Host with a GPU variant: the frames on the device (staged), rows 256-byte aligned, and
+  // the output's there (stagedOut: staged's layout in values).
+  ImageDesc staged, stagedOut;
   DeviceBuffer stageIn, stageOut;
 
   State() = default;
@@ -152,12 +162,15 @@ struct Plan::State {
   // Allocates what run() needs and prepares the variant: all that can be done before a frame.
   void prepare() {
     const DeviceScope scope(options.device);
-    if (staging()) staged = stagedDesc(image);
+    if (staging()) {
+      staged = stagedDesc(image);
+      stagedOut = outputDesc(staged, output.type);
+    }
     // The variant runs on the staged frames where there are some: prepared (and checked) for those.
     if (Problem why = variant->prepare(params, staging() ? staged : image, ws)) throw ProblemError(why);
     if (staging()) {
       stageIn.reserve(staged.span());
-      stageOut.reserve(staged.span());
+      stageOut.reserve(stagedOut.span());
     }
   }
   // Copies frames between host memory laid out as `from` and memory laid out as `to` (the same
@@ -166,7 +179,7 @@ struct Plan::State {
   void runStaged(const ImageDesc& din, const void* in, const ImageDesc& dout, void* out, cudaStream_t stream) {
     copyFrames(staged, stageIn.get(), din, in, cudaMemcpyHostToDevice, stream);
     variant->runFrames(params, staged, stageIn.get(), stageOut.get(), ws, stream);
-    copyFrames(dout, out, staged, stageOut.get(), cudaMemcpyDeviceToHost, stream);
+    copyFrames(dout, out, stagedOut, stageOut.get(), cudaMemcpyDeviceToHost, stream);
     CL_CUDA(cudaStreamSynchronize(stream));
   }
   static void copyFrames(const ImageDesc& to, void* dst, const ImageDesc& from, const void* src, cudaMemcpyKind kind,
@@ -194,6 +207,7 @@ Plan::Plan(const Plan& o) {
   s.variant = o.state_->variant;
   s.params = o.state_->params;
   s.image = o.state_->image;
+  s.output = o.state_->output;
   s.options = o.state_->options;
   s.autoWhy = o.state_->autoWhy;
   s.autoChoice = o.state_->autoChoice;
@@ -228,6 +242,18 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   s->image = image;
   s->options = options;
   if (image.channels == 4 && !image.alpha) s->params.filterAlpha = false;  // padding is copied, never filtered
+  s->params.outType.reset();
+  if (options.outType && *options.outType != image.type) {
+    if (image.type != PixelType::U8 || *options.outType != PixelType::F32)
+      throw ProblemError(problem(Code::Invalid, "image",
+                                 std::string(pixelTypeName(*options.outType)) + " output from " +
+                                     pixelTypeName(image.type) +
+                                     " frames: the output is of the input's type, or f32 "
+                                     "from u8 frames (leave outType unset for " +
+                                     pixelTypeName(image.type) + ")"));
+    s->params.outType = options.outType;
+  }
+  s->output = outputDesc(image, s->params.outType.value_or(image.type));
 
   // Host memory with a GPU variant runs on the plan's own device frames (stagedDesc): that is what
   // the variant must take.
@@ -303,6 +329,7 @@ Tile Plan::tile() const {
 }
 const FilterParams& Plan::params() const { return state().params; }
 const ImageDesc& Plan::image() const { return state().image; }
+const ImageDesc& Plan::output() const { return state().output; }
 const PlanOptions& Plan::options() const { return state().options; }
 bool Plan::onGpu() const { return state().variant->onGpu; }
 const std::string& Plan::autoWhy() const { return state().autoWhy; }
@@ -320,6 +347,7 @@ std::string Plan::describe() const {
     << " variant=" << s.variant->name;
   if (!s.variant->tiles.empty()) o << " tile=" << tile().str();
   o << " on " << s.image.str();
+  if (s.output.type != s.image.type) o << " to " << pixelTypeName(s.output.type);
   return o.str();
 }
 
@@ -338,9 +366,11 @@ WorkModel Plan::workModel() const {
 
 void Plan::run(ConstImageView in, ImageView out, cudaStream_t stream) {
   const ImageDesc& d = state().image;
-  if (!d.isRgba8())
-    throw std::invalid_argument("convlive::Plan::run: image views are RGBA8 frames; the plan was made for " + d.str() +
-                                ": pass pointers (run(const void*, void*, stream))");
+  if (!d.isRgba8() || state().output.type != d.type)
+    throw std::invalid_argument(
+        "convlive::Plan::run: image views are RGBA8 frames in and out; the plan was made for " + d.str() +
+        (state().output.type != d.type ? std::string(" to ") + pixelTypeName(state().output.type) : std::string()) +
+        ": pass pointers (run(const void*, void*, stream))");
   for (const auto& [what, w, h, pitch] :
        {std::tuple{"input", in.width, in.height, in.pitch}, std::tuple{"output", out.width, out.height, out.pitch}})
     if (w != d.width || h != d.height || pitch < d.rowBytes())
@@ -372,15 +402,18 @@ void Plan::run(const void* in, void* out, cudaStream_t stream) {
   const ImageDesc& d = s.image;
   if (!in || !out) throw std::invalid_argument("convlive::Plan::run: a null frame pointer");
   const char *a = static_cast<const char*>(in), *b = static_cast<const char*>(out);
-  if (!s.staging() && a < b + d.span() && b < a + d.span())
+  if (!s.staging() && a < b + s.output.span() && b < a + d.span())
     throw std::invalid_argument("convlive::Plan::run: the input and output overlap; filter into another buffer");
-  const std::size_t align = pixelTypeBytes(d.type);
-  if (reinterpret_cast<std::uintptr_t>(in) % align || reinterpret_cast<std::uintptr_t>(out) % align)
-    throw std::invalid_argument(std::string("convlive::Plan::run: ") + pixelTypeName(d.type) +
-                                " frames must start at a multiple of " + std::to_string(align) + " bytes");
+  for (const auto& [what, p, t] :
+       {std::tuple{"input", in, d.type}, std::tuple{"output", static_cast<const void*>(out), s.output.type}}) {
+    const std::size_t align = pixelTypeBytes(t);
+    if (reinterpret_cast<std::uintptr_t>(p) % align)
+      throw std::invalid_argument(std::string("convlive::Plan::run: the ") + what + "'s " + pixelTypeName(t) +
+                                  " frames must start at a multiple of " + std::to_string(align) + " bytes");
+  }
   const DeviceScope scope(s.options.device);
   if (s.staging())
-    s.runStaged(d, in, d, out, stream);
+    s.runStaged(d, in, s.output, out, stream);
   else
     s.variant->runFrames(s.params, d, in, out, s.ws, stream);
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -30,32 +31,36 @@ using typed::Half;
 using typed::load;
 using typed::store;
 
-// One frame of `d`'s description: its pixels' addresses and channel rules.
-template <class T>
+// One frame of `d`'s description: its pixels' addresses and channel rules; its output of od's
+// (values of type TO, laid out as od says).
+template <class T, class TO = T>
 struct Frame {
   const ImageDesc& d;
   const unsigned char* in;
   unsigned char* out;
+  const ImageDesc& od;
   const unsigned char* at(int x, int y) const {
     return in + std::size_t(y) * d.rowPitch() + std::size_t(x) * d.channels * sizeof(T);
   }
   unsigned char* outAt(int x, int y) const {
-    return out + std::size_t(y) * d.rowPitch() + std::size_t(x) * d.channels * sizeof(T);
+    return out + std::size_t(y) * od.rowPitch() + std::size_t(x) * d.channels * sizeof(TO);
   }
   bool copied(int ch, bool filterAlpha) const { return ch == 3 && d.copiesFourth(filterAlpha); }
   void write(int x, int y, const Sums& a, const Sums& b, Combine c, bool filterAlpha) const {
     unsigned char* o = outAt(x, y);
     for (int ch = 0; ch < d.channels; ++ch) {
-      if (copied(ch, filterAlpha))
+      if (!copied(ch, filterAlpha))
+        store<TO>(o + ch * sizeof(TO), a[ch], b[ch], c);
+      else if constexpr (std::is_same_v<T, TO>)
         std::memcpy(o + ch * sizeof(T), at(x, y) + ch * sizeof(T), sizeof(T));
       else
-        store<T>(o + ch * sizeof(T), a[ch], b[ch], c);
+        store<TO>(o + ch * sizeof(TO), load<T>(at(x, y) + ch * sizeof(T)), 0.0, Combine::Identity);
     }
   }
 };
 
-template <class T>
-void direct(const Filter& f, Border border, bool filterAlpha, const Frame<T>& fr, int threads) {
+template <class T, class TO>
+void direct(const Filter& f, Border border, bool filterAlpha, const Frame<T, TO>& fr, int threads) {
   const Mask& m = f.mask;
   const int r = m.radius(), w = fr.d.width, h = fr.d.height, C = fr.d.channels;
   const bool magnitude = f.combine == Combine::Magnitude;
@@ -84,8 +89,8 @@ void direct(const Filter& f, Border border, bool filterAlpha, const Frame<T>& fr
 }
 
 // Horizontal pass with `hw` into plane (doubles, `channels` a pixel), then the vertical one.
-template <class T>
-void separablePlane(const std::vector<float>& hw, const Frame<T>& fr, Border border, std::vector<double>& plane,
+template <class T, class TO>
+void separablePlane(const std::vector<float>& hw, const Frame<T, TO>& fr, Border border, std::vector<double>& plane,
                     int threads) {
   const int r = static_cast<int>(hw.size() / 2), w = fr.d.width, h = fr.d.height, C = fr.d.channels;
   plane.assign(std::size_t(w) * h * C, 0.0);
@@ -116,8 +121,8 @@ Sums verticalSum(const std::vector<float>& v, const std::vector<double>& plane, 
   return s;
 }
 
-template <class T>
-void separable(const Filter& f, Border border, bool filterAlpha, const Frame<T>& fr, int threads) {
+template <class T, class TO>
+void separable(const Filter& f, Border border, bool filterAlpha, const Frame<T, TO>& fr, int threads) {
   const Mask& m = f.mask;
   const int w = fr.d.width, h = fr.d.height, C = fr.d.channels;
   const bool magnitude = f.combine == Combine::Magnitude;
@@ -134,12 +139,12 @@ void separable(const Filter& f, Border border, bool filterAlpha, const Frame<T>&
   });
 }
 
-template <class T>
-void filterFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out,
-                  int threads, bool directOnly) {
+template <class T, class TO = T>
+void filterFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& d, const void* in,
+                  const ImageDesc& od, void* out, int threads, bool directOnly) {
   for (int i = 0; i < d.batch; ++i) {
-    const std::size_t at = d.frameStride() * std::size_t(i);
-    const Frame<T> fr{d, static_cast<const unsigned char*>(in) + at, static_cast<unsigned char*>(out) + at};
+    const Frame<T, TO> fr{d, static_cast<const unsigned char*>(in) + d.frameStride() * std::size_t(i),
+                          static_cast<unsigned char*>(out) + od.frameStride() * std::size_t(i), od};
     if (filter.mask.separable() && !directOnly)
       separable(filter, border, filterAlpha, fr, threads);
     else
@@ -151,15 +156,27 @@ void filterFrames(const Filter& filter, Border border, bool filterAlpha, const I
 
 void referenceFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
                      void* out, int threads, bool directOnly) {
+  referenceFrames(filter, border, filterAlpha, image, in, image, out, threads, directOnly);
+}
+
+void referenceFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
+                     const ImageDesc& output, void* out, int threads, bool directOnly) {
+  const auto& o = output;
+  if (o.type != image.type) {
+    if (image.type != PixelType::U8 || o.type != PixelType::F32)
+      throw std::invalid_argument(std::string("referenceFrames: ") + pixelTypeName(o.type) + " output from " +
+                                  pixelTypeName(image.type) + " frames (f32 from u8 only)");
+    return filterFrames<std::uint8_t, float>(filter, border, filterAlpha, image, in, o, out, threads, directOnly);
+  }
   switch (image.type) {
     case PixelType::U8:
-      return filterFrames<std::uint8_t>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+      return filterFrames<std::uint8_t>(filter, border, filterAlpha, image, in, o, out, threads, directOnly);
     case PixelType::U16:
-      return filterFrames<std::uint16_t>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+      return filterFrames<std::uint16_t>(filter, border, filterAlpha, image, in, o, out, threads, directOnly);
     case PixelType::F16:
-      return filterFrames<Half>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+      return filterFrames<Half>(filter, border, filterAlpha, image, in, o, out, threads, directOnly);
     case PixelType::F32:
-      return filterFrames<float>(filter, border, filterAlpha, image, in, out, threads, directOnly);
+      return filterFrames<float>(filter, border, filterAlpha, image, in, o, out, threads, directOnly);
   }
 }
 

@@ -90,10 +90,12 @@ TuneKey TuneKey::of(const FilterParams& p, const ImageDesc& image) {
   TuneKey k = of(p, image.width, image.height);
   // u8x4 rows or frames not 4 bytes apart: only the variants that take any image can run them.
   const bool unaligned = image.isRgba8() && (image.rowPitch() % 4 || image.frameStride() % 4);
-  if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha) || unaligned) {
+  const bool otherOut = p.outType && *p.outType != image.type;
+  if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha) || unaligned || otherOut) {
     k.image = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
     if (image.channels == 4 && !image.alpha) k.image += "-padded";
     if (unaligned) k.image += "-unaligned";
+    if (otherOut) k.image += std::string(" to ") + pixelTypeName(*p.outType);
     if (image.batch != 1) k.image += " batch " + std::to_string(image.batch);
   }
   return k;
@@ -310,7 +312,7 @@ AutoChoice Tuner::choose(const FilterParams& p, const ImageDesc& image) {
   // Time every candidate and tile that can run, on a scratch frame of this size.
   ImageDesc packed = image;
   packed.pitch = packed.batchStride = 0;
-  DeviceBuffer in = scratchFrames(packed), out(packed.span());
+  DeviceBuffer in = scratchFrames(packed), out(outputDesc(packed, p.outType.value_or(packed.type)).span());
   Stream s;
   struct Timed {
     const Variant* v;

@@ -11,7 +11,7 @@ namespace convlive {
 
 bool sameComputation(const FilterParams& a, const FilterParams& b) {
   // The mask last: the workspace asks this of each kept preparation, which often differ by tile only.
-  return a.tile == b.tile && a.border == b.border && a.filterAlpha == b.filterAlpha &&
+  return a.tile == b.tile && a.border == b.border && a.filterAlpha == b.filterAlpha && a.outType == b.outType &&
          a.filter.combine == b.filter.combine && a.filter.mask.sameWeights(b.filter.mask);
 }
 
@@ -146,6 +146,22 @@ std::string Variant::imagesTaken() const {
 
 Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
   if (Problem why = imageProblem(image)) return why;
+  if (p.outType && *p.outType != image.type && !floatOutput) {
+    // Name the variants that write f32 from these frames, on the same side (GPU or CPU) where there is one.
+    std::string takers;
+    const Variant* pick = nullptr;
+    for (const Variant& v : variants()) {
+      if (!v.floatOutput || v.whyNot(p, image)) continue;
+      takers += (takers.empty() ? "" : ", ") + v.name;
+      if (!pick || (pick->onGpu != onGpu && v.onGpu == onGpu)) pick = &v;
+    }
+    return problem(Problem::Code::CannotRun, "variant",
+                   name + " writes frames of their own type; " + pixelTypeName(*p.outType) + " output from " +
+                       pixelTypeName(image.type) + " frames: " +
+                       (takers.empty() ? std::string("no variant takes this filter")
+                                       : takers + (takers.find(',') == std::string::npos ? " writes it" : " write it")),
+                   pick ? "variant" : "", pick ? pick->name : "");
+  }
   // A variant that takes any image checks it whole (its whyNot(p, width, height) is for u8x4 frames).
   if (takesAnyImage()) return whyNotImageImpl ? whyNotImageImpl(*this, p, image) : whyNot(p, image.width, image.height);
   if (!image.isRgba8()) {

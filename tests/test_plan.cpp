@@ -289,6 +289,84 @@ TEST(Plan, EveryTypeAndChannelCountOnHostFrames) {
       }
 }
 
+// u8 frames into f32 output on host memory (cpu here; with a GPU, sweep or stream through the plan's
+// own device frames): 1, 3, 4 channels, a batch with padded rows and gaps (the output's strides the
+// input's in values), against the double reference under f32's bound, outputs NaN-poisoned.
+TEST(Plan, U8FramesIntoF32OnHostFrames) {
+  std::mt19937 rng(testcases::seedForRun());
+  for (int c : {1, 3, 4})
+    for (const auto& [mask, r] : {std::pair{"gaussian", 2}, {"sobel", 1}, {"sharpen", 1}, {"emboss", 2}}) {
+      ImageDesc d{.width = 13, .height = 5, .channels = c};
+      d.pitch = d.rowBytes() + 3;
+      d.batch = 3;
+      d.batchStride = d.pitch * 5 + 2;
+      FilterSpec s = spec(mask, r);
+      s.border = testcases::kBorders[rng() % 4];
+      s.filterAlpha = rng() % 2;
+      Plan plan = Plan::make(s, d, {.memory = Memory::Host, .outType = PixelType::F32});
+      const ImageDesc& o = plan.output();
+      ASSERT_EQ(o.type, PixelType::F32);
+      ASSERT_EQ(o.rowPitch(), d.rowPitch() * 4);
+      ASSERT_EQ(o.frameStride(), d.frameStride() * 4);
+      const auto in = testcases::randomFrames(d, rng);
+      auto got = testcases::poisoned(o);
+      plan.run(in.data(), got.data());
+      auto want = testcases::poisoned(o);
+      referenceFrames(plan.params().filter, plan.params().border, plan.params().filterAlpha, d, in.data(), o,
+                      want.data());
+      const auto diff = testcases::compareTyped(o, got, want, plan.params().filter.mask, 255);
+      EXPECT_EQ(diff.over, 0) << plan.describe() << ": " << diff.first << " (seed " << testcases::seedForRun() << ")";
+      EXPECT_TRUE(testcases::gapsUntouched(o, got, testcases::poisonByte(o.type))) << plan.describe();
+    }
+}
+
+// f32 output holds the sums as they are: sharpen past 0 and 255 stays there, and a box's thirds stay
+// fractions, where u8 output rounds and saturates them.
+TEST(Plan, F32OutputIsNeitherRoundedNorClamped) {
+  const ImageDesc d{.width = 3, .height = 1, .channels = 1};
+  const std::uint8_t in[3] = {0, 255, 0};
+  float out[3] = {};
+  FilterSpec s = spec("custom", 1);
+  s.weights = "0,0,0;-1,3,-1;0,0,0";
+  Plan sharpen = Plan::make(s, d, {.memory = Memory::Host, .outType = PixelType::F32});
+  sharpen.run(in, out);
+  EXPECT_FLOAT_EQ(out[0], -255.f);  // clamp: 3 x 0 - 0 - 255
+  EXPECT_FLOAT_EQ(out[1], 765.f);
+  s.weights = "0,0,0;1,1,1;0,0,0";
+  s.normalize = true;
+  Plan box = Plan::make(s, d, {.memory = Memory::Host, .outType = PixelType::F32});
+  box.run(in, out);
+  EXPECT_FLOAT_EQ(out[0], 85.f);
+  EXPECT_NEAR(out[1], 85.f, 1e-4);
+  const std::uint8_t grey[3] = {1, 0, 0};
+  box.run(grey, out);
+  EXPECT_NEAR(out[1], 1.f / 3, 1e-6);
+}
+
+// Other output types are refused with the reason, and so are the variants that write only their
+// input's type, naming one that writes f32; image views (RGBA8 in and out) refuse such a plan.
+TEST(Plan, OtherOutputTypesAreRefusedWithTheReason) {
+  const ImageDesc u16{.width = 8, .height = 8, .type = PixelType::U16, .channels = 1};
+  Problem why = refusal(spec("gaussian", 1), u16, {.memory = Memory::Host, .outType = PixelType::F32});
+  EXPECT_NE(why.text().find("f32 from u8"), std::string::npos) << why.text();
+  const ImageDesc u8{.width = 8, .height = 8, .channels = 4};
+  why = refusal(spec("gaussian", 1), u8, {.memory = Memory::Host, .outType = PixelType::F16});
+  EXPECT_NE(why.text().find("f16 output from u8"), std::string::npos) << why.text();
+  why = refusal(spec("gaussian", 1, "cpu-simd"), u8, {.memory = Memory::Host, .outType = PixelType::F32});
+  EXPECT_NE(why.text().find("writes frames of their own type"), std::string::npos) << why.text();
+  EXPECT_EQ(why.fixSetting, "variant");
+  EXPECT_EQ(why.fixValue, "cpu") << why.text();
+  // The input's own type is no other type: an ordinary plan.
+  Plan same = Plan::make(spec("gaussian", 1), u16, {.memory = Memory::Host, .outType = PixelType::U16});
+  EXPECT_EQ(same.output(), same.image());
+  // auto on the CPU takes the reference, which writes f32.
+  Plan f32 = Plan::make(spec("gaussian", 1), u8, {.memory = Memory::Host, .outType = PixelType::F32});
+  EXPECT_NE(f32.describe().find("to f32"), std::string::npos) << f32.describe();
+  if (!f32.onGpu()) EXPECT_EQ(f32.variant().name, "cpu");
+  HostImage a(8, 8), b(8, 8);
+  EXPECT_THROW(f32.run(a.view(), b.view()), std::invalid_argument);
+}
+
 TEST(Plan, OneByOneFramesOfEveryType) {
   for (PixelType t : testcases::kPixelTypes) {
     const ImageDesc d{.width = 1, .height = 1, .type = t, .channels = 1};

@@ -216,29 +216,80 @@ TEST_F(PlanOnDevice, TheDeviceOptionRunsThereAndRestoresTheCallersDevice) {
 }
 
 // Frames of `d` through `plan` in device memory: uploaded, output poisoned, brought back.
+// One run on device frames laid out as d (the output as plan.output() says, poisoned), brought back.
 std::vector<unsigned char> runTyped(Plan& plan, const ImageDesc& d, const std::vector<unsigned char>& in,
                                     cudaStream_t s = nullptr) {
-  DeviceBuffer din(d.span()), dout(d.span());
+  const ImageDesc& o = plan.output();
+  DeviceBuffer din(d.span()), dout(o.span());
   CL_CUDA(cudaMemcpy(din.get(), in.data(), d.span(), cudaMemcpyHostToDevice));
-  std::vector<unsigned char> got = testcases::poisoned(d);
-  CL_CUDA(cudaMemcpy(dout.get(), got.data(), d.span(), cudaMemcpyHostToDevice));
+  std::vector<unsigned char> got = testcases::poisoned(o);
+  CL_CUDA(cudaMemcpy(dout.get(), got.data(), o.span(), cudaMemcpyHostToDevice));
   plan.run(din.get(), dout.get(), s);
   CL_CUDA(cudaStreamSynchronize(s));
-  CL_CUDA(cudaMemcpy(got.data(), dout.get(), d.span(), cudaMemcpyDeviceToHost));
+  CL_CUDA(cudaMemcpy(got.data(), dout.get(), o.span(), cudaMemcpyDeviceToHost));
   return got;
 }
 
 void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
+  const ImageDesc& o = plan.output();
   const auto in = testcases::randomFrames(d, rng);
   const auto got = runTyped(plan, d, in);
-  auto want = testcases::poisoned(d);
+  auto want = testcases::poisoned(o);
   const FilterParams& p = plan.params();
-  referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
-  const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, testcases::typeRange(d.type));
+  referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), o, want.data());
+  const auto diff = testcases::compareTyped(o, got, want, p.filter.mask, testcases::typeRange(d.type));
   EXPECT_EQ(diff.over, 0) << plan.describe() << " " << d.str() << ": " << diff.first << " (" << diff.over
                           << " over; seed " << testcases::seedForRun() << ")";
-  EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type)))
+  EXPECT_TRUE(testcases::gapsUntouched(o, got, testcases::poisonByte(o.type)))
       << plan.describe() << " " << d.str() << ": a gap was written";
+}
+
+// u8 frames into f32 output (PlanOptions::outType) through stream (separable, r <= 4), sweep
+// (separable and 2D masks to r = 32, gradient magnitudes) and auto: 1, 3 and 4 channels (a kept
+// alpha converted, padding copied), odd sizes from 1x1 and wide frames whose f32 rows take the
+// 16-byte stores beside ones that do not, every border, batches with padded rows and gaps (the
+// output's in values as the input's); against the double reference under f32's bound, the outputs
+// NaN-poisoned. tensorstream, fft and the RGBA8 variants refuse, naming one that writes f32.
+TEST_F(PlanOnDevice, U8FramesIntoF32EqualTheReference) {
+  const MaskCase cases[] = {{"gaussian", 1},
+                            {"box", 2},
+                            {"gaussian", 4},
+                            {"sobel", 1},
+                            {"gaussian", 12},
+                            {"sharpen", 2},
+                            {"emboss", 3},
+                            {"laplacian", 1},
+                            {"pitch", 3},
+                            {"gaussian", 32},
+                            {"custom", 0, "1,-2,1", "1,2,1"}};
+  int ran = 0;
+  for (const char* variant : {"stream", "sweep", "auto"})
+    for (int c : {1, 3, 4})
+      for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {1024, 9}})
+        for (const MaskCase& k : cases) {
+          const ImageDesc d = randomDesc(PixelType::U8, c, w, h, 3);
+          FilterSpec s = specFor(k, variant);
+          s.filterAlpha = rng() % 2;
+          Problem why;
+          Plan plan = Plan::make(s, d, {.outType = PixelType::F32}, why);
+          if (!plan) {  // stream: separable masks to r = 4 only, and it says so
+            EXPECT_EQ(std::string(variant), "stream") << why.text();
+            continue;
+          }
+          ASSERT_EQ(plan.output().type, PixelType::F32) << plan.describe();
+          ASSERT_NE(plan.describe().find("to f32"), std::string::npos) << plan.describe();
+          expectEqualsReference(plan, d);
+          ++ran;
+        }
+  EXPECT_GT(ran, 300);
+  const ImageDesc d{.width = 64, .height = 16, .channels = 3};
+  for (const char* variant : {"tensorstream", "fft", "naive", "tensor2d"}) {
+    FilterSpec s = specFor({"gaussian", 2}, variant);
+    Problem why;
+    EXPECT_FALSE(Plan::make(s, d, {.outType = PixelType::F32}, why)) << variant;
+    EXPECT_NE(why.text().find("writes frames of their own type"), std::string::npos) << why.text();
+    EXPECT_EQ(why.fixSetting, "variant") << why.text();
+  }
 }
 
 // sweep, by name and as auto's choice, on every type and channel count: odd sizes from 1x1,

@@ -56,6 +56,11 @@ struct ImageDesc {
   bool operator!=(const ImageDesc& o) const { return !(*this == o); }
 };
 
+// The output frames for input frames `in` whose values are written as `outType`: the input's size,
+// channels, alpha and batch, laid out as the input counted in values (its row pitch and frame stride
+// scaled by the element sizes). `in` itself where outType is its type.
+ImageDesc outputDesc(const ImageDesc& in, PixelType outType);
+
 // A view of width x height RGBA8 pixels, rows `pitch` bytes apart (pitch >= 4 * width). The
 // pointer may be host or device memory; the view never owns it and is valid as long as it is.
 struct ImageView {

@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,11 @@ struct PlanOptions {
   // Host or native memory and no usable CUDA device: run a CPU variant (cpu-simd, else cpu) in place
   // of a GPU one, with note() saying so. False: such a plan is refused with the reason.
   bool cpuFallback = true;
+  // The output's element type where it is not the input's: PixelType::F32 from u8 frames, the
+  // filtered values as floats on the input's scale (0..255), neither rounded nor clamped, for
+  // callers who go on in float (an ML model's input). Written by sweep, stream and cpu; auto picks
+  // among them. The output frames are laid out as output() says. nullopt: the input's type.
+  std::optional<PixelType> outType;
 };
 
 class Plan {
@@ -81,6 +87,9 @@ class Plan {
   Tile tile() const;                   // the tile it runs with ({0,0} when the variant offers none)
   const FilterParams& params() const;  // the compiled filter as it runs (auto's tile filled in)
   const ImageDesc& image() const;
+  // The output frames: image() itself, or with options().outType's values laid out as the input in
+  // values (outputDesc: a u8 row pitch P becomes 4 P for f32).
+  const ImageDesc& output() const;
   const PlanOptions& options() const;
   bool onGpu() const;  // the variant runs on the GPU (false: on the CPU, whatever options().memory)
   // auto's reason ("stream 32x16: 0.028 ms, ahead of tensorstream 64x64 at 0.031 ms"); empty for a
@@ -102,12 +111,13 @@ class Plan {
   LaunchDescription launches() const;
   WorkModel workModel() const;
 
-  // Filters `in` into `out` (each image().batch frames, shaped as image() says; they must not
-  // overlap). Memory::Device: asynchronous on `stream`. Memory::Host: done on return. Throws
+  // Filters `in` into `out` (each image().batch frames, shaped as image() and output() say; they
+  // must not overlap). Memory::Device: asynchronous on `stream`. Memory::Host: done on return. Throws
   // std::invalid_argument when a view does not match image(), CudaError when CUDA fails. Not
   // thread-safe: one plan per stream (copy it for another).
   void run(ConstImageView in, ImageView out, cudaStream_t stream = nullptr);
-  // The same on pointers to the first frame's first pixel, rows and frames as image() says.
+  // The same on pointers to the first frame's first pixel, rows and frames as image() and output()
+  // say. The only run for a plan whose output is of another type.
   void run(const void* in, void* out, cudaStream_t stream = nullptr);
 
  private:

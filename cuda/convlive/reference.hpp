@@ -21,6 +21,12 @@ void referenceFilter(const Filter& filter, Border border, bool filterAlpha, Cons
 // f16 within 1 ulp, f32 within f32Bound.
 void referenceFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
                      void* out, int threads = 0, bool directOnly = false);
+// The same into output frames laid out as `output` says (its size, channels and batch image's):
+// another pitch and frame stride, or f32 values from u8 frames (the double sums rounded to float,
+// neither rounded to integers nor clamped; a copied 4th channel converted). Throws
+// std::invalid_argument for other pairs of types.
+void referenceFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
+                     const ImageDesc& output, void* out, int threads = 0, bool directOnly = false);
 
 // The f32 accuracy bound for `mask` on inputs no larger than maxAbs in magnitude: 1e-5 x sum|w| x
 // maxAbs (for a gradient magnitude, sum|w| of the mask counts for each of the two sums).

@@ -25,8 +25,8 @@ struct TuneKey {
   Combine combine = Combine::Identity;
   bool halfSplit = false;   // the tensor-core variants need fp16 high + low weight parts
   bool singleSums = false;  // stream takes the mask (separable, r <= 4) but its fp16 sums do not fit (planHalfSums)
-  // The frames' type and channels, and the batch where it is not 1 ("f32x3 batch 16"); empty for
-  // one u8x4 frame.
+  // The frames' type and channels, the output's type where it is another ("u8x3 to f32"), and the
+  // batch where it is not 1 ("f32x3 batch 16"); empty for one u8x4 frame.
   std::string image;
   std::string str() const;  // "3840x2160 gaussian r=4 separable" (also the map key)
   static TuneKey of(const FilterParams& p, int width, int height);

@@ -24,6 +24,9 @@ struct FilterParams {
   Border border = Border::Clamp;
   bool filterAlpha = false;  // false (default): output alpha = input alpha
   Tile tile{};               // {0,0}: the variant's default (its first offered tile)
+  // The output's element type where it is not the input's (PlanOptions::outType: f32 from u8 frames);
+  // nullopt: the input's.
+  std::optional<PixelType> outType;
 };
 // The same computation: every field but the filter's name (the mask's weights bit for bit).
 bool sameComputation(const FilterParams& a, const FilterParams& b);
@@ -94,6 +97,9 @@ struct Variant {
   // single u8x4 frame (nullptr: not described; describeLaunch(p, image) then says so).
   LaunchDescription (*describeImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
   WorkModel (*workModelImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
+  // Takes u8 frames into f32 output (FilterParams::outType): the sums as they are, neither rounded
+  // nor clamped.
+  bool floatOutput = false;
 
   // Why these parameters cannot run on this machine for a width x height frame, as a value
   // (convlive/problem.hpp: the setting at fault and, when there is one, the variant to use

@@ -39,7 +39,11 @@ struct TypeEntry {
   void (*launch)(const TypedStreamLaunch&, const MaskSep&);
   LaunchDescription (*describe)(const TypedStreamLaunch&, int radius);
 };
-TypeEntry entryFor(PixelType t) {
+TypeEntry entryFor(PixelType t, bool floatOut) {
+  if (floatOut) {
+    if (t != PixelType::U8) throw std::invalid_argument("stream: f32 output from u8 frames only");
+    return {typed::launchU8F32, typed::describeU8F32};
+  }
   switch (t) {
     case PixelType::U8:
       return {typed::launchU8, typed::describeU8};
@@ -60,11 +64,11 @@ void streamTyped(const TypedStreamLaunch& l, const MaskSep& m) {
     throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance for " +
                                 l.image.str() + " (1.." + std::to_string(most) + ")");
   if (l.image.width < 1 || l.image.height < 1 || l.image.batch < 1) return;
-  entryFor(l.image.type).launch(l, m);
+  entryFor(l.image.type, l.floatOut).launch(l, m);
 }
 
 LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius) {
-  return entryFor(l.image.type).describe(l, radius);
+  return entryFor(l.image.type, l.floatOut).describe(l, radius);
 }
 
 WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius) {
@@ -83,12 +87,13 @@ WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius) {
   m.idleThreads = 2.0 * lanes / 32;
   // Row sums on every staged row (its taps by shuffles), then the column's taps in registers.
   m.flops = 2 * filtered * taps * ((sh + 2.0 * radius) / sh + 1);
-  m.dramBytes = 2.0 * c * tb;
+  m.dramBytes = (l.floatOut ? 1.0 + 4.0 / tb : 2.0) * c * tb;
   m.notes.push_back("a unit of " + std::to_string(sh) + " rows a warp (the tile's; a device's persistent grid walks " +
                     "taller ones); " + std::to_string(v) + " values a lane, " + std::to_string(2 * lanes) +
                     " apron lanes; figures per pixel of " + std::to_string(c) + " " + pixelTypeName(d.type) +
                     " values");
   if (l.copyFourth) m.notes.push_back("the 4th channel copied: three filtered");
+  if (l.floatOut) m.notes.push_back("written as f32: 4 bytes a value out");
   return m;
 }
 

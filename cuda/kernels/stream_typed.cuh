@@ -140,8 +140,34 @@ __device__ __noinline__ void fillOutsideLane(const Args& a, const char* frame, u
   for (int j = 0; j < W; ++j) dst[j] = w[j];
 }
 
-// Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps).
+// A finished output row's V values as f32 (TO = float from T values): unrounded; a kept 4th
+// channel's values converted from the centre row's (in the ring); whole (two or more 16-byte stores)
+// or value by value at the row's end.
 template <class T, int C, int R>
+__device__ __forceinline__ void storeFloats(const Args& a, float (&fin)[Shape<T, C, R>::V], const unsigned* centre,
+                                            float* dst, int xin, bool whole) {
+  using S = Shape<T, C, R>;
+  constexpr int V = S::V, VPW = S::VPW;
+  if constexpr (C == 4) {
+    if (a.copyFourth) {
+#pragma unroll
+      for (int j = 3; j < V; j += 4) fin[j] = Values<T>::get(centre[j / VPW], j % VPW);
+    }
+  }
+  if (whole) {
+#pragma unroll
+    for (int j = 0; j < V; j += 4)
+      *reinterpret_cast<float4*>(dst + j) = make_float4(fin[j], fin[j + 1], fin[j + 2], fin[j + 3]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (xin + j < a.rowValues) dst[j] = fin[j];
+  }
+}
+
+// Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps). TO: the output's
+// values, T's (rounded and saturated as Values<T> packs them) or float (u8 in: the sums as they are).
+template <class T, int C, int R, class TO = T>
 __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
     streamTypedKernel(const __grid_constant__ Args a, const __grid_constant__ MaskSep m,
                       const __grid_constant__ StreamUnits u) {
@@ -166,7 +192,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
     const int xw = place.strip * S::OutV - V * L;  // the warp's first value
     const char* const frameIn = a.in + a.frameStride * std::size_t(f);
     const char* const inLane = frameIn + (fast ? std::size_t(xin) * sizeof(T) : 0);
-    char* const outLane = a.out + a.outFrameStride * std::size_t(f) + (writes ? std::size_t(xin) * sizeof(T) : 0);
+    char* const outLane = a.out + a.outFrameStride * std::size_t(f) + (writes ? std::size_t(xin) * sizeof(TO) : 0);
     const bool storeSome = writes && xin < a.rowValues;
     const bool storeWhole = storeSome && a.alignedOut && xin + V <= a.rowValues;
 
@@ -264,33 +290,39 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
 #pragma unroll
             for (int j = 0; j < V; ++j) fin[j] = fabsf(fin[j]);
           }
-          unsigned o[W];
-#pragma unroll
-          for (int j = 0; j < W; ++j) o[j] = Values<T>::pack(&fin[j * VPW]);
-          if constexpr (C == 4) {
-            if (a.copyFourth) {  // the 4th channel of the output row's centre, input row i - R
-              const unsigned* centre = laneSlot + (unsigned(i - R) % kRing) * (32 * W);
-#pragma unroll
-              for (int kw = 0; kw < KW; ++kw)
-                o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
-            }
-          }
-          char* dst = outLane + std::size_t(unsigned(y)) * a.outPitch;
-          if (storeWhole) {
-#pragma unroll
-            for (int j = 0; j < W; j += 4) {
-              if constexpr (W % 4 == 0)
-                *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
-              else
-                *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
-            }
+          if constexpr (std::is_same_v<TO, float> && !std::is_same_v<T, float>) {
+            storeFloats<T, C, R>(a, fin, laneSlot + (unsigned(i - R) % kRing) * (32 * W),
+                                 reinterpret_cast<float*>(outLane + std::size_t(unsigned(y)) * a.outPitch), xin,
+                                 storeWhole);
           } else {
+            unsigned o[W];
 #pragma unroll
-            for (int j = 0; j < V; ++j)
-              if (xin + j < a.rowValues) {
-                const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
-                std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
+            for (int j = 0; j < W; ++j) o[j] = Values<T>::pack(&fin[j * VPW]);
+            if constexpr (C == 4) {
+              if (a.copyFourth) {  // the 4th channel of the output row's centre, input row i - R
+                const unsigned* centre = laneSlot + (unsigned(i - R) % kRing) * (32 * W);
+#pragma unroll
+                for (int kw = 0; kw < KW; ++kw)
+                  o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
               }
+            }
+            char* dst = outLane + std::size_t(unsigned(y)) * a.outPitch;
+            if (storeWhole) {
+#pragma unroll
+              for (int j = 0; j < W; j += 4) {
+                if constexpr (W % 4 == 0)
+                  *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
+                else
+                  *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
+              }
+            } else {
+#pragma unroll
+              for (int j = 0; j < V; ++j)
+                if (xin + j < a.rowValues) {
+                  const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
+                  std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
+                }
+            }
           }
         }
       }
@@ -300,13 +332,13 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
 }
 
 // Warps of the instance the current device holds at once.
-template <class T, int C, int R>
+template <class T, int C, int R, class TO = T>
 int residentWarps() {
-  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R>), 32 * kTypedStreamWarps, 0) *
+  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO>), 32 * kTypedStreamWarps, 0) *
          kTypedStreamWarps;
 }
 
-template <class T, int C, int R>
+template <class T, int C, int R, class TO = T>
 void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   using S = Shape<T, C, R>;
   const ImageDesc& d = l.image;
@@ -324,27 +356,28 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   a.border = l.border;
   a.absolute = l.absolute;
   a.copyFourth = l.copyFourth;
-  constexpr std::size_t grain = S::B;  // the lane's copies and stores
+  constexpr std::size_t grain = S::B;                                   // the lane's copies and stores
+  constexpr std::size_t outGrain = std::is_same_v<TO, T> ? grain : 16;  // f32 out: 16-byte stores
   a.aligned = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0)) % grain == 0;
   a.alignedOut =
-      (reinterpret_cast<std::size_t>(l.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % grain == 0;
-  const int warps = residentWarps<T, C, R>();
+      (reinterpret_cast<std::size_t>(l.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % outGrain == 0;
+  const int warps = residentWarps<T, C, R, TO>();
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch;
   const long long blocks =
       std::min<long long>((total + kTypedStreamWarps - 1) / kTypedStreamWarps, std::max(1, warps / kTypedStreamWarps));
-  streamTypedKernel<T, C, R><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, m, u);
+  streamTypedKernel<T, C, R, TO><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, m, u);
   CL_CUDA_LAUNCHED("streamTypedKernel<<<>>>");
 }
 
 // What launchInstance launches for l: its persistent grid (the device's resident warps where there
 // is one; without, a warp a unit of tileRows rows) and a warp's unit as the footprint.
-template <class T, int C, int R>
+template <class T, int C, int R, class TO = T>
 LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   using S = Shape<T, C, R>;
   const ImageDesc& d = l.image;
   const bool device = deviceInfo().available;
-  const int warps = device ? residentWarps<T, C, R>() : 0;
+  const int warps = device ? residentWarps<T, C, R, TO>() : 0;
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch, perBlock = kTypedStreamWarps;
   const long long blocks =
@@ -352,7 +385,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
              : (total + perBlock - 1) / perBlock;
   PassLaunch p;
   p.kernel = std::string("streamTypedKernel<") + pixelTypeName(d.type) + ", " + std::to_string(C) + ", " +
-             std::to_string(R) + ">";
+             std::to_string(R) + (std::is_same_v<TO, T> ? ">" : ", f32>");
   p.grid = dimsOf(unsigned(blocks));
   p.block = dimsOf(32 * kTypedStreamWarps);
   p.threadsPerBlock = 32 * kTypedStreamWarps;
@@ -361,7 +394,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   // down where a lane's values split a pixel).
   setFootprint(p, S::OutV / C, u.sh, 32 * S::V / C, u.sh + 2 * R, -(S::V * S::L) / C, -R);
   p.staticShared = sizeof(unsigned) * kTypedStreamWarps * kRing * 32 * S::W;
-  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R>);
+  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO>);
   p.note = "persistent: " + std::to_string(u.units) + " units a frame x " + std::to_string(d.batch) + " frame" +
            (d.batch == 1 ? "" : "s") + " (" + std::to_string(u.strips) + " strip" + (u.strips == 1 ? "" : "s") +
            " of " + std::to_string(S::OutV / C) + " pixels x " + std::to_string(u.sh) + " rows), one a warp" +
@@ -413,16 +446,16 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
   throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
 }
 
-template <class T>
+template <class T, class TO = T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
   withInstance<T>(l, m.radius,
-                  [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value>(l, m); });
+                  [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value, TO>(l, m); });
 }
 
-template <class T>
+template <class T, class TO = T>
 LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
   return withInstance<T>(
-      l, radius, [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value>(l); });
+      l, radius, [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value, TO>(l); });
 }
 
 }  // namespace convlive::kernels::typed

@@ -34,6 +34,8 @@ struct TypedStreamLaunch {
   Border border;
   bool absolute;    // Combine::Abs: |sum|
   bool copyFourth;  // 4 channels: the 4th copied from the input (padding, or alpha not filtered)
+  bool floatOut;    // u8 values written as f32 (neither rounded nor clamped); outPitch and
+                    // outFrameStride then give the output's strides
   int tileRows;     // the least rows a warp walks (the tile's height)
   cudaStream_t stream;
 };
@@ -82,6 +84,8 @@ LaunchDescription describeU8(const TypedStreamLaunch& l, int radius);
 LaunchDescription describeU16(const TypedStreamLaunch& l, int radius);
 LaunchDescription describeF16(const TypedStreamLaunch& l, int radius);
 LaunchDescription describeF32(const TypedStreamLaunch& l, int radius);
+void launchU8F32(const TypedStreamLaunch& l, const MaskSep& m);  // u8 in, f32 out
+LaunchDescription describeU8F32(const TypedStreamLaunch& l, int radius);
 }  // namespace typed
 
 }  // namespace convlive::kernels

@@ -392,7 +392,8 @@ __device__ __forceinline__ void columnJob(const float* ringA, const float* ringB
 
 // Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM (64 registers), or
 // 2 with two sums.
-template <class T, int C, int VW, int Q, bool Magnitude>
+// TO: the output's values (T's, or float from u8: the sums as they are).
+template <class T, int C, int VW, int Q, bool Magnitude, class TO = T>
 __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
     sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
   constexpr int TW = sweepWidth<C, VW>(), J = kSweepJob, G = (TW + J - 1) / J;
@@ -481,7 +482,7 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
         const int j = px * C + ch, x = x0 + px, yb = y0 + qb * J, here = min(J, rows - qb * J);
         if (x >= a.width) return;
         const std::size_t at = (std::size_t(x) * C + ch) * sizeof(T);
-        char* o = out + std::size_t(yb) * a.outPitch + at;
+        char* o = out + std::size_t(yb) * a.outPitch + (std::size_t(x) * C + ch) * sizeof(TO);
         // A kept 4th channel is copied from the input, in jobs of its own (no sums made for it):
         // a job's loads, then its stores (one wait, not one a row), the values' bits held in the
         // sums' registers.
@@ -494,9 +495,13 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
 #pragma unroll
           for (int k = 0; k < J; ++k, i += a.pitch)
             if (k < here) {
-              unsigned bits = 0;
-              std::memcpy(&bits, i, sizeof(T));
-              accA[k] = __uint_as_float(bits);
+              if constexpr (std::is_same_v<T, TO>) {
+                unsigned bits = 0;
+                std::memcpy(&bits, i, sizeof(T));
+                accA[k] = __uint_as_float(bits);
+              } else {
+                accA[k] = Value<T>::load(i);
+              }
             }
         } else {
           const int slot = base + qb * J >= ring ? base + qb * J - ring : base + qb * J;
@@ -509,22 +514,24 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
               accA[k] = fabsf(accA[k]);
           }
         }
-        if (copy) {
+        if constexpr (std::is_same_v<T, TO>) {
+          if (copy) {
 #pragma unroll
-          for (int k = 0; k < J; ++k, o += a.outPitch)
-            if (k < here) {
-              const unsigned bits = __float_as_uint(accA[k]);
-              std::memcpy(o, &bits, sizeof(T));  // little-endian: the low bytes
-            }
-          return;
+            for (int k = 0; k < J; ++k, o += a.outPitch)
+              if (k < here) {
+                const unsigned bits = __float_as_uint(accA[k]);
+                std::memcpy(o, &bits, sizeof(T));  // little-endian: the low bytes
+              }
+            return;
+          }
         }
         if (here == J) {
 #pragma unroll
-          for (int k = 0; k < J; ++k, o += a.outPitch) Value<T>::store(o, accA[k]);
+          for (int k = 0; k < J; ++k, o += a.outPitch) Value<TO>::store(o, accA[k]);
         } else {
 #pragma unroll
           for (int k = 0; k < J; ++k, o += a.outPitch)
-            if (k < here) Value<T>::store(o, accA[k]);
+            if (k < here) Value<TO>::store(o, accA[k]);
         }
       };
       const int blocks = (rows + J - 1) / J;
@@ -564,7 +571,7 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
 // A 2D mask: the ring holds the last 2r + Q input rows themselves (as float); each output sums the
 // mask's rows one at a time (each row's sum from zero, then added: the error bound of two short
 // sums, as the separable pass has), P outputs a thread, the window slid in registers.
-template <class T, int C, int VW, int Q>
+template <class T, int C, int VW, int Q, class TO = T>
 __global__ void __launch_bounds__(kSweepThreads)
     sweep2dKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ Mask2D m) {
   constexpr int TW = sweepWidth<C, VW>(), P = sweepRowOutputs<C, VW, Q>(), GROUPS = (TW + P - 1) / P;
@@ -618,11 +625,15 @@ __global__ void __launch_bounds__(kSweepThreads)
 #pragma unroll
           for (int c = 0; c < C; ++c) {
             const std::size_t at = (std::size_t(x) * C + c) * sizeof(T);
-            char* o = out + std::size_t(y) * a.outPitch + at;
-            if (C == 4 && c == 3 && a.copyFourth)
-              *reinterpret_cast<T*>(o) = *reinterpret_cast<const T*>(in + std::size_t(y) * a.pitch + at);
-            else
-              Value<T>::store(o, combineValue(accA[c][p], accB[c][p], a.combine));
+            char* o = out + std::size_t(y) * a.outPitch + (std::size_t(x) * C + c) * sizeof(TO);
+            if (C == 4 && c == 3 && a.copyFourth) {
+              if constexpr (std::is_same_v<T, TO>)
+                *reinterpret_cast<T*>(o) = *reinterpret_cast<const T*>(in + std::size_t(y) * a.pitch + at);
+              else
+                Value<TO>::store(o, Value<T>::load(in + std::size_t(y) * a.pitch + at));
+            } else {
+              Value<TO>::store(o, combineValue(accA[c][p], accB[c][p], a.combine));
+            }
           }
         }
       }
@@ -642,37 +653,41 @@ __global__ void __launch_bounds__(kSweepThreads)
 // The kernel for (pixel type, channels, tile): the separable one (a gradient magnitude's instance,
 // or the others'), or the 2D one.
 enum class Kind { Separable, SeparableMagnitude, TwoD };
-template <Kind K, class T, int C, int VW, int Q>
+template <Kind K, class T, int C, int VW, int Q, class TO>
 const void* kernelOf() {
   if constexpr (K == Kind::TwoD)
-    return reinterpret_cast<const void*>(&sweep2dKernel<T, C, VW, Q>);
+    return reinterpret_cast<const void*>(&sweep2dKernel<T, C, VW, Q, TO>);
   else
-    return reinterpret_cast<const void*>(&sweepKernel<T, C, VW, Q, K == Kind::SeparableMagnitude>);
+    return reinterpret_cast<const void*>(&sweepKernel<T, C, VW, Q, K == Kind::SeparableMagnitude, TO>);
 }
 
-template <Kind K, class T, int C>
+template <Kind K, class T, int C, class TO>
 const void* kernelFor(int values, int rows) {
-  if (values == 256 && rows == 8) return kernelOf<K, T, C, 256, 8>();
-  if (values == 256 && rows == 16) return kernelOf<K, T, C, 256, 16>();
-  if (values == 512 && rows == 8) return kernelOf<K, T, C, 512, 8>();
+  if (values == 256 && rows == 8) return kernelOf<K, T, C, 256, 8, TO>();
+  if (values == 256 && rows == 16) return kernelOf<K, T, C, 256, 16, TO>();
+  if (values == 512 && rows == 8) return kernelOf<K, T, C, 512, 8, TO>();
   throw std::invalid_argument("sweep: no instance for tile " + std::to_string(values) + "x" + std::to_string(rows));
 }
 
-template <Kind K, class T>
+template <Kind K, class T, class TO = T>
 const void* kernelFor(int channels, int values, int rows) {
   switch (channels) {
     case 1:
-      return kernelFor<K, T, 1>(values, rows);
+      return kernelFor<K, T, 1, TO>(values, rows);
     case 3:
-      return kernelFor<K, T, 3>(values, rows);
+      return kernelFor<K, T, 3, TO>(values, rows);
     case 4:
-      return kernelFor<K, T, 4>(values, rows);
+      return kernelFor<K, T, 4, TO>(values, rows);
   }
   throw std::invalid_argument("sweep: " + std::to_string(channels) + " channels");
 }
 
 template <Kind K>
 const void* kernelFor(const SweepLaunch& l) {
+  if (l.floatOut) {
+    if (l.image.type != PixelType::U8) throw std::invalid_argument("sweep: f32 output from u8 frames only");
+    return kernelFor<K, unsigned char, float>(l.image.channels, l.tileValues, l.tileRows);
+  }
   switch (l.image.type) {
     case PixelType::U8:
       return kernelFor<K, unsigned char>(l.image.channels, l.tileValues, l.tileRows);
@@ -788,7 +803,8 @@ LaunchDescription describeSweep(const SweepLaunch& l, int radius) {
   PassLaunch p;
   p.kernel = std::string(l.twoD ? "sweep2dKernel<" : "sweepKernel<") + std::string(pixelTypeName(l.image.type)) + ", " +
              std::to_string(l.image.channels) + ", " + std::to_string(l.tileValues) + ", " +
-             std::to_string(l.tileRows) + (!l.twoD && l.combine == Combine::Magnitude ? ", magnitude>" : ">");
+             std::to_string(l.tileRows) + (!l.twoD && l.combine == Combine::Magnitude ? ", magnitude" : "") +
+             (l.floatOut ? ", f32>" : ">");
   p.grid = dimsOf(g.grid.x, g.grid.y, g.grid.z);
   p.block = dimsOf(kSweepThreads);
   p.threadsPerBlock = kSweepThreads;
@@ -820,7 +836,7 @@ WorkModel modelSweep(const SweepLaunch& l, int radius) {
     m.sharedBytes = 4.0 * c * taps * (taps + p) / p;
     m.flops = 2 * c * mags * taps * taps;
   }
-  m.dramBytes = 2.0 * c * pixelTypeBytes(d.type);
+  m.dramBytes = (l.floatOut ? 1.0 + 4.0 / pixelTypeBytes(d.type) : 2.0) * c * pixelTypeBytes(d.type);
   m.notes.push_back("row sums for the segment's apron rows too (" + std::to_string(int(inRows)) + " rows for " +
                     std::to_string(int(rows)) + " outputs); figures per pixel of " + std::to_string(c) + " " +
                     pixelTypeName(d.type) + " values");

@@ -37,6 +37,8 @@ struct SweepLaunch {
   int tileValues;    // values a block makes across (256 or 512): tileValues / channels pixels
   int tileRows;      // rows a step makes (8 or 16)
   bool twoD;         // a 2D mask (sweep2d): the ring holds input rows, each output sums 2r + 1 of them
+  bool floatOut;     // u8 values written as f32 (neither rounded nor clamped); outPitch and
+                     // outFrameStride then give the output's strides
   cudaStream_t stream;
 };
 

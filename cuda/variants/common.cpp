@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "convlive/reference.hpp"
 #include "fft.hpp"
 
 namespace convlive {
@@ -89,6 +90,16 @@ double fp32SumsBound(const FilterParams& p, PixelType type) {
 }
 
 Problem fp32SumsWhyNot(const Variant& v, const FilterParams& p, PixelType type) {
+  if (p.outType == PixelType::F32 && type != PixelType::F32) {  // f32 output's contract: f32Bound
+    const double e = fp32SumsBound(p, type), most = f32Bound(p.filter.mask, typeMax(type));
+    if (e <= most) return {};
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "%s: fp32 sums of these weights on %s values may err by %.3g, past f32 output's bound %.3g "
+                  "(1e-5 x sum|w| x %g)",
+                  v.name.c_str(), pixelTypeName(type), e, most, typeMax(type));
+    return problem(Code::CannotRun, "variant", text, "variant", "cpu");
+  }
   if (type != PixelType::U8 && type != PixelType::U16) return {};
   const double e = fp32SumsBound(p, type);
   if (e <= 0.45) return {};

@@ -19,7 +19,7 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t) {
   prepared(v, p, image, ws);
-  referenceFrames(p.filter, p.border, p.filterAlpha, image, in, out);
+  referenceFrames(p.filter, p.border, p.filterAlpha, image, in, outputDesc(image, p.outType.value_or(image.type)), out);
 }
 
 LaunchDescription describe(const Variant&, const FilterParams&, int, int) {
@@ -40,6 +40,7 @@ Variant cpuVariant() {
       .describeLaunchImpl = describe,
       .workModelImpl = workModel,
       .runFramesImpl = runFrames,
+      .floatOutput = true,
   };
 }
 

@@ -30,18 +30,26 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
   l.absolute = p.filter.combine == Combine::Abs;
   l.copyFourth = image.copiesFourth(p.filterAlpha);
   l.tileRows = v.tileFor(p).h;
+  if (p.outType && *p.outType != image.type) {
+    const ImageDesc out = outputDesc(image, *p.outType);
+    l.floatOut = true;
+    l.outPitch = out.rowPitch();
+    l.outFrameStride = out.frameStride();
+  }
   return l;
 }
 
-// Single RGBA8 frames (rows 4-byte aligned) keep the RGBA8 kernel, its fp16 sums and its tuning;
-// everything else, RGBA8 batches included, goes to the typed kernel.
-bool rgba8Kernel(const ImageDesc& image) { return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0; }
+// Single RGBA8 frames (rows 4-byte aligned) into RGBA8 keep the RGBA8 kernel, its fp16 sums and its
+// tuning; everything else, RGBA8 batches and f32 output included, goes to the typed kernel.
+bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
+  return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0 && !p.outType;
+}
 
 // The typed kernel past r = 4 holds 2r + 1 rows of a lane's values in registers only where a lane
 // has 4 of them: 16- and 32-bit frames of one channel, to r = 8 (the variant's maxRadius, 4, is the
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  if (rgba8Kernel(image)) return commonWhyNot(v, p, image.width, image.height);
+  if (rgba8Kernel(p, image)) return commonWhyNot(v, p, image.width, image.height);
   const int most = kernels::typedStreamMaxRadius(image.type, image.channels), r = radiusOf(p);
   if (r > most && !maskWhyNot(v, p))
     return problem(Problem::Code::CannotRun, "radius",
@@ -59,7 +67,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
 
 // Frames the typed kernel takes (r = 0 only runs on the RGBA8 kernel, whyNotImage says).
 bool typedKernel(const FilterParams& p, const ImageDesc& image) {
-  return !rgba8Kernel(image) && radiusOf(p) >= kernels::kTypedStreamMinRadius;
+  return !rgba8Kernel(p, image) && radiusOf(p) >= kernels::kTypedStreamMinRadius;
 }
 
 // Frames that take the typed kernel: its launch and work (the RGBA8 kernel's otherwise, as describe
@@ -76,7 +84,7 @@ WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDes
 
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
-  if (rgba8Kernel(image)) {
+  if (rgba8Kernel(p, image)) {
     const std::size_t pitch = image.rowPitch();
     run(v, p, ConstImageView(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch),
         ImageView{static_cast<std::uint8_t*>(out), image.width, image.height, pitch}, ws, s);
@@ -114,6 +122,7 @@ Variant streamVariant() {
       .runFramesImpl = runFrames,
       .describeImageImpl = describeImage,
       .workModelImageImpl = workModelImage,
+      .floatOutput = true,
   };
 }
 
