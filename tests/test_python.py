@@ -348,8 +348,8 @@ class BadInputsTest(unittest.TestCase):
         self.raises(ValueError, ["in place"], img, out=img)
         self.raises(ValueError, ["in place"], img, out=img[:, :])
         self.raises(ValueError, ["differs"], img, out=np.zeros((5, 7, 4), np.uint8))
-        self.raises(ValueError, ["out:", "dtype float32", "differs from img's uint8"], img,
-                    out=np.zeros((5, 6, 4), np.float32))
+        self.raises(ValueError, ["out:", "dtype float16", "differs from img's uint8", "or float32"], img,
+                    out=np.zeros((5, 6, 4), np.float16))
         ro = np.zeros_like(img)
         ro.setflags(write=False)
         self.raises(ValueError, ["read-only"], img, out=ro)
@@ -574,6 +574,64 @@ class TypedFramesTest(unittest.TestCase, ContractCheck):
             self.assertLessEqual(max_diff(got, correlate(img, w / w.sum(), border, False)), 1)
 
 
+class FloatOutputTest(unittest.TestCase):
+    """uint8 img into float32 output (dtype="float32", or a float32 out=): the exact result within
+    float32's bound, neither rounded nor clamped, in every layout; the refusals say what works."""
+
+    CASES = (("HW", 1, 1), ("HWC", 1, 3), ("HWC", 1, 4), ("NHWC", 2, 4), ("CHW", 1, 3), ("NCHW", 2, 4))
+
+    def check(self, got, img, exact):
+        self.assertEqual((got.dtype, got.shape), (np.dtype(np.float32), img.shape))
+        bound = 1e-5 * np.abs(EXACT_3x3).sum() * 255
+        self.assertLessEqual(float(np.abs(got.astype(np.float64) - exact).max()), bound)
+
+    def test_every_layout(self):
+        for layout, n, c in self.CASES:
+            for border in BORDERS:
+                img = typed_frames(shape_of(layout, n, c, 23, 37), np.uint8, seed=c + n)
+                alpha = layout in ("CHW", "NCHW")  # channels-first RGBA: alpha filtered (a copied plane is refused)
+                exact = exact_result(img, layout, EXACT_3x3, border, alpha)
+                s = dict(layout=layout, mask="custom", weights=EXACT_3x3, border=border, filter_alpha=alpha)
+                with self.subTest(layout=layout, n=n, c=c, border=border):
+                    got = convlive.filter(img, dtype="float32", **s)
+                    self.check(got, img, exact)
+                    out = np.full(img.shape, np.nan, np.float32)
+                    self.assertIs(convlive.filter(img, out=out, **s), out)
+                    self.check(out, img, exact)
+                    self.assertTrue(np.array_equal(convlive.filter(img, dtype=np.float32, **s), got))
+
+    def test_neither_rounded_nor_clamped(self):
+        img = np.array([[0, 255, 0, 1, 0, 0]], np.uint8)
+        got = convlive.filter(img, dtype="float32", mask="custom", weights="0,0,0;-1,3,-1;0,0,0")
+        self.assertEqual(got[0, :2].tolist(), [-255.0, 765.0])
+        box = convlive.filter(img, dtype="float32", mask="custom", weights="0,0,0;1,1,1;0,0,0", normalize=True)
+        self.assertAlmostEqual(float(box[0, 4]), 1 / 3, places=6)
+
+    def test_padded_rows(self):
+        big = typed_frames((25, 45, 3), np.uint8, 3)
+        img = big[:23, :37]
+        exact = exact_result(np.ascontiguousarray(img), "HWC", EXACT_3x3, "wrap", False)
+        got = convlive.filter(img, dtype="float32", mask="custom", weights=EXACT_3x3, border="wrap")
+        self.check(got, img, exact)
+        out = np.full((23, 40, 3), np.nan, np.float32)[:, :37]
+        convlive.filter(img, out=out, mask="custom", weights=EXACT_3x3, border="wrap")
+        self.check(out, img, exact)
+
+    def test_refusals(self):
+        img = typed_frames((23, 37, 3), np.uint8, 4)
+        with self.assertRaisesRegex(ValueError, "float32 from uint8"):
+            convlive.filter(img, dtype="float16")
+        with self.assertRaisesRegex(ValueError, "float32 from uint8"):
+            convlive.filter(img.astype(np.uint16), dtype="float32")
+        with self.assertRaisesRegex(ValueError, "or float32"):
+            convlive.filter(img, out=np.zeros(img.shape, np.float16))
+        with self.assertRaisesRegex(ValueError, "alpha plane"):
+            convlive.filter(typed_frames((4, 23, 37), np.uint8, 5), layout="CHW", dtype="float32")
+        with self.assertRaisesRegex(ValueError, "writes frames of their own type.*variant="):
+            convlive.filter(img, dtype="float32", variant="cpu-simd")
+        self.assertEqual(convlive.filter(img, dtype="uint8").dtype, np.uint8)  # img's own: no change
+
+
 class StubTest(unittest.TestCase):
     """The type hints (app/python/convlive.pyi) cover the module."""
 
@@ -595,7 +653,7 @@ class StubTest(unittest.TestCase):
 
     def test_every_keyword(self):
         keywords = {s["keyword"] for s in convlive.spec_settings()}
-        for fn, extra in (("filter", {"out", "stream", "layout", "device"}), ("describe", set()),
+        for fn, extra in (("filter", {"out", "dtype", "stream", "layout", "device"}), ("describe", set()),
                           ("choose", {"dtype", "channels", "batch", "device"})):
             args = {a.arg for a in self.defs[fn].args.kwonlyargs}
             self.assertEqual(args, keywords | extra, fn)
@@ -794,6 +852,36 @@ class CupyTest(unittest.TestCase, ContractCheck):
                         cp.cuda.Device().synchronize()
                         self.assert_within_contract(cp.asnumpy(d_out), img, exact, EXACT_3x3)
                         ran += 1
+        self.assertGreater(ran, 0)
+
+    def test_float_output(self):
+        """uint8 CuPy frames into float32 out= through every GPU variant that writes it (sweep, stream,
+        auto), against the exact result within float32's bound, the output NaN-poisoned."""
+        cp = self.cp
+        ran = 0
+        for layout, n, c in FloatOutputTest.CASES:
+            img = typed_frames(shape_of(layout, n, c, 23, 37), np.uint8, seed=c)
+            alpha = layout in ("CHW", "NCHW")
+            exact = exact_result(img, layout, EXACT_3x3, "mirror", alpha)
+            for name in ("sweep", "stream", "auto"):
+                d_out = cp.full(img.shape, cp.nan, cp.float32)
+                s = dict(mask="custom", weights=EXACT_3x3, border="mirror", filter_alpha=alpha, variant=name)
+                with self.subTest(layout=layout, c=c, variant=name):
+                    try:
+                        convlive.filter(cp.asarray(img), out=d_out, layout=layout, **s)
+                    except ValueError as e:  # stream: separable masks only, and it says so
+                        self.assertEqual(name, "stream", str(e))
+                        continue
+                    cp.cuda.Device().synchronize()
+                    got = cp.asnumpy(d_out)
+                    bound = 1e-5 * np.abs(EXACT_3x3).sum() * 255
+                    self.assertLessEqual(float(np.abs(got.astype(np.float64) - exact).max()), bound)
+                    ran += 1
+            d_out = cp.full(img.shape, cp.nan, cp.float32)
+            convlive.filter(cp.asarray(img), out=d_out, layout=layout, mask="gaussian", radius=2, variant="stream",
+                            filter_alpha=alpha)
+            cp.cuda.Device().synchronize()
+            self.assertFalse(bool(cp.isnan(d_out).any()))
         self.assertGreater(ran, 0)
 
     def test_device_errors(self):

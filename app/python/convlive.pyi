@@ -25,6 +25,7 @@ def filter(
     img: Any,
     *,
     out: Optional[ArrayT] = None,
+    dtype: Any = None,
     stream: Union[Stream, _Stream] = None,
     layout: Optional[Layout] = None,
     device: Optional[int] = None,
@@ -43,7 +44,9 @@ def filter(
     variant: str = "auto",
     tile: Optional[Union[str, tuple[int, int]]] = None,
 ) -> Any:
-    """The filtered frames: `out` when given, else a new array of img's shape and dtype."""
+    """The filtered frames: `out` when given, else a new array of img's shape and dtype (float32 where
+    dtype="float32" asks for it from a uint8 img, or out is float32: the filtered values unrounded
+    and unclamped)."""
 
 class VariantInfo(TypedDict):
     name: str

@@ -69,7 +69,7 @@ std::string keywordList() {
     if (!s.empty()) s += ", ";
     s += keywordOf(x.name);
   }
-  return s + ", out, stream, layout";
+  return s + ", out, dtype, stream, layout, device";
 }
 
 // ---- Keyword values as the text FilterSpec::set reads ----------------------------------------
@@ -683,13 +683,44 @@ Frames framesOf(const Array& a, ReadAs r, const Fix& fix, bool filterAlpha) {
   return f;
 }
 
-// out= against img: the same dtype and shape.
-void checkSameArray(const Array& in, const Array& out) {
-  if (in.element.name != out.element.name)
+// out= against img: the same shape, and img's dtype or float32 from uint8 (outType, from dtype= or
+// out's dtype: float32 output, neither rounded nor clamped).
+void checkOutArray(const Array& in, const Array& out, std::optional<PixelType>& outType) {
+  const bool floatFromU8 = in.element.name == "uint8" && out.element.name == "float32";
+  if (outType && !floatFromU8)
+    throw py::value_error("out: dtype " + out.element.name + ", and dtype=float32 was asked: pass a float32 out");
+  if (in.element.name != out.element.name && !floatFromU8)
     throw py::value_error("out: dtype " + out.element.name + " differs from img's " + in.element.name +
-                          ": pass an array of img's dtype and shape");
+                          ": pass an array of img's dtype and shape" +
+                          (in.element.name == "uint8" ? " (or float32: the filtered values unrounded)" : ""));
+  if (floatFromU8) outType = PixelType::F32;
   if (in.shape != out.shape)
     throw py::value_error("out: shape " + tupleText(out.shape) + " differs from img's " + tupleText(in.shape));
+}
+
+// The output's layout for frames `in` written as outType: RGBA8 frames, a batch rather than views
+// (the views are RGBA8 in and out); a kept alpha plane of channels-first data refused (it is copied,
+// and copies keep their type).
+void readForOutput(Frames& in, const std::optional<PixelType>& outType) {
+  if (!outType) return;
+  if (in.alphaPlane)
+    throw py::value_error(
+        "dtype float32 from channels-first uint8 RGBA with filter_alpha=False: the alpha plane is copied, not "
+        "converted; pass filter_alpha=True, or the three colour planes (img[..., :3, :, :]) alone");
+  if (in.views) {
+    in.views = false;
+    in.desc.batch = in.runs;
+    in.desc.batchStride = in.runs > 1 ? in.runStride : 0;
+    in.runs = 1;
+    in.runStride = 0;
+  }
+}
+
+// Whether `out` is laid out as a plan for `in` writes it (its own type's: in's layout; float32 from
+// uint8: in's layout in values).
+bool outLaidOutFor(const Frames& in, const Frames& out, const std::optional<PixelType>& outType) {
+  if (!outType) return in.views || in.sameLayout(out);
+  return out.desc == outputDesc(in.desc, *outType) && !out.views;
 }
 
 // ---- Streams ----------------------------------------------------------------------------------
@@ -747,20 +778,24 @@ struct PlanSlot {
     FilterSpec spec;
     ImageDesc image;
     Memory memory;
+    std::optional<PixelType> outType;
     Plan plan;
   };
   std::vector<Kept> plans;  // the most recently used last
   DeviceImage staging;      // the texture variant's input, when the caller's frame is not aligned for it
 
   // Caller holds `mutex`. Throws ProblemError when the plan cannot be made.
-  Plan& planFor(const FilterSpec& spec, const ImageDesc& image, Memory memory, int device) {
-    auto it = std::find_if(plans.begin(), plans.end(),
-                           [&](const Kept& k) { return k.memory == memory && k.image == image && k.spec == spec; });
+  Plan& planFor(const FilterSpec& spec, const ImageDesc& image, Memory memory, int device,
+                const std::optional<PixelType>& outType) {
+    auto it = std::find_if(plans.begin(), plans.end(), [&](const Kept& k) {
+      return k.memory == memory && k.image == image && k.outType == outType && k.spec == spec;
+    });
     if (it == plans.end()) {
       // A named GPU variant is refused without a device, as on the command line; auto runs on the CPU.
-      Plan made = Plan::make(spec, image, {.memory = memory, .device = device, .cpuFallback = false});
+      Plan made =
+          Plan::make(spec, image, {.memory = memory, .device = device, .cpuFallback = false, .outType = outType});
       if (plans.size() >= 4) plans.erase(plans.begin());
-      plans.push_back({spec, image, memory, std::move(made)});
+      plans.push_back({spec, image, memory, outType, std::move(made)});
       it = plans.end() - 1;
     } else {
       std::rotate(it, it + 1, plans.end());
@@ -828,8 +863,8 @@ void copyPlane(const ImageDesc& d, const std::uint8_t* src, std::uint8_t* dst, b
 // Filters `in` into `out` (the same frames) with the slot's plan for them. The caller holds the
 // slot's mutex; frames on the device are filtered on `stream`.
 void runFrames(PlanSlot& slot, const FilterSpec& spec, const Frames& in, const Frames& out, Memory memory, int device,
-               cudaStream_t stream) {
-  Plan& plan = slot.planFor(spec, in.planDesc(), memory, device);
+               cudaStream_t stream, const std::optional<PixelType>& outType) {
+  Plan& plan = slot.planFor(spec, in.planDesc(), memory, device, outType);
   for (const Frames* f : {&in, &out})
     if (f->stream) streamWaits(stream, caiStream(*f->stream));
   const ImageDesc& d = in.desc;
@@ -849,6 +884,8 @@ void runFrames(PlanSlot& slot, const FilterSpec& spec, const Frames& in, const F
 
 struct Call {
   FilterSpec spec;
+  std::optional<PixelType> outType;  // float32 from uint8 (dtype=, or out's dtype)
+  std::string dtype;                 // dtype= ("": img's, or out's)
   py::object out, layout;
   cudaStream_t stream = nullptr;
   int device = -1;  // device=: -1 (None) the current device for host arrays, the array's for CUDA ones
@@ -873,6 +910,28 @@ int deviceFrom(const py::kwargs& kw) {
   return int(d);
 }
 
+// dtype= (None: ""): its name, numpy.float32, "float32" and torch.float32 alike.
+std::string dtypeFrom(const py::kwargs& kw) {
+  if (!kw.contains("dtype") || py::object(kw["dtype"]).is_none()) return "";
+  const py::object v = kw["dtype"];
+  try {
+    return py::str(py::module_::import("numpy").attr("dtype")(v).attr("name"));
+  } catch (const py::error_already_set&) {
+    std::string name = py::str(v);  // torch.float32 prints as "torch.float32"
+    return name.rfind("torch.", 0) == 0 ? name.substr(6) : name;
+  }
+}
+
+// The output's type asked by dtype= for img: float32 from uint8 (the filtered values unrounded),
+// img's own dtype (no change); others refused with what works.
+std::optional<PixelType> outTypeFor(const std::string& dtype, const Array& in) {
+  if (dtype.empty() || dtype == in.element.name) return std::nullopt;
+  if (dtype == "float32" && in.element.name == "uint8") return PixelType::F32;
+  throw py::value_error("dtype: " + dtype + " output from a " + in.element.name +
+                        " img is not made: float32 from uint8 (the filtered values unrounded), or img's own dtype "
+                        "(leave dtype out)");
+}
+
 // A host array as NumPy sees it, without a copy (torch CPU tensors through .numpy()).
 py::array hostNumpy(const char* what, py::handle v, bool isOut) {
   if (isOut && !isNumpyArray(v) && frameworkOf(v) != Framework::Torch)
@@ -880,13 +939,17 @@ py::array hostNumpy(const char* what, py::handle v, bool isOut) {
   return py::module_::import("numpy").attr("asarray")(v);
 }
 
-// A new host array: img's shape and dtype, C-contiguous, or with img's strides (`like`: a buffer of
-// img's span).
-py::array newHostArray(const py::array& img, bool withImgStrides, std::size_t span) {
+// A new host array: img's shape and dtype (float32 where outType says), C-contiguous, or with img's
+// strides in elements (a buffer of img's span in elements).
+py::array newHostArray(const py::array& img, const std::optional<PixelType>& outType, bool withImgStrides,
+                       std::size_t span) {
   py::module_ np = py::module_::import("numpy");
-  if (!withImgStrides) return np.attr("empty")(img.attr("shape"), img.attr("dtype"));
-  return np.attr("ndarray")(img.attr("shape"), img.attr("dtype"), np.attr("empty")(span, np.attr("uint8")), 0,
-                            img.attr("strides"));
+  const py::object dtype = outType ? np.attr("dtype")("float32") : img.attr("dtype");
+  if (!withImgStrides) return np.attr("empty")(img.attr("shape"), dtype);
+  const std::size_t scale = outType ? 4 / std::size_t(img.itemsize()) : 1;
+  py::tuple strides(img.ndim());
+  for (py::ssize_t i = 0; i < img.ndim(); ++i) strides[i] = py::int_(img.strides(i) * py::ssize_t(scale));
+  return np.attr("ndarray")(img.attr("shape"), dtype, np.attr("empty")(span * scale, np.attr("uint8")), 0, strides);
 }
 
 void filterHostInto(const Call& c, const Frames& in, const Frames& out) {
@@ -895,7 +958,7 @@ void filterHostInto(const Call& c, const Frames& in, const Frames& out) {
   if (device < 0 && deviceInfo().available) device = currentDevice();
   PlanSlot& slot = slotFor(device, c.stream);
   std::lock_guard lock(slot.mutex);
-  runFrames(slot, c.spec, in, out, Memory::Host, device, c.stream);
+  runFrames(slot, c.spec, in, out, Memory::Host, device, c.stream, c.outType);
 }
 
 py::object filterHost(py::handle img, const Call& c) {
@@ -903,17 +966,20 @@ py::object filterHost(py::handle img, const Call& c) {
   const py::array a = hostNumpy("img", img, false);
   const Array inArray = hostArray(a, fw);
   const ReadAs as = layoutOf(inArray, c.layout, Fix{fw, "img"});
-  const Frames in = framesOf(inArray, as, Fix{fw, "img"}, c.spec.filterAlpha);
-  const py::array result = c.out.is_none() ? newHostArray(a, false, 0) : hostNumpy("out", c.out, true);
+  Frames in = framesOf(inArray, as, Fix{fw, "img"}, c.spec.filterAlpha);
+  Call call = c;
+  call.outType = outTypeFor(c.dtype, inArray);
+  const py::array result = c.out.is_none() ? newHostArray(a, call.outType, false, 0) : hostNumpy("out", c.out, true);
   const Array outArray = hostArray(result, c.out.is_none() ? Framework::NumPy : frameworkOf(c.out));
-  checkSameArray(inArray, outArray);
+  checkOutArray(inArray, outArray, call.outType);
+  readForOutput(in, call.outType);
   const Frames out = framesOf(outArray, as, Fix{outArray.framework, "out"}, c.spec.filterAlpha);
   checkOut(in, out);
-  if (in.views || in.sameLayout(out)) {
-    filterHostInto(c, in, out);
+  if (outLaidOutFor(in, out, call.outType)) {
+    filterHostInto(call, in, out);
   } else {  // one plan per layout: filtered with img's strides, then copied into out's (documented)
-    const py::array tmp = newHostArray(a, true, in.span);
-    filterHostInto(c, in,
+    const py::array tmp = newHostArray(a, call.outType, true, in.span);
+    filterHostInto(call, in,
                    framesOf(hostArray(tmp, Framework::NumPy), as, Fix{Framework::NumPy, "out"}, c.spec.filterAlpha));
     py::module_::import("numpy").attr("copyto")(result, tmp);
   }
@@ -934,8 +1000,10 @@ py::object filterDevice(py::handle img, const Call& c) {
   const DeviceArg outArg = deviceArray("out", c.out, c.stream);
   const Fix inFix{inArg.array.framework, "img"}, outFix{outArg.array.framework, "out"};
   const ReadAs as = layoutOf(inArg.array, c.layout, inFix);
-  const Frames in = framesOf(inArg.array, as, inFix, c.spec.filterAlpha);
-  checkSameArray(inArg.array, outArg.array);
+  Frames in = framesOf(inArg.array, as, inFix, c.spec.filterAlpha);
+  std::optional<PixelType> outType = outTypeFor(c.dtype, inArg.array);
+  checkOutArray(inArg.array, outArg.array, outType);
+  readForOutput(in, outType);
   const Frames out = framesOf(outArg.array, as, outFix, c.spec.filterAlpha);
   if (in.device != out.device)
     throw py::value_error("out: on CUDA device " + std::to_string(out.device) + ", img on device " +
@@ -947,9 +1015,9 @@ py::object filterDevice(py::handle img, const Call& c) {
         "device=" +
         std::to_string(in.device) + ", leave device out, or move img to device " + std::to_string(c.device) + " first");
   checkOut(in, out);
-  if (!in.views && !in.sameLayout(out))
+  if (!outLaidOutFor(in, out, outType))
     throw py::value_error("out: strides " + tupleText(outArg.array.strides) + " differ from img's " +
-                          tupleText(inArg.array.strides) +
+                          tupleText(inArg.array.strides) + (outType ? " (in elements)" : "") +
                           ": on the GPU one plan reads img and writes out with one layout; pass an out with img's "
                           "strides, or a contiguous img (" +
                           inFix.contiguous() + ") with a contiguous out");
@@ -958,15 +1026,16 @@ py::object filterDevice(py::handle img, const Call& c) {
     const DeviceScope current(in.device);
     PlanSlot& slot = slotFor(in.device, c.stream);
     std::lock_guard lock(slot.mutex);
-    runFrames(slot, c.spec, in, out, Memory::Device, in.device, c.stream);
+    runFrames(slot, c.spec, in, out, Memory::Device, in.device, c.stream, outType);
   }
   return c.out;
 }
 
 py::object filter(py::handle img, const py::kwargs& kw) {
   Call c;
-  c.spec = specFrom(kw, {"out", "stream", "layout", "device"});
+  c.spec = specFrom(kw, {"out", "stream", "layout", "device", "dtype"});
   c.device = deviceFrom(kw);
+  c.dtype = dtypeFrom(kw);
   c.out = kw.contains("out") ? py::object(kw["out"]) : py::none();
   c.layout = kw.contains("layout") ? py::object(kw["layout"]) : py::none();
   c.stream = streamFrom(kw.contains("stream") ? py::object(kw["stream"]) : py::none());
