@@ -362,7 +362,9 @@ TEST(Plan, OtherOutputTypesAreRefusedWithTheReason) {
   // auto on the CPU takes the reference, which writes f32.
   Plan f32 = Plan::make(spec("gaussian", 1), u8, {.memory = Memory::Host, .outType = PixelType::F32});
   EXPECT_NE(f32.describe().find("to f32"), std::string::npos) << f32.describe();
-  if (!f32.onGpu()) EXPECT_EQ(f32.variant().name, "cpu");
+  if (!f32.onGpu()) {
+    EXPECT_EQ(f32.variant().name, "cpu");
+  }
   HostImage a(8, 8), b(8, 8);
   EXPECT_THROW(f32.run(a.view(), b.view()), std::invalid_argument);
 }
