@@ -52,7 +52,7 @@ struct PlanOptions {
   // filtered values as floats on the input's scale (0..255), neither rounded nor clamped, for
   // callers who go on in float (an ML model's input). Written by sweep, stream and cpu; auto picks
   // among them. The output frames are laid out as output() says. nullopt: the input's type.
-  std::optional<PixelType> outType;
+  std::optional<PixelType> outType{};
 };
 
 class Plan {

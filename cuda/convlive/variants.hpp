@@ -26,7 +26,7 @@ struct FilterParams {
   Tile tile{};               // {0,0}: the variant's default (its first offered tile)
   // The output's element type where it is not the input's (PlanOptions::outType: f32 from u8 frames);
   // nullopt: the input's.
-  std::optional<PixelType> outType;
+  std::optional<PixelType> outType{};
 };
 // The same computation: every field but the filter's name (the mask's weights bit for bit).
 bool sameComputation(const FilterParams& a, const FilterParams& b);
