@@ -56,6 +56,7 @@ struct Values {
   std::string input, output;                    // image: the pictures
   int quality = kDefaultJpegQuality;            // image: JPEG quality (only when given)
   std::uint64_t maxPixels = kDefaultMaxPixels;  // image: the most pixels an input may declare
+  bool floatOutput = false;                     // image: --float
   std::map<std::string, std::string> settings;  // --radius 4 ... (text, set into the spec after parsing)
   std::map<std::string, bool> flags;            // --normalize, --filter-alpha
   std::string listWhat = "variants";
@@ -363,6 +364,7 @@ int dispatch(CLI::App& app, const std::string& command, Values& v, std::ostream&
       StillOptions still{.input = v.input, .output = v.output, .spec = filter};
       if (c->count("--quality")) still.jpegQuality = v.quality;
       still.maxPixels = v.maxPixels;
+      still.floatOutput = v.floatOutput;
       return runStill(still, out, err);
     }
     checkVideo(c, v);
@@ -566,6 +568,9 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
                     "the picture to write: .png, .jpg/.jpeg, .tif/.tiff or .npy (the format follows the extension; "
                     "the type and channels are the input's; written to a temporary, then renamed)");
   image->add_option("--quality", v.quality, "JPEG quality 1..100 (JPEG output only)")->capture_default_str();
+  image->add_flag("--float", v.floatOutput,
+                  "write an 8-bit picture's result as f32 values (.npy or .tif): the filtered sums on its 0..255 "
+                  "scale, neither rounded nor clamped");
   image
       ->add_option("--max-pixels", v.maxPixels,
                    "the most pixels (width x height) the input may have; a larger one is refused before it is decoded")

@@ -75,11 +75,12 @@ struct PlanRun {
   Tile tile;
 };
 
-// Filters `in` into `out` (host memory, both as `desc` says) through a plan for `variant`.
+// Filters `in` into `out` (host memory, as `desc` and outputDesc(desc, outType) say) through a plan
+// for `variant`.
 PlanRun runPlan(const ImageDesc& desc, const void* in, void* out, const FilterParams& asked, const std::string& variant,
-                std::ostream& log, bool sayAuto) {
+                std::ostream& log, bool sayAuto, std::optional<PixelType> outType = std::nullopt) {
   // A named GPU variant is refused without a device (the user asked for it); auto runs on the CPU.
-  Plan plan = Plan::make(asked, variant, desc, {.memory = Memory::Host, .cpuFallback = false});
+  Plan plan = Plan::make(asked, variant, desc, {.memory = Memory::Host, .cpuFallback = false, .outType = outType});
   if (variant == "auto" && sayAuto) {
     if (deviceInfo().available)
       log << "auto " << plan.autoWhy() << "\n";
@@ -110,10 +111,12 @@ FilteredImage filterImage(const HostImage& in, const FilterParams& asked, const 
 }
 
 FilteredPicture filterPicture(const Picture& in, const FilterParams& asked, const std::string& variant,
-                              std::ostream& log, bool sayAuto) {
-  Picture out = Picture::make(in.desc.width, in.desc.height, in.desc.type, in.desc.channels);
-  out.desc = in.desc;
-  const PlanRun r = runPlan(in.desc, in.bytes.data(), out.bytes.data(), asked, variant, log, sayAuto);
+                              std::ostream& log, bool sayAuto, std::optional<PixelType> outType) {
+  const PixelType type = outType.value_or(in.desc.type);
+  Picture out = Picture::make(in.desc.width, in.desc.height, type, in.desc.channels);
+  out.desc = outputDesc(in.desc, type);
+  out.bytes.resize(out.desc.span());
+  const PlanRun r = runPlan(in.desc, in.bytes.data(), out.bytes.data(), asked, variant, log, sayAuto, outType);
   return {std::move(out), r.variant, r.ms, r.tile};
 }
 
@@ -143,11 +146,19 @@ int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
     const DecodedPicture decoded = readPicture(o.input, {.maxPixels = o.maxPixels});
     for (const std::string& w : decoded.warnings) err << "convlive: warning: " << w << "\n";
     const Picture& in = decoded.picture;
+    std::optional<PixelType> outType;
+    if (o.floatOutput) {
+      if (in.desc.type != PixelType::U8)
+        throw std::invalid_argument("--float writes f32 values from an 8-bit picture, and '" + o.input + "' is " +
+                                    in.desc.str() + ": it is filtered in its own type; leave --float out");
+      outType = PixelType::F32;
+    }
     // A picture the output's format cannot hold is refused before any filtering.
-    if (const std::string why = whyFormatCannotHold(format, in); !why.empty())
-      throw std::invalid_argument("--output '" + o.output + "': '" + o.input + "' is " + in.desc.str() + ", and " +
-                                  why);
-    const FilteredPicture r = filterPicture(in, p, o.spec.variant, log);
+    const Picture shape = Picture::make(1, 1, outType.value_or(in.desc.type), in.desc.channels);
+    if (const std::string why = whyFormatCannotHold(format, shape); !why.empty())
+      throw std::invalid_argument("--output '" + o.output + "': '" + o.input + "' is " + in.desc.str() +
+                                  (outType ? " (written as f32 by --float)" : "") + ", and " + why);
+    const FilteredPicture r = filterPicture(in, p, o.spec.variant, log, true, outType);
     if (format == PictureFormat::Jpeg && hasTransparency(r.picture))
       err << "convlive: warning: JPEG has no alpha channel: the picture's transparency is dropped in '" << o.output
           << "' (write a .png to keep it)\n";
@@ -155,7 +166,7 @@ int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
       const SignalsHeld held;
       writePicture(o.output, r.picture, format, {.jpegQuality = quality});
     }
-    describeFiltered(log, o.input + " (" + in.desc.str() + ") -> " + o.output, p, r);
+    describeFiltered(log, o.input + " (" + in.desc.str() + ") -> " + o.output + (outType ? " (f32)" : ""), p, r);
   });
 }
 

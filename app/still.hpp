@@ -27,6 +27,9 @@ struct StillOptions {
   // The most pixels the input may have (--max-pixels): a larger one is refused before it is
   // decoded (picture_codecs.hpp, DecodeLimits).
   std::uint64_t maxPixels = kDefaultMaxPixels;
+  // --float: an 8-bit picture written as f32 values (the filtered sums, neither rounded nor clamped;
+  // .npy or TIFF output). Other pictures are refused: they are filtered in their own type.
+  bool floatOutput = false;
 };
 
 struct Variant;
@@ -47,7 +50,8 @@ FilteredImage filterImage(const HostImage& in, const FilterParams& p, const std:
 // transfers)".
 void describeFiltered(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredImage& r);
 
-// The same for a picture of any type (picture_codecs.hpp): the output has the input's description.
+// The same for a picture of any type (picture_codecs.hpp): the output has the input's description,
+// or f32 values (outType; from u8 pictures).
 struct FilteredPicture {
   Picture picture;
   const Variant* variant;
@@ -55,7 +59,7 @@ struct FilteredPicture {
   Tile tile{};
 };
 FilteredPicture filterPicture(const Picture& in, const FilterParams& p, const std::string& variant, std::ostream& log,
-                              bool sayAuto = true);
+                              bool sayAuto = true, std::optional<PixelType> outType = std::nullopt);
 void describeFiltered(std::ostream& log, const std::string& what, const FilterParams& p, const FilteredPicture& r);
 
 // Runs the command; messages go to `err` (one line for bad input), a summary to `log`.

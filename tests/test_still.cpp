@@ -592,6 +592,53 @@ TEST_F(StillCommand, NpyFloatAndSixteenBitRoundTrip) {
   }
 }
 
+// --float: an 8-bit picture's result written as f32 values (.npy, .tif), the filtered sums neither
+// rounded nor clamped (sharpen past 0 and 255), within f32's bound of the double reference; other
+// pictures and formats that hold no floats are refused, and nothing is written.
+TEST_F(StillCommand, FloatWritesAnEightBitPicturesSumsAsF32) {
+  std::mt19937 rng(std::random_device{}());
+  for (const int channels : {1, 3}) {
+    const ImageDesc desc = descOf(27, 13, PixelType::U8, channels);
+    std::vector<unsigned char> in(desc.span());
+    for (auto& b : in) b = static_cast<unsigned char>(rng() >> 24);
+    const std::string shape = "(13, 27, " + std::to_string(channels) + ")";
+    std::ofstream(path("in.npy"), std::ios::binary)
+        << convlive::testing::npyFile("|u1", shape, std::string(in.begin(), in.end()));
+    for (const char* out : {"out.npy", "out.tif"}) {
+      const auto r = runConvlive("image " + path("in.npy") + " " + path(out) + " --float --mask sharpen --radius 2");
+      ASSERT_EQ(r.code, 0) << r.output;
+      EXPECT_NE(r.output.find("(f32)"), std::string::npos) << r.output;
+      const DecodedPicture got = readPicture(path(out));
+      const ImageDesc f32 = outputDesc(desc, PixelType::F32);
+      ASSERT_EQ(got.picture.desc.str(), f32.str());
+      std::vector<unsigned char> want(f32.span());
+      const Filter sharpen = makeFilter("sharpen", {.radius = 2});
+      referenceFrames(sharpen, Border::Clamp, false, desc, in.data(), f32, want.data());
+      EXPECT_LE(largestDifference(f32, got.picture.bytes, want), f32Bound(sharpen.mask, 255.0)) << out;
+      float lo = 0, hi = 0;
+      for (std::size_t i = 0; i < got.picture.bytes.size(); i += 4) {
+        float v;
+        std::memcpy(&v, &got.picture.bytes[i], 4);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      EXPECT_LT(lo, 0.f) << out << ": sharpen's undershoot kept";
+      EXPECT_GT(hi, 255.f) << out << ": sharpen's overshoot kept";
+    }
+  }
+  const auto png = runConvlive("image " + path("in.npy") + " " + path("f.png") + " --float");
+  EXPECT_EQ(png.code, 2) << png.output;
+  EXPECT_NE(png.output.find("written as f32 by --float"), std::string::npos) << png.output;
+  EXPECT_FALSE(std::filesystem::exists(path("f.png")));
+  std::vector<unsigned char> wide(descOf(5, 4, PixelType::U16, 1).span(), 7);
+  std::ofstream(path("u16.npy"), std::ios::binary)
+      << convlive::testing::npyFile("<u2", "(4, 5)", std::string(wide.begin(), wide.end()));
+  const auto u16 = runConvlive("image " + path("u16.npy") + " " + path("f.npy") + " --float");
+  EXPECT_EQ(u16.code, 2) << u16.output;
+  EXPECT_NE(u16.output.find("filtered in its own type"), std::string::npos) << u16.output;
+  EXPECT_FALSE(std::filesystem::exists(path("f.npy")));
+}
+
 // TIFF pictures of float32, float16, uint16 and uint8 are filtered in their type and written as TIFF
 // of that type, within the accuracy contract, as .npy ones are.
 TEST_F(StillCommand, TiffKeepsItsTypeAndChannels) {
