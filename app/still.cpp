@@ -152,12 +152,16 @@ int runStill(const StillOptions& o, std::ostream& log, std::ostream& err) {
         throw std::invalid_argument("--float writes f32 values from an 8-bit picture, and '" + o.input + "' is " +
                                     in.desc.str() + ": it is filtered in its own type; leave --float out");
       outType = PixelType::F32;
+      if (format != PictureFormat::Npy && format != PictureFormat::Tiff)
+        throw std::invalid_argument("--output '" + o.output + "': --float writes f32 values, which " +
+                                    (format == PictureFormat::Png ? "a PNG" : "a JPEG") +
+                                    " cannot hold: name a .npy or .tif, or leave --float out");
     }
     // A picture the output's format cannot hold is refused before any filtering.
     const Picture shape = Picture::make(1, 1, outType.value_or(in.desc.type), in.desc.channels);
     if (const std::string why = whyFormatCannotHold(format, shape); !why.empty())
-      throw std::invalid_argument("--output '" + o.output + "': '" + o.input + "' is " + in.desc.str() +
-                                  (outType ? " (written as f32 by --float)" : "") + ", and " + why);
+      throw std::invalid_argument("--output '" + o.output + "': '" + o.input + "' is " + in.desc.str() + ", and " +
+                                  why);
     const FilteredPicture r = filterPicture(in, p, o.spec.variant, log, true, outType);
     if (format == PictureFormat::Jpeg && hasTransparency(r.picture))
       err << "convlive: warning: JPEG has no alpha channel: the picture's transparency is dropped in '" << o.output

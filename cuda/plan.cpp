@@ -1,5 +1,6 @@
 #include "convlive/plan.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -230,7 +231,7 @@ Plan Plan::make(const FilterSpec& spec, const ImageDesc& image, const PlanOption
 Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDesc& image, const PlanOptions& options) {
   if (Problem why = imageProblem(image)) throw ProblemError(why);
   if (Problem why = deviceProblem(options.device)) throw ProblemError(why);
-  if (image.span() > std::size_t(1) << 40)
+  if (std::max(image.span(), outputDesc(image, options.outType.value_or(image.type)).span()) > std::size_t(1) << 40)
     throw ProblemError(problem(Code::OutOfRange, "image",
                                image.str() + " spans " + std::to_string(image.span() >> 30) +
                                    " GiB: past what one plan filters (1 TiB); split the batch"));
@@ -288,6 +289,11 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   } else if (name == "auto" && !s->variant->onGpu && !deviceInfo().available)
     s->note = "no CUDA device (" + deviceInfo().reason + "): " + s->variant->name + " runs on the CPU";
   if (why) throw ProblemError(why);
+  if (!s->variant->onGpu && options.memory == Memory::Device && s->params.outType)
+    throw ProblemError(problem(Code::CannotRun, "variant",
+                               "no GPU variant writes f32 output for this filter (sweep takes masks to r = 32, "
+                               "stream separable ones to r = 4): filter into u8 output, or give host memory (the "
+                               "cpu variant writes f32)"));
   if (!s->variant->onGpu && options.memory == Memory::Device)
     throw ProblemError(problem(Code::Conflict, "variant",
                                s->variant->name + " runs on host memory (a CPU variant), and the frames are in device "

@@ -373,7 +373,7 @@ AutoChoice chooseAuto(const FilterParams& p, const ImageDesc& image) {
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
-  if (image.isRgba8()) {
+  if (image.isRgba8() && !p.outType) {
     // A batch: tensorstream's RGBA8 kernel takes it in one launch, ahead of stream's typed kernel at
     // every radius it takes (H200, 16 1080p frames r = 1: 0.100 ms against 0.167; 64 256x256 frames:
     // 0.022 against 0.052); what it refuses goes by the frame's order.

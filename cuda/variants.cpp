@@ -117,7 +117,10 @@ const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image) {
 
 namespace {
 // Frames whose launch is the one describeLaunchImpl gives for their size.
-bool singleRgba8(const ImageDesc& image) { return image.isRgba8() && image.batch == 1; }
+// One u8x4 frame into u8x4: the frames describe(p, width, height) is for.
+bool singleRgba8(const FilterParams& p, const ImageDesc& image) {
+  return image.isRgba8() && image.batch == 1 && !p.outType;
+}
 std::string notDescribed(const ImageDesc& image) {
   return "the u8x4 kernel's figures for one " + std::to_string(image.width) + "x" + std::to_string(image.height) +
          " frame: its launch for " + image.str() + " is not described";
@@ -125,17 +128,17 @@ std::string notDescribed(const ImageDesc& image) {
 }  // namespace
 
 LaunchDescription Variant::describeLaunch(const FilterParams& p, const ImageDesc& image) const {
-  if (!singleRgba8(image) && describeImageImpl) return describeImageImpl(*this, p, image);
+  if (!singleRgba8(p, image) && describeImageImpl) return describeImageImpl(*this, p, image);
   LaunchDescription d = describeLaunch(p, image.width, image.height);
-  if (!singleRgba8(image))
+  if (!singleRgba8(p, image))
     for (PassLaunch& pass : d.passes) pass.note += (pass.note.empty() ? "" : "; ") + notDescribed(image);
   return d;
 }
 
 WorkModel Variant::workModel(const FilterParams& p, const ImageDesc& image) const {
-  if (!singleRgba8(image) && workModelImageImpl) return workModelImageImpl(*this, p, image);
+  if (!singleRgba8(p, image) && workModelImageImpl) return workModelImageImpl(*this, p, image);
   WorkModel m = workModel(p, image.width, image.height);
-  if (!singleRgba8(image)) m.notes.push_back(notDescribed(image));
+  if (!singleRgba8(p, image)) m.notes.push_back(notDescribed(image));
   return m;
 }
 
@@ -146,6 +149,10 @@ std::string Variant::imagesTaken() const {
 
 Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
   if (Problem why = imageProblem(image)) return why;
+  if (p.outType && *p.outType != image.type && (image.type != PixelType::U8 || *p.outType != PixelType::F32))
+    return problem(Problem::Code::Invalid, "image",
+                   std::string(pixelTypeName(*p.outType)) + " output from " + pixelTypeName(image.type) +
+                       " frames: the output is of the input's type, or f32 from u8 frames");
   if (p.outType && *p.outType != image.type && !floatOutput) {
     // Name the variants that write f32 from these frames, on the same side (GPU or CPU) where there is one.
     std::string takers;

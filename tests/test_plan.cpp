@@ -367,6 +367,19 @@ TEST(Plan, OtherOutputTypesAreRefusedWithTheReason) {
   }
   HostImage a(8, 8), b(8, 8);
   EXPECT_THROW(f32.run(a.view(), b.view()), std::invalid_argument);
+  // Where auto cannot time (its fixed order), and where the inspector describes one RGBA8 frame, f32
+  // output takes the typed kernels that write it.
+  FilterParams p = compiled(spec("gaussian", 2));
+  p.outType = PixelType::F32;
+  const ImageDesc rgba = ImageDesc::rgba8(64, 16);
+  const std::string fixed = fixedOrderChoice(p, rgba).name;
+  EXPECT_TRUE(fixed == "stream" || fixed == "sweep" || fixed == "cpu") << fixed;
+  const LaunchDescription d = variantNamed("stream").describeLaunch(p, rgba);
+  ASSERT_FALSE(d.passes.empty());
+  EXPECT_NE(d.passes[0].kernel.find("streamTypedKernel<u8, 4, 2, f32>"), std::string::npos) << d.passes[0].kernel;
+  // f32 output on other frames than u8 is refused by every variant, not only by the plan.
+  p.outType = PixelType::F32;
+  EXPECT_NE(variantNamed("sweep").whyNot(p, u16).text().find("f32 from u8"), std::string::npos);
 }
 
 TEST(Plan, OneByOneFramesOfEveryType) {

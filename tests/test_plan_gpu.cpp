@@ -282,6 +282,11 @@ TEST_F(PlanOnDevice, U8FramesIntoF32EqualTheReference) {
           ++ran;
         }
   EXPECT_GT(ran, 300);
+  // Past every GPU variant's radius only the cpu writes f32: device memory is refused saying so.
+  Problem far;
+  EXPECT_FALSE(
+      Plan::make(specFor({"gaussian", 40}, "auto"), ImageDesc::rgba8(64, 16), {.outType = PixelType::F32}, far));
+  EXPECT_NE(far.text().find("no GPU variant writes f32"), std::string::npos) << far.text();
   const ImageDesc d{.width = 64, .height = 16, .channels = 3};
   for (const char* variant : {"tensorstream", "fft", "naive", "tensor2d"}) {
     FilterSpec s = specFor({"gaussian", 2}, variant);

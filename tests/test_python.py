@@ -630,6 +630,8 @@ class FloatOutputTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "writes frames of their own type.*variant="):
             convlive.filter(img, dtype="float32", variant="cpu-simd")
         self.assertEqual(convlive.filter(img, dtype="uint8").dtype, np.uint8)  # img's own: no change
+        with self.assertRaisesRegex(ValueError, "dtype=uint8 asks for img's dtype"):
+            convlive.filter(img, dtype="uint8", out=np.zeros(img.shape, np.float32))
 
 
 class StubTest(unittest.TestCase):

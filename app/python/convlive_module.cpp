@@ -685,8 +685,12 @@ Frames framesOf(const Array& a, ReadAs r, const Fix& fix, bool filterAlpha) {
 
 // out= against img: the same shape, and img's dtype or float32 from uint8 (outType, from dtype= or
 // out's dtype: float32 output, neither rounded nor clamped).
-void checkOutArray(const Array& in, const Array& out, std::optional<PixelType>& outType) {
+void checkOutArray(const Array& in, const Array& out, std::optional<PixelType>& outType, bool dtypeGiven) {
   const bool floatFromU8 = in.element.name == "uint8" && out.element.name == "float32";
+  if (dtypeGiven && !outType && floatFromU8)
+    throw py::value_error(
+        "out: dtype float32, and dtype=uint8 asks for img's dtype: leave dtype out (a float32 out "
+        "gives float32 output) or pass a uint8 out");
   if (outType && !floatFromU8)
     throw py::value_error("out: dtype " + out.element.name + ", and dtype=float32 was asked: pass a float32 out");
   if (in.element.name != out.element.name && !floatFromU8)
@@ -706,7 +710,8 @@ void readForOutput(Frames& in, const std::optional<PixelType>& outType) {
   if (in.alphaPlane)
     throw py::value_error(
         "dtype float32 from channels-first uint8 RGBA with filter_alpha=False: the alpha plane is copied, not "
-        "converted; pass filter_alpha=True, or the three colour planes (img[..., :3, :, :]) alone");
+        "converted; pass filter_alpha=True, or a contiguous copy of the three colour planes "
+        "(numpy.ascontiguousarray(img[..., :3, :, :]), or .contiguous() for torch)");
   if (in.views) {
     in.views = false;
     in.desc.batch = in.runs;
@@ -946,7 +951,7 @@ py::array newHostArray(const py::array& img, const std::optional<PixelType>& out
   py::module_ np = py::module_::import("numpy");
   const py::object dtype = outType ? np.attr("dtype")("float32") : img.attr("dtype");
   if (!withImgStrides) return np.attr("empty")(img.attr("shape"), dtype);
-  const std::size_t scale = outType ? 4 / std::size_t(img.itemsize()) : 1;
+  const std::size_t scale = outType ? 4 : 1;  // float32 from uint8 (itemsize() is not read: NumPy 2's layout)
   py::tuple strides(img.ndim());
   for (py::ssize_t i = 0; i < img.ndim(); ++i) strides[i] = py::int_(img.strides(i) * py::ssize_t(scale));
   return np.attr("ndarray")(img.attr("shape"), dtype, np.attr("empty")(span * scale, np.attr("uint8")), 0, strides);
@@ -971,7 +976,7 @@ py::object filterHost(py::handle img, const Call& c) {
   call.outType = outTypeFor(c.dtype, inArray);
   const py::array result = c.out.is_none() ? newHostArray(a, call.outType, false, 0) : hostNumpy("out", c.out, true);
   const Array outArray = hostArray(result, c.out.is_none() ? Framework::NumPy : frameworkOf(c.out));
-  checkOutArray(inArray, outArray, call.outType);
+  checkOutArray(inArray, outArray, call.outType, !c.dtype.empty());
   readForOutput(in, call.outType);
   const Frames out = framesOf(outArray, as, Fix{outArray.framework, "out"}, c.spec.filterAlpha);
   checkOut(in, out);
@@ -992,7 +997,8 @@ py::object filterDevice(py::handle img, const Call& c) {
   if (c.out.is_none())
     throw py::value_error(
         "out: a CUDA img needs out=, a device array of img's shape and dtype (for example cupy.empty_like(img) or "
-        "torch.empty_like(img)) that the result is written into");
+        "torch.empty_like(img); for dtype=float32, cupy.empty(img.shape, cupy.float32) or torch.empty_like(img, "
+        "dtype=torch.float32)) that the result is written into");
   if (!isDeviceArray(c.out))
     throw py::type_error("out: expected a CUDA array (__cuda_array_interface__ or DLPack) for a CUDA img, got " +
                          typeName(c.out));
@@ -1002,7 +1008,7 @@ py::object filterDevice(py::handle img, const Call& c) {
   const ReadAs as = layoutOf(inArg.array, c.layout, inFix);
   Frames in = framesOf(inArg.array, as, inFix, c.spec.filterAlpha);
   std::optional<PixelType> outType = outTypeFor(c.dtype, inArg.array);
-  checkOutArray(inArg.array, outArg.array, outType);
+  checkOutArray(inArg.array, outArg.array, outType, !c.dtype.empty());
   readForOutput(in, outType);
   const Frames out = framesOf(outArg.array, as, outFix, c.spec.filterAlpha);
   if (in.device != out.device)
@@ -1016,11 +1022,12 @@ py::object filterDevice(py::handle img, const Call& c) {
         std::to_string(in.device) + ", leave device out, or move img to device " + std::to_string(c.device) + " first");
   checkOut(in, out);
   if (!outLaidOutFor(in, out, outType))
-    throw py::value_error("out: strides " + tupleText(outArg.array.strides) + " differ from img's " +
-                          tupleText(inArg.array.strides) + (outType ? " (in elements)" : "") +
-                          ": on the GPU one plan reads img and writes out with one layout; pass an out with img's "
-                          "strides, or a contiguous img (" +
-                          inFix.contiguous() + ") with a contiguous out");
+    throw py::value_error(
+        "out: strides " + tupleText(outArg.array.strides) + " differ from img's " + tupleText(inArg.array.strides) +
+        (outType ? std::string(": a float32 out takes img's strides in elements, 4 x img's bytes") : std::string()) +
+        ": on the GPU one plan reads img and writes out with one layout; pass an out laid out so, "
+        "or a contiguous img (" +
+        inFix.contiguous() + ") with a contiguous out");
   {
     py::gil_scoped_release released;
     const DeviceScope current(in.device);
@@ -1190,13 +1197,17 @@ py::dict choose(int width, int height, const py::kwargs& kw) {
 
 std::string filterDoc() {
   std::string s =
-      "filter(img, *, out=None, stream=None, layout=None, device=None, **settings) -> the filtered frames\n\n"
+      "filter(img, *, out=None, dtype=None, stream=None, layout=None, device=None, **settings) -> the filtered "
+      "frames\n\n"
       "img: frames of dtype uint8, uint16, float16 or float32 with 1, 3 or 4 channels, in layout (a str) 'HW',\n"
       "'HWC', 'NHWC' (channels last), 'CHW' or 'NCHW' (channels first: a batch of one-channel planes). Left\n"
       "out, the layout follows the array's convention: torch tensors channels-first, other arrays\n"
       "channels-last; a 2-D array is (H, W). The pixel (or, channels-first, row) dimension must be contiguous;\n"
       "rows and frames may be padded. The output has img's dtype; integers within 1 of the exact result,\n"
       "float16 within 1 ulp, float32 within 1e-5 x sum|w| x max|img|.\n"
+      "dtype: 'float32' (or numpy.float32, torch.float32) for a uint8 img: float32 output, the filtered values\n"
+      "on img's 0..255 scale, neither rounded nor clamped (a float32 out= asks the same); its strides are\n"
+      "img's in elements.\n"
       "A host array (NumPy, a torch CPU tensor, a buffer): the result is a new array, or `out` (a NumPy array of\n"
       "img's shape and dtype, never sharing img's memory); a GPU variant uploads, filters and downloads. A CUDA\n"
       "array (__cuda_array_interface__ or DLPack: CuPy, PyTorch, Numba): filtered where it is, without a copy,\n"
