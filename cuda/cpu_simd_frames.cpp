@@ -13,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -119,24 +120,27 @@ void grow(std::vector<U>& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
-// What every band of a call shares: the frames, the filter in T, the layout.
+// What every band of a call shares: the frames, the filter in T, the layout (the output's: od).
 template <class T>
 struct Job {
   const Filter& filter;
   Border border;
   bool filterAlpha;
   const ImageDesc& d;
+  const ImageDesc& od;
   const unsigned char* in;
   unsigned char* out;
   int r, C;
   bool byTerms, magnitude;
   std::vector<Term<T>> termsA, termsB;  // by terms: the mask's (A) and its transpose's (B)
   std::vector<T> mask, maskT;           // 2D
-  Job(const FramesPlan& plan, const Filter& f, Border b, bool alpha, const ImageDesc& desc, const void* i, void* o)
+  Job(const FramesPlan& plan, const Filter& f, Border b, bool alpha, const ImageDesc& desc, const void* i,
+      const ImageDesc& outDesc, void* o)
       : filter(f),
         border(b),
         filterAlpha(alpha),
         d(desc),
+        od(outDesc),
         in(static_cast<const unsigned char*>(i)),
         out(static_cast<unsigned char*>(o)),
         r(f.mask.radius()),
@@ -153,13 +157,13 @@ struct Job {
     }
   }
   const unsigned char* inRow(int frame, int y) const { return in + frame * d.frameStride() + y * d.rowPitch(); }
-  unsigned char* outRow(int frame, int y) const { return out + frame * d.frameStride() + y * d.rowPitch(); }
+  unsigned char* outRow(int frame, int y) const { return out + frame * od.frameStride() + y * od.rowPitch(); }
 };
 
 // Output rows y0..y1-1 of one frame, four at a time: each input row the band reads widened once into
 // a window (columns -r..w+r-1, the border applied), then the column passes, the row passes or the 2D
-// sums, and the store.
-template <class X, class T>
+// sums, and the store (of XO values: X's, or f32 from u8).
+template <class X, class T, class XO = X>
 class Band {
  public:
   static constexpr int kBlock = 4;
@@ -297,6 +301,17 @@ class Band {
     const T* a = s_.a.data();
     const T* b = job_.magnitude ? s_.b.data() : a;
     const Combine combine = job_.filter.combine;
+    if constexpr (!std::is_same_v<X, XO>) {  // f32 from u8: the sums as they are, a copied 4th converted
+      if constexpr (std::is_same_v<T, float>)
+        if (!copyFourth && combine == Combine::Identity) return void(std::memcpy(dst, a, n_ * sizeof(float)));
+      for (std::size_t i = 0; i < n_; ++i) {
+        if (copyFourth && i % 4 == 3)
+          typed::store<XO>(dst + i * sizeof(XO), typed::load<X>(src + i * sizeof(X)), 0.0, Combine::Identity);
+        else
+          typed::store<XO>(dst + i * sizeof(XO), a[i], b[i], combine);
+      }
+      return;
+    }
     if constexpr (std::is_same_v<T, float>) {
       // SIMD stores where they round as store() does: u8 through the RGBA path's finish (its 4th
       // value copied where copyFourth), u16 and f32 without a gradient magnitude.
@@ -322,10 +337,10 @@ class Band {
   std::size_t slots_, n_, span_, stride_;
 };
 
-template <class X, class T>
+template <class X, class T, class XO = X>
 void runFrames(const FramesPlan& plan, const Filter& f, Border border, bool filterAlpha, const ImageDesc& d,
-               const void* in, void* out) {
-  const Job<T> job(plan, f, border, filterAlpha, d, in, out);
+               const void* in, const ImageDesc& od, void* out) {
+  const Job<T> job(plan, f, border, filterAlpha, d, in, od, out);
   auto& scratch = scratchOf<T>();
   // Enough bands over the batch that a core slowed by other work does not hold up the call.
   const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
@@ -334,17 +349,19 @@ void runFrames(const FramesPlan& plan, const Filter& f, Border border, bool filt
     const int frame = task / bands, band = task % bands;
     const int y0 = static_cast<int>(std::int64_t(d.height) * band / bands);
     const int y1 = static_cast<int>(std::int64_t(d.height) * (band + 1) / bands);
-    if (y0 < y1) Band<X, T>(job, scratch.local(), frame, y0).run(y0, y1);
+    if (y0 < y1) Band<X, T, XO>(job, scratch.local(), frame, y0).run(y0, y1);
   });
 }
 
-template <class X>
-void runType(const Filter& f, Border border, bool filterAlpha, const ImageDesc& d, const void* in, void* out) {
-  const FramesPlan plan = planFrames(f, d.type);
+// XO's output (X's, or f32 from u8: the sums' budget f32's, relative to the inputs as f32 frames').
+template <class X, class XO = X>
+void runType(const Filter& f, Border border, bool filterAlpha, const ImageDesc& d, const void* in, const ImageDesc& od,
+             void* out) {
+  const FramesPlan plan = planFrames(f, od.type);
   if (plan.useDouble)
-    runFrames<X, double>(plan, f, border, filterAlpha, d, in, out);
+    runFrames<X, double, XO>(plan, f, border, filterAlpha, d, in, od, out);
   else
-    runFrames<X, float>(plan, f, border, filterAlpha, d, in, out);
+    runFrames<X, float, XO>(plan, f, border, filterAlpha, d, in, od, out);
 }
 
 // u8x4 frames with rows 4 bytes apart take the tuned RGBA path, frame by frame.
@@ -352,7 +369,9 @@ bool rgbaPath(const ImageDesc& d) { return d.isRgba8() && d.rowPitch() % 4 == 0 
 
 }  // namespace
 
-Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image) {
+Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image, std::optional<PixelType> outType) {
+  // f32 output: f32's budget, which double sums always meet (planFrames ends with them).
+  if (outType && *outType != image.type) return {};
   if (rgbaPath(image)) return cpuSimdWhyNot(filter);
   // Integers: the sums within the 1 LSB budget, double ones at the most (floats keep theirs
   // relative to the inputs).
@@ -368,10 +387,16 @@ Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image) {
 }
 
 void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& d, const void* in,
-                   void* out) {
+                   const ImageDesc& od, void* out) {
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
-  if (Problem why = cpuSimdImageWhyNot(filter, d)) throw ProblemError(why);
-  if (rgbaPath(d)) {
+  if (od.type != d.type) {
+    if (d.type != PixelType::U8 || od.type != PixelType::F32)
+      throw std::invalid_argument(std::string("cpu-simd: ") + pixelTypeName(od.type) + " output from " +
+                                  pixelTypeName(d.type) + " frames (f32 from u8 only)");
+    return runType<std::uint8_t, float>(filter, border, filterAlpha, d, in, od, out);
+  }
+  if (Problem why = cpuSimdImageWhyNot(filter, d, od.type)) throw ProblemError(why);
+  if (rgbaPath(d) && od == d) {
     // Frame by frame through the RGBA path; padding in the 4th byte is copied as kept alpha is.
     for (int i = 0; i < d.batch; ++i) {
       const auto* src = static_cast<const std::uint8_t*>(in) + std::size_t(i) * d.frameStride();
@@ -383,14 +408,19 @@ void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const 
   }
   switch (d.type) {
     case PixelType::U8:
-      return runType<std::uint8_t>(filter, border, filterAlpha, d, in, out);
+      return runType<std::uint8_t>(filter, border, filterAlpha, d, in, od, out);
     case PixelType::U16:
-      return runType<std::uint16_t>(filter, border, filterAlpha, d, in, out);
+      return runType<std::uint16_t>(filter, border, filterAlpha, d, in, od, out);
     case PixelType::F16:
-      return runType<typed::Half>(filter, border, filterAlpha, d, in, out);
+      return runType<typed::Half>(filter, border, filterAlpha, d, in, od, out);
     case PixelType::F32:
-      return runType<float>(filter, border, filterAlpha, d, in, out);
+      return runType<float>(filter, border, filterAlpha, d, in, od, out);
   }
+}
+
+void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& d, const void* in,
+                   void* out) {
+  cpuSimdFrames(filter, border, filterAlpha, d, in, d, out);
 }
 
 }  // namespace convlive

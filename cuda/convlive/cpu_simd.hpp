@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "convlive/image.hpp"
@@ -68,9 +69,15 @@ void cpuSimdFilter(const Filter& filter, Border border, bool filterAlpha, ConstI
 // as a column then a row pass and other masks row by mask row, and round once to the type as the
 // reference does (4th channel copied where it is padding or alpha is kept). Throws ProblemError
 // when cpuSimdImageWhyNot refuses the filter.
-Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image);
+Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image,
+                           std::optional<PixelType> outType = std::nullopt);
 void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
                    void* out);
+// The same into output frames laid out as `output` (outputDesc): f32 values from u8 frames (the
+// sums as they are, within f32's bound; a copied 4th channel converted). Other pairs of types throw
+// std::invalid_argument.
+void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,
+                   const ImageDesc& output, void* out);
 
 // The instruction set the kernels run with on this CPU ("AVX3_ZEN4", "AVX2", ...).
 const char* cpuSimdTarget();

@@ -50,7 +50,7 @@ struct PlanOptions {
   bool cpuFallback = true;
   // The output's element type where it is not the input's: PixelType::F32 from u8 frames, the
   // filtered values as floats on the input's scale (0..255), neither rounded nor clamped, for
-  // callers who go on in float (an ML model's input). Written by sweep, stream and cpu; auto picks
+  // callers who go on in float (an ML model's input). Written by sweep, stream, cpu-simd and cpu; auto picks
   // among them. The output frames are laid out as output() says. nullopt: the input's type.
   std::optional<PixelType> outType{};
 };

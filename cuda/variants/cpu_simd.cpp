@@ -27,12 +27,12 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 // Frames of any description (a batch frame by frame); done on return.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
-  return cpuSimdImageWhyNot(p.filter, image);
+  return cpuSimdImageWhyNot(p.filter, image, p.outType);
 }
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t) {
   prepared(v, p, image, ws);
-  cpuSimdFrames(p.filter, p.border, p.filterAlpha, image, in, out);
+  cpuSimdFrames(p.filter, p.border, p.filterAlpha, image, in, outputDesc(image, p.outType.value_or(image.type)), out);
 }
 
 LaunchDescription describe(const Variant&, const FilterParams&, int, int) {
@@ -70,7 +70,7 @@ Variant cpuSimdVariant() {
       .description =
           "all CPU cores with SIMD (Highway: AVX-512, AVX2 or SSE4, chosen at run time): separable masks as a column "
           "then a row pass, masks of low rank as k such pairs, others in 2D, float sums (double where float's error "
-          "bound passes 1 LSB); every pixel type, 1, 3 or 4 channels and batches",
+          "bound passes 1 LSB); every pixel type, 1, 3 or 4 channels and batches; f32 output from u8 frames",
       .onGpu = false,
       .maxRadius = Mask::kMaxRadius,
       .whyNotImpl = whyNot,
@@ -79,6 +79,7 @@ Variant cpuSimdVariant() {
       .workModelImpl = workModel,
       .whyNotImageImpl = whyNotImage,
       .runFramesImpl = runFrames,
+      .floatOutput = true,
   };
 }
 
