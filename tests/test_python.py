@@ -630,6 +630,13 @@ class FloatOutputTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "writes frames of their own type.*variant="):
             convlive.filter(img, dtype="float32", variant="naive")
         self.assertEqual(convlive.filter(img, dtype="uint8").dtype, np.uint8)  # img's own: no change
+        c = convlive.choose(37, 23, channels=3, out_dtype="float32")
+        self.assertIsNone(c["why_not"], c)
+        self.assertIn(c["variant"], ("stream", "sweep", "cpu-simd", "cpu"))
+        self.assertIn("writes frames of their own type",
+                      convlive.choose(37, 23, channels=3, out_dtype="float32", variant="naive")["why_not"])
+        with self.assertRaisesRegex(ValueError, "out_dtype: float16 output"):
+            convlive.choose(37, 23, out_dtype="float16")
         with self.assertRaisesRegex(ValueError, "dtype=uint8 asks for img's dtype"):
             convlive.filter(img, dtype="uint8", out=np.zeros(img.shape, np.float32))
 
@@ -656,7 +663,7 @@ class StubTest(unittest.TestCase):
     def test_every_keyword(self):
         keywords = {s["keyword"] for s in convlive.spec_settings()}
         for fn, extra in (("filter", {"out", "dtype", "stream", "layout", "device"}), ("describe", set()),
-                          ("choose", {"dtype", "channels", "batch", "device"})):
+                          ("choose", {"dtype", "out_dtype", "channels", "batch", "device"})):
             args = {a.arg for a in self.defs[fn].args.kwonlyargs}
             self.assertEqual(args, keywords | extra, fn)
 

@@ -110,6 +110,7 @@ def choose(
     height: int,
     *,
     dtype: Any = "uint8",
+    out_dtype: Any = None,
     channels: Literal[1, 3, 4] = 4,
     batch: int = 1,
     device: Optional[int] = None,

@@ -927,14 +927,15 @@ std::string dtypeFrom(const py::kwargs& kw) {
   }
 }
 
-// The output's type asked by dtype= for img: float32 from uint8 (the filtered values unrounded),
-// img's own dtype (no change); others refused with what works.
-std::optional<PixelType> outTypeFor(const std::string& dtype, const Array& in) {
-  if (dtype.empty() || dtype == in.element.name) return std::nullopt;
-  if (dtype == "float32" && in.element.name == "uint8") return PixelType::F32;
-  throw py::value_error("dtype: " + dtype + " output from a " + in.element.name +
+// The output's type asked by dtype= (`what`: the keyword) for frames of dtype `in`: float32 from
+// uint8 (the filtered values unrounded), in's own dtype (no change); others refused with what works.
+std::optional<PixelType> outTypeFor(const std::string& dtype, const std::string& in, const char* what = "dtype") {
+  if (dtype.empty() || dtype == in) return std::nullopt;
+  if (dtype == "float32" && in == "uint8") return PixelType::F32;
+  throw py::value_error(std::string(what) + ": " + dtype + " output from a " + in +
                         " img is not made: float32 from uint8 (the filtered values unrounded), or img's own dtype "
-                        "(leave dtype out)");
+                        "(leave " +
+                        what + " out)");
 }
 
 // A host array as NumPy sees it, without a copy (torch CPU tensors through .numpy()).
@@ -973,7 +974,7 @@ py::object filterHost(py::handle img, const Call& c) {
   const ReadAs as = layoutOf(inArray, c.layout, Fix{fw, "img"});
   Frames in = framesOf(inArray, as, Fix{fw, "img"}, c.spec.filterAlpha);
   Call call = c;
-  call.outType = outTypeFor(c.dtype, inArray);
+  call.outType = outTypeFor(c.dtype, inArray.element.name);
   const py::array result = c.out.is_none() ? newHostArray(a, call.outType, false, 0) : hostNumpy("out", c.out, true);
   const Array outArray = hostArray(result, c.out.is_none() ? Framework::NumPy : frameworkOf(c.out));
   checkOutArray(inArray, outArray, call.outType, !c.dtype.empty());
@@ -1007,7 +1008,7 @@ py::object filterDevice(py::handle img, const Call& c) {
   const Fix inFix{inArg.array.framework, "img"}, outFix{outArg.array.framework, "out"};
   const ReadAs as = layoutOf(inArg.array, c.layout, inFix);
   Frames in = framesOf(inArg.array, as, inFix, c.spec.filterAlpha);
-  std::optional<PixelType> outType = outTypeFor(c.dtype, inArg.array);
+  std::optional<PixelType> outType = outTypeFor(c.dtype, inArg.array.element.name);
   checkOutArray(inArg.array, outArg.array, outType, !c.dtype.empty());
   readForOutput(in, outType);
   const Frames out = framesOf(outArg.array, as, outFix, c.spec.filterAlpha);
@@ -1177,14 +1178,26 @@ ImageDesc chooseDesc(int width, int height, const py::kwargs& kw) {
 
 // What filter() would run for these settings on width x height frames (auto: measured on a GPU).
 py::dict choose(int width, int height, const py::kwargs& kw) {
-  const FilterSpec spec = specFrom(kw, {"dtype", "channels", "batch", "device"});
-  const ImageDesc desc = chooseDesc(width, height, kw);
+  const FilterSpec spec = specFrom(kw, {"dtype", "out_dtype", "channels", "batch", "device"});
+  ImageDesc desc = chooseDesc(width, height, kw);
   const int device = deviceFrom(kw);
+  // out_dtype: filter()'s dtype= (float32 from uint8).
+  std::optional<PixelType> outType;
+  if (kw.contains("out_dtype") && !py::object(kw["out_dtype"]).is_none()) {
+    py::dict asFilter;
+    asFilter["dtype"] = kw["out_dtype"];
+    const std::string in = desc.type == PixelType::U8    ? "uint8"
+                           : desc.type == PixelType::U16 ? "uint16"
+                           : desc.type == PixelType::F16 ? "float16"
+                                                         : "float32";
+    outType = outTypeFor(dtypeFrom(py::kwargs(asFilter)), in, "out_dtype");
+  }
   Problem why;
   Plan plan;
   {
     py::gil_scoped_release released;
-    plan = Plan::make(spec, desc, {.memory = Memory::Host, .device = device, .cpuFallback = false}, why);
+    plan = Plan::make(spec, desc, {.memory = Memory::Host, .device = device, .cpuFallback = false, .outType = outType},
+                      why);
   }
   py::dict d;
   d["variant"] = plan ? plan.variant().name : spec.variant;
@@ -1276,8 +1289,10 @@ PYBIND11_MODULE(convlive, m) {
         "devices() -> list of types.SimpleNamespace\n\nEvery CUDA device this process sees, as device() describes "
         "it (empty without one: device().reason says why)");
   m.def("choose", &choose, py::arg("width"), py::arg("height"),
-        "choose(width, height, *, dtype='uint8', channels=4, batch=1, device=None, **settings) -> dict\n\nWhat "
+        "choose(width, height, *, dtype='uint8', out_dtype=None, channels=4, batch=1, device=None, **settings) -> "
+        "dict\n\nWhat "
         "filter() runs on device (None: the current one) "
         "for these settings on width x height frames (channels-first arrays: channels=1, batch=N*C planes): a dict "
-        "with variant, tile, why (auto's reason) and why_not (None when it can run)");
+        "with variant, tile, why (auto's reason) and why_not (None when it can run); out_dtype='float32' asks what "
+        "filter(..., dtype='float32') runs for uint8 frames");
 }
