@@ -309,7 +309,9 @@ TEST(Plan, U8FramesIntoF32OnHostFrames) {
         s.border = testcases::kBorders[rng() % 4];
         s.filterAlpha = rng() % 2;
         Plan plan = Plan::make(s, d, {.memory = Memory::Host, .outType = PixelType::F32});
-        if (std::string(variant) != "auto") EXPECT_EQ(plan.variant().name, variant);
+        if (std::string(variant) != "auto") {
+          EXPECT_EQ(plan.variant().name, variant);
+        }
         const ImageDesc& o = plan.output();
         ASSERT_EQ(o.type, PixelType::F32);
         ASSERT_EQ(o.rowPitch(), d.rowPitch() * 4);
