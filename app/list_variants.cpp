@@ -28,6 +28,9 @@ std::vector<std::string> wrapped(const std::string& text, int width) {
   return lines;
 }
 
+// The frames column: what a variant takes, and "+f32" where it also writes f32 from u8 frames.
+std::string framesOf(const Variant& v) { return v.imagesTaken() + (v.floatOutput ? " +f32" : ""); }
+
 }  // namespace
 
 void listVariants(std::ostream& out, int width) {
@@ -42,7 +45,7 @@ void listVariants(std::ostream& out, int width) {
   for (const Variant& v : variants()) {
     nameWidth = std::max(nameWidth, v.name.size());
     takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
-    framesWidth = std::max(framesWidth, v.imagesTaken().size());
+    framesWidth = std::max(framesWidth, framesOf(v).size());
   }
   const int framesColumn = int(framesWidth);
   const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + framesColumn + 2 + kTilesWidth + 2;
@@ -67,8 +70,8 @@ void listVariants(std::ostream& out, int width) {
     const std::vector<std::string> description =
         wrapped(v.description + (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : ""), descriptionWidth);
     for (std::size_t i = 0; i < std::max(tiles.size(), description.size()); ++i)
-      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : maskTakesName(v.takes),
-          i ? "" : v.imagesTaken(), i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
+      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : maskTakesName(v.takes), i ? "" : framesOf(v),
+          i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
   }
   out << "\n";
   for (const std::string& line :
@@ -81,7 +84,8 @@ void listVariants(std::ostream& out, int width) {
                "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "
                "channels (1 and 3: "
                "a batch in one run; 4: RGBA8, one frame a run); \"u8,u16,f32\" ones those values in 1, 3 or 4 "
-               "channels and a batch in one run.",
+               "channels and a batch in one run; \"+f32\": also writes f32 values from u8 frames (the filtered sums "
+               "unrounded: image --float, Python's dtype=\"float32\", PlanOptions::outType).",
                width))
     out << line << "\n";
 }

@@ -102,13 +102,15 @@ TEST_F(StillCommand, ListVariants) {
   std::istringstream lines(r.output);
   std::string line;
   std::size_t masksAt = std::string::npos, tilesAt = std::string::npos, descriptionAt = std::string::npos;
-  std::map<std::string, std::string> masks;
+  std::map<std::string, std::string> masks, frames;
   int continued = 0;
+  std::size_t framesAt = std::string::npos;
   while (std::getline(lines, line)) {
     if (line.rfind("variant ", 0) == 0) {
       masksAt = line.find("masks");
       tilesAt = line.find("tiles");
       descriptionAt = line.find("description");
+      framesAt = line.find("frames");
       continue;
     }
     if (descriptionAt == std::string::npos) continue;
@@ -125,6 +127,7 @@ TEST_F(StillCommand, ListVariants) {
     EXPECT_EQ(line.substr(descriptionAt, 20), findVariant(name)->description.substr(0, 20)) << line;
     const std::size_t end = line.find("  ", masksAt);
     masks[name] = line.substr(masksAt, end - masksAt);
+    frames[name] = line.substr(framesAt, line.find("  ", framesAt) - framesAt);
   }
   EXPECT_EQ(masks.size(), variants().size());
   EXPECT_GT(continued, 0) << "tensorstream's 14 tiles need more than one line";
@@ -133,6 +136,11 @@ TEST_F(StillCommand, ListVariants) {
   EXPECT_EQ(masks["tensor2d"], "one");
   EXPECT_EQ(masks["tensorstream"], "low rank");
   EXPECT_EQ(masks["stream"], "one separable");
+  // The variants that write f32 from u8 frames say so; the others do not.
+  for (const Variant& v : variants())
+    EXPECT_EQ(frames[v.name].find("+f32") != std::string::npos, v.floatOutput) << v.name << ": " << frames[v.name];
+  EXPECT_EQ(frames["sweep"], "all +f32");
+  EXPECT_EQ(frames["naive"], "u8x4");
 }
 
 // With COLUMNS set (as a terminal's width is), every line fits it: the descriptions go on below
