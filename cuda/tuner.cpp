@@ -396,7 +396,7 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   std::vector<const char*> order;
   if (r <= 1) order.push_back("stream");
   order.push_back("tensorstream");
-  if (r <= kernels::typedStreamMaxRadius(image.type, image.channels)) order.push_back("stream");
+  if (r <= kernels::typedStreamMaxRadius(image.type, image.channels, p.outType.has_value())) order.push_back("stream");
   if (twoD && r >= 8) order.push_back("fft");
   order.push_back("sweep");
   order.push_back("fft");

@@ -251,17 +251,22 @@ void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
 // output's in values as the input's); against the double reference under f32's bound, the outputs
 // NaN-poisoned. tensorstream, fft and the RGBA8 variants refuse, naming one that writes f32.
 TEST_F(PlanOnDevice, U8FramesIntoF32EqualTheReference) {
+  // r = 5..8 on grey: stream's instances of 4 values a lane (8-bit grey into f32 only); a custom
+  // 13-tap row factor with negative weights.
   const MaskCase cases[] = {{"gaussian", 1},
                             {"box", 2},
                             {"gaussian", 4},
                             {"sobel", 1},
+                            {"gaussian", 5},
+                            {"box", 8},
                             {"gaussian", 12},
                             {"sharpen", 2},
                             {"emboss", 3},
                             {"laplacian", 1},
                             {"pitch", 3},
                             {"gaussian", 32},
-                            {"custom", 0, "1,-2,1", "1,2,1"}};
+                            {"custom", 0, "1,-2,1", "1,2,1"},
+                            {"custom", 0, "1,-2,0,3,1,0,-1,2,1,0,1,1,-1", "1,2,1"}};
   int ran = 0;
   for (const char* variant : {"stream", "sweep", "auto"})
     for (int c : {1, 3, 4})

@@ -59,7 +59,7 @@ TypeEntry entryFor(PixelType t, bool floatOut) {
 }  // namespace
 
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m) {
-  if (const int most = typedStreamMaxRadius(l.image.type, l.image.channels);
+  if (const int most = typedStreamMaxRadius(l.image.type, l.image.channels, l.floatOut);
       m.radius < kTypedStreamMinRadius || m.radius > most)
     throw std::invalid_argument("stream: radius " + std::to_string(m.radius) + " has no typed instance for " +
                                 l.image.str() + " (1.." + std::to_string(most) + ")");

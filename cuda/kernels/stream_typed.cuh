@@ -243,6 +243,8 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
           if constexpr (W % 4 == 0) {
             const uint4 q = *reinterpret_cast<const uint4*>(slot + j);
             w[j] = q.x, w[j + 1] = q.y, w[j + 2] = q.z, w[j + 3] = q.w;
+          } else if constexpr (W == 1) {  // u8 grey 4 a lane
+            w[0] = slot[0];
           } else {
             const uint2 q = *reinterpret_cast<const uint2*>(slot + j);
             w[j] = q.x, w[j + 1] = q.y;
@@ -404,9 +406,9 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
 }
 
 // f(std::integral_constant<int, C>{}, std::integral_constant<int, R>{}) for l's channel count and
-// `radius`: the instance of each that a type's file compiles (r = 5..8 for 16- and 32-bit grey
-// only: typedStreamMaxRadius); what f returns.
-template <class T, class F>
+// `radius`: the instance of each that a type's file compiles (r = 5..8 for grey of 16 and 32 bits,
+// and of 8 bits written as f32 (TO): typedStreamMaxRadius); what f returns.
+template <class T, class TO, class F>
 auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
   auto forRadius = [&](auto c) -> decltype(f(c, std::integral_constant<int, 1>{})) {
     switch (radius) {
@@ -419,7 +421,7 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
       case 4:
         return f(c, std::integral_constant<int, 4>{});
     }
-    if constexpr (!std::is_same_v<T, unsigned char> && decltype(c)::value == 1) {
+    if constexpr ((!std::is_same_v<T, unsigned char> || !std::is_same_v<TO, T>)&&decltype(c)::value == 1) {
       switch (radius) {
         case 5:
           return f(c, std::integral_constant<int, 5>{});
@@ -433,7 +435,7 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
     }
     throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no typed instance for " +
                                 l.image.str() + " (1.." +
-                                std::to_string(typedStreamMaxRadius(l.image.type, l.image.channels)) + ")");
+                                std::to_string(typedStreamMaxRadius(l.image.type, l.image.channels, l.floatOut)) + ")");
   };
   switch (l.image.channels) {
     case 1:
@@ -448,13 +450,13 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
 
 template <class T, class TO = T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
-  withInstance<T>(l, m.radius,
-                  [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value, TO>(l, m); });
+  withInstance<T, TO>(l, m.radius,
+                      [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value, TO>(l, m); });
 }
 
 template <class T, class TO = T>
 LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
-  return withInstance<T>(
+  return withInstance<T, TO>(
       l, radius, [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value, TO>(l); });
 }
 

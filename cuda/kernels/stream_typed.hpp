@@ -19,10 +19,13 @@ inline constexpr int kTypedStreamMaxRadius = 4;  // the column window lives in r
 // 16- and 32-bit frames of one channel (grey, and channels-first planes) go to r = 8 with 4 values
 // a lane: 2r + 1 pending rows in 68 registers at r = 8 (106-128 in all, no spill). 8 values a lane
 // (u8; 16-bit values at r <= 4) would need twice that, and 3 or 4 channels as many apron lanes.
+// u8 grey written as f32 (floatOut) goes there too, 4 values a lane; u8 grey into u8 takes
+// tensorstream past r = 1, far ahead of this kernel, so it has no such instances.
 inline constexpr int kTypedStreamMaxRadiusGrey = 8;
-// The largest radius the typed kernel takes on frames of this type and channel count.
-constexpr int typedStreamMaxRadius(PixelType type, int channels) {
-  return type != PixelType::U8 && channels == 1 ? kTypedStreamMaxRadiusGrey : kTypedStreamMaxRadius;
+// The largest radius the typed kernel takes on frames of this type and channel count (floatOut:
+// written as f32).
+constexpr int typedStreamMaxRadius(PixelType type, int channels, bool floatOut = false) {
+  return (type != PixelType::U8 || floatOut) && channels == 1 ? kTypedStreamMaxRadiusGrey : kTypedStreamMaxRadius;
 }
 inline constexpr int kTypedStreamWarps = 4;  // warps a block, each with its own units and ring
 
@@ -49,7 +52,8 @@ struct TypedStreamLaunch {
 // f16x1 0.039 -> 0.033, 64 256x256 f16x1 frames 0.054 -> 0.039); 3 channels stay at 8 (u16x3 r=4
 // 0.095 -> 0.099 at 4, f16x3 r=3 0.071 -> 0.069), 4 channels too (u16x4 r=4 0.124 -> 0.149).
 constexpr int typedStreamLaneValues(int typeBytes, int channels, int radius) {
-  return typeBytes == 1 ? 8 : typeBytes == 2 && channels == 1 && radius >= 3 ? 4 : 16 / typeBytes;
+  if (typeBytes == 1) return channels == 1 && radius > kTypedStreamMaxRadius ? 4 : 8;  // u8 grey past 4: f32 out
+  return typeBytes == 2 && channels == 1 && radius >= 3 ? 4 : 16 / typeBytes;
 }
 constexpr int typedStreamApronLanes(int typeBytes, int channels, int radius) {
   const int v = typedStreamLaneValues(typeBytes, channels, radius);

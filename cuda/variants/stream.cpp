@@ -50,13 +50,14 @@ bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(p, image)) return commonWhyNot(v, p, image.width, image.height);
-  const int most = kernels::typedStreamMaxRadius(image.type, image.channels), r = radiusOf(p);
+  const int most = kernels::typedStreamMaxRadius(image.type, image.channels, p.outType.has_value()), r = radiusOf(p);
   if (r > most && !maskWhyNot(v, p))
     return problem(Problem::Code::CannotRun, "radius",
                    "stream takes radius up to " + std::to_string(most) + " on " + pixelTypeName(image.type) + "x" +
                        std::to_string(image.channels) + " frames (" +
                        std::to_string(kernels::kTypedStreamMaxRadiusGrey) +
-                       " on 16- and 32-bit frames of one channel; asked for " + std::to_string(r) + ")",
+                       " on 16- and 32-bit frames of one channel, and 8-bit ones written as f32; asked for " +
+                       std::to_string(r) + ")",
                    "variant", "sweep");
   if (Problem why = commonWhyNot(v, p, image.width, image.height, most)) return why;
   if (r < kernels::kTypedStreamMinRadius)
@@ -104,7 +105,8 @@ Variant streamVariant() {
   return {
       .name = "stream",
       .description =
-          "separable, r <= 4 (16- and 32-bit frames of one channel: r <= 8), any pixel type and a batch in one launch: "
+          "separable, r <= 4 (16- and 32-bit frames of one channel, and 8-bit ones into f32: r <= 8), any pixel type "
+          "and a batch in one launch: "
           "each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp shuffles, the "
           "column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32",
