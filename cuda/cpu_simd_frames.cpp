@@ -370,8 +370,13 @@ bool rgbaPath(const ImageDesc& d) { return d.isRgba8() && d.rowPitch() % 4 == 0 
 }  // namespace
 
 Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image, std::optional<PixelType> outType) {
-  // f32 output: f32's budget, which double sums always meet (planFrames ends with them).
-  if (outType && *outType != image.type) return {};
+  // f32 from u8: f32's budget, which double sums always meet (planFrames ends with them).
+  if (outType && *outType != image.type) {
+    if (image.type == PixelType::U8 && *outType == PixelType::F32) return {};
+    return problem(Problem::Code::Invalid, "image",
+                   std::string("cpu-simd: ") + pixelTypeName(*outType) + " output from " + pixelTypeName(image.type) +
+                       " frames: the output is of the input's type, or f32 from u8 frames");
+  }
   if (rgbaPath(image)) return cpuSimdWhyNot(filter);
   // Integers: the sums within the 1 LSB budget, double ones at the most (floats keep theirs
   // relative to the inputs).

@@ -292,8 +292,8 @@ Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDes
   if (!s->variant->onGpu && options.memory == Memory::Device && s->params.outType)
     throw ProblemError(problem(Code::CannotRun, "variant",
                                "no GPU variant writes f32 output for this filter (sweep takes masks to r = 32, "
-                               "stream separable ones to r = 4): filter into u8 output, or give host memory (the "
-                               "cpu variant writes f32)"));
+                               "stream separable ones to r = 4, 8 on grey): filter into u8 output, or give host "
+                               "memory (cpu-simd and cpu write f32)"));
   if (!s->variant->onGpu && options.memory == Memory::Device)
     throw ProblemError(problem(Code::Conflict, "variant",
                                s->variant->name + " runs on host memory (a CPU variant), and the frames are in device "

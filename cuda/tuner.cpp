@@ -90,7 +90,7 @@ TuneKey TuneKey::of(const FilterParams& p, const ImageDesc& image) {
   TuneKey k = of(p, image.width, image.height);
   // u8x4 rows or frames not 4 bytes apart: only the variants that take any image can run them.
   const bool unaligned = image.isRgba8() && (image.rowPitch() % 4 || image.frameStride() % 4);
-  const bool otherOut = p.outType && *p.outType != image.type;
+  const bool otherOut = writesOtherType(p, image);
   if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha) || unaligned || otherOut) {
     k.image = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
     if (image.channels == 4 && !image.alpha) k.image += "-padded";
@@ -373,7 +373,7 @@ AutoChoice chooseAuto(const FilterParams& p, const ImageDesc& image) {
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
-  if (image.isRgba8() && !p.outType) {
+  if (image.isRgba8() && !writesOtherType(p, image)) {
     // A batch: tensorstream's RGBA8 kernel takes it in one launch, ahead of stream's typed kernel at
     // every radius it takes (H200, 16 1080p frames r = 1: 0.100 ms against 0.167; 64 256x256 frames:
     // 0.022 against 0.052); what it refuses goes by the frame's order.
@@ -396,7 +396,8 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   std::vector<const char*> order;
   if (r <= 1) order.push_back("stream");
   order.push_back("tensorstream");
-  if (r <= kernels::typedStreamMaxRadius(image.type, image.channels, p.outType.has_value())) order.push_back("stream");
+  if (r <= kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image)))
+    order.push_back("stream");
   if (twoD && r >= 8) order.push_back("fft");
   order.push_back("sweep");
   order.push_back("fft");

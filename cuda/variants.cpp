@@ -119,7 +119,7 @@ namespace {
 // Frames whose launch is the one describeLaunchImpl gives for their size.
 // One u8x4 frame into u8x4: the frames describe(p, width, height) is for.
 bool singleRgba8(const FilterParams& p, const ImageDesc& image) {
-  return image.isRgba8() && image.batch == 1 && !p.outType;
+  return image.isRgba8() && image.batch == 1 && !writesOtherType(p, image);
 }
 std::string notDescribed(const ImageDesc& image) {
   return "the u8x4 kernel's figures for one " + std::to_string(image.width) + "x" + std::to_string(image.height) +
@@ -153,7 +153,7 @@ Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
     return problem(Problem::Code::Invalid, "image",
                    std::string(pixelTypeName(*p.outType)) + " output from " + pixelTypeName(image.type) +
                        " frames: the output is of the input's type, or f32 from u8 frames");
-  if (p.outType && *p.outType != image.type && !floatOutput) {
+  if (writesOtherType(p, image) && !floatOutput) {
     // Name the variants that write f32 from these frames, on the same side (GPU or CPU) where there is one.
     std::string takers;
     const Variant* pick = nullptr;

@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "convlive/cpu_simd.hpp"
 #include "convlive/half.hpp"
 #include "convlive/plan.hpp"
 #include "convlive/reference.hpp"
@@ -388,6 +389,15 @@ TEST(Plan, OtherOutputTypesAreRefusedWithTheReason) {
   // f32 output on other frames than u8 is refused by every variant, not only by the plan.
   p.outType = PixelType::F32;
   EXPECT_NE(variantNamed("sweep").whyNot(p, u16).text().find("f32 from u8"), std::string::npos);
+  EXPECT_NE(cpuSimdImageWhyNot(p.filter, u16, PixelType::F32).text().find("f32 from u8"), std::string::npos);
+  // An output of the input's own type is no other type: stream keeps u8 grey to r = 4 then.
+  FilterParams own = compiled(spec("gaussian", 6));
+  own.outType = PixelType::U8;
+  const ImageDesc grey{.width = 64, .height = 16, .channels = 1};
+  EXPECT_NE(variantNamed("stream").whyNot(own, grey).text().find("takes radius up to 4"), std::string::npos);
+  own.outType = PixelType::F32;
+  EXPECT_FALSE(variantNamed("stream").whyNot(own, grey).text().find("takes radius up to") != std::string::npos)
+      << variantNamed("stream").whyNot(own, grey).text();
 }
 
 TEST(Plan, OneByOneFramesOfEveryType) {

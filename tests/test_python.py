@@ -635,8 +635,10 @@ class FloatOutputTest(unittest.TestCase):
         self.assertIn(c["variant"], ("stream", "sweep", "cpu-simd", "cpu"))
         self.assertIn("writes frames of their own type",
                       convlive.choose(37, 23, channels=3, out_dtype="float32", variant="naive")["why_not"])
-        with self.assertRaisesRegex(ValueError, "out_dtype: float16 output"):
+        with self.assertRaisesRegex(ValueError, "out_dtype: float16 output from uint8 frames"):
             convlive.choose(37, 23, out_dtype="float16")
+        # RGBA8 into float32: one plan over the batch, as filter() makes it
+        self.assertIsNone(convlive.choose(37, 23, channels=4, batch=3, out_dtype="float32")["why_not"])
         with self.assertRaisesRegex(ValueError, "dtype=uint8 asks for img's dtype"):
             convlive.filter(img, dtype="uint8", out=np.zeros(img.shape, np.float32))
 

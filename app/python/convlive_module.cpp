@@ -932,9 +932,9 @@ std::string dtypeFrom(const py::kwargs& kw) {
 std::optional<PixelType> outTypeFor(const std::string& dtype, const std::string& in, const char* what = "dtype") {
   if (dtype.empty() || dtype == in) return std::nullopt;
   if (dtype == "float32" && in == "uint8") return PixelType::F32;
-  throw py::value_error(std::string(what) + ": " + dtype + " output from a " + in +
-                        " img is not made: float32 from uint8 (the filtered values unrounded), or img's own dtype "
-                        "(leave " +
+  throw py::value_error(std::string(what) + ": " + dtype + " output from " + in +
+                        " frames is not made: float32 from uint8 (the filtered values unrounded), or the frames' "
+                        "own dtype (leave " +
                         what + " out)");
 }
 
@@ -1156,7 +1156,7 @@ py::list deviceList() {
 
 // The frames choose() describes: `dtype` (anything numpy.dtype reads), `channels`, `batch`; what
 // filter() plans for such arrays (RGBA8: one frame at a time).
-ImageDesc chooseDesc(int width, int height, const py::kwargs& kw) {
+ImageDesc chooseDesc(int width, int height, const py::kwargs& kw, bool keepBatch = false) {
   ImageDesc d = ImageDesc::rgba8(width, height);
   const auto get = [&](const char* k) { return kw.contains(k) ? py::object(kw[k]) : py::object(py::none()); };
   if (const py::object dt = get("dtype"); !dt.is_none()) {
@@ -1172,7 +1172,7 @@ ImageDesc chooseDesc(int width, int height, const py::kwargs& kw) {
     *field = v.cast<int>();
   }
   d.alpha = d.channels == 4;
-  if (d.isRgba8()) d.batch = 1;
+  if (d.isRgba8() && !keepBatch) d.batch = 1;  // filter() runs RGBA8 frames one a plan run, unless into float32
   return d;
 }
 
@@ -1192,6 +1192,8 @@ py::dict choose(int width, int height, const py::kwargs& kw) {
                                                          : "float32";
     outType = outTypeFor(dtypeFrom(py::kwargs(asFilter)), in, "out_dtype");
   }
+  // RGBA8 into float32 is one plan over the batch, as filter() makes it.
+  if (outType) desc = chooseDesc(width, height, kw, true);
   Problem why;
   Plan plan;
   {

@@ -30,6 +30,10 @@ struct FilterParams {
 };
 // The same computation: every field but the filter's name (the mask's weights bit for bit).
 bool sameComputation(const FilterParams& a, const FilterParams& b);
+// Whether p writes frames `image` describes as values of another type (f32 from u8).
+inline bool writesOtherType(const FilterParams& p, const ImageDesc& image) {
+  return p.outType && *p.outType != image.type;
+}
 
 // Scratch a variant keeps between launches: intermediate planes, the uploaded mask, texture
 // objects, and what it prepared for the last few (parameters, frame size) it ran (Variant::prepare).

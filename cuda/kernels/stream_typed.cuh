@@ -141,7 +141,7 @@ __device__ __noinline__ void fillOutsideLane(const Args& a, const char* frame, u
 }
 
 // A finished output row's V values as f32 (TO = float from T values): unrounded; a kept 4th
-// channel's values converted from the centre row's (in the ring); whole (two or more 16-byte stores)
+// channel's values converted from the centre row's (in the ring); whole (16-byte stores)
 // or value by value at the row's end.
 template <class T, int C, int R>
 __device__ __forceinline__ void storeFloats(const Args& a, float (&fin)[Shape<T, C, R>::V], const unsigned* centre,

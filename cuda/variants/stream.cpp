@@ -30,7 +30,7 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
   l.absolute = p.filter.combine == Combine::Abs;
   l.copyFourth = image.copiesFourth(p.filterAlpha);
   l.tileRows = v.tileFor(p).h;
-  if (p.outType && *p.outType != image.type) {
+  if (writesOtherType(p, image)) {
     const ImageDesc out = outputDesc(image, *p.outType);
     l.floatOut = true;
     l.outPitch = out.rowPitch();
@@ -42,7 +42,7 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
 // Single RGBA8 frames (rows 4-byte aligned) into RGBA8 keep the RGBA8 kernel, its fp16 sums and its
 // tuning; everything else, RGBA8 batches and f32 output included, goes to the typed kernel.
 bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
-  return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0 && !p.outType;
+  return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0 && !writesOtherType(p, image);
 }
 
 // The typed kernel past r = 4 holds 2r + 1 rows of a lane's values in registers only where a lane
@@ -50,7 +50,8 @@ bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(p, image)) return commonWhyNot(v, p, image.width, image.height);
-  const int most = kernels::typedStreamMaxRadius(image.type, image.channels, p.outType.has_value()), r = radiusOf(p);
+  const int most = kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image)),
+            r = radiusOf(p);
   if (r > most && !maskWhyNot(v, p))
     return problem(Problem::Code::CannotRun, "radius",
                    "stream takes radius up to " + std::to_string(most) + " on " + pixelTypeName(image.type) + "x" +
