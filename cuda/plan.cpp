@@ -139,9 +139,8 @@ struct Plan::State {
   std::optional<AutoChoice> autoChoice;
   bool identity = false;
   Workspace ws;
-  // Memory::Host with a GPU variant: the frames on the device (staged), rows 256-byte aligned, and
-  // the output's there (stagedOut: staged's layout in values).
-  ImageDesc staged, stagedOut;
+  // Memory::Host with a GPU variant: the frames on the device (staged), rows 256-byte aligned.
+  ImageDesc staged;
   DeviceBuffer stageIn, stageOut;
 
   State() = default;
@@ -160,18 +159,17 @@ struct Plan::State {
   State& operator=(const State&) = delete;
 
   bool staging() const { return variant->onGpu && options.memory == Memory::Host; }
+  // The output's staged frames: staged's layout in the output's values.
+  ImageDesc stagedOut() const { return outputDesc(staged, output.type); }
   // Allocates what run() needs and prepares the variant: all that can be done before a frame.
   void prepare() {
     const DeviceScope scope(options.device);
-    if (staging()) {
-      staged = stagedDesc(image);
-      stagedOut = outputDesc(staged, output.type);
-    }
+    if (staging()) staged = stagedDesc(image);
     // The variant runs on the staged frames where there are some: prepared (and checked) for those.
     if (Problem why = variant->prepare(params, staging() ? staged : image, ws)) throw ProblemError(why);
     if (staging()) {
       stageIn.reserve(staged.span());
-      stageOut.reserve(stagedOut.span());
+      stageOut.reserve(stagedOut().span());
     }
   }
   // Copies frames between host memory laid out as `from` and memory laid out as `to` (the same
@@ -180,7 +178,7 @@ struct Plan::State {
   void runStaged(const ImageDesc& din, const void* in, const ImageDesc& dout, void* out, cudaStream_t stream) {
     copyFrames(staged, stageIn.get(), din, in, cudaMemcpyHostToDevice, stream);
     variant->runFrames(params, staged, stageIn.get(), stageOut.get(), ws, stream);
-    copyFrames(dout, out, stagedOut, stageOut.get(), cudaMemcpyDeviceToHost, stream);
+    copyFrames(dout, out, stagedOut(), stageOut.get(), cudaMemcpyDeviceToHost, stream);
     CL_CUDA(cudaStreamSynchronize(stream));
   }
   static void copyFrames(const ImageDesc& to, void* dst, const ImageDesc& from, const void* src, cudaMemcpyKind kind,

@@ -118,6 +118,23 @@ const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image) {
 namespace {
 // Frames whose launch is the one describeLaunchImpl gives for their size.
 // One u8x4 frame into u8x4: the frames describe(p, width, height) is for.
+// The variants `takes` admits that can run p on `image` ("a, b"), and the one to name instead of
+// `asker`: on its side (GPU or CPU) where there is one.
+struct Takers {
+  std::string list;
+  const Variant* pick = nullptr;
+};
+template <class Takes>
+Takers takersOf(const Variant& asker, const FilterParams& p, const ImageDesc& image, Takes takes) {
+  Takers t;
+  for (const Variant& v : variants()) {
+    if (!takes(v) || v.whyNot(p, image)) continue;
+    t.list += (t.list.empty() ? "" : ", ") + v.name;
+    if (!t.pick || (t.pick->onGpu != asker.onGpu && v.onGpu == asker.onGpu)) t.pick = &v;
+  }
+  return t;
+}
+
 bool singleRgba8(const FilterParams& p, const ImageDesc& image) {
   return image.isRgba8() && image.batch == 1 && !writesOtherType(p, image);
 }
@@ -149,45 +166,30 @@ std::string Variant::imagesTaken() const {
 
 Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
   if (Problem why = imageProblem(image)) return why;
-  if (p.outType && *p.outType != image.type && (image.type != PixelType::U8 || *p.outType != PixelType::F32))
+  if (writesOtherType(p, image) && (image.type != PixelType::U8 || *p.outType != PixelType::F32))
     return problem(Problem::Code::Invalid, "image",
                    std::string(pixelTypeName(*p.outType)) + " output from " + pixelTypeName(image.type) +
                        " frames: the output is of the input's type, or f32 from u8 frames");
   if (writesOtherType(p, image) && !floatOutput) {
-    // Name the variants that write f32 from these frames, on the same side (GPU or CPU) where there is one.
-    std::string takers;
-    const Variant* pick = nullptr;
-    for (const Variant& v : variants()) {
-      if (!v.floatOutput || v.whyNot(p, image)) continue;
-      takers += (takers.empty() ? "" : ", ") + v.name;
-      if (!pick || (pick->onGpu != onGpu && v.onGpu == onGpu)) pick = &v;
-    }
+    const Takers t = takersOf(*this, p, image, [](const Variant& v) { return v.floatOutput; });
     return problem(Problem::Code::CannotRun, "variant",
                    name + " writes frames of their own type; " + pixelTypeName(*p.outType) + " output from " +
                        pixelTypeName(image.type) + " frames: " +
-                       (takers.empty() ? std::string("no variant takes this filter")
-                                       : takers + (takers.find(',') == std::string::npos ? " writes it" : " write it")),
-                   pick ? "variant" : "", pick ? pick->name : "");
+                       (t.list.empty() ? std::string("no variant takes this filter")
+                                       : t.list + (t.list.find(',') == std::string::npos ? " writes it" : " write it")),
+                   t.pick ? "variant" : "", t.pick ? t.pick->name : "");
   }
   // A variant that takes any image checks it whole (its whyNot(p, width, height) is for u8x4 frames).
   if (takesAnyImage()) return whyNotImageImpl ? whyNotImageImpl(*this, p, image) : whyNot(p, image.width, image.height);
   if (!image.isRgba8()) {
-    // Name the variants that take such frames, on the same side (GPU or CPU) where there is one.
-    std::string takers;
-    const Variant* pick = nullptr;
-    for (const Variant& v : variants()) {
-      if (!v.takesAnyImage() || v.whyNot(p, image)) continue;
-      takers += (takers.empty() ? "" : ", ") + v.name;
-      if (!pick || (pick->onGpu != onGpu && v.onGpu == onGpu)) pick = &v;
-    }
-    const std::string instead = pick ? pick->name : "";
+    const Takers t = takersOf(*this, p, image, [](const Variant& v) { return v.takesAnyImage(); });
     return problem(
         Problem::Code::CannotRun, "variant",
         name + " filters 8-bit RGBA frames (u8x4) only; these are " + std::string(pixelTypeName(image.type)) + "x" +
             std::to_string(image.channels) +
-            (takers.empty() ? std::string(": no variant takes them with this filter")
-                            : ": " + takers + (takers.find(',') == std::string::npos ? " takes" : " take") + " them"),
-        instead.empty() ? "" : "variant", instead);
+            (t.list.empty() ? std::string(": no variant takes them with this filter")
+                            : ": " + t.list + (t.list.find(',') == std::string::npos ? " takes" : " take") + " them"),
+        t.pick ? "variant" : "", t.pick ? t.pick->name : "");
   }
   if (Problem why = whyNot(p, image.width, image.height)) return why;
   if (image.rowPitch() % 4 || image.frameStride() % 4)

@@ -1186,10 +1186,8 @@ py::dict choose(int width, int height, const py::kwargs& kw) {
   if (kw.contains("out_dtype") && !py::object(kw["out_dtype"]).is_none()) {
     py::dict asFilter;
     asFilter["dtype"] = kw["out_dtype"];
-    const std::string in = desc.type == PixelType::U8    ? "uint8"
-                           : desc.type == PixelType::U16 ? "uint16"
-                           : desc.type == PixelType::F16 ? "float16"
-                                                         : "float32";
+    const bool integer = desc.type == PixelType::U8 || desc.type == PixelType::U16;
+    const std::string in = elementName(integer ? 'u' : 'f', int(pixelTypeBytes(desc.type)));
     outType = outTypeFor(dtypeFrom(py::kwargs(asFilter)), in, "out_dtype");
   }
   // RGBA8 into float32 is one plan over the batch, as filter() makes it.

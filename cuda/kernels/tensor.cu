@@ -200,6 +200,25 @@ __device__ __forceinline__ void stageWeights(const Mask2D& m, int taps, unsigned
     }
 }
 
+// A mask row's A fragments for a lane, KC chunks: wh and wl point at the lane's pair of the row's
+// weight pairs (stageWeights: pair 16 + 2 t4 - g). A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and
+// (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..) is 8 before it, (g, 2 t4 + 8..) 8 after.
+template <int KC, bool Split>
+__device__ __forceinline__ void weightFragments(const unsigned* wh, const unsigned* wl, unsigned (&ah)[KC][3],
+                                                unsigned (&al)[KC][3]) {
+#pragma unroll
+  for (int kc = 0; kc < KC; ++kc) {
+    ah[kc][0] = wh[16 * kc];
+    ah[kc][1] = wh[16 * kc - 8];
+    ah[kc][2] = wh[16 * kc + 8];
+    if (Split) {
+      al[kc][0] = wl[16 * kc];
+      al[kc][1] = wl[16 * kc - 8];
+      al[kc][2] = wl[16 * kc + 8];
+    }
+  }
+}
+
 template <int TW, int R, int C, int NB, int NCH>
 __device__ __forceinline__ void stageSums(const float (&acc)[NB][NCH][4], unsigned char* outBytes, int wr, int xw,
                                           int g, int t4, bool absolute) {
@@ -272,22 +291,8 @@ __global__ void __launch_bounds__(32 * WARPS)
   const unsigned bBase = smemAddress(tile + (R * C * wr + bLine) * P + xw + bCol);
   const unsigned bBase2 = smemAddress(tile + (R * C * wr + 16 + (lane & 7)) * P + xw + bCol);
   for (int dy = 0; dy < taps; ++dy) {
-    // A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..)
-    // is 8 before it, (g, 2 t4 + 8..) 8 after.
     unsigned ah[KC][3], al[KC][3];
-    const unsigned* wh = whi + dy * WQ + 16 + 2 * t4 - g;
-    const unsigned* wl = wlo + dy * WQ + 16 + 2 * t4 - g;
-#pragma unroll
-    for (int kc = 0; kc < KC; ++kc) {
-      ah[kc][0] = wh[16 * kc];
-      ah[kc][1] = wh[16 * kc - 8];
-      ah[kc][2] = wh[16 * kc + 8];
-      if (Split) {
-        al[kc][0] = wl[16 * kc];
-        al[kc][1] = wl[16 * kc - 8];
-        al[kc][2] = wl[16 * kc + 8];
-      }
-    }
+    weightFragments<KC, Split>(whi + dy * WQ + 16 + 2 * t4 - g, wlo + dy * WQ + 16 + 2 * t4 - g, ah, al);
     const unsigned rowOffset = static_cast<unsigned>(dy * C * P * 2);
 #pragma unroll
     for (int s = 0; s < NCH + KC - 1; ++s) {
@@ -388,22 +393,8 @@ __global__ void __launch_bounds__(32 * WARPS)
     if (rowA >= ringRows) rowA -= ringRows;
     if (rowB >= ringRows) rowB -= ringRows;
     for (int dy = 0; dy < taps; ++dy) {
-      // A[m][k] = w[16 kc + k - m]: (g, 2 t4..) and (g + 8, 2 t4 + 8..) share a pair; (g + 8, 2 t4..)
-      // is 8 before it, (g, 2 t4 + 8..) 8 after.
       unsigned ah[KC][3], al[KC][3];
-      const unsigned* wh = whi + dy * WQ + 16 + 2 * t4 - g;
-      const unsigned* wl = wlo + dy * WQ + 16 + 2 * t4 - g;
-#pragma unroll
-      for (int kc = 0; kc < KC; ++kc) {
-        ah[kc][0] = wh[16 * kc];
-        ah[kc][1] = wh[16 * kc - 8];
-        ah[kc][2] = wh[16 * kc + 8];
-        if (Split) {
-          al[kc][0] = wl[16 * kc];
-          al[kc][1] = wl[16 * kc - 8];
-          al[kc][2] = wl[16 * kc + 8];
-        }
-      }
+      weightFragments<KC, Split>(whi + dy * WQ + 16 + 2 * t4 - g, wlo + dy * WQ + 16 + 2 * t4 - g, ah, al);
       const unsigned addrA = ringBase + static_cast<unsigned>((rowA * C + chA) * P * 2);
       const unsigned addrB = ringBase + static_cast<unsigned>((rowB * C + chB) * P * 2);
 #pragma unroll

@@ -200,6 +200,17 @@ kernels::Launch launchOf(const Variant& v, const FilterParams& p, ConstImageView
 
 inline int radiusOf(const FilterParams& p) { return p.filter.mask.radius(); }
 
+// f32 output from u8 frames (writesOtherType) on a typed launch (stream's, sweep's): its floatOut
+// and the output's strides (outputDesc); the launch's defaults otherwise.
+template <class Launch>
+void setFloatOutput(Launch& l, const FilterParams& p, const ImageDesc& image) {
+  if (!writesOtherType(p, image)) return;
+  const ImageDesc out = outputDesc(image, *p.outType);
+  l.floatOut = true;
+  l.outPitch = out.rowPitch();
+  l.outFrameStride = out.frameStride();
+}
+
 }  // namespace detail
 
 struct Workspace::Impl {

@@ -30,12 +30,7 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
   l.absolute = p.filter.combine == Combine::Abs;
   l.copyFourth = image.copiesFourth(p.filterAlpha);
   l.tileRows = v.tileFor(p).h;
-  if (writesOtherType(p, image)) {
-    const ImageDesc out = outputDesc(image, *p.outType);
-    l.floatOut = true;
-    l.outPitch = out.rowPitch();
-    l.outFrameStride = out.frameStride();
-  }
+  setFloatOutput(l, p, image);
   return l;
 }
 

@@ -20,12 +20,7 @@ kernels::SweepLaunch launchOf(const Variant& v, const FilterParams& p, const Ima
   l.tileValues = t.w;
   l.tileRows = t.h;
   l.twoD = !p.filter.mask.separable();
-  if (p.outType && *p.outType != image.type) {
-    const ImageDesc out = outputDesc(image, *p.outType);
-    l.floatOut = true;
-    l.outPitch = out.rowPitch();
-    l.outFrameStride = out.frameStride();
-  }
+  setFloatOutput(l, p, image);
   return l;
 }
 
