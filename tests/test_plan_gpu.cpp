@@ -447,6 +447,52 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// stream's two walks: a warp whose strip lies inside the row of an aligned frame walks without the
+// edge paths, the others (edge strips, rows that break the lanes' copies or stores) with them. Every
+// type, channel count, radius 1..4 (grey 16- and 32-bit to 8) and border, on frames several strips
+// wide with 64-byte row pitches and batches with aligned gaps (so both walks run in one launch),
+// and the same frames with their rows one value longer (every warp on the edge walk); 8-bit frames
+// into f32 too. Against the reference under each type's contract, the outputs poisoned.
+TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (int r = 1; r <= 8; ++r)
+        for (bool aligned : {true, false})
+          for (bool toF32 : {false, true}) {
+            if (toF32 && t != PixelType::U8) continue;
+            if (r > 4 && (c != 1 || (t == PixelType::U8 && !toF32))) continue;
+            const std::size_t e = pixelTypeBytes(t);
+            ImageDesc d{.width = 1000 / c + 2 * r + 1, .height = 19 + r, .type = t, .channels = c};
+            d.alpha = rng() % 2;
+            d.pitch = aligned ? (d.rowBytes() + 63) / 64 * 64 : d.rowBytes() + e;
+            d.batch = 2 + int(rng() % 2);
+            d.batchStride = d.pitch * std::size_t(d.height) + (aligned ? 64 : e);
+            // Asymmetric factors with negative taps: a row or column read the wrong way shows.
+            std::string row, col;
+            for (int i = 0; i <= 2 * r; ++i) {
+              if (i) row += ',', col += ',';
+              row += std::to_string(i % 3 == 1 ? -1 : 1 + i % 4);
+              col += i == r ? "2" : i % 2 ? "0.5" : "0.25";
+            }
+            FilterSpec s = specFor({"custom", 0, row.c_str(), col.c_str()}, "stream");
+            s.filterAlpha = rng() % 2;
+            Problem why;
+            Plan plan = Plan::make(s, d, toF32 ? PlanOptions{.outType = PixelType::F32} : PlanOptions{}, why);
+            const std::string what = d.str() + " r=" + std::to_string(r) + (toF32 ? " to f32" : "");
+            if (!plan) {
+              expectRefusedForTheErrorBound(why, t, {PixelType::U8, PixelType::U16}, what);
+              ++refused;
+              continue;
+            }
+            SCOPED_TRACE(what);
+            expectEqualsReference(plan, d);
+            ++ran;
+          }
+  EXPECT_GT(ran, 120);
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
 // stream on 16- and 32-bit frames of one channel (grey, channels-first planes) past r = 4: r = 5..8
 // (2r + 1 pending rows of a lane's 4 values in registers; 16-bit values 4 a lane there, not 8), odd
 // sizes from 1x1, frames narrower than a warp's apron and wide ones (packed rows: the lanes'

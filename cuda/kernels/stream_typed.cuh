@@ -1,8 +1,8 @@
 // The typed stream kernel, included by one .cu file per pixel type (stream_typed_<type>.cu), so
 // that the instances build in parallel. stream.cu's design, on values instead of RGBA8 pixels:
 //   - each warp walks down a segment of a strip of the frame, one input row at a time, with no
-//     block-wide barrier; rows arrive through a ring of kRing slots in shared memory (cp.async of
-//     a lane's 8 or 16 bytes, kAhead rows in flight; each lane reads back only what it copied);
+//     block-wide barrier; rows arrive through a ring of slots in shared memory (cp.async of a
+//     lane's 8 or 16 bytes, 6 or 7 rows in flight; each lane reads back only what it copied);
 //   - the row factor: a lane holds V adjacent values of the row, takes the R C values on either
 //     side (the same channel's neighbours are C values apart) from its neighbour lanes by warp
 //     shuffles of the packed 32-bit words, converts them once and sums the taps in fp32;
@@ -51,7 +51,15 @@ struct Shape {
   static constexpr int VPW = Values<T>::kPerWord;
   static constexpr int W = V / VPW;  // 32-bit words a lane
   static constexpr int B = 4 * W;    // bytes a lane: 8, 16 or 32
-  static constexpr int A = R * C;    // apron values on each side
+  // Rows in flight and ring slots: 7 in 16 (the last 2r + 1 rows' kept 4th channels stay), but f32
+  // at r = 1 in 8 (6 rows in flight with 4 channels), so that an SM holds 8 of its blocks (64
+  // registers), not 6: its rows' latency wants the warps (4K f32x3 0.945x, f32x4 0.989x). For the
+  // others the smaller ring bought no blocks (their registers hold them) and cost up to 8% (u8x3 r=1).
+  static constexpr bool F32R1 = sizeof(T) == 4 && R == 1;
+  static constexpr int Ahead = F32R1 && C == 4 ? kAhead - 1 : kAhead;
+  static constexpr int Ring = F32R1 ? 8 : kRing;
+  static_assert(Ring >= Ahead + 1 + (C == 4 ? R : 0) && Ring <= kRing, "the centre row stays in the ring");
+  static constexpr int A = R * C;  // apron values on each side
   static constexpr int L = typedStreamApronLanes(sizeof(T), C, R);
   static constexpr int AW = (A + VPW - 1) / VPW;  // apron words on each side
   static constexpr int OutV = typedStreamOutValues(sizeof(T), C, R);
@@ -165,15 +173,16 @@ __device__ __forceinline__ void storeFloats(const Args& a, float (&fin)[Shape<T,
   }
 }
 
-// Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps). TO: the output's
-// values, T's (rounded and saturated as Values<T> packs them) or float (u8 in: the sums as they are).
+// Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps); f32 at r = 1,
+// 64 (8 blocks: their rows' latency wants the warps). TO: the output's values, T's (rounded and
+// saturated as Values<T> packs them) or float (u8 in: the sums as they are).
 template <class T, int C, int R, class TO = T>
-__global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
+__global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1 ? 8 : 4))
     streamTypedKernel(const __grid_constant__ Args a, const __grid_constant__ MaskSep m,
                       const __grid_constant__ StreamUnits u) {
   using S = Shape<T, C, R>;
   constexpr int V = S::V, W = S::W, VPW = S::VPW, L = S::L, AW = S::AW, A = S::A, TAPS = S::Taps, KW = S::KW;
-  __shared__ __align__(16) unsigned ring[kTypedStreamWarps][kRing][32 * W];
+  __shared__ __align__(16) unsigned ring[kTypedStreamWarps][S::Ring][32 * W];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
   unsigned* const laneSlot = &ring[warp][0][W * lane];  // slot s of this lane: laneSlot + s * 32 * W
@@ -196,10 +205,10 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
     const bool storeSome = writes && xin < a.rowValues;
     const bool storeWhole = storeSome && a.alignedOut && xin + V <= a.rowValues;
 
-    // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
+    // Input row i (0-based from ys - R) into slot i % S::Ring: one commit group per row, always.
     auto issue = [&](int i) {
       if (i < kRows) {
-        unsigned* dst = laneSlot + (unsigned(i) % kRing) * (32 * W);
+        unsigned* dst = laneSlot + (unsigned(i) % S::Ring) * (32 * W);
         const int y = ys - R + i;
         if (fast && unsigned(y) < unsigned(a.height)) {
           copyLane<4 * W>(dst, inLane + std::size_t(unsigned(y)) * a.pitch);
@@ -214,7 +223,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
       commitAsync();
     };
 #pragma unroll 1
-    for (int i = 0; i < kAhead; ++i) issue(i);
+    for (int i = 0; i < S::Ahead; ++i) issue(i);
 
     float acc[TAPS][V];  // acc[o % T]: the pending sums of output row o
 #pragma unroll
@@ -227,13 +236,13 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
       for (int k = 0; k < TAPS; ++k) {
         const int i = base + k;
         if (i >= kRows) break;
-        waitAsync<kAhead - 1>();
-        const unsigned* slot = laneSlot + (unsigned(i) % kRing) * (32 * W);
+        waitAsync<S::Ahead - 1>();
+        const unsigned* slot = laneSlot + (unsigned(i) % S::Ring) * (32 * W);
         if (fills) {  // every lane's copies of this row have landed: the outside lanes take theirs
           __syncwarp();
           const int y = ys - R + i;
           if (outside)
-            fillOutsideLane<T, C, V>(a, frameIn, &ring[warp][unsigned(i) % kRing][0], xw, xin,
+            fillOutsideLane<T, C, V>(a, frameIn, &ring[warp][unsigned(i) % S::Ring][0], xw, xin,
                                      borderIndex(y, a.height, a.border));
           __syncwarp();
         }
@@ -250,7 +259,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
             w[j] = q.x, w[j + 1] = q.y;
           }
         }
-        issue(i + kAhead);  // into the slot of row i + kAhead - kRing, long read
+        issue(i + S::Ahead);  // into the slot of row i + Ahead - Ring, long read
 
         // Row factor: the lane's words with AW on either side from the lanes beside it.
         unsigned e[W + 2 * AW];
@@ -293,7 +302,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
             for (int j = 0; j < V; ++j) fin[j] = fabsf(fin[j]);
           }
           if constexpr (std::is_same_v<TO, float> && !std::is_same_v<T, float>) {
-            storeFloats<T, C, R>(a, fin, laneSlot + (unsigned(i - R) % kRing) * (32 * W),
+            storeFloats<T, C, R>(a, fin, laneSlot + (unsigned(i - R) % S::Ring) * (32 * W),
                                  reinterpret_cast<float*>(outLane + std::size_t(unsigned(y)) * a.outPitch), xin,
                                  storeWhole);
           } else {
@@ -302,7 +311,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, 4)
             for (int j = 0; j < W; ++j) o[j] = Values<T>::pack(&fin[j * VPW]);
             if constexpr (C == 4) {
               if (a.copyFourth) {  // the 4th channel of the output row's centre, input row i - R
-                const unsigned* centre = laneSlot + (unsigned(i - R) % kRing) * (32 * W);
+                const unsigned* centre = laneSlot + (unsigned(i - R) % S::Ring) * (32 * W);
 #pragma unroll
                 for (int kw = 0; kw < KW; ++kw)
                   o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
@@ -395,7 +404,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   // A warp's unit in pixels: OutV / C made, 32 V / C read from (V L) / C left of them (rounded
   // down where a lane's values split a pixel).
   setFootprint(p, S::OutV / C, u.sh, 32 * S::V / C, u.sh + 2 * R, -(S::V * S::L) / C, -R);
-  p.staticShared = sizeof(unsigned) * kTypedStreamWarps * kRing * 32 * S::W;
+  p.staticShared = sizeof(unsigned) * kTypedStreamWarps * S::Ring * 32 * S::W;
   p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO>);
   p.note = "persistent: " + std::to_string(u.units) + " units a frame x " + std::to_string(d.batch) + " frame" +
            (d.batch == 1 ? "" : "s") + " (" + std::to_string(u.strips) + " strip" + (u.strips == 1 ? "" : "s") +
