@@ -20,6 +20,7 @@
 #include "fft.hpp"
 #include "filter_cases.hpp"
 #include "kernels/schedules.hpp"
+#include "kernels/stream_typed.hpp"
 #include "run_program.hpp"
 
 namespace convlive {
@@ -961,6 +962,54 @@ TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {
             }
   }
   EXPECT_GT(cases, 10000);
+}
+
+// stream's typed launches: every strip row of every frame walked once, in one wave where the GPU
+// holds a warp a strip's segment and otherwise in a few; a batch with more strips than half the
+// GPU's warps is cut into more segments than one a strip (16 1080p f32x4 frames at r = 4 on 2112
+// warps: 3 of 360 rows, not 1 of 1080 filling 64% of them; measured 0.73x), while single 4K frames
+// keep their one wave.
+TEST_F(Schedules, TypedStreamUnitsCoverEveryStripRowInFewWaves) {
+  auto typed = [](PixelType t, int c, int w, int h, int batch, int tileRows) {
+    kernels::TypedStreamLaunch l{};
+    l.image = ImageDesc{.width = w, .height = h, .type = t, .channels = c};
+    l.image.batch = batch;
+    l.tileRows = tileRows;
+    return l;
+  };
+  int cases = 0;
+  for (PixelType t : {PixelType::U8, PixelType::U16, PixelType::F32})
+    for (int c : {1, 3, 4})
+      for (const auto& [w, h] : sizes())
+        for (int batch : {1, 16})
+          for (int tileRows : {4, 32})
+            for (int r : {1, 2, 4})
+              for (int resident : {0, 24, 2112, 4224}) {
+                const kernels::TypedStreamLaunch l = typed(t, c, w, h, batch, tileRows);
+                const kernels::StreamUnits u = kernels::typedStreamUnits(l, r, resident);
+                std::vector<int> hits(std::size_t(u.strips) * h);
+                std::string why;
+                for (int i = 0; i < u.units && why.empty(); ++i) {
+                  const kernels::UnitPlace p = kernels::unitPlace(u, i);
+                  why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
+                }
+                if (why.empty()) why = missedOrTwice(hits, h);
+                if (why.empty() && u.sh < std::min(tileRows, h) && resident > 0) why = "segments under the tile's rows";
+                const long long waves =
+                    resident > 0 ? (static_cast<long long>(u.units) * batch + resident - 1) / resident : 0;
+                // Where the GPU holds two warps a strip of the batch: a few waves at most.
+                if (why.empty() && resident >= 2 * u.strips * batch && waves > 5)
+                  why = std::to_string(waves) + " waves";
+                ASSERT_EQ(why, "") << l.image.str() << " r=" << r << " tile rows " << tileRows << " resident "
+                                   << resident << " (" << u.units << " units, sh " << u.sh << ")";
+                ++cases;
+              }
+  EXPECT_GT(cases, 10000);
+  const kernels::StreamUnits batch = kernels::typedStreamUnits(typed(PixelType::F32, 4, 1920, 1080, 16, 8), 4, 2112);
+  EXPECT_EQ(batch.sh, 360);
+  const kernels::StreamUnits one = kernels::typedStreamUnits(typed(PixelType::F32, 4, 3840, 2160, 1, 8), 4, 2112);
+  EXPECT_EQ(one.sh, 167);
+  EXPECT_LE(one.units, 2112);
 }
 
 }  // namespace

@@ -39,15 +39,31 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
   const long long fill = std::max(1LL, residentWarps / weight);
   place(fill);
   if (residentWarps > 0) {
-    auto cost = [&] {
-      const long long waves =
-          (static_cast<long long>(u.units) * std::max(1, d.batch) + residentWarps - 1) / residentWarps;
-      return waves * (u.sh + 2LL * radius + 8);  // + 8: a segment's first rows in flight, unused yet
+    auto waves = [&] {
+      return (static_cast<long long>(u.units) * std::max(1, d.batch) + residentWarps - 1) / residentWarps;
     };
+    const long long apron = 2LL * radius + 8;  // a segment's rows that store nothing (+ 8: its first rows in flight)
+    auto cost = [&] { return waves() * (u.sh + apron); };
     long long best = fill, bestCost = cost();
-    for (long long perStrip = fill + 1; perStrip <= 4 * fill + 4; ++perStrip) {
-      place(perStrip);
-      if (const long long c = cost(); c < bestCost) best = perStrip, bestCost = c;
+    // Among the counts that make the same number of waves the largest (shortest segments) costs
+    // least: one of them a wave count, found by bisection (units grow with the count), until no
+    // later count can cost less. The same choice as trying every count, in at most a few dozen steps.
+    for (long long lo = fill + 1, hi = 4 * fill + 4; lo <= hi;) {
+      place(lo);
+      const long long w = waves();
+      long long a = lo, b = hi;
+      while (a < b) {
+        const long long m = (a + b + 1) / 2;
+        place(m);
+        if (waves() <= w)
+          a = m;
+        else
+          b = m - 1;
+      }
+      place(a);
+      if (const long long c = cost(); c < bestCost) best = a, bestCost = c;
+      if (u.sh == tileRows || (w + 1) * (tileRows + apron) >= bestCost) break;
+      lo = a + 1;
     }
     place(best);
   }
