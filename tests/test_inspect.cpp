@@ -812,6 +812,16 @@ class Schedules : public ::testing::Test {
                std::to_string(hits[i]) + " times";
     return {};
   }
+  // Every (strip, row) of a stream launch's units walked once: "" or what was not.
+  static std::string walkedOnce(const kernels::StreamUnits& u, int h) {
+    std::vector<int> hits(std::size_t(u.strips) * h);
+    std::string why;
+    for (int i = 0; i < u.units && why.empty(); ++i) {
+      const kernels::UnitPlace p = kernels::unitPlace(u, i);
+      why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
+    }
+    return why.empty() ? missedOrTwice(hits, h) : why;
+  }
 };
 
 TEST_F(Schedules, TensorStreamBlocksCoverEveryStripRowOnce) {
@@ -943,13 +953,7 @@ TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {
           for (int r = 0; r <= kernels::kStreamMaxRadius; ++r)
             for (int resident : {0, 24, 528, 3168, 4224}) {
               const kernels::StreamUnits u = kernels::streamUnits(launch(w, h, t), r, half, resident, divisor);
-              std::vector<int> hits(std::size_t(u.strips) * h);
-              std::string why;
-              for (int i = 0; i < u.units && why.empty(); ++i) {
-                const kernels::UnitPlace p = kernels::unitPlace(u, i);
-                why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
-              }
-              if (why.empty()) why = missedOrTwice(hits, h);
+              std::string why = walkedOnce(u, h);
               // One wave wherever the GPU holds a warp for every strip and the edge strips' extra ones.
               const int edges = u.edgeLeft + u.edgeRight;
               if (why.empty() && resident >= u.strips + (divisor - 1) * edges && u.units > resident)
@@ -987,13 +991,7 @@ TEST_F(Schedules, TypedStreamUnitsCoverEveryStripRowInFewWaves) {
               for (int resident : {0, 24, 2112, 4224}) {
                 const kernels::TypedStreamLaunch l = typed(t, c, w, h, batch, tileRows);
                 const kernels::StreamUnits u = kernels::typedStreamUnits(l, r, resident);
-                std::vector<int> hits(std::size_t(u.strips) * h);
-                std::string why;
-                for (int i = 0; i < u.units && why.empty(); ++i) {
-                  const kernels::UnitPlace p = kernels::unitPlace(u, i);
-                  why = coverage(hits, u.strips, h, p.strip, p.y0, p.rows);
-                }
-                if (why.empty()) why = missedOrTwice(hits, h);
+                std::string why = walkedOnce(u, h);
                 if (why.empty() && u.sh < std::min(tileRows, h) && resident > 0) why = "segments under the tile's rows";
                 const long long waves =
                     resident > 0 ? (static_cast<long long>(u.units) * batch + resident - 1) / resident : 0;
