@@ -371,12 +371,10 @@ bool rgbaPath(const ImageDesc& d) { return d.isRgba8() && d.rowPitch() % 4 == 0 
 
 Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image, std::optional<PixelType> outType) {
   // f32 from u8: f32's budget, which double sums always meet (planFrames ends with them).
-  if (outType && *outType != image.type) {
-    if (image.type == PixelType::U8 && *outType == PixelType::F32) return {};
-    return problem(Problem::Code::Invalid, "image",
-                   std::string("cpu-simd: ") + pixelTypeName(*outType) + " output from " + pixelTypeName(image.type) +
-                       " frames: the output is of the input's type, or f32 from u8 frames");
-  }
+  if (outType && *outType != image.type)
+    return writableAs(image.type, *outType)
+               ? Problem{}
+               : problem(Problem::Code::Invalid, "image", "cpu-simd: " + outputTypeRefusal(image.type, *outType));
   if (rgbaPath(image)) return cpuSimdWhyNot(filter);
   // Integers: the sums within the 1 LSB budget, double ones at the most (floats keep theirs
   // relative to the inputs).
@@ -395,9 +393,7 @@ void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const 
                    const ImageDesc& od, void* out) {
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   if (od.type != d.type) {
-    if (d.type != PixelType::U8 || od.type != PixelType::F32)
-      throw std::invalid_argument(std::string("cpu-simd: ") + pixelTypeName(od.type) + " output from " +
-                                  pixelTypeName(d.type) + " frames (f32 from u8 only)");
+    if (!writableAs(d.type, od.type)) throw std::invalid_argument("cpu-simd: " + outputTypeRefusal(d.type, od.type));
     return runType<std::uint8_t, float>(filter, border, filterAlpha, d, in, od, out);
   }
   if (Problem why = cpuSimdImageWhyNot(filter, d, od.type)) throw ProblemError(why);

@@ -52,6 +52,11 @@ ImageDesc outputDesc(const ImageDesc& in, PixelType outType) {
   return d;
 }
 
+std::string outputTypeRefusal(PixelType in, PixelType out) {
+  return std::string(pixelTypeName(out)) + " output from " + pixelTypeName(in) +
+         " frames: the output is of the input's type, or f32 from u8 frames";
+}
+
 std::string ImageDesc::str() const {
   std::string s =
       std::to_string(width) + "x" + std::to_string(height) + " " + pixelTypeName(type) + "x" + std::to_string(channels);
@@ -229,9 +234,10 @@ Plan Plan::make(const FilterSpec& spec, const ImageDesc& image, const PlanOption
 Plan Plan::make(const FilterParams& asked, std::string_view name, const ImageDesc& image, const PlanOptions& options) {
   if (Problem why = imageProblem(image)) throw ProblemError(why);
   if (Problem why = deviceProblem(options.device)) throw ProblemError(why);
-  if (std::max(image.span(), outputDesc(image, options.outType.value_or(image.type)).span()) > std::size_t(1) << 40)
+  if (const std::size_t span = std::max(image.span(), outputDesc(image, options.outType.value_or(image.type)).span());
+      span > std::size_t(1) << 40)
     throw ProblemError(problem(Code::OutOfRange, "image",
-                               image.str() + " spans " + std::to_string(image.span() >> 30) +
+                               image.str() + " spans " + std::to_string(span >> 30) +
                                    " GiB: past what one plan filters (1 TiB); split the batch"));
   if (options.memory == Memory::Device && !deviceInfo().available)
     throw ProblemError(problem(Code::NoDevice, "", deviceInfo().reason + ": device memory needs a CUDA device"));

@@ -163,9 +163,8 @@ void referenceFrames(const Filter& filter, Border border, bool filterAlpha, cons
                      const ImageDesc& output, void* out, int threads, bool directOnly) {
   const auto& o = output;
   if (o.type != image.type) {
-    if (image.type != PixelType::U8 || o.type != PixelType::F32)
-      throw std::invalid_argument(std::string("referenceFrames: ") + pixelTypeName(o.type) + " output from " +
-                                  pixelTypeName(image.type) + " frames (f32 from u8 only)");
+    if (!writableAs(image.type, o.type))
+      throw std::invalid_argument("referenceFrames: " + outputTypeRefusal(image.type, o.type));
     return filterFrames<std::uint8_t, float>(filter, border, filterAlpha, image, in, o, out, threads, directOnly);
   }
   switch (image.type) {

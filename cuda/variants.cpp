@@ -116,8 +116,6 @@ const Variant& cpuChoice(const FilterParams& p, const ImageDesc& image) {
 }
 
 namespace {
-// Frames whose launch is the one describeLaunchImpl gives for their size.
-// One u8x4 frame into u8x4: the frames describe(p, width, height) is for.
 // The variants `takes` admits that can run p on `image` ("a, b"), and the one to name instead of
 // `asker`: on its side (GPU or CPU) where there is one.
 struct Takers {
@@ -135,6 +133,7 @@ Takers takersOf(const Variant& asker, const FilterParams& p, const ImageDesc& im
   return t;
 }
 
+// One u8x4 frame into u8x4: the frames whose launch describeLaunch(p, width, height) gives.
 bool singleRgba8(const FilterParams& p, const ImageDesc& image) {
   return image.isRgba8() && image.batch == 1 && !writesOtherType(p, image);
 }
@@ -166,10 +165,8 @@ std::string Variant::imagesTaken() const {
 
 Problem Variant::whyNot(const FilterParams& p, const ImageDesc& image) const {
   if (Problem why = imageProblem(image)) return why;
-  if (writesOtherType(p, image) && (image.type != PixelType::U8 || *p.outType != PixelType::F32))
-    return problem(Problem::Code::Invalid, "image",
-                   std::string(pixelTypeName(*p.outType)) + " output from " + pixelTypeName(image.type) +
-                       " frames: the output is of the input's type, or f32 from u8 frames");
+  if (writesOtherType(p, image) && !writableAs(image.type, *p.outType))
+    return problem(Problem::Code::Invalid, "image", outputTypeRefusal(image.type, *p.outType));
   if (writesOtherType(p, image) && !floatOutput) {
     const Takers t = takersOf(*this, p, image, [](const Variant& v) { return v.floatOutput; });
     return problem(Problem::Code::CannotRun, "variant",

@@ -60,6 +60,12 @@ struct ImageDesc {
 // channels, alpha and batch, laid out as the input counted in values (its row pitch and frame stride
 // scaled by the element sizes). `in` itself where outType is its type.
 ImageDesc outputDesc(const ImageDesc& in, PixelType outType);
+// Whether frames of type `in` may be written as `out`: their own type, or f32 from u8 (the one other
+// output a plan writes). Where not, outputTypeRefusal says so: "<out> output from <in> frames: ...".
+constexpr bool writableAs(PixelType in, PixelType out) {
+  return in == out || (in == PixelType::U8 && out == PixelType::F32);
+}
+std::string outputTypeRefusal(PixelType in, PixelType out);
 
 // A view of width x height RGBA8 pixels, rows `pitch` bytes apart (pitch >= 4 * width). The
 // pointer may be host or device memory; the view never owns it and is valid as long as it is.
