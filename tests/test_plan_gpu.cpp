@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "fft.hpp"
 #include "filter_cases.hpp"
 #include "image_compare.hpp"
+#include "kernels/stream_typed.hpp"
 #include "typed_frames.hpp"
 
 namespace convlive {
@@ -66,6 +68,17 @@ class PlanOnDevice : public testing::Test {
                                             const std::string& what = "") {
     EXPECT_NE(why.text().find("fp32 sums"), std::string::npos) << what << why.text();
     EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << what << why.text();
+  }
+  // Custom factors of radius r, asymmetric with negative taps (a row or column read the wrong way,
+  // or a border's values mirrored the wrong way, shows), through `variant` on a border at random.
+  FilterSpec asymmetricSpec(int r, const char* variant) {
+    std::string row, col;
+    for (int i = 0; i <= 2 * r; ++i) {
+      if (i) row += ',', col += ',';
+      row += std::to_string(i % 3 == 1 ? -1 : 1 + i % 4);
+      col += i == r ? "2" : i % 2 ? "0.5" : "0.25";
+    }
+    return specFor({"custom", 0, row.c_str(), col.c_str()}, variant);
   }
   // A w x h frame of t x c values, alpha or padding at random; half the time a batch of 1..maxBatch
   // frames with padded rows and gaps between frames.
@@ -447,12 +460,12 @@ TEST_F(PlanOnDevice, StreamTakesEveryTypeAndChannelCount) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
-// stream's two walks: a warp whose strip lies inside the row of an aligned frame walks without the
-// edge paths, the others (edge strips, rows that break the lanes' copies or stores) with them. Every
-// type, channel count, radius 1..4 (grey 16- and 32-bit to 8) and border, on frames several strips
-// wide with 64-byte row pitches and batches with aligned gaps (so both walks run in one launch),
-// and the same frames with their rows one value longer (every warp on the edge walk); 8-bit frames
-// into f32 too. Against the reference under each type's contract, the outputs poisoned.
+// stream's strips inside the row of an aligned frame (whole 16-byte copies and stores) and its edge
+// strips in one launch: every type, channel count, radius 1..4 (grey 16- and 32-bit to 8) and
+// border, on frames several strips wide with 64-byte row pitches and batches with aligned gaps, and
+// the same frames with their rows one value longer (lanes split by the row's end, the outside
+// values through the edge strips' apron lanes); 8-bit frames into f32 too. Against the reference
+// under each type's contract, the outputs poisoned.
 TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
   int ran = 0, refused = 0;
   for (PixelType t : testcases::kPixelTypes)
@@ -468,14 +481,7 @@ TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
             d.pitch = aligned ? (d.rowBytes() + 63) / 64 * 64 : d.rowBytes() + e;
             d.batch = 2 + int(rng() % 2);
             d.batchStride = d.pitch * std::size_t(d.height) + (aligned ? 64 : e);
-            // Asymmetric factors with negative taps: a row or column read the wrong way shows.
-            std::string row, col;
-            for (int i = 0; i <= 2 * r; ++i) {
-              if (i) row += ',', col += ',';
-              row += std::to_string(i % 3 == 1 ? -1 : 1 + i % 4);
-              col += i == r ? "2" : i % 2 ? "0.5" : "0.25";
-            }
-            FilterSpec s = specFor({"custom", 0, row.c_str(), col.c_str()}, "stream");
+            FilterSpec s = asymmetricSpec(r, "stream");
             s.filterAlpha = rng() % 2;
             Problem why;
             Plan plan = Plan::make(s, d, toF32 ? PlanOptions{.outType = PixelType::F32} : PlanOptions{}, why);
@@ -490,6 +496,62 @@ TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
             ++ran;
           }
   EXPECT_GT(ran, 120);
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
+// stream with the values outside each row made in the registers of the lanes that read them
+// (Zero, Clamp, Mirror; rows a whole number of lanes long; strips from the row's first value, the
+// edge strips writing their outer lanes): rows of one warp's values exactly (256 16-bit grey values
+// at r = 1, 2: one strip), one pixel more, two strips exactly and one pixel more, a row of R + 1
+// pixels (the mirror's furthest value), and rows narrower than R + 1 pixels or with Wrap (the edge
+// strips' apron lanes instead); every type, channel count, radius and border, aligned and padded
+// batches. Against the reference under each type's contract, the outputs poisoned.
+TEST_F(PlanOnDevice, StreamEdgesInRegistersEqualTheReference) {
+  int ran = 0, refused = 0, inRegisters = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (int r = 1; r <= 8; ++r)
+        for (bool toF32 : {false, true}) {
+          if (toF32 && t != PixelType::U8) continue;
+          if (r > kernels::typedStreamMaxRadius(t, c, toF32) || (t == PixelType::U8 && c == 1 && !toF32 && r > 1))
+            continue;
+          const int tb = int(pixelTypeBytes(t)), v = kernels::typedStreamLaneValues(tb, c, r);
+          const int outV = kernels::typedStreamOutValues(tb, c, r);
+          const int unit = v / std::gcd(v, c);  // pixels: a row of a multiple of them is whole lanes
+          auto whole = [&](int values) { return (values / c + unit - 1) / unit * unit; };
+          for (int w : {whole(32 * v), whole(32 * v) + unit, whole(32 * v + outV), whole(32 * v + outV) + unit,
+                        whole((r + 1) * c), unit})
+            for (Border b : testcases::kBorders) {
+              const std::size_t e = pixelTypeBytes(t);
+              ImageDesc d{.width = w, .height = 5 + int(rng() % 30), .type = t, .channels = c};
+              d.alpha = rng() % 2;
+              const bool aligned = rng() % 2;
+              d.pitch = aligned ? (d.rowBytes() + 63) / 64 * 64 : d.rowBytes() + e;
+              d.batch = 1 + int(rng() % 3);
+              d.batchStride = d.pitch * std::size_t(d.height) + (aligned ? 64 : e);
+              FilterSpec s = asymmetricSpec(r, "stream");
+              s.border = b;
+              s.filterAlpha = rng() % 2;
+              Problem why;
+              Plan plan = Plan::make(s, d, toF32 ? PlanOptions{.outType = PixelType::F32} : PlanOptions{}, why);
+              const std::string what =
+                  d.str() + " r=" + std::to_string(r) + " " + borderName(b) + (toF32 ? " to f32" : "");
+              if (!plan) {
+                expectRefusedForTheErrorBound(why, t, {PixelType::U8, PixelType::U16}, what);
+                ++refused;
+                continue;
+              }
+              kernels::TypedStreamLaunch l{};
+              l.image = d;
+              l.border = b;
+              inRegisters += kernels::typedStreamEdgesInRegisters(l, r);
+              SCOPED_TRACE(what);
+              expectEqualsReference(plan, d);
+              ++ran;
+            }
+        }
+  EXPECT_GT(ran, 800);
+  EXPECT_GT(inRegisters, 400);
   RecordProperty("refused_for_the_error_bound", refused);
 }
 

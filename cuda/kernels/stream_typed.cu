@@ -8,14 +8,25 @@
 #include "stream_typed.hpp"
 
 namespace convlive::kernels {
+bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius) {
+  const ImageDesc& d = l.image;
+  const int tb = int(pixelTypeBytes(d.type)), v = typedStreamLaneValues(tb, d.channels, radius);
+  return (l.border == Border::Zero || l.border == Border::Clamp || l.border == Border::Mirror) && d.width > radius &&
+         (static_cast<long long>(d.width) * d.channels) % v == 0 &&
+         typedStreamApronLanes(tb, d.channels, radius) <= kTypedStreamEdgeLanesInRegisters;
+}
+
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps, int edgeDivisor) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
   const int v = typedStreamLaneValues(tb, c, radius), lanes = typedStreamApronLanes(tb, c, radius);
   const int outV = typedStreamOutValues(tb, c, radius), rowValues = d.width * c;
+  const bool inRegisters = typedStreamEdgesInRegisters(l, radius);
   StreamUnits u{};
-  u.strips = static_cast<int>(ceilDiv(rowValues, outV));
-  const int divisor = residentWarps > 0 ? std::max(1, edgeDivisor) : 1;
+  // In registers: strip s reads values s outV .. that + 32 v - 1, the last one to the row's end.
+  u.strips = inRegisters ? 1 + static_cast<int>(ceilDiv(std::max(0, rowValues - 32 * v), outV))
+                         : static_cast<int>(ceilDiv(rowValues, outV));
+  const int divisor = residentWarps > 0 && !inRegisters ? std::max(1, edgeDivisor) : 1;
   if (divisor > 1) {
     // Strip s reads values s outV - v lanes .. that + 32 v - 1.
     u.edgeLeft = lanes > 0 ? 1 : 0;

@@ -8,7 +8,9 @@
 //     shuffles of the packed 32-bit words, converts them once and sums the taps in fp32;
 //   - the column factor runs in registers: 2R + 1 pending output rows, each input row added to
 //     every output row whose window covers it, the oldest finished, rounded and stored per step.
-// A warp covers 32 V input values and writes the (32 - 2L) V in the middle (L apron lanes a side).
+// A warp covers 32 V input values and writes the (32 - 2L) V in the middle (L apron lanes a side),
+// and, where the values outside the row are made in registers (typedStreamEdgesInRegisters), its
+// outer lanes too at the row's start and end.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -41,8 +43,10 @@ struct Args {
   int width, height, rowValues, batch;
   Border border;
   bool absolute, copyFourth;
-  bool aligned;     // input base, pitch and frame stride allow the lane's cp.async copies
-  bool alignedOut;  // output base, pitch and frame stride allow the lane's vector stores
+  bool aligned;           // input base, pitch and frame stride allow the lane's cp.async copies
+  bool alignedOut;        // output base, pitch and frame stride allow the lane's vector stores
+  bool edgesInRegisters;  // typedStreamEdgesInRegisters: strips from the row's first value, the
+                          // values outside the row made in the lanes that read them
 };
 
 template <class T, int C, int R>
@@ -148,6 +152,44 @@ __device__ __noinline__ void fillOutsideLane(const Args& a, const char* frame, u
   for (int j = 0; j < W; ++j) dst[j] = w[j];
 }
 
+// The row's outside values in the registers of the lanes that read them (typedStreamEdgesInRegisters:
+// Zero, Clamp or Mirror, a frame wider than R pixels, rows a whole number of lanes long). x: a
+// lane's values converted, x[Base + k] its value k (k = -A .. V + A - 1, the apron from the lanes
+// beside it); xin: the lane's first value in the row. A lane m lanes from the row's start (m < L)
+// or end (m = 1..L) has its values left of 0 or from the row's end on replaced by the border's,
+// which lie inside the row within R + 1 pixels of its edge and so among its values or its apron's:
+// every index below is a constant, one select a value; the lanes beyond the row load nothing.
+template <Border B, int C, int R, int V, int Base, int N>
+__device__ __forceinline__ void borderInRegisters(float (&x)[N], int xin, int rowValues) {
+  constexpr int A = R * C, L = (A + V - 1) / V;
+  static_assert(Base >= A && Base + V + A <= N, "the apron's values are in x");
+#pragma unroll
+  for (int m = 0; m < L; ++m) {  // the lane's first value is the row's m V: values left of 0
+    const bool at = xin == m * V;
+#pragma unroll
+    for (int k = -A; k < 0; ++k) {
+      const int g = m * V + k;  // the value's index in the row
+      if (g >= 0) continue;
+      const int p = (g - (C - 1)) / C, ch = g - p * C;  // pixel (negative) and channel
+      const int src = (B == Border::Clamp ? ch : -p * C + ch) - m * V;
+      x[Base + k] = at ? (B == Border::Zero ? 0.f : x[Base + src]) : x[Base + k];
+    }
+  }
+  const int toEnd = rowValues - xin;
+#pragma unroll
+  for (int m = 1; m <= L; ++m) {  // the row ends m V past the lane's first value
+    const bool at = toEnd == m * V;
+#pragma unroll
+    for (int k = 0; k < V + A; ++k) {
+      const int g = k - m * V;  // past the row's last value
+      if (g < 0) continue;
+      const int p = g / C, ch = g - p * C;
+      const int src = m * V + (B == Border::Clamp ? -C : -(p + 2) * C) + ch;
+      x[Base + k] = at ? (B == Border::Zero ? 0.f : x[Base + src]) : x[Base + k];
+    }
+  }
+}
+
 // A finished output row's V values as f32 (TO = float from T values): unrounded; a kept 4th
 // channel's values converted from the centre row's (in the ring); whole (16-byte stores)
 // or value by value at the row's end.
@@ -184,7 +226,6 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
   constexpr int V = S::V, W = S::W, VPW = S::VPW, L = S::L, AW = S::AW, A = S::A, TAPS = S::Taps, KW = S::KW;
   __shared__ __align__(16) unsigned ring[kTypedStreamWarps][S::Ring][32 * W];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const bool writes = lane >= L && lane < 32 - L;
   unsigned* const laneSlot = &ring[warp][0][W * lane];  // slot s of this lane: laneSlot + s * 32 * W
   const long long total = static_cast<long long>(u.units) * a.batch;
 
@@ -192,13 +233,15 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
     const int f = static_cast<int>(g / u.units), unit = static_cast<int>(g - static_cast<long long>(f) * u.units);
     const UnitPlace place = unitPlace(u, unit);
     const int ys = place.y0, kRows = min(place.rows, a.height - ys) + 2 * R;
-    const int xin = place.strip * S::OutV - V * L + V * lane;  // the lane's first value in the row
+    const int xw = typedStreamWarpStart(place.strip, S::OutV, V, L, a.edgesInRegisters);  // the warp's first value
+    const int xin = xw + V * lane;  // the lane's first value in the row
     const bool fast = a.aligned && xin >= 0 && xin + V <= a.rowValues;
-    // Wholly outside the row, aligned: filled from the warp's row once it has arrived (zeros for
-    // Zero at issue); a warp with such lanes fills them at every step.
-    const bool outside = a.aligned && (xin + V <= 0 || xin >= a.rowValues);
-    const bool fills = __any_sync(0xffffffffu, outside) && a.border != Border::Zero;
-    const int xw = place.strip * S::OutV - V * L;  // the warp's first value
+    // Wholly outside the row: with the edges in registers, not loaded; else where aligned, filled
+    // from the warp's row once it has arrived (zeros for Zero at issue), at every step.
+    const bool outside = (a.aligned || a.edgesInRegisters) && (xin + V <= 0 || xin >= a.rowValues);
+    const bool fills = !a.edgesInRegisters && __any_sync(0xffffffffu, outside) && a.border != Border::Zero;
+    const bool writes = typedStreamLaneWrites(lane, xw, V, L, a.rowValues, a.edgesInRegisters);
+    const bool edgeWarp = a.edgesInRegisters && (xw == 0 || xw + 32 * V >= a.rowValues);
     const char* const frameIn = a.in + a.frameStride * std::size_t(f);
     const char* const inLane = frameIn + (fast ? std::size_t(xin) * sizeof(T) : 0);
     char* const outLane = a.out + a.outFrameStride * std::size_t(f) + (writes ? std::size_t(xin) * sizeof(TO) : 0);
@@ -213,7 +256,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
         if (fast && unsigned(y) < unsigned(a.height)) {
           copyLane<4 * W>(dst, inLane + std::size_t(unsigned(y)) * a.pitch);
         } else if (outside) {
-          if (a.border == Border::Zero)
+          if (a.border == Border::Zero && !a.edgesInRegisters)
 #pragma unroll
             for (int j = 0; j < W; ++j) dst[j] = 0;
         } else {
@@ -274,6 +317,16 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
         float x[(W + 2 * AW) * VPW];  // x[AW VPW + j]: the lane's value j (unused ones are dead code)
 #pragma unroll
         for (int j = 0; j < (W + 2 * AW) * VPW; ++j) x[j] = Values<T>::get(e[j / VPW], j % VPW);
+        if constexpr (L <= kTypedStreamEdgeLanesInRegisters) {
+          if (edgeWarp) {
+            if (a.border == Border::Clamp)
+              borderInRegisters<Border::Clamp, C, R, V, AW * VPW>(x, xin, a.rowValues);
+            else if (a.border == Border::Mirror)
+              borderInRegisters<Border::Mirror, C, R, V, AW * VPW>(x, xin, a.rowValues);
+            else
+              borderInRegisters<Border::Zero, C, R, V, AW * VPW>(x, xin, a.rowValues);
+          }
+        }
         float h[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) {
@@ -372,6 +425,7 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   a.aligned = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0)) % grain == 0;
   a.alignedOut =
       (reinterpret_cast<std::size_t>(l.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % outGrain == 0;
+  a.edgesInRegisters = typedStreamEdgesInRegisters(l, R);
   const int warps = residentWarps<T, C, R, TO>();
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch;

@@ -64,6 +64,35 @@ constexpr int typedStreamOutValues(int typeBytes, int channels, int radius) {
          typedStreamLaneValues(typeBytes, channels, radius);
 }
 
+// Whether l's launch at this radius makes the values outside each row in the registers of the
+// lanes that read them (borderInRegisters), rather than in lanes of the row's edge strips that
+// write nothing: for Zero, Clamp and Mirror (their values lie within R + 1 pixels of the edge) on
+// frames wider than the radius whose rows are a whole number of lanes' values, where a warp has at
+// most kTypedStreamEdgeLanesInRegisters apron lanes a side. Strips then start at the row's first
+// value and the edge strips write their outer lanes too: a row of 32 V values (256 16-bit grey
+// values at r = 1, 2) is one warp's, not two, and no edge strip fills its apron lanes from the ring
+// at every row. A launch is one wave, as long as its slowest warp: the edge strips, which with
+// those fills took longer than the others even on segments half as tall (4K u16x1 r = 2 0.0269 ->
+// 0.0178 ms, 64 256x256 frames 0.0366 -> 0.0125, H200). With 3 and 4 apron lanes (f32x3 and f32x4
+// at r = 3, 4) the selects of the lanes near an edge cost more than the fills (4K f32x4 r = 4
+// 0.128 -> 0.167 ms): those keep the apron lanes.
+inline constexpr int kTypedStreamEdgeLanesInRegisters = 2;
+bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius);
+
+// A warp's first value in the row for strip s (before the row's start where the edge strips' apron
+// lanes hold the outside values), and whether its lane writes its v values: the lanes of the middle,
+// less L apron lanes on each side but, with the edges in registers, strip 0's first ones and the
+// last strip's to the row's end. Every value of a row is written by one lane of one strip.
+CL_HOST_DEVICE inline int typedStreamWarpStart(int strip, int outValues, int v, int apronLanes, bool inRegisters) {
+  return strip * outValues - (inRegisters ? 0 : v * apronLanes);
+}
+CL_HOST_DEVICE inline bool typedStreamLaneWrites(int lane, int xw, int v, int apronLanes, int rowValues,
+                                                 bool inRegisters) {
+  if (!inRegisters) return lane >= apronLanes && lane < 32 - apronLanes;
+  return xw + v * lane < rowValues && (lane >= apronLanes || xw == 0) &&
+         (lane < 32 - apronLanes || xw + 32 * v >= rowValues);
+}
+
 // The work units of a launch (per frame; the launch runs units x batch): strips of a warp's output
 // values, segments of at least tileRows rows, the edge strips' shorter (as stream's), counted so
 // that the whole batch makes one wave on a GPU that holds residentWarps at once (0: unknown, one
