@@ -233,15 +233,17 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
     const int f = static_cast<int>(g / u.units), unit = static_cast<int>(g - static_cast<long long>(f) * u.units);
     const UnitPlace place = unitPlace(u, unit);
     const int ys = place.y0, kRows = min(place.rows, a.height - ys) + 2 * R;
-    const int xw = typedStreamWarpStart(place.strip, S::OutV, V, L, a.edgesInRegisters);  // the warp's first value
-    const int xin = xw + V * lane;  // the lane's first value in the row
+    // The edges in registers: never where the warp has more apron lanes (its code as without them).
+    const bool inRegisters = L <= kTypedStreamEdgeLanesInRegisters && a.edgesInRegisters;
+    const int xw = typedStreamWarpStart(place.strip, S::OutV, V, L, inRegisters);  // the warp's first value
+    const int xin = xw + V * lane;                                                 // the lane's first value in the row
     const bool fast = a.aligned && xin >= 0 && xin + V <= a.rowValues;
     // Wholly outside the row: with the edges in registers, not loaded; else where aligned, filled
     // from the warp's row once it has arrived (zeros for Zero at issue), at every step.
-    const bool outside = (a.aligned || a.edgesInRegisters) && (xin + V <= 0 || xin >= a.rowValues);
-    const bool fills = !a.edgesInRegisters && __any_sync(0xffffffffu, outside) && a.border != Border::Zero;
-    const bool writes = typedStreamLaneWrites(lane, xw, V, L, a.rowValues, a.edgesInRegisters);
-    const bool edgeWarp = a.edgesInRegisters && (xw == 0 || xw + 32 * V >= a.rowValues);
+    const bool outside = (a.aligned || inRegisters) && (xin + V <= 0 || xin >= a.rowValues);
+    const bool fills = !inRegisters && __any_sync(0xffffffffu, outside) && a.border != Border::Zero;
+    const bool writes = typedStreamLaneWrites(lane, xw, V, L, a.rowValues, inRegisters);
+    const bool edgeWarp = inRegisters && (xw == 0 || xw + 32 * V >= a.rowValues);
     const char* const frameIn = a.in + a.frameStride * std::size_t(f);
     const char* const inLane = frameIn + (fast ? std::size_t(xin) * sizeof(T) : 0);
     char* const outLane = a.out + a.outFrameStride * std::size_t(f) + (writes ? std::size_t(xin) * sizeof(TO) : 0);
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
         if (fast && unsigned(y) < unsigned(a.height)) {
           copyLane<4 * W>(dst, inLane + std::size_t(unsigned(y)) * a.pitch);
         } else if (outside) {
-          if (a.border == Border::Zero && !a.edgesInRegisters)
+          if (a.border == Border::Zero && !inRegisters)
 #pragma unroll
             for (int j = 0; j < W; ++j) dst[j] = 0;
         } else {
