@@ -316,7 +316,8 @@ std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
 }
 
 // stream at every radius (0..4) on odd frames shorter than any tile and wider than a strip, so that
-// its fast path (strips inside the frame, rows by 16-byte cp.async) runs beside the edge strips:
+// its fast path (strips inside the frame, rows by 16-byte cp.async) runs beside the edge strips
+// (rows ending inside a lane's pixels, and at a lane's end):
 // every border, both alpha modes, every tile, streamFilters' masks. At every radius both number
 // formats run (fp16 sums where planHalfSums allows them, fp32 where it does not), and from r = 1
 // fp16 with Abs too.
@@ -331,7 +332,7 @@ TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
       const bool fits = planHalfSums(f.mask).fits;
       ++(fits ? half : single);
       if (fits && f.combine == Combine::Abs) ++halfAbs;
-      for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}})
+      for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}, Size{480, 7}, Size{8, 6}})
         for (Border b : kBorders)
           for (bool alpha : {false, true}) {
             check(v, f, b, alpha, randomFrame(s.w, s.h, rng), v.tiles);
