@@ -812,8 +812,7 @@ class Schedules : public ::testing::Test {
                std::to_string(hits[i]) + " times";
     return {};
   }
-  // Every (strip, row) of a stream launch's units walked once: "" or what was not.
-  // Every value of a typed stream launch's row written by one lane of one of its strips.
+  // Every value of a typed stream launch's row written by one lane of one of its strips: "" or what was not.
   static std::string rowWrittenOnce(const kernels::TypedStreamLaunch& l, int r, int strips) {
     const int tb = int(pixelTypeBytes(l.image.type)), c = l.image.channels, rowValues = l.image.width * c;
     const int v = kernels::typedStreamLaneValues(tb, c, r), lanes = kernels::typedStreamApronLanes(tb, c, r);
@@ -834,6 +833,7 @@ class Schedules : public ::testing::Test {
                (inRegisters ? ", edges in registers)" : ")");
     return "";
   }
+  // Every (strip, row) of a stream launch's units walked once: "" or what was not.
   static std::string walkedOnce(const kernels::StreamUnits& u, int h) {
     std::vector<int> hits(std::size_t(u.strips) * h);
     std::string why;
