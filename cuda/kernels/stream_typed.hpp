@@ -72,10 +72,10 @@ constexpr int typedStreamOutValues(int typeBytes, int channels, int radius) {
 // value and the edge strips write their outer lanes too: a row of 32 V values (256 16-bit grey
 // values at r = 1, 2) is one warp's, not two, and no edge strip fills its apron lanes from the ring
 // at every row. A launch is one wave, as long as its slowest warp: the edge strips, which with
-// those fills took longer than the others even on segments half as tall (4K u16x1 r = 2 0.0269 ->
-// 0.0178 ms, 64 256x256 frames 0.0366 -> 0.0125, H200). With 3 and 4 apron lanes (f32x3 and f32x4
+// those fills took longer than the others even on segments half as tall (4K u16x1 r = 2 0.0268 ->
+// 0.0178 ms, 64 256x256 frames 0.0365 -> 0.0124, H200). With 3 and 4 apron lanes (f32x3 and f32x4
 // at r = 3, 4) the selects of the lanes near an edge cost more than the fills (4K f32x4 r = 4
-// 0.128 -> 0.167 ms): those keep the apron lanes.
+// 0.128 -> 0.166 ms): those keep the apron lanes.
 inline constexpr int kTypedStreamEdgeLanesInRegisters = 2;
 bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius);
 
