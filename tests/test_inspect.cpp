@@ -125,6 +125,13 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_EQ(stream.passes[0].kernel, "streamTypedKernel<u16, 1, 2>");
   EXPECT_EQ(stream.passes[0].threadsPerBlock, 128);
   EXPECT_EQ(stream.passes[0].note.find("not described"), std::string::npos) << stream.passes[0].note;
+  // Clamp on rows of whole lanes: the values outside each row in registers; Wrap: apron lanes.
+  EXPECT_NE(stream.passes[0].note.find("outside each row made in the registers"), std::string::npos)
+      << stream.passes[0].note;
+  FilterParams wrap = paramsFor("gaussian", 2);
+  wrap.border = Border::Wrap;
+  const std::string wrapNote = variant("stream").describeLaunch(wrap, grey).passes.at(0).note;
+  EXPECT_NE(wrapNote.find("apron lanes hold the values outside"), std::string::npos) << wrapNote;
   ImageDesc rgbaBatch = ImageDesc::rgba8(64, 48);
   rgbaBatch.batch = 3;
   EXPECT_EQ(variant("stream").describeLaunch(paramsFor("gaussian", 1), rgbaBatch).passes.at(0).kernel,
