@@ -80,6 +80,35 @@ class PlanOnDevice : public testing::Test {
     }
     return specFor({"custom", 0, row.c_str(), col.c_str()}, variant);
   }
+  // A batch of w x h frames of t x c values, alpha at random: rows padded to 64 bytes and 64-byte
+  // gaps between frames (aligned: the lanes' whole copies and stores), or rows and gaps one value
+  // long (no lane's copy aligned).
+  ImageDesc paddedBatch(PixelType t, int c, int w, int h, int batch, bool aligned) {
+    const std::size_t e = pixelTypeBytes(t);
+    ImageDesc d{.width = w, .height = h, .type = t, .channels = c};
+    d.alpha = rng() % 2;
+    d.pitch = aligned ? (d.rowBytes() + 63) / 64 * 64 : d.rowBytes() + e;
+    d.batch = batch;
+    d.batchStride = d.pitch * std::size_t(h) + (aligned ? 64 : e);
+    return d;
+  }
+  // s on d (written as f32 where toF32) against the reference under its type's contract, or, on
+  // u8 and u16 frames only, refused for the fp32 sums' error bound; counts which. Whether it ran.
+  bool expectEqualsOrRefusedForTheBound(const FilterSpec& s, const ImageDesc& d, bool toF32, std::string what, int& ran,
+                                        int& refused) {
+    if (toF32) what += " to f32";
+    Problem why;
+    Plan plan = Plan::make(s, d, toF32 ? PlanOptions{.outType = PixelType::F32} : PlanOptions{}, why);
+    if (!plan) {
+      expectRefusedForTheErrorBound(why, d.type, {PixelType::U8, PixelType::U16}, what);
+      ++refused;
+      return false;
+    }
+    SCOPED_TRACE(what);
+    expectEqualsReference(plan, d);
+    ++ran;
+    return true;
+  }
   // A w x h frame of t x c values, alpha or padding at random; half the time a batch of 1..maxBatch
   // frames with padded rows and gaps between frames.
   ImageDesc randomDesc(PixelType t, int c, int w, int h, int maxBatch) {
@@ -475,25 +504,10 @@ TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
           for (bool toF32 : {false, true}) {
             if (toF32 && t != PixelType::U8) continue;
             if (r > 4 && (c != 1 || (t == PixelType::U8 && !toF32))) continue;
-            const std::size_t e = pixelTypeBytes(t);
-            ImageDesc d{.width = 1000 / c + 2 * r + 1, .height = 19 + r, .type = t, .channels = c};
-            d.alpha = rng() % 2;
-            d.pitch = aligned ? (d.rowBytes() + 63) / 64 * 64 : d.rowBytes() + e;
-            d.batch = 2 + int(rng() % 2);
-            d.batchStride = d.pitch * std::size_t(d.height) + (aligned ? 64 : e);
+            const ImageDesc d = paddedBatch(t, c, 1000 / c + 2 * r + 1, 19 + r, 2 + int(rng() % 2), aligned);
             FilterSpec s = asymmetricSpec(r, "stream");
             s.filterAlpha = rng() % 2;
-            Problem why;
-            Plan plan = Plan::make(s, d, toF32 ? PlanOptions{.outType = PixelType::F32} : PlanOptions{}, why);
-            const std::string what = d.str() + " r=" + std::to_string(r) + (toF32 ? " to f32" : "");
-            if (!plan) {
-              expectRefusedForTheErrorBound(why, t, {PixelType::U8, PixelType::U16}, what);
-              ++refused;
-              continue;
-            }
-            SCOPED_TRACE(what);
-            expectEqualsReference(plan, d);
-            ++ran;
+            expectEqualsOrRefusedForTheBound(s, d, toF32, d.str() + " r=" + std::to_string(r), ran, refused);
           }
   EXPECT_GT(ran, 120);
   RecordProperty("refused_for_the_error_bound", refused);
@@ -522,32 +536,16 @@ TEST_F(PlanOnDevice, StreamEdgesInRegistersEqualTheReference) {
           for (int w : {whole(32 * v), whole(32 * v) + unit, whole(32 * v + outV), whole(32 * v + outV) + unit,
                         whole((r + 1) * c), unit})
             for (Border b : testcases::kBorders) {
-              const std::size_t e = pixelTypeBytes(t);
-              ImageDesc d{.width = w, .height = 5 + int(rng() % 30), .type = t, .channels = c};
-              d.alpha = rng() % 2;
-              const bool aligned = rng() % 2;
-              d.pitch = aligned ? (d.rowBytes() + 63) / 64 * 64 : d.rowBytes() + e;
-              d.batch = 1 + int(rng() % 3);
-              d.batchStride = d.pitch * std::size_t(d.height) + (aligned ? 64 : e);
+              const ImageDesc d = paddedBatch(t, c, w, 5 + int(rng() % 30), 1 + int(rng() % 3), rng() % 2);
               FilterSpec s = asymmetricSpec(r, "stream");
               s.border = b;
               s.filterAlpha = rng() % 2;
-              Problem why;
-              Plan plan = Plan::make(s, d, toF32 ? PlanOptions{.outType = PixelType::F32} : PlanOptions{}, why);
-              const std::string what =
-                  d.str() + " r=" + std::to_string(r) + " " + borderName(b) + (toF32 ? " to f32" : "");
-              if (!plan) {
-                expectRefusedForTheErrorBound(why, t, {PixelType::U8, PixelType::U16}, what);
-                ++refused;
-                continue;
-              }
               kernels::TypedStreamLaunch l{};
               l.image = d;
               l.border = b;
-              inRegisters += kernels::typedStreamEdgesInRegisters(l, r);
-              SCOPED_TRACE(what);
-              expectEqualsReference(plan, d);
-              ++ran;
+              if (expectEqualsOrRefusedForTheBound(
+                      s, d, toF32, d.str() + " r=" + std::to_string(r) + " " + borderName(b), ran, refused))
+                inRegisters += kernels::typedStreamEdgesInRegisters(l, r);
             }
         }
   EXPECT_GT(ran, 800);

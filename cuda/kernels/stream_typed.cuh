@@ -467,7 +467,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
            " of " + std::to_string(S::OutV / C) + " pixels x " + std::to_string(u.sh) + " rows), one a warp" +
            (device ? ", as many warps as the device holds at once"
                    : "; on a device, as many as it holds at once, walking taller segments") +
-           (S::L <= kTypedStreamEdgeLanesInRegisters && typedStreamEdgesInRegisters(l, R)
+           (typedStreamEdgesInRegisters(l, R)
                 ? "; the values outside each row made in the registers of the lanes that read them"
                 : "; the edge strips' apron lanes hold the values outside each row");
   return LaunchDescription{{p}, ""};
