@@ -185,9 +185,10 @@ std::size_t LowRank::rowTaps() const {
   return n;
 }
 
-bool LowRank::hasCentreOnlyTerm() const {
-  return std::any_of(terms.begin(), terms.end(),
-                     [](const SeparableTerm& t) { return centreOnly(t.col) && centreOnly(t.row); });
+int LowRank::centreOnlyTerm() const {
+  for (int t = 0; t < rank(); ++t)
+    if (centreOnly(terms[t].col) && centreOnly(terms[t].row)) return t;
+  return -1;
 }
 
 LowRank LowRank::transposed() const {

@@ -259,15 +259,19 @@ bool exactIntermediate(const std::vector<float>& row) {
 }
 }  // namespace
 
-HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine) {
+HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore) {
   HalfWeightsPlan plan;
   if (lowRank.terms.empty()) {
     plan.why = "the mask has no terms (all its weights are zero)";
     return plan;
   }
+  // The centre-only term the kernel adds at the store, if any: not among the products.
+  const int atStore = centreAtStore ? lowRank.centreOnlyTerm() : -1;
   // Per term as planHalfSeparable bounds it (its own input scale); the terms' sums add.
   double single = 0, half = 0, magnitude = 0;
-  for (const SeparableTerm& t : lowRank.terms) {
+  for (int index = 0; index < lowRank.rank(); ++index) {
+    if (index == atStore) continue;
+    const SeparableTerm& t = lowRank.terms[index];
     double rowAbs = 0, rowErr = 0, colAbs = 0, colErr = 0;
     // A factor's absolute sum and the most its fp16 rounding moves it; false past fp16's range.
     auto sums = [&](const std::vector<float>& factor, double& abs, double& err) {
@@ -297,11 +301,18 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
     half += 255.0 * (weights + intermediate * std::ldexp(1.0, -11)) + subnormalFloor;
     magnitude += rowAbs * colAbs;
   }
+  if (atStore >= 0) {  // c x byte added to the sums in fp32: c's rounding and the multiply-add's
+    const SeparableTerm& t = lowRank.terms[atStore];
+    const double c = std::fabs(double(t.row[t.row.size() / 2]) * t.col[t.col.size() / 2]);
+    const double store = 255.0 * (magnitude + 2 * c) * std::ldexp(1.0, -24);
+    single += store;
+    half += store;
+  }
   const double gain = combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
   // The tensor cores' truncating fp32 sums: each term's row sums (chunks products, 2^-21 of 255 x
   // its sum |row| a product, scaled by its sum |col|), then every term's column products, two parts
   // each, into the same sums (2^-21 of 255 x the terms' magnitudes together a product).
-  const int chunks = productChunks(radius), k = lowRank.rank();
+  const int chunks = productChunks(radius), k = lowRank.rank() - (atStore >= 0 ? 1 : 0);
   plan.accumulationBound = 255.0 * magnitude * std::ldexp(1.0, -21) * chunks * (1 + 2 * k) * gain;
   plan.singleBound = plan.splitBound = lowRank.truncation * gain + single * gain;
   plan.halfIntermediateBound = lowRank.truncation * gain + half * gain + plan.accumulationBound;

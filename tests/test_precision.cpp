@@ -10,6 +10,7 @@
 #include "convlive/precision.hpp"
 #include "convlive/tensor_inputs.hpp"
 #include "half_sums_emulation.hpp"
+#include "kernels/launch.hpp"
 
 using namespace convlive;
 
@@ -130,9 +131,11 @@ TEST(HalfTerms, OneTermIsTheSeparablePlan) {
   }
 }
 
-// The built-in masks of low rank take the tensor cores where the bound allows: sharpen at every
-// radius, the laplacian to r = 16, emboss at r = 2 and 4 (r = 3: 1/3 in fp16 factors; its weights' absolute sums grow
-// as r^2: 307 at r = 8, too large for the truncating adds; tensor2d refuses it from r = 9 for the same reason).
+// The built-in masks of low rank take the tensor cores where the bound allows, every term a term of
+// products: sharpen at every radius, the laplacian to r = 16, emboss at r = 2 and 4 (r = 3: 1/3 in
+// fp16 factors; its weights' absolute sums grow as r^2: 307 at r = 8, too large for the truncating
+// adds; tensor2d refuses it from r = 9 for the same reason; with its centre at the store, r = 8 fits:
+// the next test).
 TEST(HalfTerms, BuiltInMasksOfLowRankFitTheBudgetWhereTheirSumsAllow) {
   struct Case {
     const char* kind;
@@ -172,6 +175,60 @@ TEST(HalfTerms, BuiltInMasksOfLowRankFitTheBudgetWhereTheirSumsAllow) {
       EXPECT_NE(plan.why.find("more than the 1 LSB budget"), std::string::npos) << plan.why;
     }
   }
+}
+
+// Where the RGBA8 kernel adds a centre-only term at the store (alpha kept, r <= 8 or two terms:
+// kernels::tensorStreamCentreAtStore), that term is no product term: the accumulation counts the
+// other k - 1 terms and their magnitudes, and the store's fp32 multiply-add adds its rounding.
+// Emboss r = 8 (dx/8 exact in fp16) then fits: 0.52 of its 0.56 levels were the centre term's
+// share of the truncating adds. The typed kernels run every term: their plan is the unfolded one.
+TEST(HalfTerms, ACentreTermAddedAtTheStoreIsNoProductTerm) {
+  EXPECT_TRUE(kernels::tensorStreamCentreAtStore(8, 3, false));
+  EXPECT_FALSE(kernels::tensorStreamCentreAtStore(9, 3, false));  // past r = 8 only one term may be left
+  EXPECT_TRUE(kernels::tensorStreamCentreAtStore(32, 2, false));
+  EXPECT_FALSE(kernels::tensorStreamCentreAtStore(4, 3, true));  // alpha filtered: the input is not at hand
+  EXPECT_FALSE(kernels::tensorStreamCentreAtStore(4, 1, false));
+
+  const Filter emboss8 = makeFilter("emboss", {.radius = 8});
+  const LowRank& lr = *emboss8.mask.lowRank();
+  ASSERT_EQ(lr.rank(), 3);
+  ASSERT_EQ(lr.centreOnlyTerm(), 2);
+  const auto all = planHalfTerms(lr, 8, emboss8.combine), folded = planHalfTerms(lr, 8, emboss8.combine, true);
+  EXPECT_EQ(all.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_EQ(folded.mode, HalfWeightsPlan::Mode::Single) << folded.why;
+  EXPECT_LE(folded.bound, kHalfErrorBudget);
+  // The two ramp terms alone: (17 x 9) twice, k = 2.
+  const double magnitude = 2 * 17.0 * 9.0, chunks = 2;
+  EXPECT_NEAR(folded.accumulationBound, 255 * magnitude * std::ldexp(1.0, -21) * chunks * (1 + 2 * 2),
+              1e-9 * folded.accumulationBound);
+  // The rest: the ramps' fp16 factors are exact, so only the intermediates' parts, the subnormal
+  // floor and the centre's multiply-add (2^-24 of 255 x (306 + 2)) remain.
+  EXPECT_NEAR(folded.bound, folded.singleBound + folded.accumulationBound, 1e-12);
+  EXPECT_GE(folded.singleBound, 255 * (magnitude + 2) * std::ldexp(1.0, -24));
+  EXPECT_LT(folded.singleBound, 0.05);
+  EXPECT_NE(all.why.find("3 separable terms"), std::string::npos) << all.why;
+
+  // The fold never loosens a plan, and changes nothing for a mask without a centre-only term.
+  for (int r : {1, 2, 4, 8, 16, 32}) {
+    for (const char* kind : {"sharpen", "emboss", "laplacian"}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      if (!f.mask.lowRank()) continue;  // the 3x3 emboss is of full rank
+      const LowRank& terms = *f.mask.lowRank();
+      const auto a = planHalfTerms(terms, r, f.combine), b = planHalfTerms(terms, r, f.combine, true);
+      if (!terms.hasCentreOnlyTerm()) {
+        EXPECT_EQ(a.bound, b.bound) << kind << " r=" << r;
+        EXPECT_EQ(a.mode, b.mode) << kind << " r=" << r;
+        continue;
+      }
+      EXPECT_LT(b.accumulationBound, a.accumulationBound) << kind << " r=" << r;
+      EXPECT_LE(b.bound, a.bound) << kind << " r=" << r;
+      if (a.mode == HalfWeightsPlan::Mode::Single) EXPECT_EQ(b.mode, HalfWeightsPlan::Mode::Single) << kind << r;
+    }
+  }
+  // Emboss r = 16 keeps its centre as a term (three terms past r = 8), and even folded its sums
+  // are too large: refused either way.
+  const Filter emboss16 = makeFilter("emboss", {.radius = 16});
+  EXPECT_EQ(planHalfTerms(*emboss16.mask.lowRank(), 16, emboss16.combine, true).mode, HalfWeightsPlan::Mode::Refused);
 }
 
 TEST(HalfTerms, TermsTooLargeForTheTensorCoresAreRefusedWithTheReason) {

@@ -692,6 +692,34 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
   EXPECT_NE(why.find("not separable and is of rank 5"), std::string::npos) << why;
 }
 
+// Emboss r = 8 with alpha kept: its centre added at the store leaves two terms of products, whose
+// truncating adds then fit the budget (planHalfTerms' centreAtStore), so tensorstream takes it
+// (tensor2d ran it): every border and tile, two frame sizes. With alpha filtered the centre
+// stays a term, and on u8x1 and u8x3 frames (the typed kernel runs every term): refused there.
+TEST_F(TensorStreamStrips, EmbossWithItsCentreAtTheStoreEqualsTheCpuReference) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0xe8b0u);
+  const Filter f = makeFilter("emboss", {.radius = 8});
+  for (Border b : kBorders)
+    for (Size s : {Size{517, 133}, Size{70, 300}}) {
+      check(v, f, b, false, randomFrame(s.w, s.h, rng), v.tiles);
+      if (HasFatalFailure()) return;
+    }
+  EXPECT_EQ(refusedForError_, 0);
+  EXPECT_GE(checked_, 2 * 4 * 2 * 8);  // borders x sizes x poisons x the tiles whose shared memory fits
+  FilterParams p;
+  p.filter = f;
+  p.filterAlpha = true;
+  EXPECT_NE(v.whyNot(p, 64, 64).text().find("separable terms could move"), std::string::npos);
+  p.filterAlpha = false;
+  EXPECT_EQ(v.whyNot(p, ImageDesc::rgba8(64, 64)).text(), "");
+  for (int channels : {1, 3}) {
+    ImageDesc typed = ImageDesc::rgba8(64, 64);
+    typed.channels = channels;
+    EXPECT_NE(v.whyNot(p, typed).text().find("separable terms could move"), std::string::npos) << channels;
+  }
+}
+
 // A gradient magnitude as two terms in one pass (gx = col (x) row, gy = row (x) col, each in sums of
 // its own): sobel at every radius tensorstream takes it to, scharr, and random separable masks of
 // both signs (fp16-rounded factors, split intermediates where the plan asks) at both K-chunk counts,

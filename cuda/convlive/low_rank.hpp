@@ -53,7 +53,8 @@ struct LowRank {
   std::size_t taps() const { return columnTaps() + rowTaps(); }
   // Whether a term is one centre tap in both factors (sharpen's 2 delta, a peeled centre): the
   // consumers add it at the store or as one tap.
-  bool hasCentreOnlyTerm() const;
+  bool hasCentreOnlyTerm() const { return centreOnlyTerm() >= 0; }
+  int centreOnlyTerm() const;  // the first such term's index, -1 where there is none
   LowRank transposed() const;  // of the transposed mask
 };
 

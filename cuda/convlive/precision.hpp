@@ -63,7 +63,11 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 // accumulators (chunks x (1 + 2k) products, each 2^-21 of 255 x sum over terms of sum |row| x
 // sum |col|). Single (accepted, halfIntermediate where one fp16 intermediate fits too) or Refused
 // with the reason. sumsInByteRange is false: the outputs are clamped.
-HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine);
+// centreAtStore: the kernel adds the first centre-only term at the store, in fp32 from the input
+// byte (kernels::tensorStreamCentreAtStore), not as products: that term is no product term (the
+// accumulation counts k - 1 terms and their magnitudes) and adds its multiply-add's rounding, 2^-24
+// of the output's largest magnitude, and its weight's (row x col in float, 2^-24 of it).
+HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore = false);
 
 // The gradient magnitude of a separable mask (sobel, scharr) as tensorstream runs it: gx = col (x)
 // row and gy = row (x) col, each a term of its own in accumulators of its own, bounded as

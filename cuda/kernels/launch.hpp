@@ -110,6 +110,14 @@ std::vector<unsigned> tensorStreamFragments(const MaskSep& m);
 // product, all terms' column products summed in the same fp32 accumulators. splitIntermediate:
 // every term's row sums as fp16 high + low parts (convlive/precision.hpp planHalfTerms).
 void tensorStreamTerms(const Launch& l, const MaskTerms& m, bool splitIntermediate);
+// Whether tensorStreamTerms adds a centre-only term of such a mask (sharpen's 2 delta, emboss's
+// centre, a peeled centre) at the store, one FMA a channel from the input byte, instead of as a
+// term's products: where alpha is kept (the stored rows' input is at hand: read back from the ring
+// at r <= 8, carried by the one-term instance past it) and a term is left, so past r = 8 only for 2
+// terms. Its error plan then counts one product term fewer (planHalfTerms' centreAtStore).
+constexpr bool tensorStreamCentreAtStore(int radius, int terms, bool filterAlpha) {
+  return !filterAlpha && terms >= 2 && (radius <= 8 || terms == 2);
+}
 // The gradient magnitude of a separable mask (sobel, scharr; radius 1..kTensorStreamMaxMagnitudeRadius)
 // in one tensorstream pass: gx = col (x) row and gy = row (x) col as two terms, the input read
 // once, each term summed in fp32 accumulators of its own, stored as sqrt(gx^2 + gy^2) a channel.

@@ -43,7 +43,7 @@ bool centreOnly(const float* factor, int radius) {
 MaskTerms withCentreFolded(const MaskTerms& m, bool filterAlpha) {
   MaskTerms f = m;
   f.centre = 0.f;
-  if (filterAlpha || m.terms < 2 || (m.radius > 8 && m.terms != 2)) return f;
+  if (!tensorStreamCentreAtStore(m.radius, m.terms, filterAlpha)) return f;
   const int r = m.radius;
   for (int t = 0; t < m.terms; ++t) {
     if (!centreOnly(m.row[t], r) || !centreOnly(m.col[t], r)) continue;

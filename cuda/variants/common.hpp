@@ -76,13 +76,15 @@ class Prepared {
     }
     return *terms_;
   }
-  const HalfWeightsPlan& halfTerms() {  // tensorstream, masks of low rank and gradient magnitudes
-    if (!halfTerms_)
-      halfTerms_ =
-          params_.filter.combine == Combine::Magnitude
-              ? planHalfMagnitude(params_.filter.mask)
-              : planHalfTerms(*params_.filter.mask.lowRank(), params_.filter.mask.radius(), params_.filter.combine);
-    return *halfTerms_;
+  // tensorstream, masks of low rank and gradient magnitudes (centreAtStore: as planHalfTerms takes it)
+  const HalfWeightsPlan& halfTerms(bool centreAtStore = false) {
+    std::optional<HalfWeightsPlan>& plan = halfTerms_[centreAtStore ? 1 : 0];
+    if (!plan)
+      plan = params_.filter.combine == Combine::Magnitude
+                 ? planHalfMagnitude(params_.filter.mask)
+                 : planHalfTerms(*params_.filter.mask.lowRank(), params_.filter.mask.radius(), params_.filter.combine,
+                                 centreAtStore);
+    return *plan;
   }
   const HalfWeightsPlan& halfSeparable() {  // tensorstream
     if (!halfSeparable_) halfSeparable_ = planHalfSeparable(params_.filter.mask, params_.filter.combine);
@@ -106,7 +108,7 @@ class Prepared {
   std::unique_ptr<kernels::Mask2D> mask2d_;
   std::optional<HalfSumsPlan> halfSums_;
   std::unique_ptr<kernels::MaskTerms> terms_;
-  std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_, halfTerms_;
+  std::optional<HalfWeightsPlan> halfSeparable_, halfWeights_, halfTerms_[2];
   std::optional<std::vector<unsigned>> fragments_;
 };
 

@@ -26,13 +26,21 @@ bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magn
 // A mask that is not separable runs as its terms (maskWhyNot took it: 1..4 of them).
 bool asTerms(const FilterParams& p) { return !p.filter.mask.separable() && !magnitude(p); }
 int termsOf(const FilterParams& p) { return magnitude(p) ? 2 : asTerms(p) ? p.filter.mask.lowRank()->rank() : 1; }
-HalfWeightsPlan planOf(const FilterParams& p) {
+// Whether the kernel adds the mask's centre-only term at the store instead of as products: the
+// RGBA8 kernel's (tensor_stream_terms.cu); the typed kernel runs every term as products.
+bool centreAtStore(const FilterParams& p, bool rgba8) {
+  return rgba8 && asTerms(p) && p.filter.mask.lowRank()->hasCentreOnlyTerm() &&
+         kernels::tensorStreamCentreAtStore(p.filter.mask.radius(), termsOf(p), p.filterAlpha);
+}
+// The error plan of the kernel for RGBA8 frames (rgba8), or for u8x1 and u8x3 ones.
+HalfWeightsPlan planOf(const FilterParams& p, bool rgba8 = true) {
   if (magnitude(p)) return planHalfMagnitude(p.filter.mask);
-  return asTerms(p) ? planHalfTerms(*p.filter.mask.lowRank(), p.filter.mask.radius(), p.filter.combine)
+  return asTerms(p) ? planHalfTerms(*p.filter.mask.lowRank(), p.filter.mask.radius(), p.filter.combine,
+                                    centreAtStore(p, rgba8))
                     : planHalfSeparable(p.filter.mask, p.filter.combine);
 }
 // The intermediate as fp16 high + low parts (convlive/precision.hpp), as run() passes it.
-bool splitIntermediate(const FilterParams& p) { return !planOf(p).halfIntermediate; }
+bool splitIntermediate(const FilterParams& p, bool rgba8 = true) { return !planOf(p, rgba8).halfIntermediate; }
 // Every sum lies in the byte range (Identity only), as run() passes it.
 bool sumsInByteRange(const FilterParams& p) {
   return p.filter.combine == Combine::Identity && planOf(p).sumsInByteRange;
@@ -97,7 +105,7 @@ void runLaunch(const FilterParams& p, const kernels::Launch& l, Prepared& pp, Wo
     return;
   }
   if (asTerms(p)) {
-    kernels::tensorStreamTerms(l, pp.terms(), !pp.halfTerms().halfIntermediate);
+    kernels::tensorStreamTerms(l, pp.terms(), !pp.halfTerms(centreAtStore(p, true)).halfIntermediate);
     return;
   }
   const HalfWeightsPlan& plan = pp.halfSeparable();
@@ -144,10 +152,7 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
        << (lr.source == LowRank::Source::Svd ? "SVD" : "the builder's factors") << "); error bound "
        << (plan.halfIntermediate ? plan.halfIntermediateBound : plan.bound) << " levels (truncation " << lr.truncation
        << ")";
-  // The kernel adds such a term at the store where alpha is kept and r <= 8, or past it where one
-  // term is left (tensor_stream_terms.cu).
-  if (!p.filterAlpha && (radiusOf(p) <= 8 || lr.rank() == 2) && lr.rank() >= 2 && lr.hasCentreOnlyTerm())
-    note << "; its centre-only term added at the store, not as products";
+  if (centreAtStore(p, true)) note << "; its centre-only term added at the store, not as products";
   m.notes.insert(m.notes.begin(), note.str());
   return m;
 }
@@ -181,11 +186,11 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
                          " (past it its two sets of sums would not fit the registers); this one is r = " +
                          std::to_string(r) + ": sweep takes it",
                      "variant", "sweep");
-    if (auto why = tensorCoreWhyNot(v, planOf(p).why, "sweep"); why) return why;
+    if (auto why = tensorCoreWhyNot(v, planOf(p, false).why, "sweep"); why) return why;
     if (auto why = scaleWhyNot(p.filter.mask.row(), p.filter.mask.col(), "", "sweep"); why) return why;
   } else if (asTerms(p)) {
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
-    if (auto why = tensorCoreWhyNot(v, planOf(p).why, "sweep"); why) return why;
+    if (auto why = tensorCoreWhyNot(v, planOf(p, false).why, "sweep"); why) return why;
     for (const SeparableTerm& t : p.filter.mask.lowRank()->terms)
       if (auto why = scaleWhyNot(t.row, t.col, " of a term", "sweep"); why) return why;
   } else {
@@ -222,13 +227,13 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
     return d;
   }
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
-                                            magnitude(p), splitIntermediate(p), sumsInByteRange(p));
+                                            magnitude(p), splitIntermediate(p, false), sumsInByteRange(p));
 }
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) return workModel(v, p, image.width, image.height);  // per pixel, a frame or a batch alike
   return kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), magnitude(p),
-                                         splitIntermediate(p));
+                                         splitIntermediate(p, false));
 }
 
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
