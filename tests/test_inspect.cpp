@@ -1062,10 +1062,20 @@ TEST(Inspect, TensorStreamSaysAMaskOfLowRanksTermsAndBound) {
   EXPECT_NE(notes().find("low rank: 2 separable terms (the builder's factors); error bound"), std::string::npos)
       << notes();
   EXPECT_NE(notes().find("its centre-only term added at the store"), std::string::npos) << notes();
-  EXPECT_NE(notes().find("2 row and column products"), std::string::npos) << notes();
+  // The launch as it runs: one term of products, in the instance compiled for one, and the centre.
+  const PassLaunch one = v.describeLaunch(p, 1280, 720).passes.at(0);
+  EXPECT_NE(one.kernel.find("(one term)"), std::string::npos) << one.kernel;
+  EXPECT_NE(one.note.find("the centre-only term added at the store"), std::string::npos) << one.note;
+  EXPECT_EQ(notes().find("(a mask of low rank)"), std::string::npos) << notes();  // one term of products
   p.filterAlpha = true;  // no stored rows' input read back: the centre stays a term
   EXPECT_EQ(notes().find("centre-only"), std::string::npos) << notes();
+  EXPECT_NE(notes().find("2 row and column products"), std::string::npos) << notes();
+  EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(2 terms)"), std::string::npos);
   p.filterAlpha = false;
+  p.filter = makeFilter("emboss", {.radius = 8});  // three terms, two of products with alpha kept
+  EXPECT_NE(notes().find("low rank: 3 separable terms"), std::string::npos) << notes();
+  EXPECT_NE(notes().find("2 row and column products"), std::string::npos) << notes();
+  EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(2 terms)"), std::string::npos);
   p.filter = makeFilter("laplacian", {.radius = 8});  // three terms, none centre-only
   EXPECT_NE(notes().find("low rank: 3 separable terms"), std::string::npos) << notes();
   EXPECT_EQ(notes().find("centre-only"), std::string::npos) << notes();

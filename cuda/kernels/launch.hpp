@@ -177,8 +177,12 @@ LaunchDescription describeTensorSep(const Launch& l, int radius);
 WorkModel modelTensorSep(const Launch& l, int radius);
 LaunchDescription describeTensorStream(const Launch& l, int radius, bool splitIntermediate, bool sumsInByteRange);
 WorkModel modelTensorStream(const Launch& l, int radius, bool splitIntermediate);
-LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
-WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate);
+// A mask of low rank of `terms` terms, centreOnlyTerm: one of them centre-only, which the launch adds
+// at the store where tensorStreamCentreAtStore (one term of products fewer; one left: the one-term
+// instance, as tensorStreamTerms launches it).
+LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate,
+                                            bool centreOnlyTerm);
+WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate, bool centreOnlyTerm);
 LaunchDescription describeTensorStreamMagnitude(const Launch& l, int radius, bool splitIntermediate);
 WorkModel modelTensorStreamMagnitude(const Launch& l, int radius, bool splitIntermediate);
 // A compiled tile shape, for the dispatchers that pick an instance for both the launch and its

@@ -1004,9 +1004,9 @@ const char* outName(int out) { return out == kAbs ? "abs" : out == kFree ? "free
 
 // What an instance launches for l (describeTensorStream, describeTensorStreamTerms,
 // describeTensorStreamMagnitude): `terms` > 1 only with Terms (2 with Mag).
-template <class K, bool Terms, bool Mag = false>
+template <class K, bool Terms, bool Mag = false, bool OneTerm = false>
 LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
-  const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms, false, Mag>(l, radius, terms);
+  const Ring ring = ringOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms, OneTerm, Mag>(l, radius, terms);
   const StripSchedule& s = ring.schedule;
   PassLaunch p;
   p.kernel = std::string(Mag          ? "tensorStreamMagnitudeKernel<"
@@ -1015,7 +1015,7 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
                                       : "tensorStreamKernel<") +
              std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) + ", " +
              (K::splitH ? "fp16 high + low" : "fp16") + ">";
-  if (Terms && !Mag) p.kernel += " (" + std::to_string(terms) + " terms)";
+  if (Terms && !Mag) p.kernel += OneTerm ? " (one term)" : " (" + std::to_string(terms) + " terms)";
   p.grid = dimsOf(s.entries, s.segments, std::min(l.frames, kMaxGridZ));
   p.block = dimsOf(tensorStreamThreads(l));
   p.threadsPerBlock = tensorStreamThreads(l);
@@ -1026,7 +1026,7 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
   setFootprint(p, l.tileW, l.tileH, l.tileW - 16 + 16 * (K::B0 + 1), l.tileH + 16 * K::B0, -apron, -8 * K::B0);
   p.dynamicShared = sharedBytes<K::B0>(tensorStreamThreads(l) / 32, ring.ahead, kHistory<K::B0, K::NCH>, terms);
   p.kernelFunction =
-      reinterpret_cast<const void*>(kernelOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms, false, Mag>());
+      reinterpret_cast<const void*>(kernelOf<K::B0, K::NCH, K::Out, K::splitH, K::fetched, Terms, OneTerm, Mag>());
   return LaunchDescription{{p}, ""};
 }
 

@@ -87,14 +87,33 @@ void tensorStreamTerms(const Launch& l, const MaskTerms& m, bool splitIntermedia
   });
 }
 
-LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate) {
-  return termsInstance(l, radius, splitIntermediate,
-                       [&](auto k) { return describeInstance<decltype(k), true>(l, radius, terms); });
+namespace {
+// The terms of products a launch runs: one fewer where the centre-only term is added at the store.
+int productTerms(const Launch& l, int radius, int terms, bool centreOnlyTerm) {
+  return centreOnlyTerm && tensorStreamCentreAtStore(radius, terms, l.filterAlpha) ? terms - 1 : terms;
+}
+}  // namespace
+
+LaunchDescription describeTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate,
+                                            bool centreOnlyTerm) {
+  const int products = productTerms(l, radius, terms, centreOnlyTerm);
+  LaunchDescription d = termsInstance(l, radius, splitIntermediate, [&](auto k) {
+    using K = decltype(k);
+    if constexpr (K::NCH == 3)
+      if (products == 1) return describeInstance<K, true, false, true>(l, radius, 1);
+    return describeInstance<K, true>(l, radius, products);
+  });
+  if (products < terms)
+    for (PassLaunch& p : d.passes)
+      p.note +=
+          (p.note.empty() ? "" : "; ") + std::string("the centre-only term added at the store, one FMA a channel");
+  return d;
 }
 
-WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate) {
+WorkModel modelTensorStreamTerms(const Launch& l, int radius, int terms, bool splitIntermediate, bool centreOnlyTerm) {
+  const int products = productTerms(l, radius, terms, centreOnlyTerm);
   return termsInstance(l, radius, splitIntermediate,
-                       [&](auto k) { return modelInstance<decltype(k)>(l, radius, terms); });
+                       [&](auto k) { return modelInstance<decltype(k)>(l, radius, products); });
 }
 
 }  // namespace convlive::kernels

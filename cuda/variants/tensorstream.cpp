@@ -124,7 +124,9 @@ LaunchDescription describeFrames(const Variant& v, const FilterParams& p, int w,
   kernels::Launch l = launchFor(v, p, w, h);
   l.frames = frames;
   if (magnitude(p)) return kernels::describeTensorStreamMagnitude(l, radiusOf(p), splitIntermediate(p));
-  if (asTerms(p)) return kernels::describeTensorStreamTerms(l, radiusOf(p), termsOf(p), splitIntermediate(p));
+  if (asTerms(p))
+    return kernels::describeTensorStreamTerms(l, radiusOf(p), termsOf(p), splitIntermediate(p),
+                                              p.filter.mask.lowRank()->hasCentreOnlyTerm());
   return kernels::describeTensorStream(l, radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
 }
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
@@ -143,7 +145,8 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
     return m;
   }
   if (!asTerms(p)) return kernels::modelTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
-  WorkModel m = kernels::modelTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p));
+  WorkModel m = kernels::modelTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p),
+                                                p.filter.mask.lowRank()->hasCentreOnlyTerm());
   const LowRank& lr = *p.filter.mask.lowRank();
   const HalfWeightsPlan plan = planOf(p);
   std::ostringstream note;
