@@ -222,7 +222,9 @@ TEST(HalfTerms, ACentreTermAddedAtTheStoreIsNoProductTerm) {
       }
       EXPECT_LT(b.accumulationBound, a.accumulationBound) << kind << " r=" << r;
       EXPECT_LE(b.bound, a.bound) << kind << " r=" << r;
-      if (a.mode == HalfWeightsPlan::Mode::Single) EXPECT_EQ(b.mode, HalfWeightsPlan::Mode::Single) << kind << r;
+      if (a.mode == HalfWeightsPlan::Mode::Single) {
+        EXPECT_EQ(b.mode, HalfWeightsPlan::Mode::Single) << kind << " r=" << r;
+      }
     }
   }
   // Emboss r = 16 keeps its centre as a term (three terms past r = 8), and even folded its sums
