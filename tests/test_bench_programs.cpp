@@ -139,6 +139,8 @@ TEST_F(BenchOutput, TypedModeRefusesBadListsBeforeLookingForAGpu) {
       {"--types u8x4 --variants nosuch", "unknown variant 'nosuch'"},
       {"--types u8x4 --variants cpu", "variant 'cpu' runs on the CPU"},
       {"--types u8x4 --sizes 64", "size '64' is not WxH"},
+      {"--types u8x4 --tiles 64", "tile '64' is not WxH"},
+      {"--types u8x4 --variants stream --tiles 64x48", "tile '64x48' is not a tile of the variants timed (stream:"},
       {"--types", "--types needs a value"},
   };
   for (const auto& [args, why] : cases) {
@@ -217,6 +219,27 @@ TEST_F(BenchOutput, TypedModeNeedsAGpuOrWritesItsRows) {
   ASSERT_EQ(doc["summary"].size(), 2u) << doc["summary"].dump(1);
   EXPECT_TRUE(doc["summary"][1]["share_of_single"].is_number()) << doc["summary"].dump(1);
   EXPECT_TRUE(fs::exists(out / "typed.csv"));
+}
+
+// --tiles times each variant at the tiles named alone (auto as it chooses): with a GPU, sweep at
+// 256x16 only; without one, the typed mode says it needs one.
+TEST_F(BenchOutput, TypedModeTimesTheTilesNamedAlone) {
+  const fs::path out = dir_ / "typed-tiles";
+  const auto r = runProgram(CONVLIVE_BENCH_EXE,
+                            "--types f32x1 --sizes 64x48 --radii 1 --variants sweep --tiles 256x16 --repeats 20 "
+                            "--warmup-ms 1 --out-dir " +
+                                out.string());
+  if (r.code == 1) {
+    EXPECT_NE(r.output.find("the benchmark needs a CUDA device"), std::string::npos) << r.output;
+    GTEST_SKIP() << "no CUDA device: the tiles' rows need one (the refusals are checked above)";
+  }
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(out / "typed.json");
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  ASSERT_EQ(doc["results"].size(), 3u) << doc.dump(1);  // the copy, auto, sweep 256x16
+  EXPECT_EQ(doc["results"][2]["variant"], "sweep") << doc.dump(1);
+  EXPECT_EQ(doc["results"][2]["tile"], "256x16") << doc.dump(1);
 }
 
 TEST(TypedReport, ParsesTypesAndBatches) {

@@ -47,6 +47,7 @@ struct TypedOptions {
   int repeats = 30, warmup = 5, frames = 3;
   int warmupMs = 30;                  // each case; the first cases have brought the clocks up
   std::vector<std::string> variants;  // empty: auto's candidates (Tuner::candidates())
+  std::vector<Tile> tiles;            // empty: each variant's every tile; else those of them alone
   std::string outDir = ".";
   unsigned long long seed = 0;  // 0: a fresh one (std::random_device), written into the JSON
 };
@@ -55,7 +56,7 @@ struct TypedOptions {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench --types u8x1,u8x4,f32x4 [--sizes 3840x2160] [--batches 16x1920x1080,64x256x256]\n"
                "                      [--radii 1,2,4,8,16,32] [--custom-radii 8,32] [--variants a,b] [--repeats 30]\n"
-               "                      [--warmup 5]"
+               "                      [--tiles 64x48,64x192] [--warmup 5]"
                " [--warmup-ms 30] [--frames 3] [--seed N] [--out-dir DIR]\n"
                "  types: u8, u16, f16, f32 values x 1, 3 or 4 channels (default with --batches alone: "
             << defaultTypes() << ")\n";
@@ -130,6 +131,10 @@ TypedOptions parse(int argc, char** argv) {
         if (!found) usage("unknown variant '" + v + "': use " + variantNames());
         if (!found->onGpu) usage("variant '" + v + "' runs on the CPU: the typed mode times GPU variants");
       }
+    } else if (a == "--tiles") {
+      o.tiles = listOf(
+          next(), [](const std::string& s) { return Tile::parse(s); }, "tile",
+          "is not WxH (a variant's tile: convlive list variants names them)");
     } else if (a == "--out-dir") {
       o.outDir = next();
     } else {
@@ -144,6 +149,18 @@ TypedOptions parse(int argc, char** argv) {
   if (o.radii.empty()) usage("--radii names no radius");
   if (o.repeats < 20) usage("--repeats must be at least 20 for a meaningful median");
   if (o.frames < 3) usage("--frames must be at least 3 (inputs rotate so the L2 cache does not flatter)");
+  // Each tile named must be a tile of a variant timed (a variant offering none of them is timed by auto only).
+  for (const Tile& t : o.tiles) {
+    bool offered = false;
+    std::string offers;
+    for (const auto& name : o.variants.empty() ? Tuner::candidates() : o.variants)
+      if (const Variant* v = findVariant(name)) {
+        offered = offered || std::find(v->tiles.begin(), v->tiles.end(), t) != v->tiles.end();
+        offers += (offers.empty() ? "" : "; ") + v->name + ":";
+        for (const Tile& vt : v->tiles) offers += " " + vt.str();
+      }
+    if (!offered) usage("tile '" + t.str() + "' is not a tile of the variants timed (" + offers + ")");
+  }
   if (const std::string why = prepareFolder(o.outDir); !why.empty())
     usage("--out-dir: " + why + "; name a folder you can write in (it is made when missing)");
   if (o.seed == 0) o.seed = (static_cast<unsigned long long>(std::random_device{}()) << 32) | std::random_device{}();
@@ -467,7 +484,9 @@ int typedMain(int argc, char** argv) {
           };
           std::vector<Case> cases{{"auto", Tile{}}};
           for (const Variant* v : named)
-            for (const Tile& t : v->runnableTiles()) cases.push_back({v->name, t});
+            for (const Tile& t : v->runnableTiles())
+              if (o.tiles.empty() || std::find(o.tiles.begin(), o.tiles.end(), t) != o.tiles.end())
+                cases.push_back({v->name, t});
           for (const Case& c : cases) {
             json row = base;
             row["radius"] = r;
