@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -194,52 +195,48 @@ TEST_F(BenchOutput, ADevicePastTheMachinesIsRefused) {
   EXPECT_NE(r.output.find("--device 'x' is not a device index"), std::string::npos) << r.output;
 }
 
-// Without a GPU the typed mode says it needs one (exit 1); with one, a tiny run writes its rows.
-TEST_F(BenchOutput, TypedModeNeedsAGpuOrWritesItsRows) {
-  const fs::path out = dir_ / "typed";
-  const auto r = runProgram(CONVLIVE_BENCH_EXE,
-                            "--types f32x1 --sizes 64x48 --batches 2x64x48 --radii 1 "
-                            "--variants sweep --repeats 20 --warmup-ms 1 --out-dir " +
-                                out.string());
+// The typed mode on tiny frames into `out`: its typed.json, or nullopt where there is no GPU (it
+// says it needs one, exit 1, and writes nothing).
+std::optional<nlohmann::json> typedRun(const std::string& args, const fs::path& out) {
+  const auto r = runProgram(CONVLIVE_BENCH_EXE, args + " --repeats 20 --warmup-ms 1 --out-dir " + out.string());
   if (r.code == 1) {
     EXPECT_NE(r.output.find("the benchmark needs a CUDA device"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(out / "typed.json"));
-    return;
+    return std::nullopt;
   }
-  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.code, 0) << r.output;
   std::ifstream in(out / "typed.json");
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded());
+  auto doc = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.output;
+  return doc;
+}
+
+// Without a GPU the typed mode says it needs one (exit 1); with one, a tiny run writes its rows.
+TEST_F(BenchOutput, TypedModeNeedsAGpuOrWritesItsRows) {
+  const auto doc = typedRun("--types f32x1 --sizes 64x48 --batches 2x64x48 --radii 1 --variants sweep", dir_ / "typed");
+  if (!doc) GTEST_SKIP() << "no CUDA device: it said it needs one (checked); the rows need one";
+  ASSERT_FALSE(HasFailure());
   // per shape: the copy, auto, sweep's 3 tiles
-  ASSERT_EQ(doc["results"].size(), 10u) << doc.dump(1);
-  for (const auto& row : doc["results"])  // the copy and auto always run; a sweep tile may be refused
+  ASSERT_EQ((*doc)["results"].size(), 10u) << doc->dump(1);
+  for (const auto& row : (*doc)["results"])  // the copy and auto always run; a sweep tile may be refused
     if (row["variant"] != "sweep") {
       EXPECT_TRUE(row["error"].is_null()) << row.dump();
     }
-  ASSERT_EQ(doc["summary"].size(), 2u) << doc["summary"].dump(1);
-  EXPECT_TRUE(doc["summary"][1]["share_of_single"].is_number()) << doc["summary"].dump(1);
-  EXPECT_TRUE(fs::exists(out / "typed.csv"));
+  ASSERT_EQ((*doc)["summary"].size(), 2u) << (*doc)["summary"].dump(1);
+  EXPECT_TRUE((*doc)["summary"][1]["share_of_single"].is_number()) << (*doc)["summary"].dump(1);
+  EXPECT_TRUE(fs::exists(dir_ / "typed" / "typed.csv"));
 }
 
 // --tiles times each variant at the tiles named alone (auto as it chooses): with a GPU, sweep at
-// 256x16 only; without one, the typed mode says it needs one.
+// 256x16 only.
 TEST_F(BenchOutput, TypedModeTimesTheTilesNamedAlone) {
-  const fs::path out = dir_ / "typed-tiles";
-  const auto r = runProgram(CONVLIVE_BENCH_EXE,
-                            "--types f32x1 --sizes 64x48 --radii 1 --variants sweep --tiles 256x16 --repeats 20 "
-                            "--warmup-ms 1 --out-dir " +
-                                out.string());
-  if (r.code == 1) {
-    EXPECT_NE(r.output.find("the benchmark needs a CUDA device"), std::string::npos) << r.output;
-    GTEST_SKIP() << "no CUDA device: the tiles' rows need one (the refusals are checked above)";
-  }
-  ASSERT_EQ(r.code, 0) << r.output;
-  std::ifstream in(out / "typed.json");
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded());
-  ASSERT_EQ(doc["results"].size(), 3u) << doc.dump(1);  // the copy, auto, sweep 256x16
-  EXPECT_EQ(doc["results"][2]["variant"], "sweep") << doc.dump(1);
-  EXPECT_EQ(doc["results"][2]["tile"], "256x16") << doc.dump(1);
+  const auto doc =
+      typedRun("--types f32x1 --sizes 64x48 --radii 1 --variants sweep --tiles 256x16", dir_ / "typed-tiles");
+  if (!doc) GTEST_SKIP() << "no CUDA device: it said it needs one (checked); the tiles' rows need one";
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ((*doc)["results"].size(), 3u) << doc->dump(1);  // the copy, auto, sweep 256x16
+  EXPECT_EQ((*doc)["results"][2]["variant"], "sweep") << doc->dump(1);
+  EXPECT_EQ((*doc)["results"][2]["tile"], "256x16") << doc->dump(1);
 }
 
 TEST(TypedReport, ParsesTypesAndBatches) {
