@@ -46,6 +46,22 @@ TEST_F(BenchOutput, GpuBenchRefusesAnOutDirThatCannotBeMadeBeforeTiming) {
   EXPECT_FALSE(fs::exists(bad));
 }
 
+// --tiles: a tile that is not WxH, or no tile of the variants timed, is refused (exit 2, naming it)
+// before a GPU is looked for.
+TEST_F(BenchOutput, GpuBenchRefusesTilesNoVariantTimedOffers) {
+  const std::string out = " --out-dir " + (dir_ / "tiles").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"--tiles 64", "tile '64' is not WxH"},
+      {"--variants stream --tiles 64x192", "tile '64x192' is not a tile of the variants timed"},
+  };
+  for (const auto& [args, why] : cases) {
+    const auto r = runProgram(CONVLIVE_BENCH_EXE, args + out);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(r.output.find("CUDA"), std::string::npos) << "refused after looking for a GPU: " << r.output;
+  }
+}
+
 TEST_F(BenchOutput, CpuBenchRefusesOutputFoldersThatCannotBeMade) {
   const std::string bad = (dir_ / "plain-file" / "sub").string();
   auto r = runProgram(CONVLIVE_CPU_BENCH_EXE, "--out " + bad + "/cpu.json");

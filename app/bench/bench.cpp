@@ -39,6 +39,7 @@ struct Options {
   int repeats = 30, warmup = 5, frames = 3;
   int warmupMs = 100;                 // keep the GPU busy this long before timing, so its clocks have boosted
   std::vector<std::string> variants;  // empty: all GPU variants
+  std::vector<Tile> tiles;            // empty: each variant's every tile; else those of them alone
   std::string outDir = ".";
 };
 
@@ -46,7 +47,7 @@ struct Options {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench [--sizes 1920x1080,3840x2160] [--radii 1,2,4,8,16,32] [--custom-radii 8,16,32]\n"
                "                      [--masks sharpen,emboss,laplacian] [--repeats 30] [--warmup 5] [--warmup-ms 100] "
-               "[--frames 3] [--variants a,b] "
+               "[--frames 3] [--variants a,b] [--tiles 64x192,32x16] "
                "[--out-dir DIR] [--quick] [--device N]\n";
   std::exit(2);
 }
@@ -94,6 +95,12 @@ Options parse(int argc, char** argv) {
       o.variants = bench::splitList(next());
       for (const auto& v : o.variants)
         if (!findVariant(v)) usage("unknown variant '" + v + "': use " + variantNames());
+    } else if (a == "--tiles") {
+      for (const auto& s : bench::splitList(next())) {
+        const auto t = Tile::parse(s);
+        if (!t) usage("tile '" + s + "' is not WxH (a variant's tile: convlive list variants names them)");
+        o.tiles.push_back(*t);
+      }
     } else if (a == "--out-dir") {
       o.outDir = next();
     } else if (a == "--quick") {
@@ -106,6 +113,16 @@ Options parse(int argc, char** argv) {
   }
   if (o.repeats < 20) usage("--repeats must be at least 20 for a meaningful median");
   if (o.frames < 3) usage("--frames must be at least 3 (inputs rotate so the L2 cache does not flatter)");
+  // Each tile named must be a tile of a variant timed.
+  for (const Tile& t : o.tiles) {
+    bool offered = false;
+    for (const Variant& v : variants())
+      if (v.onGpu &&
+          (o.variants.empty() || std::find(o.variants.begin(), o.variants.end(), v.name) != o.variants.end()))
+        offered = offered || std::find(v.tiles.begin(), v.tiles.end(), t) != v.tiles.end();
+    if (!offered)
+      usage("tile '" + t.str() + "' is not a tile of the variants timed (convlive list variants names them)");
+  }
   if (const std::string why = bench::prepareFolder(o.outDir); !why.empty())
     usage("--out-dir: " + why + "; name a folder you can write in (it is made when missing)");
   return o;
@@ -272,6 +289,7 @@ int main(int argc, char** argv) {
           continue;
         for (const Case& c : cases)
           for (const Tile& t : v.runnableTiles()) {
+            if (!o.tiles.empty() && std::find(o.tiles.begin(), o.tiles.end(), t) == o.tiles.end()) continue;
             FilterParams p;
             p.filter = c.filter;
             p.tile = t;
