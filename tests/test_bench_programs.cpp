@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -46,20 +47,24 @@ TEST_F(BenchOutput, GpuBenchRefusesAnOutDirThatCannotBeMadeBeforeTiming) {
   EXPECT_FALSE(fs::exists(bad));
 }
 
-// --tiles: a tile that is not WxH, or no tile of the variants timed, is refused (exit 2, naming it)
-// before a GPU is looked for.
-TEST_F(BenchOutput, GpuBenchRefusesTilesNoVariantTimedOffers) {
-  const std::string out = " --out-dir " + (dir_ / "tiles").string();
-  const std::pair<std::string, std::string> cases[] = {
-      {"--tiles 64", "tile '64' is not WxH"},
-      {"--variants stream --tiles 64x192", "tile '64x192' is not a tile of the variants timed"},
-  };
-  for (const auto& [args, why] : cases) {
-    const auto r = runProgram(CONVLIVE_BENCH_EXE, args + out);
+// convlive-bench with each case's arguments (after `lead`): refused, exit 2, saying why, before a
+// GPU is looked for.
+void expectRefusedBeforeAGpu(const std::string& lead,
+                             std::initializer_list<std::pair<std::string, std::string>> argsAndWhy) {
+  for (const auto& [args, why] : argsAndWhy) {
+    const auto r = runProgram(CONVLIVE_BENCH_EXE, lead + args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.output;
     EXPECT_NE(r.output.find(why), std::string::npos) << args << ": " << r.output;
     EXPECT_EQ(r.output.find("CUDA"), std::string::npos) << "refused after looking for a GPU: " << r.output;
   }
+}
+
+// --tiles: a tile that is not WxH, or no tile of the variants timed, is refused (exit 2, naming it)
+// before a GPU is looked for.
+TEST_F(BenchOutput, GpuBenchRefusesTilesNoVariantTimedOffers) {
+  expectRefusedBeforeAGpu("--out-dir " + (dir_ / "tiles").string() + " ",
+                          {{"--tiles 64", "tile '64' is not WxH"},
+                           {"--variants stream --tiles 64x192", "tile '64x192' is not a tile of the variants timed"}});
 }
 
 TEST_F(BenchOutput, CpuBenchRefusesOutputFoldersThatCannotBeMade) {
@@ -143,29 +148,24 @@ TEST_F(BenchOutput, SharesTakeEachSizesBestTile) {
 // convlive-bench --types/--batches: a bad list, option or folder is refused (exit 2, saying what
 // is wrong) before a GPU is looked for.
 TEST_F(BenchOutput, TypedModeRefusesBadListsBeforeLookingForAGpu) {
-  const std::string out = "--out-dir " + (dir_ / "typed").string() + " ";
-  const std::pair<std::string, std::string> cases[] = {
-      {"--types u8x2", "type 'u8x2' is not one of u8, u16, f16, f32 x 1, 3 or 4 channels"},
-      {"--types u32x4", "type 'u32x4' is not one of"},
-      {"--types u8x4 --batches 16x1920", "batch '16x1920' is not NxWxH"},
-      {"--batches 0x64x64", "batch '0x64x64' is not NxWxH"},
-      {"--types u8x4 --custom-radii 8,0", "custom radius '0' is not a positive integer"},
-      {"--types u8x4 --custom-radii 65", "custom radius '65' is past 64"},
-      {"--types u8x4 --masks sharpen", "unknown option '--masks'"},
-      {"--types u8x4 --repeats 5", "--repeats must be at least 20"},
-      {"--types u8x4 --variants nosuch", "unknown variant 'nosuch'"},
-      {"--types u8x4 --variants cpu", "variant 'cpu' runs on the CPU"},
-      {"--types u8x4 --sizes 64", "size '64' is not WxH"},
-      {"--types u8x4 --tiles 64", "tile '64' is not WxH"},
-      {"--types u8x4 --variants stream --tiles 64x48", "tile '64x48' is not a tile of the variants timed (stream:"},
-      {"--types", "--types needs a value"},
-  };
-  for (const auto& [args, why] : cases) {
-    const auto r = runProgram(CONVLIVE_BENCH_EXE, out + args);
-    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
-    EXPECT_NE(r.output.find(why), std::string::npos) << args << ": " << r.output;
-    EXPECT_EQ(r.output.find("CUDA"), std::string::npos) << "refused after looking for a GPU: " << r.output;
-  }
+  expectRefusedBeforeAGpu(
+      "--out-dir " + (dir_ / "typed").string() + " ",
+      {
+          {"--types u8x2", "type 'u8x2' is not one of u8, u16, f16, f32 x 1, 3 or 4 channels"},
+          {"--types u32x4", "type 'u32x4' is not one of"},
+          {"--types u8x4 --batches 16x1920", "batch '16x1920' is not NxWxH"},
+          {"--batches 0x64x64", "batch '0x64x64' is not NxWxH"},
+          {"--types u8x4 --custom-radii 8,0", "custom radius '0' is not a positive integer"},
+          {"--types u8x4 --custom-radii 65", "custom radius '65' is past 64"},
+          {"--types u8x4 --masks sharpen", "unknown option '--masks'"},
+          {"--types u8x4 --repeats 5", "--repeats must be at least 20"},
+          {"--types u8x4 --variants nosuch", "unknown variant 'nosuch'"},
+          {"--types u8x4 --variants cpu", "variant 'cpu' runs on the CPU"},
+          {"--types u8x4 --sizes 64", "size '64' is not WxH"},
+          {"--types u8x4 --tiles 64", "tile '64' is not WxH"},
+          {"--types u8x4 --variants stream --tiles 64x48", "tile '64x48' is not a tile of the variants timed (stream:"},
+          {"--types", "--types needs a value"},
+      });
   const std::string bad = (dir_ / "plain-file" / "results").string();
   const auto r = runProgram(CONVLIVE_BENCH_EXE, "--types u8x1 --out-dir " + bad);
   EXPECT_EQ(r.code, 2) << r.output;

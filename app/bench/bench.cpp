@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "bench_args.hpp"
+#include "bench_tiles.hpp"
 #include "bench_timing.hpp"
 #include "convlive/atomic_file.hpp"
 #include "convlive/check.hpp"
@@ -113,16 +114,11 @@ Options parse(int argc, char** argv) {
   }
   if (o.repeats < 20) usage("--repeats must be at least 20 for a meaningful median");
   if (o.frames < 3) usage("--frames must be at least 3 (inputs rotate so the L2 cache does not flatter)");
-  // Each tile named must be a tile of a variant timed.
-  for (const Tile& t : o.tiles) {
-    bool offered = false;
-    for (const Variant& v : variants())
-      if (v.onGpu &&
-          (o.variants.empty() || std::find(o.variants.begin(), o.variants.end(), v.name) != o.variants.end()))
-        offered = offered || std::find(v.tiles.begin(), v.tiles.end(), t) != v.tiles.end();
-    if (!offered)
-      usage("tile '" + t.str() + "' is not a tile of the variants timed (convlive list variants names them)");
-  }
+  std::vector<const Variant*> timed;
+  for (const Variant& v : variants())
+    if (v.onGpu && (o.variants.empty() || std::find(o.variants.begin(), o.variants.end(), v.name) != o.variants.end()))
+      timed.push_back(&v);
+  if (const std::string why = bench::tilesWhyNot(o.tiles, timed); !why.empty()) usage(why);
   if (const std::string why = bench::prepareFolder(o.outDir); !why.empty())
     usage("--out-dir: " + why + "; name a folder you can write in (it is made when missing)");
   return o;
@@ -289,7 +285,7 @@ int main(int argc, char** argv) {
           continue;
         for (const Case& c : cases)
           for (const Tile& t : v.runnableTiles()) {
-            if (!o.tiles.empty() && std::find(o.tiles.begin(), o.tiles.end(), t) == o.tiles.end()) continue;
+            if (!bench::timesTile(o.tiles, t)) continue;
             FilterParams p;
             p.filter = c.filter;
             p.tile = t;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench_args.hpp"
+#include "bench_tiles.hpp"
 #include "bench_timing.hpp"
 #include "convlive/atomic_file.hpp"
 #include "convlive/check.hpp"
@@ -150,17 +151,10 @@ TypedOptions parse(int argc, char** argv) {
   if (o.repeats < 20) usage("--repeats must be at least 20 for a meaningful median");
   if (o.frames < 3) usage("--frames must be at least 3 (inputs rotate so the L2 cache does not flatter)");
   // Each tile named must be a tile of a variant timed (a variant offering none of them is timed by auto only).
-  for (const Tile& t : o.tiles) {
-    bool offered = false;
-    std::string offers;
-    for (const auto& name : o.variants.empty() ? Tuner::candidates() : o.variants)
-      if (const Variant* v = findVariant(name)) {
-        offered = offered || std::find(v->tiles.begin(), v->tiles.end(), t) != v->tiles.end();
-        offers += (offers.empty() ? "" : "; ") + v->name + ":";
-        for (const Tile& vt : v->tiles) offers += " " + vt.str();
-      }
-    if (!offered) usage("tile '" + t.str() + "' is not a tile of the variants timed (" + offers + ")");
-  }
+  std::vector<const Variant*> timed;
+  for (const auto& name : o.variants.empty() ? Tuner::candidates() : o.variants)
+    if (const Variant* v = findVariant(name)) timed.push_back(v);
+  if (const std::string why = bench::tilesWhyNot(o.tiles, timed); !why.empty()) usage(why);
   if (const std::string why = prepareFolder(o.outDir); !why.empty())
     usage("--out-dir: " + why + "; name a folder you can write in (it is made when missing)");
   if (o.seed == 0) o.seed = (static_cast<unsigned long long>(std::random_device{}()) << 32) | std::random_device{}();
@@ -485,8 +479,7 @@ int typedMain(int argc, char** argv) {
           std::vector<Case> cases{{"auto", Tile{}}};
           for (const Variant* v : named)
             for (const Tile& t : v->runnableTiles())
-              if (o.tiles.empty() || std::find(o.tiles.begin(), o.tiles.end(), t) != o.tiles.end())
-                cases.push_back({v->name, t});
+              if (bench::timesTile(o.tiles, t)) cases.push_back({v->name, t});
           for (const Case& c : cases) {
             json row = base;
             row["radius"] = r;
