@@ -259,6 +259,53 @@ bool exactIntermediate(const std::vector<float>& row) {
 }
 }  // namespace
 
+namespace {
+// The most the fp16 rounding of `scaled` (a factor times n) moves the factor, over n; infinite
+// past fp16's range.
+double halfError(const std::vector<float>& factor, const std::vector<float>& scaled, int n) {
+  double err = 0;
+  for (std::size_t i = 0; i < factor.size(); ++i) {
+    const float h = toHalf(scaled[i]);
+    if (!std::isfinite(h)) return std::numeric_limits<double>::infinity();
+    err += std::fabs(double(factor[i]) - double(h) / n);
+  }
+  return err;
+}
+std::vector<float> timesN(const std::vector<float>& factor, int n) {
+  std::vector<float> scaled(factor.size());
+  for (std::size_t i = 0; i < factor.size(); ++i) scaled[i] = static_cast<float>(double(n) * factor[i]);
+  return scaled;
+}
+// Whether fp16 holds a factor times n (over n) within 2^-20 of its absolute sum.
+bool nearlyExact(const std::vector<float>& factor, int n) {
+  return halfError(factor, timesN(factor, n), n) <= std::ldexp(absoluteSum(factor), -20);
+}
+}  // namespace
+
+HalfTerms halfTermsOf(const LowRank& lowRank) {
+  HalfTerms h;
+  h.terms = lowRank.terms;
+  h.rowScaled.assign(lowRank.terms.size(), false);
+  auto exactAt = [&](int n) {
+    for (const SeparableTerm& t : lowRank.terms)
+      if (!(nearlyExact(t.row, n) && nearlyExact(t.col, 1)) && !(nearlyExact(t.row, 1) && nearlyExact(t.col, n)))
+        return false;
+    return true;
+  };
+  if (exactAt(1)) return h;
+  for (int n = 2; n <= kMaxTermsDivisor; ++n) {
+    if (!exactAt(n)) continue;
+    h.divisor = n;
+    for (std::size_t i = 0; i < h.terms.size(); ++i) {
+      SeparableTerm& t = h.terms[i];
+      h.rowScaled[i] = nearlyExact(t.row, n) && nearlyExact(t.col, 1);
+      (h.rowScaled[i] ? t.row : t.col) = timesN(h.rowScaled[i] ? t.row : t.col, n);
+    }
+    return h;
+  }
+  return h;
+}
+
 HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore) {
   HalfWeightsPlan plan;
   if (lowRank.terms.empty()) {
@@ -267,44 +314,51 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
   }
   // The centre-only term the kernel adds at the store, if any: not among the products.
   const int atStore = centreAtStore ? lowRank.centreOnlyTerm() : -1;
+  // The factors as the kernel takes them: one of each term times n where fp16 holds that exactly.
+  const HalfTerms kernelTerms = halfTermsOf(lowRank);
+  const int n = kernelTerms.divisor;
   // Per term as planHalfSeparable bounds it (its own input scale); the terms' sums add.
   double single = 0, half = 0, magnitude = 0;
   for (int index = 0; index < lowRank.rank(); ++index) {
     if (index == atStore) continue;
     const SeparableTerm& t = lowRank.terms[index];
-    double rowAbs = 0, rowErr = 0, colAbs = 0, colErr = 0;
-    // A factor's absolute sum and the most its fp16 rounding moves it; false past fp16's range.
-    auto sums = [&](const std::vector<float>& factor, double& abs, double& err) {
-      for (float w : factor) {
-        const float h = toHalf(w);
-        if (!std::isfinite(h)) {
-          std::ostringstream s;
-          s << "a term's factor weight (" << w << ") is beyond fp16's range (65504)";
-          plan.why = s.str();
-          return false;
-        }
-        abs += std::fabs(w);
-        err += std::fabs(double(w) - h);
-      }
-      return true;
-    };
-    if (!sums(t.row, rowAbs, rowErr) || !sums(t.col, colAbs, colErr)) return plan;
-    const int scale = tensorInputScale(largestWeight(t.row), largestWeight(t.col));
-    const double subnormalFloor = colAbs * std::ldexp(1.0, scale < 0 ? -25 : -1 - scale);
+    const SeparableTerm& k = kernelTerms.terms[index];
+    const bool rowScaled = kernelTerms.rowScaled[index];
+    // Each factor's absolute sum and the most its fp16 rounding (of the n-scaled factor, over n)
+    // moves it.
+    const double rowAbs = absoluteSum(t.row), colAbs = absoluteSum(t.col);
+    const double rowErr = halfError(t.row, k.row, rowScaled ? n : 1),
+                 colErr = halfError(t.col, k.col, rowScaled ? 1 : n);
+    if (!std::isfinite(rowErr) || !std::isfinite(colErr)) {
+      std::ostringstream s;
+      s << "a term's factor weight (" << std::max(largestWeight(k.row), largestWeight(k.col))
+        << ") is beyond fp16's range (65504)";
+      plan.why = s.str();
+      return plan;
+    }
+    // The kernel's sums are n times the output: the floor below fp16's normal range over n.
+    const int scale = tensorInputScale(largestWeight(k.row), largestWeight(k.col));
+    const double subnormalFloor = absoluteSum(k.col) * std::ldexp(1.0, scale < 0 ? -25 : -1 - scale) / n;
     const double weights = rowErr * colAbs + rowAbs * colErr;
     // A row factor of small dyadic weights (sharpen's 2 delta, the laplacian's (1, -2, 1), sobel's
     // factors) makes intermediates fp16 holds exactly: every row sum of bytes is at most 11
     // significant bits (exactIntermediate; the scale's power of two rounds nothing; below fp16's
     // normal range the floor above still counts), so neither one fp16 value nor two parts round it.
-    const double intermediate = exactIntermediate(t.row) ? 0.0 : rowAbs * colAbs;
+    const double intermediate = exactIntermediate(k.row) ? 0.0 : rowAbs * colAbs;
     single += 255.0 * (weights + intermediate * std::ldexp(1.0, -21)) + subnormalFloor;
     half += 255.0 * (weights + intermediate * std::ldexp(1.0, -11)) + subnormalFloor;
     magnitude += rowAbs * colAbs;
   }
+  double c = 0;
   if (atStore >= 0) {  // c x byte added to the sums in fp32: c's rounding and the multiply-add's
     const SeparableTerm& t = lowRank.terms[atStore];
-    const double c = std::fabs(double(t.row[t.row.size() / 2]) * t.col[t.col.size() / 2]);
+    c = std::fabs(double(t.row[t.row.size() / 2]) * t.col[t.col.size() / 2]);
     const double store = 255.0 * (magnitude + 2 * c) * std::ldexp(1.0, -24);
+    single += store;
+    half += store;
+  }
+  if (n > 1) {  // the sums times 1 / n: its rounding and the product's; the centre's weight times it
+    const double store = 255.0 * (2 * magnitude + c) * std::ldexp(1.0, -24);
     single += store;
     half += store;
   }

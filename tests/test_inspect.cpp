@@ -1080,6 +1080,14 @@ TEST(Inspect, TensorStreamSaysAMaskOfLowRanksTermsAndBound) {
   EXPECT_NE(notes().find("low rank: 3 separable terms"), std::string::npos) << notes();
   EXPECT_EQ(notes().find("centre-only"), std::string::npos) << notes();
   EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(3 terms)"), std::string::npos);
+  EXPECT_EQ(notes().find("times over"), std::string::npos) << notes();
+  // Emboss r = 3's ramp j / 3 runs as the integers j, the sums times 1/3 at the store.
+  p.filter = makeFilter("emboss", {.radius = 3});
+  EXPECT_NE(notes().find("factors written 3 times over (integers fp16 holds exactly), the sums times 1/3 at the store"),
+            std::string::npos)
+      << notes();
+  EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).note.find("the sums times 1/3 at the store"),
+            std::string::npos);
 }
 
 }  // namespace

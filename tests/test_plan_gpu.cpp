@@ -633,7 +633,10 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
                             {"laplacian", 2, "", ""},
                             {"laplacian", 16, "", ""},
                             {"emboss", 2, "", ""},
+                            {"emboss", 3, "", ""},  // its ramp written as integers, the sums times 1/3
                             {"emboss", 4, "", ""},
+                            {"emboss", 5, "", ""},
+                            {"emboss", 7, "", ""},  // its three terms at 0.449 levels: the budget's edge
                             // gradient magnitudes: two terms, each in sums of its own
                             {"sobel", 1, "", ""},
                             {"sobel", 2, "", ""},
@@ -656,7 +659,7 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
         expectEqualsReference(plan, d);
         ++ran;
       }
-  EXPECT_EQ(ran, 2 * 7 * 28);
+  EXPECT_EQ(ran, 2 * 7 * 31);
 }
 
 // A batch runs in one launch, and equals the frames filtered one at a time.

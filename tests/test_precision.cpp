@@ -142,7 +142,7 @@ TEST(HalfTerms, BuiltInMasksOfLowRankFitTheBudgetWhereTheirSumsAllow) {
     std::vector<int> fit, refused;
   };
   for (const Case& c : {Case{"sharpen", {2, 4, 8, 16, 32}, {}}, Case{"laplacian", {2, 4, 8, 16}, {32}},
-                        Case{"emboss", {2, 4}, {3, 8, 16}}}) {
+                        Case{"emboss", {2, 3, 4}, {8, 16}}}) {
     for (int r : c.fit) {
       const Filter f = makeFilter(c.kind, {.radius = r});
       ASSERT_TRUE(f.mask.lowRank()) << c.kind << " r=" << r;
@@ -231,6 +231,71 @@ TEST(HalfTerms, ACentreTermAddedAtTheStoreIsNoProductTerm) {
   // are too large: refused either way.
   const Filter emboss16 = makeFilter("emboss", {.radius = 16});
   EXPECT_EQ(planHalfTerms(*emboss16.mask.lowRank(), 16, emboss16.combine, true).mode, HalfWeightsPlan::Mode::Refused);
+}
+
+// Emboss's ramp j / r is not fp16's where r is not a power of two (1/3 rounds by 2^-13): written n
+// times over (r's odd part: the integers j at r = 3, 5, 7, halves at r = 6, exact in fp16) with the
+// kernel's sums times 1 / n, its factors
+// round nothing, and r = 3, 5, 6, 7 fit; the plan adds the store's two roundings. Masks fp16 holds
+// already, or that no n makes integers, keep their factors (divisor 1).
+TEST(HalfTerms, FactorsFp16CannotHoldAreWrittenAsIntegersOverADivisor) {
+  for (int r : {3, 5, 6, 7}) {
+    const Filter f = makeFilter("emboss", {.radius = r});
+    const LowRank& lr = *f.mask.lowRank();
+    ASSERT_EQ(lr.rank(), 3);
+    // Without the divisor the ramps' fp16 rounding alone would be over the budget.
+    double ramp = 0;
+    for (float w : lr.terms[0].row) ramp += std::fabs(double(w) - double(static_cast<_Float16>(w)));
+    EXPECT_GT(2 * 255.0 * (2 * r + 1) * ramp, kHalfErrorBudget) << "r=" << r;
+
+    // The smallest n: r without its factors of 2 (j / 6 times 3 is j / 2, which fp16 holds).
+    const int n = r % 2 ? r : r / 2;
+    const HalfTerms h = halfTermsOf(lr);
+    EXPECT_EQ(h.divisor, n);
+    ASSERT_EQ(h.terms.size(), 3u);
+    ASSERT_EQ(h.rowScaled.size(), 3u);
+    for (int t = 0; t < 2; ++t) {  // ones (x) ramp and ramp (x) ones: the ramp takes n, the ones stay
+      const std::vector<float>& scaled = h.rowScaled[t] ? h.terms[t].row : h.terms[t].col;
+      const std::vector<float>& kept = h.rowScaled[t] ? h.terms[t].col : h.terms[t].row;
+      for (int j = -r; j <= r; ++j) {
+        EXPECT_EQ(scaled[j + r], float(j * n) / float(r)) << "r=" << r << " term " << t;
+        EXPECT_EQ(kept[j + r], 1.f) << "r=" << r << " term " << t;
+      }
+    }
+    const SeparableTerm& centre = h.terms[2];
+    EXPECT_EQ(double(centre.row[r]) * centre.col[r], double(n)) << "the centre term takes n too";
+
+    const auto folded = planHalfTerms(lr, r, f.combine, true);
+    EXPECT_EQ(folded.mode, HalfWeightsPlan::Mode::Single) << "r=" << r << ": " << folded.why;
+    EXPECT_LE(folded.bound, kHalfErrorBudget) << "r=" << r;
+    double magnitude = 0;  // the two ramp terms
+    for (int t = 0; t < 2; ++t) magnitude += absoluteSum(lr.terms[t].row) * absoluteSum(lr.terms[t].col);
+    // The store: the centre's multiply-add (2^-24 of 255 (magnitude + 2)) and the scale's two
+    // roundings with the centre's weight (2^-24 of 255 (2 magnitude + 1)).
+    EXPECT_GE(folded.singleBound, 255 * (3 * magnitude + 3) * std::ldexp(1.0, -24)) << "r=" << r;
+    EXPECT_NEAR(folded.accumulationBound, 255 * magnitude * std::ldexp(1.0, -21) * 2 * (1 + 2 * 2),
+                1e-9 * folded.accumulationBound)
+        << "r=" << r << ": the sums' units are the output's, as without the divisor";
+  }
+  // The typed kernel runs the centre as a term too: r = 3 and 5 still fit.
+  for (int r : {3, 5}) {
+    const Filter f = makeFilter("emboss", {.radius = r});
+    const auto all = planHalfTerms(*f.mask.lowRank(), r, f.combine);
+    EXPECT_EQ(all.mode, HalfWeightsPlan::Mode::Single) << "r=" << r << ": " << all.why;
+  }
+  // fp16 holds these factors already, or no n up to kMaxTermsDivisor makes them integers.
+  for (int r : {2, 4, 8, 16})
+    EXPECT_EQ(halfTermsOf(*makeFilter("emboss", {.radius = r}).mask.lowRank()).divisor, 1) << "emboss r=" << r;
+  for (const char* kind : {"sharpen", "laplacian"})
+    for (int r : {2, 3, 8, 13}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      const HalfTerms h = halfTermsOf(*f.mask.lowRank());
+      EXPECT_EQ(h.divisor, 1) << kind << " r=" << r;
+      for (std::size_t t = 0; t < h.terms.size(); ++t) {
+        EXPECT_EQ(h.terms[t].row, f.mask.lowRank()->terms[t].row);
+        EXPECT_EQ(h.terms[t].col, f.mask.lowRank()->terms[t].col);
+      }
+    }
 }
 
 TEST(HalfTerms, TermsTooLargeForTheTensorCoresAreRefusedWithTheReason) {

@@ -692,6 +692,33 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
   EXPECT_NE(why.find("not separable and is of rank 5"), std::string::npos) << why;
 }
 
+// Emboss at r = 3, 5, 6, 7: its ramp j / r is not fp16's, so the host writes it n times over (r's
+// odd part: integers, or halves at r = 6) and the kernels multiply their sums by 1 / n at the store
+// (convlive/precision.hpp halfTermsOf), before the centre: every border, tile at random, both alpha modes (alpha
+// filtered: the centre a term of products, scaled too), two frame sizes; the description says so.
+TEST_F(TensorStreamStrips, EmbossWithItsRampAsIntegersEqualsTheCpuReference) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0xe3b5u);
+  for (int r : {3, 5, 6, 7}) {
+    const Filter f = makeFilter("emboss", {.radius = r});
+    for (Border b : kBorders)
+      for (Size s : {Size{517, 133}, Size{70, 300}}) {
+        check(v, f, b, false, randomFrame(s.w, s.h, rng), {v.tiles[rng() % v.tiles.size()]});
+        if (HasFatalFailure()) return;
+      }
+    // Alpha filtered: the centre a third term of products (r = 7: 0.449 levels, at the budget's edge).
+    check(v, f, kBorders[rng() % 4], true, randomFrame(131, 77, rng), {v.tiles[rng() % v.tiles.size()]});
+    if (HasFatalFailure()) return;
+    FilterParams p;
+    p.filter = f;
+    const std::string note = v.describeLaunch(p, 64, 64).passes.at(0).note;
+    EXPECT_NE(note.find("factors written " + std::to_string(r % 2 ? r : r / 2) + " times over"), std::string::npos)
+        << "r=" << r << ": " << note;
+  }
+  EXPECT_EQ(refusedForError_, 0);
+  EXPECT_GE(checked_, 2 * 4 * (4 * 2 + 1));  // poisons x radii x (borders x sizes + one alpha-filtered)
+}
+
 // Emboss r = 8 with alpha kept: its centre added at the store leaves two terms of products, whose
 // truncating adds then fit the budget (planHalfTerms' centreAtStore), so tensorstream takes it
 // (tensor2d ran it): every border and tile, two frame sizes. With alpha filtered the centre
@@ -709,6 +736,8 @@ TEST_F(TensorStreamStrips, EmbossWithItsCentreAtTheStoreEqualsTheCpuReference) {
   EXPECT_GE(checked_, 2 * 4 * 2 * 8);  // borders x sizes x poisons x the tiles whose shared memory fits
   FilterParams p;
   p.filter = f;
+  EXPECT_EQ(v.describeLaunch(p, 64, 64).passes.at(0).note.find("times over"), std::string::npos)
+      << "dx / 8 is fp16's: no divisor";
   p.filterAlpha = true;
   EXPECT_NE(v.whyNot(p, 64, 64).text().find("separable terms could move"), std::string::npos);
   p.filterAlpha = false;
@@ -1226,7 +1255,8 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 32})), "tensorstream");
     // fused and tensorstream stop at 32; fft (where cuFFT loads) is faster than separable past it.
     EXPECT_EQ(pick(makeFilter("gaussian", {.radius = 40})), cufftMissingForTests().empty() ? "fft" : "separable");
-    EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensor2d");
+    // Masks of low rank: tensorstream (4K emboss r = 3 0.055 ms, its ramp as integers; tensor2d 0.092).
+    EXPECT_EQ(pick(makeFilter("emboss", {.radius = 3})), "tensorstream");
     if (cufftMissingForTests().empty()) {
       // A 2D mask of full rank: fft past r = 32 (only it takes one), from r = 22 at 1080p.
       std::mt19937 rng(seedForRun());

@@ -56,6 +56,21 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 
+// The terms as tensorstream's kernels take them (kernels::MaskTerms). fp16 holds few weights of the
+// form j / n (emboss's ramp, j / r: 1/3, 2/3 round by up to 2^-12), but n times them are integers it
+// holds exactly: where every term's factors are that far from fp16's, one factor of each term
+// (either) is multiplied by the smallest common n (2..kMaxTermsDivisor) that makes every term's fp16
+// factors equal its own within 2^-20 of their absolute sums, and the kernel multiplies its sums by
+// 1 / n in fp32 at the store. divisor 1 (the terms as they are): already so (sharpen, emboss r = 2,
+// 4, 8), or no such n (the laplacian, the gaussian's factors, masks by SVD).
+constexpr int kMaxTermsDivisor = 64;
+struct HalfTerms {
+  std::vector<SeparableTerm> terms;  // each lowRank term, one factor times the divisor where it is not 1
+  std::vector<bool> rowScaled;       // per term: the row factor (true) or the column factor took it
+  int divisor = 1;
+};
+HalfTerms halfTermsOf(const LowRank& lowRank);
+
 // A mask of low rank (convlive/low_rank.hpp) as tensorstream runs it, every term in one pass: each
 // term bounded as planHalfSeparable bounds a separable mask (its fp16 factors, its own input scale,
 // its intermediate as one fp16 value or high + low parts), the terms' bounds added, plus the
@@ -67,6 +82,9 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 // byte (kernels::tensorStreamCentreAtStore), not as products: that term is no product term (the
 // accumulation counts k - 1 terms and their magnitudes) and adds its multiply-add's rounding, 2^-24
 // of the output's largest magnitude, and its weight's (row x col in float, 2^-24 of it).
+// The factors are halfTermsOf's: where its divisor n is not 1, the fp16 rounding is of the n-scaled
+// factor (over n), and the store's multiply by 1 / n adds two roundings (1 / n's and the product's:
+// 2 2^-24 of the output's largest magnitude; the centre's weight, times 1 / n, one more).
 HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore = false);
 
 // The gradient magnitude of a separable mask (sobel, scharr) as tensorstream runs it: gx = col (x)

@@ -47,6 +47,9 @@ struct MaskTerms {
   float centre;
   float row[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
   float col[kTensorStreamMaxTerms][2 * kTensorStreamMaxRadius + 1];
+  // The terms' sums times this at the store, before the centre (fp32): factors written n times over
+  // as integers fp16 holds exactly (emboss's j / r; convlive/precision.hpp halfTermsOf) take 1 / n.
+  float outScale = 1.f;
 };
 
 struct Launch {

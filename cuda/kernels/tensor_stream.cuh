@@ -599,6 +599,14 @@ __device__ __forceinline__ void tensorStreamBody(const Launch& l, const FactorsO
             const unsigned char* ast = ring + (as < 0 ? as + stages : as) * S::StageBytes;
             src = *reinterpret_cast<const uint4*>(ast + S::offset(8 * (k & 1) + g, 4 * apron + 16 * t));
           }
+          // The terms' sums times 1 / n where the host wrote their factors n times over (emboss).
+          if constexpr (Terms)
+            if (m.outScale != 1.f)
+#pragma unroll
+              for (int ch = 0; ch < NCH; ++ch)
+#pragma unroll
+                for (int e = 0; e < 2; ++e)
+                  acc[p][ch][0][2 * i + e] *= m.outScale, acc[p][ch][1][2 * i + e] *= m.outScale;
           // A mask of low rank's centre-only term, where the host folded it (alpha kept; B0 = 1, or one
           // term left: the 4 input pixels just read, or carried, are the outputs' own).
           if constexpr (Terms && NCH == 3 && (!kCarryAlpha || kCarryPixels))

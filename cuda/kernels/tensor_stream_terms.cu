@@ -47,7 +47,7 @@ MaskTerms withCentreFolded(const MaskTerms& m, bool filterAlpha) {
   const int r = m.radius;
   for (int t = 0; t < m.terms; ++t) {
     if (!centreOnly(m.row[t], r) || !centreOnly(m.col[t], r)) continue;
-    f.centre = m.row[t][r] * m.col[t][r];
+    f.centre = m.row[t][r] * m.col[t][r] * m.outScale;  // added after the sums' scale
     for (int u = t; u + 1 < m.terms; ++u) {
       std::copy(m.row[u + 1], m.row[u + 1] + 2 * r + 1, f.row[u]);
       std::copy(m.col[u + 1], m.col[u + 1] + 2 * r + 1, f.col[u]);

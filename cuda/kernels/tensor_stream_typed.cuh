@@ -344,6 +344,9 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
               const float gx = acc[p][pl][h][e], gy = accY[p][pl][h][e];
               acc[p][pl][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
             });
+          // The terms' sums times 1 / n where the host wrote their factors n times over (emboss).
+          if constexpr (Terms)
+            if (m.outScale != 1.f) forEachElement<NP>([&](int pl, int h, int e) { acc[p][pl][h][e] *= m.outScale; });
 #pragma unroll
           for (int i = 0; i < 2; ++i) {
             const int y = out0 + 8 * i + g;

@@ -65,11 +65,14 @@ class Prepared {
   const kernels::MaskTerms& terms() {  // masks of low rank (tensorstream): their terms as the kernel takes them
     if (!terms_) {
       const Mask& m = params_.filter.mask;
-      const LowRank& lr = *m.lowRank();  // the variant's whyNot took the mask: it has 1..4 terms
+      // The variant's whyNot took the mask: it has 1..4 terms. Their factors as the error plan
+      // counts them (one of each times n where fp16 then holds them exactly, the sums times 1 / n).
+      const HalfTerms lr = halfTermsOf(*m.lowRank());
       terms_ = std::make_unique<kernels::MaskTerms>();
       terms_->radius = m.radius();
-      terms_->terms = lr.rank();
-      for (int t = 0; t < lr.rank(); ++t) {
+      terms_->terms = static_cast<int>(lr.terms.size());
+      terms_->outScale = static_cast<float>(1.0 / lr.divisor);
+      for (int t = 0; t < terms_->terms; ++t) {
         std::copy(lr.terms[t].row.begin(), lr.terms[t].row.end(), terms_->row[t]);
         std::copy(lr.terms[t].col.begin(), lr.terms[t].col.end(), terms_->col[t]);
       }

@@ -8,6 +8,7 @@
 // batches, separable masks, masks of low rank and gradient magnitudes, in one launch.
 #include <algorithm>
 #include <sstream>
+#include <string>
 
 #include "convlive/tensor_inputs.hpp"
 #include "kernels/schedules.hpp"
@@ -119,14 +120,26 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
   runLaunch(p, launchOf(v, p, in, out, s), prepared(v, p, in, out, ws), ws);
 }
 
+// Where the factors are written n times over (convlive/precision.hpp halfTermsOf), so saying.
+std::string divisorNote(const FilterParams& p) {
+  const int n = halfTermsOf(*p.filter.mask.lowRank()).divisor;
+  if (n == 1) return "";
+  return "factors written " + std::to_string(n) + " times over (integers fp16 holds exactly), the sums times 1/" +
+         std::to_string(n) + " at the store";
+}
+
 // RGBA8 frames, `frames` of them in one launch (grid z).
 LaunchDescription describeFrames(const Variant& v, const FilterParams& p, int w, int h, int frames) {
   kernels::Launch l = launchFor(v, p, w, h);
   l.frames = frames;
   if (magnitude(p)) return kernels::describeTensorStreamMagnitude(l, radiusOf(p), splitIntermediate(p));
-  if (asTerms(p))
-    return kernels::describeTensorStreamTerms(l, radiusOf(p), termsOf(p), splitIntermediate(p),
-                                              p.filter.mask.lowRank()->hasCentreOnlyTerm());
+  if (asTerms(p)) {
+    LaunchDescription d = kernels::describeTensorStreamTerms(l, radiusOf(p), termsOf(p), splitIntermediate(p),
+                                                             p.filter.mask.lowRank()->hasCentreOnlyTerm());
+    if (const std::string note = divisorNote(p); !note.empty())
+      for (PassLaunch& pass : d.passes) pass.note += (pass.note.empty() ? "" : "; ") + note;
+    return d;
+  }
   return kernels::describeTensorStream(l, radiusOf(p), splitIntermediate(p), sumsInByteRange(p));
 }
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
@@ -156,6 +169,7 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
        << (plan.halfIntermediate ? plan.halfIntermediateBound : plan.bound) << " levels (truncation " << lr.truncation
        << ")";
   if (centreAtStore(p, true)) note << "; its centre-only term added at the store, not as products";
+  if (const std::string divisor = divisorNote(p); !divisor.empty()) note << "; " << divisor;
   m.notes.insert(m.notes.begin(), note.str());
   return m;
 }
