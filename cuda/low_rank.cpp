@@ -218,6 +218,72 @@ std::optional<LowRank> decomposeMask(int side, const std::vector<float>& weights
   return lr;
 }
 
+namespace {
+// Gram-Schmidt (modified, twice) on the k columns f (each n long): q (n x k, column t at q[t n],
+// orthonormal or zero where a column adds nothing) and r (k x k, row-major, upper) with f = q r.
+void orthonormalise(int n, const std::vector<const std::vector<float>*>& f, std::vector<double>& q,
+                    std::vector<double>& r) {
+  const int k = static_cast<int>(f.size());
+  q.assign(std::size_t(n) * k, 0.0);
+  r.assign(std::size_t(k) * k, 0.0);
+  for (int t = 0; t < k; ++t) {
+    double* x = &q[std::size_t(t) * n];
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) x[i] = (*f[t])[i], scale = std::max(scale, std::fabs(x[i]));
+    for (int pass = 0; pass < 2; ++pass)
+      for (int s = 0; s < t; ++s) {
+        const double* y = &q[std::size_t(s) * n];
+        double d = 0.0;
+        for (int i = 0; i < n; ++i) d += x[i] * y[i];
+        for (int i = 0; i < n; ++i) x[i] -= d * y[i];
+        r[std::size_t(s) * k + t] += d;
+      }
+    double norm = 0.0;
+    for (int i = 0; i < n; ++i) norm += x[i] * x[i];
+    norm = std::sqrt(norm);
+    if (norm <= 1e-13 * scale) norm = 0.0;  // within the others' span
+    r[std::size_t(t) * k + t] = norm;
+    for (int i = 0; i < n; ++i) x[i] = norm > 0.0 ? x[i] / norm : 0.0;
+  }
+}
+}  // namespace
+
+std::optional<LowRank> fewerTerms(int side, const std::vector<float>& weights, const LowRank& lowRank) {
+  const int k = lowRank.rank(), n = side;
+  if (k < 2 || !fits(side, lowRank.terms) || weights.size() != std::size_t(n) * n) return std::nullopt;
+  std::vector<const std::vector<float>*> cols, rows;
+  for (const SeparableTerm& t : lowRank.terms) cols.push_back(&t.col), rows.push_back(&t.row);
+  std::vector<double> qc, rc, qr, rr;
+  orthonormalise(n, cols, qc, rc);
+  orthonormalise(n, rows, qr, rr);
+  std::vector<double> core(std::size_t(k) * k, 0.0);  // Rc Rr^T
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b)
+      for (int t = 0; t < k; ++t)
+        core[std::size_t(a) * k + b] += rc[std::size_t(a) * k + t] * rr[std::size_t(b) * k + t];
+  const Svd svd = singularValueDecomposition(k, core);
+  LowRank lr;
+  lr.source = LowRank::Source::Svd;
+  for (int m = 0; m + 1 < k; ++m) {  // the first m + 1 terms: s u_m (x) s v_m, s = sqrt(sigma_m)
+    if (svd.sigma[m] == 0.0) return std::nullopt;
+    const double s = std::sqrt(svd.sigma[m]);
+    SeparableTerm t{std::vector<float>(n, 0.f), std::vector<float>(n, 0.f)};
+    for (int i = 0; i < n; ++i) {
+      double c = 0.0, r = 0.0;
+      for (int a = 0; a < k; ++a) {
+        c += qc[std::size_t(a) * n + i] * svd.u[std::size_t(m) * k + a];
+        r += qr[std::size_t(a) * n + i] * svd.v[std::size_t(m) * k + a];
+      }
+      t.col[i] = static_cast<float>(s * c);
+      t.row[i] = static_cast<float>(s * r);
+    }
+    lr.terms.push_back(std::move(t));
+    lr.truncation = truncationOf(side, weights, lr.terms);
+    if (lr.truncation <= kLowRankTruncationBudget) return lr;
+  }
+  return std::nullopt;
+}
+
 Svd singularValueDecomposition(int n, const std::vector<double>& a) {
   const std::size_t N = static_cast<std::size_t>(n);
   // Columns of a (contiguous), rotated in pairs until every pair is orthogonal; v collects the

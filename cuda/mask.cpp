@@ -70,8 +70,8 @@ std::vector<float> scaled(std::vector<double> v, double by) {
 
 struct Mask::LowRankCache {
   std::vector<SeparableTerm> known;
-  std::once_flag once;
-  std::optional<LowRank> value;
+  std::once_flag once, onceForBytes;
+  std::optional<LowRank> value, forBytes;
 };
 
 Mask::Mask(int radius, std::vector<float> weights, std::vector<SeparableTerm> terms)
@@ -85,6 +85,14 @@ const std::optional<LowRank>& Mask::lowRank() const {
     lowRank_->value = decomposeMask(size(), weights_, separable_ ? own : lowRank_->known);
   });
   return lowRank_->value;
+}
+
+const std::optional<LowRank>& Mask::lowRankForBytes() const {
+  const std::optional<LowRank>& all = lowRank();
+  std::call_once(lowRank_->onceForBytes, [&] {
+    if (all) lowRank_->forBytes = fewerTerms(size(), weights_, *all);
+  });
+  return lowRank_->forBytes ? lowRank_->forBytes : all;
 }
 
 Mask::Mask(int radius, std::vector<float> weights)

@@ -109,7 +109,8 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   k.separable = p.filter.mask.separable();
   k.radius = p.filter.mask.radius();
   if (!k.separable && k.radius <= kernels::kTensorStreamMaxRadius && p.filter.combine != Combine::Magnitude)
-    if (const auto& lowRank = p.filter.mask.lowRank(); lowRank && lowRank->rank() <= kernels::kTensorStreamMaxTerms)
+    if (const auto& lowRank = p.filter.mask.lowRankForBytes();
+        lowRank && lowRank->rank() <= kernels::kTensorStreamMaxTerms)
       k.terms = lowRank->rank();
   k.combine = p.filter.combine;
   k.halfSplit = planHalfWeights(p.filter.mask, p.filter.combine).split();

@@ -1076,10 +1076,13 @@ TEST(Inspect, TensorStreamSaysAMaskOfLowRanksTermsAndBound) {
   EXPECT_NE(notes().find("low rank: 3 separable terms"), std::string::npos) << notes();
   EXPECT_NE(notes().find("2 row and column products"), std::string::npos) << notes();
   EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(2 terms)"), std::string::npos);
-  p.filter = makeFilter("laplacian", {.radius = 8});  // three terms, none centre-only
-  EXPECT_NE(notes().find("low rank: 3 separable terms"), std::string::npos) << notes();
+  p.filter = makeFilter("laplacian", {.radius = 4});  // three terms, none centre-only
+  EXPECT_NE(notes().find("low rank: 3 separable terms (the builder's factors)"), std::string::npos) << notes();
   EXPECT_EQ(notes().find("centre-only"), std::string::npos) << notes();
   EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(3 terms)"), std::string::npos);
+  p.filter = makeFilter("laplacian", {.radius = 8});  // two of its three terms' own SVD hold it
+  EXPECT_NE(notes().find("low rank: 2 separable terms (SVD)"), std::string::npos) << notes();
+  EXPECT_NE(v.describeLaunch(p, 1280, 720).passes.at(0).kernel.find("(2 terms)"), std::string::npos);
   EXPECT_EQ(notes().find("times over"), std::string::npos) << notes();
   // Emboss r = 3's ramp j / 3 runs as the integers j, the sums times 1/3 at the store.
   p.filter = makeFilter("emboss", {.radius = 3});

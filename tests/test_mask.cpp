@@ -414,6 +414,58 @@ TEST(LowRank, ACentreTapPeelsWhereTheFactorsSpanIt) {
   }
 }
 
+// Fewer terms from the terms' own SVD (its k x k core): the laplacian of Gaussian from r = 8 is two
+// terms within the budget (its builder gives three: the mean is a box term), below r = 8 it stays
+// three; emboss and sharpen are of their rank exactly. Four given terms, one of them negligible,
+// become three. Mask::lowRankForBytes takes them; lowRank() keeps the builder's.
+TEST(LowRank, FewerTermsFromTheTermsOwnSvd) {
+  for (int r : {8, 9, 12, 16, 24, 32}) {
+    const Filter f = makeFilter("laplacian", {.radius = r});
+    const LowRank& all = *f.mask.lowRank();
+    ASSERT_EQ(all.rank(), 3) << "r=" << r;
+    const auto fewer = fewerTerms(f.mask.size(), f.mask.weights(), all);
+    ASSERT_TRUE(fewer) << "r=" << r;
+    EXPECT_EQ(fewer->rank(), 2) << "r=" << r;
+    EXPECT_EQ(fewer->source, LowRank::Source::Svd);
+    EXPECT_LE(fewer->truncation, kLowRankTruncationBudget) << "r=" << r;
+    EXPECT_EQ(fewer->truncation, truncationOf(f.mask.size(), f.mask.weights(), fewer->terms));
+    EXPECT_EQ(f.mask.lowRankForBytes()->rank(), 2) << "r=" << r;
+    EXPECT_EQ(f.mask.lowRank()->rank(), 3) << "r=" << r << ": wider types keep the builder's terms";
+  }
+  EXPECT_LT(fewerTerms(65, makeFilter("laplacian", {.radius = 32}).mask.weights(),
+                       *makeFilter("laplacian", {.radius = 32}).mask.lowRank())
+                ->truncation,
+            0.01);
+  for (int r : {2, 4, 7}) {
+    const Filter f = makeFilter("laplacian", {.radius = r});
+    EXPECT_FALSE(fewerTerms(f.mask.size(), f.mask.weights(), *f.mask.lowRank())) << "laplacian r=" << r;
+    EXPECT_EQ(&*f.mask.lowRankForBytes(), &*f.mask.lowRank()) << "laplacian r=" << r;
+  }
+  for (const char* kind : {"emboss", "sharpen"})
+    for (int r : {3, 8, 16}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      EXPECT_FALSE(fewerTerms(f.mask.size(), f.mask.weights(), *f.mask.lowRank())) << kind << " r=" << r;
+    }
+  // Three random terms and a fourth of 1e-7 their size, given as the builder's.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  const int r = 5, n = 2 * r + 1;
+  std::vector<SeparableTerm> terms(4, SeparableTerm{std::vector<float>(n), std::vector<float>(n)});
+  for (int t = 0; t < 4; ++t)
+    for (int i = 0; i < n; ++i)
+      terms[t].col[i] = d(rng) * (t == 3 ? 1e-7f : 0.1f), terms[t].row[i] = d(rng) * (t == 3 ? 1e-7f : 0.1f);
+  std::vector<float> w(std::size_t(n) * n, 0.f);
+  for (const SeparableTerm& t : terms)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) w[std::size_t(i) * n + j] += t.col[i] * t.row[j];
+  const Mask m(r, w, terms);
+  ASSERT_EQ(m.lowRank()->rank(), 4);
+  EXPECT_EQ(m.lowRank()->source, LowRank::Source::Factors);
+  ASSERT_TRUE(m.lowRankForBytes());
+  EXPECT_EQ(m.lowRankForBytes()->rank(), 3);
+  EXPECT_LE(m.lowRankForBytes()->truncation, kLowRankTruncationBudget);
+}
+
 TEST(LowRank, RandomMasksOfRankOneToSixFromTheSvd) {
   std::mt19937 rng(380);
   for (int rank = 1; rank <= 6; ++rank)

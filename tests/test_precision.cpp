@@ -227,6 +227,12 @@ TEST(HalfTerms, ACentreTermAddedAtTheStoreIsNoProductTerm) {
       }
     }
   }
+  // The laplacian r = 32 as its two SVD terms (Mask::lowRankForBytes) fits where its three do not.
+  const Filter laplacian32 = makeFilter("laplacian", {.radius = 32});
+  EXPECT_EQ(planHalfTerms(*laplacian32.mask.lowRank(), 32, laplacian32.combine).mode, HalfWeightsPlan::Mode::Refused);
+  const auto two = planHalfTerms(*laplacian32.mask.lowRankForBytes(), 32, laplacian32.combine);
+  EXPECT_EQ(two.mode, HalfWeightsPlan::Mode::Single) << two.why;
+  EXPECT_LT(two.bound, 0.05);
   // Emboss r = 16 keeps its centre as a term (three terms past r = 8), and even folded its sums
   // are too large: refused either way.
   const Filter emboss16 = makeFilter("emboss", {.radius = 16});

@@ -692,6 +692,29 @@ TEST_F(TensorStreamStrips, MasksOfLowRankEqualTheCpuReference) {
   EXPECT_NE(why.find("not separable and is of rank 5"), std::string::npos) << why;
 }
 
+// The laplacian of Gaussian from r = 8 as two terms of its builder's three terms' own SVD
+// (Mask::lowRankForBytes): every border, both alpha modes, two frame sizes, at r = 8, 12, 24 and 32
+// (its three terms were over the budget there: tensor2d or fft ran it); none refused.
+TEST_F(TensorStreamStrips, TheLaplacianAsTwoTermsEqualsTheCpuReference) {
+  const Variant& v = *findVariant("tensorstream");
+  std::mt19937 rng(seedForRun() ^ 0x1a9cu);
+  for (int r : {8, 12, 24, 32}) {
+    const Filter f = makeFilter("laplacian", {.radius = r});
+    ASSERT_EQ(f.mask.lowRank()->rank(), 3) << "r=" << r;
+    ASSERT_EQ(f.mask.lowRankForBytes()->rank(), 2) << "r=" << r;
+    for (Border b : kBorders)
+      for (Size s : {Size{517, 133}, Size{70, 300}}) {
+        check(v, f, b, rng() % 2, randomFrame(s.w, s.h, rng), {v.tiles[rng() % v.tiles.size()]});
+        if (HasFatalFailure()) return;
+      }
+    FilterParams p;
+    p.filter = f;
+    EXPECT_NE(v.describeLaunch(p, 64, 64).passes.at(0).kernel.find("(2 terms)"), std::string::npos) << "r=" << r;
+  }
+  EXPECT_EQ(refusedForError_, 0);
+  EXPECT_GE(checked_, 2 * 4 * 4 * 2);  // poisons x radii x borders x sizes
+}
+
 // Emboss at r = 3, 5, 6, 7: its ramp j / r is not fp16's, so the host writes it n times over (r's
 // odd part: integers, or halves at r = 6) and the kernels multiply their sums by 1 / n at the store
 // (convlive/precision.hpp halfTermsOf), before the centre: every border, tile at random, both alpha modes (alpha

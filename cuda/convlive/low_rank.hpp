@@ -73,6 +73,14 @@ constexpr double kLowRankTruncationBudget = 1.0 / 8;
 std::optional<LowRank> decomposeMask(int side, const std::vector<float>& weights,
                                      const std::vector<SeparableTerm>& known = {});
 
+// The leading terms of lowRank's own SVD, the fewest that hold the weights within the budget, where
+// they are fewer than its k terms; nullopt otherwise. That SVD comes from the terms' k x k core
+// (W = C R^T = Qc (Rc Rr^T) Qr^T, C = Qc Rc and R = Qr Rr by Gram-Schmidt): O(side k^2), not the
+// side x side SVD's O(side^3). The laplacian of Gaussian from r = 8: two terms where its builder
+// gives three (its mean, a box term, is under the budget there: 0.10 levels at r = 8, 0.006 at
+// r = 32). Its truncation is in 8-bit levels: a consumer of wider types keeps lowRank's terms.
+std::optional<LowRank> fewerTerms(int side, const std::vector<float>& weights, const LowRank& lowRank);
+
 // The truncation (levels, as LowRank's) of writing the weights as the terms.
 double truncationOf(int side, const std::vector<float>& weights, const std::vector<SeparableTerm>& terms);
 

@@ -49,6 +49,11 @@ class Mask {
   // and kept: copies of the mask share it (the reference is valid while one of them lives). Safe to
   // call from several threads at once.
   const std::optional<LowRank>& lowRank() const;
+  // The same for 8-bit outputs: fewer of lowRank()'s own SVD terms where they hold the weights
+  // within its budget (convlive/low_rank.hpp fewerTerms: the laplacian of Gaussian from r = 8, two
+  // terms for three), else lowRank(). Its truncation may be a tenth of an 8-bit level: consumers of
+  // wider types keep lowRank(). Made once and shared likewise.
+  const std::optional<LowRank>& lowRankForBytes() const;
   // The same weights, bit for bit (the factors follow from them): a memcmp, 0.3 us for a 65 x 65
   // mask where comparing floats took 4 (a run compares its mask with the prepared one's).
   bool sameWeights(const Mask& o) const {

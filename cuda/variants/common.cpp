@@ -45,7 +45,7 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p) {
   // A mask of low rank: its terms (made once a mask) only within the variant's radius, where the
   // radius check below would not refuse it first.
   if (v.takes == MaskTakes::LowRank && !p.filter.mask.separable() && p.filter.mask.radius() <= v.maxRadius) {
-    const std::optional<LowRank>& lowRank = p.filter.mask.lowRank();
+    const std::optional<LowRank>& lowRank = p.filter.mask.lowRankForBytes();  // tensorstream: 8-bit data
     const int most = kernels::kTensorStreamMaxTerms;
     if (!lowRank || lowRank->rank() > most || lowRank->rank() < 1) {
       const std::string what = !lowRank ? "of full rank (no fewer separable terms hold it within 1/8 level)"

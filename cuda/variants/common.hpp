@@ -67,7 +67,7 @@ class Prepared {
       const Mask& m = params_.filter.mask;
       // The variant's whyNot took the mask: it has 1..4 terms. Their factors as the error plan
       // counts them (one of each times n where fp16 then holds them exactly, the sums times 1 / n).
-      const HalfTerms lr = halfTermsOf(*m.lowRank());
+      const HalfTerms lr = halfTermsOf(*m.lowRankForBytes());
       terms_ = std::make_unique<kernels::MaskTerms>();
       terms_->radius = m.radius();
       terms_->terms = static_cast<int>(lr.terms.size());
@@ -85,8 +85,8 @@ class Prepared {
     if (!plan)
       plan = params_.filter.combine == Combine::Magnitude
                  ? planHalfMagnitude(params_.filter.mask)
-                 : planHalfTerms(*params_.filter.mask.lowRank(), params_.filter.mask.radius(), params_.filter.combine,
-                                 centreAtStore);
+                 : planHalfTerms(*params_.filter.mask.lowRankForBytes(), params_.filter.mask.radius(),
+                                 params_.filter.combine, centreAtStore);
     return *plan;
   }
   const HalfWeightsPlan& halfSeparable() {  // tensorstream

@@ -26,17 +26,19 @@ using Code = Problem::Code;
 bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
 // A mask that is not separable runs as its terms (maskWhyNot took it: 1..4 of them).
 bool asTerms(const FilterParams& p) { return !p.filter.mask.separable() && !magnitude(p); }
-int termsOf(const FilterParams& p) { return magnitude(p) ? 2 : asTerms(p) ? p.filter.mask.lowRank()->rank() : 1; }
+int termsOf(const FilterParams& p) {
+  return magnitude(p) ? 2 : asTerms(p) ? p.filter.mask.lowRankForBytes()->rank() : 1;
+}
 // Whether the kernel adds the mask's centre-only term at the store instead of as products: the
 // RGBA8 kernel's (tensor_stream_terms.cu); the typed kernel runs every term as products.
 bool centreAtStore(const FilterParams& p, bool rgba8) {
-  return rgba8 && asTerms(p) && p.filter.mask.lowRank()->hasCentreOnlyTerm() &&
+  return rgba8 && asTerms(p) && p.filter.mask.lowRankForBytes()->hasCentreOnlyTerm() &&
          kernels::tensorStreamCentreAtStore(p.filter.mask.radius(), termsOf(p), p.filterAlpha);
 }
 // The error plan of the kernel for RGBA8 frames (rgba8), or for u8x1 and u8x3 ones.
 HalfWeightsPlan planOf(const FilterParams& p, bool rgba8 = true) {
   if (magnitude(p)) return planHalfMagnitude(p.filter.mask);
-  return asTerms(p) ? planHalfTerms(*p.filter.mask.lowRank(), p.filter.mask.radius(), p.filter.combine,
+  return asTerms(p) ? planHalfTerms(*p.filter.mask.lowRankForBytes(), p.filter.mask.radius(), p.filter.combine,
                                     centreAtStore(p, rgba8))
                     : planHalfSeparable(p.filter.mask, p.filter.combine);
 }
@@ -82,7 +84,7 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
     // A mask of low rank (maskWhyNot, in commonWhyNot, took its rank): each term's error added.
     if (auto why = commonWhyNot(v, p, w, h); why) return why;
     if (auto why = tensorCoreWhyNot(v, planOf(p).why, "tensor2d"); why) return why;
-    for (const SeparableTerm& t : p.filter.mask.lowRank()->terms)
+    for (const SeparableTerm& t : p.filter.mask.lowRankForBytes()->terms)
       if (auto why = scaleWhyNot(t.row, t.col, " of a term", "tensor2d"); why) return why;
   }
   // Its grid's table of block columns (kernels/schedules.hpp), with room for the edge columns' entries.
@@ -122,7 +124,7 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 
 // Where the factors are written n times over (convlive/precision.hpp halfTermsOf), so saying.
 std::string divisorNote(const FilterParams& p) {
-  const int n = halfTermsOf(*p.filter.mask.lowRank()).divisor;
+  const int n = halfTermsOf(*p.filter.mask.lowRankForBytes()).divisor;
   if (n == 1) return "";
   return "factors written " + std::to_string(n) + " times over (integers fp16 holds exactly), the sums times 1/" +
          std::to_string(n) + " at the store";
@@ -135,7 +137,7 @@ LaunchDescription describeFrames(const Variant& v, const FilterParams& p, int w,
   if (magnitude(p)) return kernels::describeTensorStreamMagnitude(l, radiusOf(p), splitIntermediate(p));
   if (asTerms(p)) {
     LaunchDescription d = kernels::describeTensorStreamTerms(l, radiusOf(p), termsOf(p), splitIntermediate(p),
-                                                             p.filter.mask.lowRank()->hasCentreOnlyTerm());
+                                                             p.filter.mask.lowRankForBytes()->hasCentreOnlyTerm());
     if (const std::string note = divisorNote(p); !note.empty())
       for (PassLaunch& pass : d.passes) pass.note += (pass.note.empty() ? "" : "; ") + note;
     return d;
@@ -159,8 +161,8 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   }
   if (!asTerms(p)) return kernels::modelTensorStream(launchFor(v, p, w, h), radiusOf(p), splitIntermediate(p));
   WorkModel m = kernels::modelTensorStreamTerms(launchFor(v, p, w, h), radiusOf(p), termsOf(p), splitIntermediate(p),
-                                                p.filter.mask.lowRank()->hasCentreOnlyTerm());
-  const LowRank& lr = *p.filter.mask.lowRank();
+                                                p.filter.mask.lowRankForBytes()->hasCentreOnlyTerm());
+  const LowRank& lr = *p.filter.mask.lowRankForBytes();
   const HalfWeightsPlan plan = planOf(p);
   std::ostringstream note;
   note.precision(2);
@@ -208,7 +210,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   } else if (asTerms(p)) {
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
     if (auto why = tensorCoreWhyNot(v, planOf(p, false).why, "sweep"); why) return why;
-    for (const SeparableTerm& t : p.filter.mask.lowRank()->terms)
+    for (const SeparableTerm& t : p.filter.mask.lowRankForBytes()->terms)
       if (auto why = scaleWhyNot(t.row, t.col, " of a term", "sweep"); why) return why;
   } else {
     if (auto why = tensorSeparableWhyNot(v, p, image.width, image.height); why) return why;
