@@ -87,7 +87,7 @@ std::vector<T> as(const std::vector<float>& w) {
 
 template <class T>
 std::vector<Term<T>> termsOf(const CpuSimdPlan& plan, const Mask& m, bool transposed) {
-  return simd::termsOf<T>(plan.path, m, transposed);
+  return simd::termsOf<T>(plan.path, m, transposed, true);
 }
 
 // What every band of one call shares, read-only: the frame, the border, the weights in T, and how
@@ -360,7 +360,7 @@ CpuSimdPlan planCpuSimd(const Filter& filter) {
   p.doubleBound = errorBound(filter, kDoubleRoundoff);
   const auto within = [](double bound) { return bound <= kCpuSimdErrorBudget; };
   if (!m.separable())
-    if (const auto& lr = m.lowRank(); lr && lowRankPays(*lr, m)) {
+    if (const auto& lr = m.lowRankForBytes(); lr && lowRankPays(*lr, m)) {  // 8-bit outputs
       const double lrFloat = combineScale(filter) * lr->errorBound(kFloatRoundoff);
       const double lrDouble = combineScale(filter) * lr->errorBound(kDoubleRoundoff);
       // Float before double (half the time), then low rank before 2D (fewer taps).

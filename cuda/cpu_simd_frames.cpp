@@ -148,8 +148,8 @@ struct Job {
         byTerms(plan.path != CpuSimdPlan::Path::Direct),
         magnitude(f.combine == Combine::Magnitude) {
     if (byTerms) {
-      termsA = simd::termsOf<T>(plan.path, f.mask, false);
-      if (magnitude) termsB = simd::termsOf<T>(plan.path, f.mask, true);
+      termsA = simd::termsOf<T>(plan.path, f.mask, false, false);  // lowRank(): its bound counts those
+      if (magnitude) termsB = simd::termsOf<T>(plan.path, f.mask, true, false);
     } else {
       mask.assign(f.mask.weights().begin(), f.mask.weights().end());
       const Mask t = f.mask.transposed();

@@ -36,12 +36,13 @@ struct Term {
 };
 
 // The terms of a plan's path (none in 2D), of the mask or its transpose; a term that is all zero
-// adds nothing and is left out.
+// adds nothing and is left out. bytes: the terms for 8-bit outputs (Mask::lowRankForBytes, as the
+// u8x4 plan counts them), else Mask::lowRank's.
 template <class T>
-std::vector<Term<T>> termsOf(CpuSimdPlan::Path path, const Mask& m, bool transposed) {
+std::vector<Term<T>> termsOf(CpuSimdPlan::Path path, const Mask& m, bool transposed, bool bytes) {
   std::vector<SeparableTerm> terms;
   if (path == CpuSimdPlan::Path::Separable) terms = {{m.col(), m.row()}};
-  if (path == CpuSimdPlan::Path::LowRank) terms = m.lowRank()->terms;
+  if (path == CpuSimdPlan::Path::LowRank) terms = (bytes ? m.lowRankForBytes() : m.lowRank())->terms;
   std::vector<Term<T>> out;
   for (const SeparableTerm& t : terms) {
     Term<T> term(transposed ? t.transposed() : t);

@@ -347,8 +347,9 @@ TEST(CpuSimdLowRankPlan, TakesTheTermsWhereTheyPay) {
       {makeFilter("laplacian", {.radius = 2}), Path::LowRank, 3, Precision::Float},  // k = r + 1
       {rankFilter(2, 4, rng), Path::Direct, 0, Precision::Float},                    // k > r + 1
       {makeFilter("emboss", {.radius = 8}), Path::LowRank, 3, Precision::Float},
-      {makeFilter("emboss", {.radius = 16}), Path::LowRank, 3, Precision::Double},  // float's bound: 1.1 levels
-      {makeFilter("laplacian", {.radius = 8}), Path::LowRank, 3, Precision::Float},
+      {makeFilter("emboss", {.radius = 16}), Path::LowRank, 3, Precision::Double},   // float's bound: 1.1 levels
+      {makeFilter("laplacian", {.radius = 8}), Path::LowRank, 2, Precision::Float},  // Mask::lowRankForBytes
+      {makeFilter("laplacian", {.radius = 4}), Path::LowRank, 3, Precision::Float},
       {rankFilter(8, 3, rng), Path::LowRank, 3, Precision::Float},
       {rankFilter(8, 6, rng), Path::LowRank, 6, Precision::Float},
       {*filterFor("custom", 8, rng), Path::Direct, 0, Precision::Float},  // random: of full rank
@@ -361,7 +362,7 @@ TEST(CpuSimdLowRankPlan, TakesTheTermsWhereTheyPay) {
     EXPECT_EQ(p.precision, c.precision) << p.floatBound << " " << p.doubleBound;
     EXPECT_LE(p.precision == Precision::Float ? p.floatBound : p.doubleBound, kCpuSimdErrorBudget);
     if (c.path == Path::LowRank) {
-      EXPECT_NEAR(p.floatBound, c.filter.mask.lowRank()->errorBound(std::ldexp(1.0, -24)), 1e-12);
+      EXPECT_NEAR(p.floatBound, c.filter.mask.lowRankForBytes()->errorBound(std::ldexp(1.0, -24)), 1e-12);
     }
   }
   // The work model says k and the bound.

@@ -43,7 +43,7 @@ WorkModel workModel(const Variant&, const FilterParams& p, int, int) {
   WorkModel m = cpuSimdModel(p.filter);
   const CpuSimdPlan plan = planCpuSimd(p.filter);
   if (plan.path != CpuSimdPlan::Path::LowRank) return m;
-  const LowRank& lr = *p.filter.mask.lowRank();
+  const LowRank& lr = *p.filter.mask.lowRankForBytes();  // as planCpuSimd takes it
   const double masks = p.filter.combine == Combine::Magnitude ? 2 : 1;
   const double columnTaps = static_cast<double>(lr.columnTaps()), rowTaps = static_cast<double>(lr.rowTaps());
   // Column passes: 8-bit pixels into float rows (in the cache); row passes: float4 values of them.
