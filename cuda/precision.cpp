@@ -306,7 +306,7 @@ HalfTerms halfTermsOf(const LowRank& lowRank) {
   return h;
 }
 
-HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore) {
+HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore, bool divisor) {
   HalfWeightsPlan plan;
   if (lowRank.terms.empty()) {
     plan.why = "the mask has no terms (all its weights are zero)";
@@ -315,7 +315,8 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
   // The centre-only term the kernel adds at the store, if any: not among the products.
   const int atStore = centreAtStore ? lowRank.centreOnlyTerm() : -1;
   // The factors as the kernel takes them: one of each term times n where fp16 holds that exactly.
-  const HalfTerms kernelTerms = halfTermsOf(lowRank);
+  const HalfTerms kernelTerms =
+      divisor ? halfTermsOf(lowRank) : HalfTerms{lowRank.terms, std::vector<bool>(lowRank.terms.size()), 1};
   const int n = kernelTerms.divisor;
   // Per term as planHalfSeparable bounds it (its own input scale); the terms' sums add.
   double single = 0, half = 0, magnitude = 0;
@@ -397,8 +398,9 @@ HalfWeightsPlan planHalfMagnitude(const Mask& mask) {
   }
   const SeparableTerm gx{mask.col(), mask.row()};
   const int r = mask.radius();
-  const HalfWeightsPlan x = planHalfTerms(LowRank{{gx}}, r, Combine::Identity);
-  const HalfWeightsPlan y = planHalfTerms(LowRank{{gx.transposed()}}, r, Combine::Identity);
+  // The magnitude kernels take the factors as they are (no divisor).
+  const HalfWeightsPlan x = planHalfTerms(LowRank{{gx}}, r, Combine::Identity, false, false);
+  const HalfWeightsPlan y = planHalfTerms(LowRank{{gx.transposed()}}, r, Combine::Identity, false, false);
   if (x.mode == HalfWeightsPlan::Mode::Refused && x.bound == 0.0) {
     plan.why = x.why;  // a weight beyond fp16's range
     return plan;

@@ -141,6 +141,8 @@ TEST(HalfTerms, BuiltInMasksOfLowRankFitTheBudgetWhereTheirSumsAllow) {
     const char* kind;
     std::vector<int> fit, refused;
   };
+  // The builder's terms (lowRank()); the laplacian's two terms from r = 8 (lowRankForBytes, what
+  // tensorstream runs) fit at r = 32 too: ACentreTermAddedAtTheStoreIsNoProductTerm.
   for (const Case& c : {Case{"sharpen", {2, 4, 8, 16, 32}, {}}, Case{"laplacian", {2, 4, 8, 16}, {32}},
                         Case{"emboss", {2, 3, 4}, {8, 16}}}) {
     for (int r : c.fit) {
@@ -335,8 +337,10 @@ TEST(HalfMagnitude, SobelAndScharrFitAndTheBoundIsTheLargerTermsTimesSqrt2) {
       EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Single) << kind << " r=" << r << ": " << plan.why;
       EXPECT_LE(plan.bound, kHalfErrorBudget);
       const SeparableTerm gx{f.mask.col(), f.mask.row()};
-      const auto x = planHalfTerms(LowRank{{gx}}, r, Combine::Identity);
-      const auto y = planHalfTerms(LowRank{{gx.transposed()}}, r, Combine::Identity);
+      // As the magnitude kernels take them: the factors as they are, no divisor (sobel r = 3's
+      // smoothing factor is of thirds: with a divisor its bound would be 0.007, not its 0.23).
+      const auto x = planHalfTerms(LowRank{{gx}}, r, Combine::Identity, false, false);
+      const auto y = planHalfTerms(LowRank{{gx.transposed()}}, r, Combine::Identity, false, false);
       const double largest = 255 * absoluteSum(f.mask.row()) * absoluteSum(f.mask.col()) * std::sqrt(2.0);
       EXPECT_NEAR(plan.bound, std::sqrt(2.0) * std::max(x.bound, y.bound) + 3 * std::ldexp(1.0, -24) * largest,
                   1e-12 * largest)
@@ -365,6 +369,15 @@ TEST(HalfMagnitude, SobelAndScharrFitAndTheBoundIsTheLargerTermsTimesSqrt2) {
   const auto refused = planHalfMagnitude(Mask::fromFactors(big, big));
   EXPECT_EQ(refused.mode, HalfWeightsPlan::Mode::Refused);
   EXPECT_NE(refused.why.find("gradient magnitude's two terms could move the output"), std::string::npos) << refused.why;
+  // A Prewitt-like mask, (1, 1, 1) / 3 and (-1, 0, 1): the magnitude kernels take its factors as
+  // they are (no divisor, unlike a mask of low rank's terms), so 1/3's fp16 rounding is counted.
+  const Mask prewitt = Mask::fromFactors({1 / 3.f, 1 / 3.f, 1 / 3.f}, {-1.f, 0.f, 1.f});
+  ASSERT_TRUE(prewitt.separable());
+  double third = 0;  // the smoothing factor's fp16 rounding, whichever factor the mask keeps it in
+  for (const std::vector<float>* f : {&prewitt.col(), &prewitt.row()})
+    for (float w : *f) third += std::fabs(double(w) - double(static_cast<_Float16>(w)));
+  ASSERT_GT(third, 0.0);
+  EXPECT_GE(planHalfMagnitude(prewitt).singleBound, 255 * third) << "the fp16 rounding of 1/3 is not counted";
 }
 
 TEST(HalfSeparable, TheBoundComposesBothPasses) {

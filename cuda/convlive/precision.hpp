@@ -85,7 +85,9 @@ HalfTerms halfTermsOf(const LowRank& lowRank);
 // The factors are halfTermsOf's: where its divisor n is not 1, the fp16 rounding is of the n-scaled
 // factor (over n), and the store's multiply by 1 / n adds two roundings (1 / n's and the product's:
 // 2 2^-24 of the output's largest magnitude; the centre's weight, times 1 / n, one more).
-HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore = false);
+// divisor false: the kernel takes the terms as they are (a gradient magnitude's two terms).
+HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combine, bool centreAtStore = false,
+                              bool divisor = true);
 
 // The gradient magnitude of a separable mask (sobel, scharr) as tensorstream runs it: gx = col (x)
 // row and gy = row (x) col, each a term of its own in accumulators of its own, bounded as

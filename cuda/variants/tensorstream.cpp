@@ -84,7 +84,7 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
     // A mask of low rank (maskWhyNot, in commonWhyNot, took its rank): each term's error added.
     if (auto why = commonWhyNot(v, p, w, h); why) return why;
     if (auto why = tensorCoreWhyNot(v, planOf(p).why, "tensor2d"); why) return why;
-    for (const SeparableTerm& t : p.filter.mask.lowRankForBytes()->terms)
+    for (const SeparableTerm& t : halfTermsOf(*p.filter.mask.lowRankForBytes()).terms)  // as the kernel takes them
       if (auto why = scaleWhyNot(t.row, t.col, " of a term", "tensor2d"); why) return why;
   }
   // Its grid's table of block columns (kernels/schedules.hpp), with room for the edge columns' entries.
@@ -210,7 +210,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   } else if (asTerms(p)) {
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
     if (auto why = tensorCoreWhyNot(v, planOf(p, false).why, "sweep"); why) return why;
-    for (const SeparableTerm& t : p.filter.mask.lowRankForBytes()->terms)
+    for (const SeparableTerm& t : halfTermsOf(*p.filter.mask.lowRankForBytes()).terms)  // as the kernel takes them
       if (auto why = scaleWhyNot(t.row, t.col, " of a term", "sweep"); why) return why;
   } else {
     if (auto why = tensorSeparableWhyNot(v, p, image.width, image.height); why) return why;
