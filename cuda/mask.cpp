@@ -156,6 +156,8 @@ std::string describeRank(const Mask& m) {
     s << "rank " << lr->rank() << ": " << lr->rank() << " separable terms ("
       << (lr->source == LowRank::Source::Svd ? "SVD" : "the builder's factors") << ") within " << lr->truncation
       << " levels of the weights";
+    if (const auto& bytes = m.lowRankForBytes(); bytes->rank() < lr->rank())
+      s << "; for 8-bit outputs " << bytes->rank() << " (their SVD) within " << bytes->truncation;
   }
   return s.str();
 }

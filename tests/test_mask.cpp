@@ -431,6 +431,8 @@ TEST(LowRank, FewerTermsFromTheTermsOwnSvd) {
     EXPECT_EQ(fewer->truncation, truncationOf(f.mask.size(), f.mask.weights(), fewer->terms));
     EXPECT_EQ(f.mask.lowRankForBytes()->rank(), 2) << "r=" << r;
     EXPECT_EQ(f.mask.lowRank()->rank(), 3) << "r=" << r << ": wider types keep the builder's terms";
+    EXPECT_NE(describeRank(f.mask).find("; for 8-bit outputs 2 (their SVD) within"), std::string::npos)
+        << describeRank(f.mask);
   }
   EXPECT_LT(fewerTerms(65, makeFilter("laplacian", {.radius = 32}).mask.weights(),
                        *makeFilter("laplacian", {.radius = 32}).mask.lowRank())
