@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -65,7 +66,8 @@ double termsBound(const LowRank& lr, const Mask& m, double top, int shift) {
 struct FramesPlan {
   CpuSimdPlan::Path path = CpuSimdPlan::Path::Direct;
   bool useDouble = false;
-  double bound = 0;  // the chosen sums' bound, in the type's levels (floats: relative)
+  double bound = 0;    // the chosen sums' bound, in the type's levels (floats: relative)
+  bool bytes = false;  // u8 outputs: Mask::lowRankForBytes' terms (the laplacian from r = 8: two), else lowRank's
 };
 
 // The budget for the sums' error: integers 0.45 of a level (the 1 LSB contract), f32 half of
@@ -76,16 +78,20 @@ FramesPlan planFrames(const Filter& f, PixelType type) {
   const Mask& m = f.mask;
   const double top = typeTop(type), gain = f.combine == Combine::Magnitude ? std::sqrt(2.0) : 1.0;
   const double budget = type == PixelType::F32 ? 0.5e-5 * absoluteSum(m.weights()) : 0.45;
+  // 8-bit outputs take the fewest terms within the truncation budget, which is in 8-bit levels;
+  // wider types the builder's near-exact ones.
+  const bool bytes = type == PixelType::U8;
+  const std::optional<LowRank>& lowRank = bytes ? m.lowRankForBytes() : m.lowRank();
   const auto bound = [&](Path path, int shift) {
     if (path == Path::Separable)
       return gain * separableBound(absoluteSum(m.col()), absoluteSum(m.row()), m.size(), top, shift);
-    if (path == Path::LowRank) return gain * termsBound(*m.lowRank(), m, top, shift);
+    if (path == Path::LowRank) return gain * termsBound(*lowRank, m, top, shift);
     return gain * twoDBound(m, top, shift);
   };
   std::vector<Path> paths;
   if (m.separable())
     paths = {Path::Separable};
-  else if (const auto& lr = m.lowRank(); lr && lowRankPays(*lr, m))
+  else if (lowRank && lowRankPays(*lowRank, m))
     paths = {Path::LowRank, Path::Direct};
   else
     paths = {Path::Direct};
@@ -94,7 +100,7 @@ FramesPlan planFrames(const Filter& f, PixelType type) {
     for (Path path : paths) {
       if (shift == 0 && type == PixelType::F16) continue;
       if (const double b = bound(path, shift); b <= budget || (shift < 0 && path == paths.back()))
-        return {path, shift < 0, b};
+        return {path, shift < 0, b, bytes};
     }
   return {};
 }
@@ -148,8 +154,8 @@ struct Job {
         byTerms(plan.path != CpuSimdPlan::Path::Direct),
         magnitude(f.combine == Combine::Magnitude) {
     if (byTerms) {
-      termsA = simd::termsOf<T>(plan.path, f.mask, false, false);  // lowRank(): its bound counts those
-      if (magnitude) termsB = simd::termsOf<T>(plan.path, f.mask, true, false);
+      termsA = simd::termsOf<T>(plan.path, f.mask, false, plan.bytes);  // the terms its bound counts
+      if (magnitude) termsB = simd::termsOf<T>(plan.path, f.mask, true, plan.bytes);
     } else {
       mask.assign(f.mask.weights().begin(), f.mask.weights().end());
       const Mask t = f.mask.transposed();
