@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "convlive/tensor_inputs.hpp"
@@ -260,25 +261,26 @@ bool exactIntermediate(const std::vector<float>& row) {
 }  // namespace
 
 namespace {
-// The most the fp16 rounding of `scaled` (a factor times n) moves the factor, over n; infinite
-// past fp16's range.
-double halfError(const std::vector<float>& factor, const std::vector<float>& scaled, int n) {
+// A factor times n as the kernel takes it (float, before its fp16 rounding).
+float timesN(float w, int n) { return static_cast<float>(double(n) * w); }
+// The most the fp16 rounding of the factor times n moves the factor, over n (infinite past fp16's
+// range); the sum so far once it passes `limit`.
+double halfError(const std::vector<float>& factor, int n, double limit = std::numeric_limits<double>::infinity()) {
   double err = 0;
-  for (std::size_t i = 0; i < factor.size(); ++i) {
-    const float h = toHalf(scaled[i]);
+  for (float w : factor) {
+    const float h = toHalf(timesN(w, n));
     if (!std::isfinite(h)) return std::numeric_limits<double>::infinity();
-    err += std::fabs(double(factor[i]) - double(h) / n);
+    err += std::fabs(double(w) - double(h) / n);
+    if (err > limit) break;
   }
   return err;
 }
-std::vector<float> timesN(const std::vector<float>& factor, int n) {
-  std::vector<float> scaled(factor.size());
-  for (std::size_t i = 0; i < factor.size(); ++i) scaled[i] = static_cast<float>(double(n) * factor[i]);
-  return scaled;
-}
-// Whether fp16 holds a factor times n (over n) within 2^-20 of its absolute sum.
+// Whether fp16 holds a factor times n (over n) within 2^-20 of its absolute sum. A factor it cannot
+// hold (the gaussian's, an SVD's) fails at its first weights, so halfTermsOf's search over n costs
+// microseconds a mask.
 bool nearlyExact(const std::vector<float>& factor, int n) {
-  return halfError(factor, timesN(factor, n), n) <= std::ldexp(absoluteSum(factor), -20);
+  const double limit = std::ldexp(absoluteSum(factor), -20);
+  return halfError(factor, n, limit) <= limit;
 }
 }  // namespace
 
@@ -286,21 +288,27 @@ HalfTerms halfTermsOf(const LowRank& lowRank) {
   HalfTerms h;
   h.terms = lowRank.terms;
   h.rowScaled.assign(lowRank.terms.size(), false);
-  auto exactAt = [&](int n) {
-    for (const SeparableTerm& t : lowRank.terms)
-      if (!(nearlyExact(t.row, n) && nearlyExact(t.col, 1)) && !(nearlyExact(t.row, 1) && nearlyExact(t.col, n)))
-        return false;
-    return true;
-  };
-  if (exactAt(1)) return h;
+  // Per term, whether fp16 holds its row and its column factor as they are.
+  std::vector<std::pair<bool, bool>> asIs;
+  bool exact = true;
+  for (const SeparableTerm& t : lowRank.terms) {
+    asIs.emplace_back(nearlyExact(t.row, 1), nearlyExact(t.col, 1));
+    exact = exact && asIs.back().first && asIs.back().second;
+  }
+  if (exact) return h;
   for (int n = 2; n <= kMaxTermsDivisor; ++n) {
-    if (!exactAt(n)) continue;
-    h.divisor = n;
-    for (std::size_t i = 0; i < h.terms.size(); ++i) {
-      SeparableTerm& t = h.terms[i];
-      h.rowScaled[i] = nearlyExact(t.row, n) && nearlyExact(t.col, 1);
-      (h.rowScaled[i] ? t.row : t.col) = timesN(h.rowScaled[i] ? t.row : t.col, n);
+    std::vector<bool> rowScaled(h.terms.size());
+    bool fits = true;
+    for (std::size_t i = 0; fits && i < h.terms.size(); ++i) {
+      const SeparableTerm& t = lowRank.terms[i];
+      rowScaled[i] = asIs[i].second && nearlyExact(t.row, n);
+      fits = rowScaled[i] || (asIs[i].first && nearlyExact(t.col, n));
     }
+    if (!fits) continue;
+    h.divisor = n;
+    h.rowScaled = rowScaled;
+    for (std::size_t i = 0; i < h.terms.size(); ++i)
+      for (float& w : rowScaled[i] ? h.terms[i].row : h.terms[i].col) w = timesN(w, n);
     return h;
   }
   return h;
@@ -328,8 +336,7 @@ HalfWeightsPlan planHalfTerms(const LowRank& lowRank, int radius, Combine combin
     // Each factor's absolute sum and the most its fp16 rounding (of the n-scaled factor, over n)
     // moves it.
     const double rowAbs = absoluteSum(t.row), colAbs = absoluteSum(t.col);
-    const double rowErr = halfError(t.row, k.row, rowScaled ? n : 1),
-                 colErr = halfError(t.col, k.col, rowScaled ? 1 : n);
+    const double rowErr = halfError(t.row, rowScaled ? n : 1), colErr = halfError(t.col, rowScaled ? 1 : n);
     if (!std::isfinite(rowErr) || !std::isfinite(colErr)) {
       std::ostringstream s;
       s << "a term's factor weight (" << std::max(largestWeight(k.row), largestWeight(k.col))

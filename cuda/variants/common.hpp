@@ -67,14 +67,14 @@ class Prepared {
       const Mask& m = params_.filter.mask;
       // The variant's whyNot took the mask: it has 1..4 terms. Their factors as the error plan
       // counts them (one of each times n where fp16 then holds them exactly, the sums times 1 / n).
-      const HalfTerms lr = halfTermsOf(*m.lowRankForBytes());
+      const HalfTerms half = halfTermsOf(*m.lowRankForBytes());
       terms_ = std::make_unique<kernels::MaskTerms>();
       terms_->radius = m.radius();
-      terms_->terms = static_cast<int>(lr.terms.size());
-      terms_->outScale = static_cast<float>(1.0 / lr.divisor);
+      terms_->terms = static_cast<int>(half.terms.size());
+      terms_->outScale = static_cast<float>(1.0 / half.divisor);
       for (int t = 0; t < terms_->terms; ++t) {
-        std::copy(lr.terms[t].row.begin(), lr.terms[t].row.end(), terms_->row[t]);
-        std::copy(lr.terms[t].col.begin(), lr.terms[t].col.end(), terms_->col[t]);
+        std::copy(half.terms[t].row.begin(), half.terms[t].row.end(), terms_->row[t]);
+        std::copy(half.terms[t].col.begin(), half.terms[t].col.end(), terms_->col[t]);
       }
     }
     return *terms_;
