@@ -39,12 +39,14 @@ void GpuPath::enqueue(Slot& slot) {
   const cudaStream_t s = g.stream.get();
   enqueueUpload(slot, pinned_);
   const bool grey = slot.filtersGrey();
+  // A display that shows grey frames as they are takes them without the two expansions below.
+  const bool greyShown = grey && !sink_.wantsHostFrames() && sink_.acceptsGreyFrames();
   if (grey)
     slot.plan.run(g.greyIn.get(), g.greyOut.get(), s);
   else
     slot.plan.run(g.in.view(), g.out.view(), s);
   g.filtered.record(s);
-  if (grey) {  // to RGBA8 for the sink: the filtered frame, and the source for a display's split view
+  if (grey && !greyShown) {  // to RGBA8 for the sink: the filtered frame, and the source for a display's split view
     greyToRgba(g.greyOut.get(), slot.frame.greyDesc, g.out.view(), s);
     if (!sink_.wantsHostFrames()) greyToRgba(g.greyIn.get(), slot.frame.greyDesc, g.in.view(), s);
   }
@@ -55,9 +57,15 @@ void GpuPath::enqueue(Slot& slot) {
   slot.sinkMs = 0;
   slot.presented = false;
   if (!sink_.wantsHostFrames()) {
-    OutputFrame f = slot.output(g.out.view(), g.in.view(), slot.uploadedFrom);
+    OutputFrame f =
+        greyShown ? slot.output({}, {}, slot.uploadedFrom) : slot.output(g.out.view(), g.in.view(), slot.uploadedFrom);
     f.onDevice = true;
     f.stream = s;
+    if (greyShown) {
+      f.filteredGrey = g.greyOut.get();
+      f.sourceGrey = g.greyIn.get();
+      f.greyDesc = slot.frame.greyDesc;
+    }
     const auto t0 = Clock::now();
     try {
       sink_.present(f);

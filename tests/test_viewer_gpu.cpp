@@ -1,7 +1,7 @@
 // The interop path on a GPU: headless EGL on the GPU's own EGL device, every GPU variant's frame
 // written into the display texture through CUDA-GL interop, read back, and compared with the
-// reference filter of the frame shown; the block-grid overlay over tiled's frames, its lines on the
-// launch's tile edges. Label gpu: skips, saying why, without a CUDA device.
+// reference filter of the frame shown; grey frames through one-channel textures; the block-grid overlay over tiled's
+// frames, its lines on the launch's tile edges. Label gpu: skips, saying why, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -86,6 +86,62 @@ TEST_F(InteropOnGpu, YuvSourceIsConvertedOnTheGpuAndShown) {
   v->apply(Action::ToggleSplit);
   showFrames(*v, 2);
   expectSplitView(*v);
+}
+
+// A mono camera's frames on the GPU: GRAY8 and GRAY16_LE are filtered as one channel and shown
+// as they are, through an R8 or R16 texture swizzled to grey, with no RGBA8 expansion. The texture
+// read back, the composed screenshot and the split view show the reference filter of the frame
+// within 1 level (16 bits within 2: filtered at 16 bits, where the reference filters the 8-bit
+// source the viewer keeps, 1 level; shown through the driver's 16-to-8-bit rounding, which is 1
+// level off the nearest for some values on NVIDIA's).
+// A variant that takes RGBA8 only gets expanded frames, and the texture goes back to RGBA8.
+TEST_F(InteropOnGpu, GreyFramesAreShownThroughOneChannelTextures) {
+  for (const std::string format : {"GRAY8", "GRAY16_LE"}) {
+    SCOPED_TRACE(format);
+    PipelineConfig c;
+    c.source = SourceSpec::launch("videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=3 ! video/x-raw,format=" + format +
+                                  ",width=211,height=97,framerate=30/1 ! videoconvert ! appsink");
+    c.inputFormat = InputFormat::Auto;
+    c.sync = false;
+    ViewerOptions o;
+    o.keepSourceFrames = true;
+    FilterSpec s;
+    s.mask = "gaussian";
+    s.radius = 2;
+    s.border = Border::Mirror;
+    s.variant = "stream";  // takes grey frames of 8 and 16 bits
+    Viewer v(*context, c, s, o);
+    v.view().setMode(FitMode::OneToOne);
+    showApplied(v, "stream");
+    const std::string texels = format == "GRAY8" ? "R8" : "R16";
+    EXPECT_NE(v.presentPath().find("interop"), std::string::npos) << v.presentPath();
+    EXPECT_NE(v.presentPath().find(texels + " textures shown grey"), std::string::npos) << v.presentPath();
+    EXPECT_EQ(v.pipeline().greyExpandedWhy(), "");
+    const int bound = format == "GRAY8" ? 1 : 2;
+    const HostImage got = v.readFilteredTexture();
+    ASSERT_EQ(got.width(), 211);
+    EXPECT_LE(maxError(reference(v.shownParams(), v.shownSource()), got), bound);
+    const std::uint8_t* p = got.view().row(40) + 4 * 100;
+    EXPECT_TRUE(p[0] == p[1] && p[1] == p[2] && p[3] == 255) << "the texture does not read back grey";
+    v.captureNextFrame();
+    v.frame();
+    const Rect r = v.frameRect();
+    EXPECT_LE(maxRgbError(reference(v.shownParams(), v.shownSource()), v.capture(), int(r.x), int(r.y)), bound);
+    v.apply(Action::ToggleSplit);
+    showFrames(v, 2);
+    // The source's R16 texture goes through the driver's rounding too.
+    expectSplitView(v, bound - 1, bound);
+    v.apply(Action::ToggleSplit);
+
+    // tiled takes RGBA8 only: the pipeline expands the frames, the texture is RGBA8 again.
+    FilterSpec next = v.filter().applied();
+    next.variant = "tiled";
+    next.tile = {};
+    ASSERT_EQ(v.filter().apply(next), "");
+    showApplied(v, "tiled");
+    EXPECT_NE(v.presentPath().find("RGBA8 textures"), std::string::npos) << v.presentPath();
+    EXPECT_LE(maxError(reference(v.shownParams(), v.shownSource()), v.readFilteredTexture()), 1);
+  }
 }
 
 TEST_F(InteropOnGpu, EdgeFilterAndResolutionChangeReallocateTheTexture) {

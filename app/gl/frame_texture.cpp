@@ -3,7 +3,10 @@
 // After GLEW (frame_texture.hpp): cuda_gl_interop.h includes GL/gl.h.
 #include <cuda_gl_interop.h>
 
+#include <stdexcept>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "convlive/check.hpp"
 
@@ -28,7 +31,42 @@ CudaGlRegistration& CudaGlRegistration::operator=(CudaGlRegistration&& o) noexce
   return *this;
 }
 
-void FrameTexture::allocate(int w, int h, bool forCuda) {
+const char* texelsName(Texels t) {
+  switch (t) {
+    case Texels::Grey8:
+      return "R8";
+    case Texels::Grey16:
+      return "R16";
+    case Texels::Rgba8:
+    default:
+      return "RGBA8";
+  }
+}
+
+std::size_t texelBytes(Texels t) { return t == Texels::Grey8 ? 1 : t == Texels::Grey16 ? 2 : 4; }
+
+namespace {
+
+// The GL internal format, and the format and type of its client data.
+struct GlTexels {
+  GLint internal;
+  GLenum format, type;
+};
+GlTexels glTexels(Texels t) {
+  switch (t) {
+    case Texels::Grey8:
+      return {GL_R8, GL_RED, GL_UNSIGNED_BYTE};
+    case Texels::Grey16:
+      return {GL_R16, GL_RED, GL_UNSIGNED_SHORT};
+    case Texels::Rgba8:
+    default:
+      return {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE};
+  }
+}
+
+}  // namespace
+
+void FrameTexture::allocate(int w, int h, Texels texels, bool forCuda) {
   registration_ = CudaGlRegistration();  // unregister before the storage goes
   texture_ = makeTexture();
   glBindTexture(GL_TEXTURE_2D, texture_.get());
@@ -36,10 +74,16 @@ void FrameTexture::allocate(int w, int h, bool forCuda) {
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  if (texels != Texels::Rgba8) {  // grey: the red channel in R, G and B, opaque
+    const GLint swizzle[] = {GL_RED, GL_RED, GL_RED, GL_ONE};
+    glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, swizzle);
+  }
+  const GlTexels t = glTexels(texels);
+  glTexImage2D(GL_TEXTURE_2D, 0, t.internal, w, h, 0, t.format, t.type, nullptr);
   checkGl("allocating the frame texture");
   width_ = w;
   height_ = h;
+  texels_ = texels;
   registered_ = forCuda;
   if (!forCuda) return;
   if (!deviceInfo().available) {
@@ -57,9 +101,10 @@ void FrameTexture::allocate(int w, int h, bool forCuda) {
   }
 }
 
-void FrameTexture::writeFromDevice(ConstImageView f, cudaStream_t stream) {
-  if (f.width != width_ || f.height != height_ || !registered_) allocate(f.width, f.height, true);
-  const std::size_t rowBytes = std::size_t(f.width) * 4;
+void FrameTexture::writeFromDevice(const TextureFrame& f, cudaStream_t stream) {
+  if (f.width != width_ || f.height != height_ || f.texels != texels_ || !registered_)
+    allocate(f.width, f.height, f.texels, true);
+  const std::size_t rowBytes = f.rowBytes();
   if (registration_) {
     cudaGraphicsResource_t r = registration_.get();
     CL_CUDA(cudaGraphicsMapResources(1, &r, stream));
@@ -74,16 +119,24 @@ void FrameTexture::writeFromDevice(ConstImageView f, cudaStream_t stream) {
   CL_CUDA(
       cudaMemcpy2DAsync(staging_.get(), rowBytes, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToHost, stream));
   CL_CUDA(cudaStreamSynchronize(stream));
-  writeFromHost(ConstImageView(static_cast<const std::uint8_t*>(staging_.get()), f.width, f.height, rowBytes));
+  writeFromHost(TextureFrame(staging_.get(), f.width, f.height, rowBytes, f.texels));
 }
 
-void FrameTexture::writeFromHost(ConstImageView f) {
-  if (f.width != width_ || f.height != height_) allocate(f.width, f.height, registered_);
+void FrameTexture::writeFromHost(const TextureFrame& f) {
+  if (f.width != width_ || f.height != height_ || f.texels != texels_)
+    allocate(f.width, f.height, f.texels, registered_);
+  const std::size_t bytes = texelBytes(f.texels);
+  if (f.pitch % bytes != 0)
+    throw std::invalid_argument("FrameTexture: a row pitch of " + std::to_string(f.pitch) +
+                                " bytes is not a whole number of " + texelsName(f.texels) + " texels");
   glBindTexture(GL_TEXTURE_2D, texture_.get());
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glPixelStorei(GL_UNPACK_ROW_LENGTH, GLint(f.pitch / 4));
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, f.width, f.height, GL_RGBA, GL_UNSIGNED_BYTE, f.data);
+  // Rows start wherever the pitch puts them: alignment 1 takes any pitch the row length describes.
+  glPixelStorei(GL_UNPACK_ALIGNMENT, f.pitch % 4 == 0 ? 4 : 1);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, GLint(f.pitch / bytes));
+  const GlTexels t = glTexels(f.texels);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, f.width, f.height, t.format, t.type, f.data);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   checkGl("uploading a frame to the texture");
 }
 
@@ -91,9 +144,24 @@ HostImage FrameTexture::read() const {
   HostImage img(width_, height_);
   if (empty()) return img;
   glBindTexture(GL_TEXTURE_2D, texture_.get());
+  if (texels_ == Texels::Rgba8) {
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, img.pixels().data());
+    checkGl("reading the frame texture back");
+    return img;
+  }
+  // glGetTexImage does not swizzle: the red channel, as bytes (GL rounds 16-bit values to the
+  // nearest of 8), made grey as the display shows it.
+  std::vector<std::uint8_t> red(std::size_t(width_) * height_);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_UNSIGNED_BYTE, red.data());
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, img.pixels().data());
   checkGl("reading the frame texture back");
+  std::uint8_t* out = img.pixels().data();
+  for (std::size_t i = 0; i < red.size(); ++i) {
+    out[4 * i] = out[4 * i + 1] = out[4 * i + 2] = red[i];
+    out[4 * i + 3] = 255;
+  }
   return img;
 }
 

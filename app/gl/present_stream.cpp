@@ -27,8 +27,10 @@ void PresentStream::present(std::span<const Write> writes, cudaStream_t frameStr
   cuda_->slotReady.record(frameStream);
   CL_CUDA(cudaStreamWaitEvent(s, cuda_->slotReady.get(), 0));
   for (const Write& w : writes) {
-    // A new size reallocates (and re-registers) the texture: earlier copies into it finish first.
-    if (w.texture->width() != w.frame.width || w.texture->height() != w.frame.height) synchronize();
+    // A new size or texels reallocate (and re-register) the texture: earlier copies into it finish first.
+    if (w.texture->width() != w.frame.width || w.texture->height() != w.frame.height ||
+        w.texture->texels() != w.frame.texels)
+      synchronize();
     w.texture->writeFromDevice(w.frame, s);
   }
   cuda_->copied.record(s);

@@ -24,7 +24,7 @@ class PresentStream {
  public:
   struct Write {
     FrameTexture* texture;
-    ConstImageView frame;  // device memory, written by work enqueued on the frame's stream
+    TextureFrame frame;  // device memory, written by work enqueued on the frame's stream
   };
   PresentStream();   // the stream and its events are made on the first present
   ~PresentStream();  // waits for the copies enqueued (the textures may go after it)

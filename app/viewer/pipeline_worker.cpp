@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "convlive/check.hpp"
+#include "convlive/colour.hpp"
 
 namespace convlive {
 namespace {
@@ -19,9 +21,19 @@ HostImage copyOf(ConstImageView v) {
 
 // The unfiltered RGBA8 frame in host memory, for a viewer that keeps it: the source's own frame,
 // or, for NV12/I420 converted on the GPU (which has no RGBA8 host frame), the converted frame
-// brought back on the frame's stream after its conversion.
+// brought back on the frame's stream after its conversion; for grey frames shown as they are, the
+// grey frame brought back and made RGBA8 as the GPU would have (R = G = B, 16 bits to nearest 8).
 HostImage sourceCopyOf(const OutputFrame& f) {
   if (f.sourceHost.data != nullptr) return copyOf(f.sourceHost);
+  if (f.sourceGrey != nullptr) {
+    const ImageDesc& d = f.greyDesc;
+    std::vector<std::uint8_t> grey(d.span());  // the last row ends at its last pixel, not the pitch
+    CL_CUDA(cudaMemcpyAsync(grey.data(), f.sourceGrey, grey.size(), cudaMemcpyDeviceToHost, f.stream));
+    CL_CUDA(cudaStreamSynchronize(f.stream));
+    HostImage out(d.width, d.height);
+    referenceGreyToRgba(grey.data(), d, out.view());
+    return out;
+  }
   if (!f.onDevice) return copyOf(f.source);
   HostImage out(f.source.width, f.source.height);
   CL_CUDA(cudaMemcpy2DAsync(out.pixels().data(), out.pitch(), f.source.data, f.source.pitch,

@@ -58,6 +58,7 @@ class PipelineWorker : private FrameSink {
 
  private:
   bool wantsHostFrames() const override { return false; }
+  bool acceptsGreyFrames() const override { return true; }  // shown through R8 / R16 textures
   void present(const OutputFrame& f) override;
   void loop();
 

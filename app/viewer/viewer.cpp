@@ -161,7 +161,9 @@ Viewer::~Viewer() {
 std::string Viewer::presentPath() const {
   const FrameTexture& t = gl_->filtered;
   if (t.empty()) return "no frame yet";
-  if (t.interop()) return "CUDA-GL interop (map, copy on the present stream in frame order, unmap)";
+  if (t.interop())
+    return std::string("CUDA-GL interop (map, copy on the present stream in frame order, unmap) into ") +
+           texelsName(t.texels()) + " textures" + (t.texels() == Texels::Rgba8 ? "" : " shown grey");
   if (!t.interopNote().empty()) return t.interopNote();
   return "host frames (CPU variant) uploaded with glTexSubImage2D";
 }
@@ -178,9 +180,20 @@ void Viewer::presentHost(HostFrame& f) {
   keepFacts(f.facts);
 }
 
+namespace {
+// A grey frame on the GPU as a display texture takes it: one channel of 8 or 16 bits.
+TextureFrame greyTexels(const void* data, const ImageDesc& d) {
+  return {data, d.width, d.height, d.rowPitch(), d.type == PixelType::U16 ? Texels::Grey16 : Texels::Grey8};
+}
+}  // namespace
+
 void Viewer::presentDevice(const DeviceFrame& d) {
   const OutputFrame& f = *d.frame;
   PresentStream::Write writes[] = {{&gl_->filtered, f.filtered}, {&gl_->original, f.source}};
+  if (f.filteredGrey != nullptr) {  // grey frames as they are (the pipeline did not expand them)
+    writes[0].frame = greyTexels(f.filteredGrey, f.greyDesc);
+    writes[1].frame = greyTexels(f.sourceGrey, f.greyDesc);
+  }
   gl_->present.present(std::span(writes, view_.split() ? 2 : 1), f.stream);
   FrameFacts facts = d.facts;
   keepFacts(facts);

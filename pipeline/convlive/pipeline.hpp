@@ -40,6 +40,12 @@ struct OutputFrame {
   // then empty. Its colours are filteredColour (what the sink's yuvFramesColour asked for).
   ConstYuvView filteredYuv;
   ColourSpec filteredColour;
+  // Grey frames on the GPU, for a sink that acceptsGreyFrames(): the filtered and the unfiltered
+  // frames as they are, one channel of u8 or u16 values as greyDesc says (device memory, rows
+  // greyDesc.rowPitch() apart), not expanded to RGBA8; `filtered` and `source` are then empty.
+  const void* filteredGrey = nullptr;
+  const void* sourceGrey = nullptr;
+  ImageDesc greyDesc{};
 };
 
 // Where filtered frames go: a display, an encoder, nowhere. Called on the pipeline thread. A sink
@@ -59,6 +65,10 @@ class FrameSink {
   // The colours those I420 frames are to be written with, given the source's: the source's own by
   // default; an encoder whose format fixes them (MJPEG: full-range BT.601) says so.
   virtual ColourSpec yuvFramesColour(ColourSpec source, int /*width*/, int /*height*/) const { return source; }
+  // Other sinks that take grey frames filtered on the GPU as they are (OutputFrame::filteredGrey,
+  // 1 or 2 bytes a pixel: a display showing them through a one-channel texture) instead of expanded
+  // to RGBA8 (4 bytes a pixel, two expansions a frame). Asked once per frame.
+  virtual bool acceptsGreyFrames() const { return false; }
   // Other sinks, right after the filter was enqueued. onDevice: enqueue the output work on
   // frame.stream without synchronising; the views stay valid until that work has run. Without a
   // device, the views are host memory and valid during the call only.
@@ -77,7 +87,7 @@ class NullSink : public FrameSink {
 // NV12/I420 everywhere (without a device they are converted on the CPU by the colour reference).
 // Auto and Yuv take grey sources (GRAY8, GRAY16_LE: mono cameras, grey pictures) as they are: they
 // are uploaded at 1 or 2 bytes a pixel, filtered as one channel of 8 or 16 bits, and handed to the
-// sink as RGBA8 (R = G = B; 16 bits scaled to 8).
+// sink as RGBA8 (R = G = B; 16 bits scaled to 8), or as they are to a sink that acceptsGreyFrames().
 enum class InputFormat { Auto, Rgba, Yuv };
 const char* inputFormatName(InputFormat f);  // "auto", "rgba", "yuv"
 
