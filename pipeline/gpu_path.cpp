@@ -111,6 +111,9 @@ void GpuPath::complete(Slot& slot) {
   t.upload = g.uploaded.elapsedSince(g.start);
   t.convert = g.converted.elapsedSince(g.uploaded) + g.outConverted.elapsedSince(g.filtered);
   t.filter = g.filtered.elapsedSince(g.converted);
+  // `handed` is on the ring's marker stream, not ordered with the slot's: idle, it completes at once,
+  // but not always before `done` is seen (compute-sanitizer saw cudaErrorNotReady here): wait for it.
+  if (slot.presented) g.handed.synchronize();
   const double handedAfterFilter = slot.presented ? std::max(0.f, g.handed.elapsedSince(g.outConverted)) : 0.0;
   t.output = std::max(0.0, g.done.elapsedSince(g.outConverted) - handedAfterFilter);
   const ConstImageView staged = slot.uploadedFrom;
