@@ -22,6 +22,15 @@ void CpuPath::runGrey(Slot& slot) {
   const auto t0 = Clock::now();
   slot.plan.run(slot.frame.grey, slot.hostGreyOut.data());
   const auto t1 = Clock::now();
+  if (!sink_.wantsHostFrames() && sink_.acceptsGreyFrames()) {  // a display takes them as they are
+    slot.cpuConvertMs = 0;
+    OutputFrame f = slot.output({}, {}, {});
+    f.filteredGrey = slot.hostGreyOut.data();
+    f.sourceGrey = slot.frame.grey;
+    f.greyDesc = d;
+    hand(slot, f, msBetween(t0, t1), t1);
+    return;
+  }
   const ImageView out{slot.hostOut.data(), d.width, d.height, std::size_t(d.width) * 4};
   referenceGreyToRgba(slot.hostGreyOut.data(), d, out);
   const ConstImageView src = rgbaOnHost(slot);  // the source as RGBA, for the sink
@@ -31,7 +40,10 @@ void CpuPath::runGrey(Slot& slot) {
 }
 
 void CpuPath::hand(Slot& slot, ConstImageView src, ConstImageView out, double filterMs, Clock::time_point ready) {
-  const OutputFrame f = slot.output(out, src, src);
+  hand(slot, slot.output(out, src, src), filterMs, ready);
+}
+
+void CpuPath::hand(Slot& slot, const OutputFrame& f, double filterMs, Clock::time_point ready) {
   std::exception_ptr sinkFailure;
   try {
     if (sink_.wantsHostFrames())

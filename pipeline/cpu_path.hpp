@@ -21,10 +21,13 @@ class CpuPath {
   void run(Slot& slot);
 
  private:
-  void runGrey(Slot& slot);  // a grey frame filtered as it came, then expanded to RGBA8 for the sink
+  // A grey frame filtered as it came, then expanded to RGBA8 for the sink (or handed as it is to a
+  // display that acceptsGreyFrames()).
+  void runGrey(Slot& slot);
   // Hands the filtered frame to the sink and records its times (`ready`: when it was filtered and
   // converted for the sink).
   void hand(Slot& slot, ConstImageView src, ConstImageView out, double filterMs, Clock::time_point ready);
+  void hand(Slot& slot, const OutputFrame& f, double filterMs, Clock::time_point ready);
 
   FrameSink& sink_;
   PipelineStats& stats_;

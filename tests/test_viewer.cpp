@@ -99,25 +99,38 @@ TEST_P(ViewerOn, DrawsTheFilteredFrameBesideThePanel) {
   EXPECT_LT(above[0], 40);
 }
 
-// A grey source (a mono camera's GRAY8) is filtered as one channel and shown as grey RGBA: the
-// frame on screen is the reference filter of the frame shown (what the panel says of it: the
-// viewer command's report, below).
+// A grey source (a mono camera's GRAY8, GRAY16_LE) is filtered as one channel and shown as it is,
+// through an R8 or R16 texture swizzled to grey (CPU variants here, interop on a GPU): the frame on
+// screen is the reference filter of the frame shown (16 bits within 2 levels: filtered at 16 bits
+// where the reference filters the kept 8-bit source, and NVIDIA's 16-to-8-bit rounding), the split
+// view's left side its source (what the panel says of it: the viewer command's report, below).
 TEST_P(ViewerOn, GreySourcesAreFilteredAsTheyComeAndShown) {
-  PipelineConfig c;
-  c.source = SourceSpec::launch(
-      "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=3 ! video/x-raw,format=GRAY8,width=211,height=97,"
-      "framerate=30/1 ! videoconvert ! appsink");
-  c.inputFormat = InputFormat::Auto;
-  ViewerOptions o;
-  o.keepSourceFrames = true;
-  Viewer v(*context, c, gaussian(3, Border::Clamp), o);
-  v.view().setMode(FitMode::OneToOne);
-  showFrames(v, 3);
-  drawAndCheck(v);
-  const HostImage& shown = v.shownSource();
-  ASSERT_EQ(shown.width(), 211);
-  const std::uint8_t* px = shown.view().row(40) + 4 * 100;
-  EXPECT_TRUE(px[0] == px[1] && px[1] == px[2] && px[3] == 255) << "the source is not shown as grey";
+  for (const std::string format : {"GRAY8", "GRAY16_LE"}) {
+    SCOPED_TRACE(format);
+    PipelineConfig c;
+    c.source = SourceSpec::launch("videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=3 ! video/x-raw,format=" + format +
+                                  ",width=211,height=97,framerate=30/1 ! videoconvert ! appsink");
+    c.inputFormat = InputFormat::Auto;
+    ViewerOptions o;
+    o.keepSourceFrames = true;
+    Viewer v(*context, c, gaussian(3, Border::Clamp), o);
+    v.view().setMode(FitMode::OneToOne);
+    showFrames(v, 3);
+    const std::string texels = format == "GRAY8" ? "R8" : "R16";
+    EXPECT_NE(v.presentPath().find(texels + " textures shown grey"), std::string::npos) << v.presentPath();
+    const int bound = format == "GRAY8" ? (v.shownVariant() == "cpu" ? 0 : 1) : 2;
+    v.captureNextFrame();
+    v.frame();
+    const Rect r = v.frameRect();
+    EXPECT_LE(maxRgbError(reference(v.shownParams(), v.shownSource()), v.capture(), int(r.x), int(r.y)), bound);
+    const HostImage& shown = v.shownSource();
+    ASSERT_EQ(shown.width(), 211);
+    const std::uint8_t* px = shown.view().row(40) + 4 * 100;
+    EXPECT_TRUE(px[0] == px[1] && px[1] == px[2] && px[3] == 255) << "the source is not shown as grey";
+    v.apply(Action::ToggleSplit);
+    showFrames(v, 2);
+    expectSplitView(v, format == "GRAY8" ? 0 : 1, bound);
+  }
 }
 
 TEST_P(ViewerOn, SwitchesThroughTheSamePathAsThePanel) {

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "convlive/image.hpp"
 #include "convlive/pipeline.hpp"
@@ -32,9 +33,17 @@ struct FrameFacts {
   HostImage sourceHost;        // the unfiltered frame (only when the viewer keeps source frames)
 };
 
+// A grey frame as it came (one channel of u8 or u16 values, rows desc.rowPitch() apart).
+struct GreyImage {
+  std::vector<std::uint8_t> bytes;  // desc.span() of them; empty: none
+  ImageDesc desc;
+};
+
 struct HostFrame {
   HostImage filtered;
   HostImage source;  // empty unless the split view was on when it was presented
+  // Grey frames filtered as grey on the CPU, shown as they are: `filtered` and `source` are empty.
+  GreyImage filteredGrey, sourceGrey;
   FrameFacts facts;
 };
 

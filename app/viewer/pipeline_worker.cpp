@@ -19,6 +19,11 @@ HostImage copyOf(ConstImageView v) {
   return out;
 }
 
+GreyImage greyCopyOf(const void* grey, const ImageDesc& d) {
+  const auto* p = static_cast<const std::uint8_t*>(grey);
+  return GreyImage{std::vector<std::uint8_t>(p, p + d.span()), d};
+}
+
 // The unfiltered RGBA8 frame in host memory, for a viewer that keeps it: the source's own frame,
 // or, for NV12/I420 converted on the GPU (which has no RGBA8 host frame), the converted frame
 // brought back on the frame's stream after its conversion; for grey frames shown as they are, the
@@ -27,10 +32,14 @@ HostImage sourceCopyOf(const OutputFrame& f) {
   if (f.sourceHost.data != nullptr) return copyOf(f.sourceHost);
   if (f.sourceGrey != nullptr) {
     const ImageDesc& d = f.greyDesc;
+    HostImage out(d.width, d.height);
+    if (!f.onDevice) {
+      referenceGreyToRgba(f.sourceGrey, d, out.view());
+      return out;
+    }
     std::vector<std::uint8_t> grey(d.span());  // the last row ends at its last pixel, not the pitch
     CL_CUDA(cudaMemcpyAsync(grey.data(), f.sourceGrey, grey.size(), cudaMemcpyDeviceToHost, f.stream));
     CL_CUDA(cudaStreamSynchronize(f.stream));
-    HostImage out(d.width, d.height);
     referenceGreyToRgba(grey.data(), d, out.view());
     return out;
   }
@@ -105,8 +114,13 @@ void PipelineWorker::present(const OutputFrame& f) {
     if (!mailbox_.postDevice(d)) return;  // closing: not shown
   } else {
     HostFrame h;
-    h.filtered = copyOf(f.filtered);
-    if (wantSource_) h.source = copyOf(f.source);
+    if (f.filteredGrey != nullptr) {
+      h.filteredGrey = greyCopyOf(f.filteredGrey, f.greyDesc);
+      if (wantSource_) h.sourceGrey = greyCopyOf(f.sourceGrey, f.greyDesc);
+    } else {
+      h.filtered = copyOf(f.filtered);
+      if (wantSource_) h.source = copyOf(f.source);
+    }
     h.facts = std::move(facts);
     mailbox_.postHost(std::move(h));
   }

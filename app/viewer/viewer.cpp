@@ -161,11 +161,11 @@ Viewer::~Viewer() {
 std::string Viewer::presentPath() const {
   const FrameTexture& t = gl_->filtered;
   if (t.empty()) return "no frame yet";
-  if (t.interop())
-    return std::string("CUDA-GL interop (map, copy on the present stream in frame order, unmap) into ") +
-           texelsName(t.texels()) + " textures" + (t.texels() == Texels::Rgba8 ? "" : " shown grey");
-  if (!t.interopNote().empty()) return t.interopNote();
-  return "host frames (CPU variant) uploaded with glTexSubImage2D";
+  const std::string into =
+      std::string(" into ") + texelsName(t.texels()) + " textures" + (t.texels() == Texels::Rgba8 ? "" : " shown grey");
+  if (t.interop()) return "CUDA-GL interop (map, copy on the present stream in frame order, unmap)" + into;
+  if (!t.interopNote().empty()) return t.interopNote() + ";" + into;
+  return "host frames (CPU variant) uploaded with glTexSubImage2D" + into;
 }
 
 void Viewer::keepFacts(FrameFacts& facts) {
@@ -174,18 +174,24 @@ void Viewer::keepFacts(FrameFacts& facts) {
   shownVariant_ = std::move(facts.variant);
 }
 
-void Viewer::presentHost(HostFrame& f) {
-  gl_->filtered.writeFromHost(f.filtered.view());
-  if (view_.split() && !f.source.pixels().empty()) gl_->original.writeFromHost(f.source.view());
-  keepFacts(f.facts);
-}
-
 namespace {
-// A grey frame on the GPU as a display texture takes it: one channel of 8 or 16 bits.
+// A grey frame as a display texture takes it: one channel of 8 or 16 bits.
 TextureFrame greyTexels(const void* data, const ImageDesc& d) {
   return {data, d.width, d.height, d.rowPitch(), d.type == PixelType::U16 ? Texels::Grey16 : Texels::Grey8};
 }
 }  // namespace
+
+void Viewer::presentHost(HostFrame& f) {
+  if (!f.filteredGrey.bytes.empty()) {  // grey frames as they are (filtered on the CPU, not expanded)
+    gl_->filtered.writeFromHost(greyTexels(f.filteredGrey.bytes.data(), f.filteredGrey.desc));
+    if (view_.split() && !f.sourceGrey.bytes.empty())
+      gl_->original.writeFromHost(greyTexels(f.sourceGrey.bytes.data(), f.sourceGrey.desc));
+  } else {
+    gl_->filtered.writeFromHost(f.filtered.view());
+    if (view_.split() && !f.source.pixels().empty()) gl_->original.writeFromHost(f.source.view());
+  }
+  keepFacts(f.facts);
+}
 
 void Viewer::presentDevice(const DeviceFrame& d) {
   const OutputFrame& f = *d.frame;

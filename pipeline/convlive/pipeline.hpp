@@ -40,9 +40,10 @@ struct OutputFrame {
   // then empty. Its colours are filteredColour (what the sink's yuvFramesColour asked for).
   ConstYuvView filteredYuv;
   ColourSpec filteredColour;
-  // Grey frames on the GPU, for a sink that acceptsGreyFrames(): the filtered and the unfiltered
-  // frames as they are, one channel of u8 or u16 values as greyDesc says (device memory, rows
-  // greyDesc.rowPitch() apart), not expanded to RGBA8; `filtered` and `source` are then empty.
+  // Grey frames filtered as grey, for a sink that acceptsGreyFrames(): the filtered and the
+  // unfiltered frames as they are, one channel of u8 or u16 values as greyDesc says (rows
+  // greyDesc.rowPitch() apart; device memory where onDevice, else host memory valid during the
+  // call), not expanded to RGBA8; `filtered`, `source` and `sourceHost` are then empty.
   const void* filteredGrey = nullptr;
   const void* sourceGrey = nullptr;
   ImageDesc greyDesc{};
@@ -65,9 +66,9 @@ class FrameSink {
   // The colours those I420 frames are to be written with, given the source's: the source's own by
   // default; an encoder whose format fixes them (MJPEG: full-range BT.601) says so.
   virtual ColourSpec yuvFramesColour(ColourSpec source, int /*width*/, int /*height*/) const { return source; }
-  // Other sinks that take grey frames filtered on the GPU as they are (OutputFrame::filteredGrey,
+  // Other sinks that take grey frames filtered as grey as they are (OutputFrame::filteredGrey,
   // 1 or 2 bytes a pixel: a display showing them through a one-channel texture) instead of expanded
-  // to RGBA8 (4 bytes a pixel, two expansions a frame). Asked once per frame.
+  // to RGBA8 (4 bytes a pixel, two expansions a frame, on the GPU or the CPU). Asked once per frame.
   virtual bool acceptsGreyFrames() const { return false; }
   // Other sinks, right after the filter was enqueued. onDevice: enqueue the output work on
   // frame.stream without synchronising; the views stay valid until that work has run. Without a
