@@ -46,7 +46,7 @@ void GpuPath::enqueue(Slot& slot) {
   else
     slot.plan.run(g.in.view(), g.out.view(), s);
   g.filtered.record(s);
-  if (grey && !greyShown) {  // to RGBA8 for the sink: the filtered frame, and the source for a display's split view
+  if (grey && !greyShown) {  // to RGBA8 for the sink: the filtered frame, and the source for a display sink
     greyToRgba(g.greyOut.get(), slot.frame.greyDesc, g.out.view(), s);
     if (!sink_.wantsHostFrames()) greyToRgba(g.greyIn.get(), slot.frame.greyDesc, g.in.view(), s);
   }

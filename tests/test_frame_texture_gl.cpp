@@ -1,7 +1,8 @@
 // The display texture on the screen (label gl; a GLFW window under a display, and headless EGL):
 // grey frames of 8 and 16 bits go in as they are (R8, R16), read back and draw as grey (R = G = B,
 // alpha 255; 16 bits to within 1 of the nearest 8), from rows of any pitch; a frame of other texels
-// reallocates the texture; a pitch that is not a whole number of texels is refused.
+// reallocates the texture; a pitch that is not a whole number of texels is refused, the frame
+// shown kept.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "viewer/frame_capture.hpp"
@@ -59,10 +62,13 @@ int shown(const std::vector<std::uint8_t>& rows, std::size_t pitch, bool words, 
 
 TEST_P(FrameTextureOn, GreyTexelsReadBackAndDrawGrey) {
   std::mt19937 rng(11);
-  for (const Texels texels : {Texels::Grey8, Texels::Grey16}) {
-    SCOPED_TRACE(texelsName(texels));
+  // Packed rows and padded ones, neither a multiple of 4 bytes (unpack alignment 1), and a padded
+  // one that is (alignment 4).
+  const std::pair<Texels, std::size_t> cases[] = {{Texels::Grey8, kW},  {Texels::Grey8, 41},  {Texels::Grey8, 40},
+                                                  {Texels::Grey16, 74}, {Texels::Grey16, 78}, {Texels::Grey16, 80}};
+  for (const auto& [texels, pitch] : cases) {
+    SCOPED_TRACE(std::string(texelsName(texels)) + " pitch " + std::to_string(pitch));
     const bool words = texels == Texels::Grey16;
-    const std::size_t pitch = std::size_t(kW) * texelBytes(texels) + (words ? 6 : 3);  // padded rows
     std::vector<std::uint8_t> rows(pitch * kH);
     for (auto& b : rows) b = std::uint8_t(rng());
     FrameTexture t;
@@ -101,10 +107,13 @@ TEST_P(FrameTextureOn, GreyTexelsReadBackAndDrawGrey) {
   }
 }
 
-TEST_P(FrameTextureOn, RefusesAPitchThatIsNotWholeTexels) {
-  std::vector<std::uint8_t> rows(2 * 75 * kH);
+TEST_P(FrameTextureOn, RefusesAPitchThatIsNotWholeTexelsAndKeepsItsFrame) {
+  std::vector<std::uint8_t> grey(std::size_t(kW) * kH, 77), rows(2 * 75 * kH);
   FrameTexture t;
+  t.writeFromHost(TextureFrame(grey.data(), kW, kH, kW, Texels::Grey8));
   EXPECT_THROW(t.writeFromHost(TextureFrame(rows.data(), kW, kH, 75, Texels::Grey16)), std::invalid_argument);
+  EXPECT_EQ(t.texels(), Texels::Grey8) << "the refused frame reallocated the texture";
+  EXPECT_EQ(t.read().view().row(kH / 2)[4 * (kW / 2)], 77) << "the refused frame replaced the one shown";
 }
 
 INSTANTIATE_TEST_SUITE_P(Contexts, FrameTextureOn, ::testing::Values(ContextKind::Window, ContextKind::Egl),

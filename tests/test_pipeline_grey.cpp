@@ -2,11 +2,13 @@
 // pictures, `videotestsrc format=GRAY8`) arrive as they are, are uploaded at 1 or 2 bytes a
 // pixel, filtered as one channel of 8 or 16 bits (on the CPU with the cpu variant in the cpu
 // build, on the GPU in the gpu build), and reach the sink as RGBA8 (R = G = B; 16 bits scaled to
-// 8); a variant that takes RGBA8 only gets them expanded first and says why. Built into both
-// pipeline test programs, like test_pipeline.cpp.
+// 8), or as they are to a display that takes grey frames; a variant that takes RGBA8 only gets them expanded first and
+// says why. Built into both pipeline test programs, like test_pipeline.cpp.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -208,6 +210,87 @@ TEST_F(PipelineGrey, FramesAreFilteredAsTheyComeAtTheirDepth) {
           EXPECT_NEAR(t.filterGBs, bytes / (t[Stage::Filter].last() * 1e6), t.filterGBs * 1e-6);
         }
       }
+}
+
+// A display that takes grey frames as they are (FrameSink::acceptsGreyFrames: the viewer, which
+// shows them through R8 / R16 textures) gets the filtered and the source planes at their own depth
+// (device memory from the GPU, host memory from the CPU), no RGBA8 views, and no expansion is made.
+class GreyPlaneSink : public FrameSink {
+ public:
+  bool wantsHostFrames() const override { return false; }
+  bool acceptsGreyFrames() const override { return true; }
+  void present(const OutputFrame& f) override {
+    EXPECT_EQ(f.filtered.data, nullptr);
+    EXPECT_EQ(f.source.data, nullptr);
+    EXPECT_EQ(f.sourceHost.data, nullptr);
+    EXPECT_NE(f.filteredGrey, nullptr);
+    EXPECT_NE(f.sourceGrey, nullptr);
+    if (!f.filteredGrey || !f.sourceGrey) return;
+    frames.push_back({f.index, f.greyDesc, packed(f.filteredGrey, f), packed(f.sourceGrey, f)});
+  }
+  struct Frame {
+    std::uint64_t index = 0;
+    ImageDesc desc;                              // as handed over
+    std::vector<std::uint8_t> filtered, source;  // rows packed
+  };
+  std::vector<Frame> frames;
+
+ private:
+  static std::vector<std::uint8_t> packed(const void* plane, const OutputFrame& f) {
+    const ImageDesc& d = f.greyDesc;
+    std::vector<std::uint8_t> out(d.rowBytes() * std::size_t(d.height));
+    if (f.onDevice) {
+      CL_CUDA(cudaMemcpy2DAsync(out.data(), d.rowBytes(), plane, d.rowPitch(), d.rowBytes(), std::size_t(d.height),
+                                cudaMemcpyDeviceToHost, f.stream));
+      CL_CUDA(cudaStreamSynchronize(f.stream));
+    } else {
+      for (int y = 0; y < d.height; ++y)
+        std::memcpy(out.data() + y * d.rowBytes(), static_cast<const std::uint8_t*>(plane) + y * d.rowPitch(),
+                    d.rowBytes());
+    }
+    return out;
+  }
+};
+
+// The largest difference between two packed planes of u8 or u16 values.
+int maxPlaneDifference(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b, bool words) {
+  int most = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); i += words ? 2 : 1) {
+    const int va = words ? a[i] | a[i + 1] << 8 : a[i], vb = words ? b[i] | b[i + 1] << 8 : b[i];
+    most = std::max(most, std::abs(va - vb));
+  }
+  return a.size() == b.size() ? most : 1 << 20;
+}
+
+TEST_F(PipelineGrey, ADisplayTakingGreyFramesGetsThemAsTheyAre) {
+  for (const auto& [format, type] : {std::pair{"GRAY8", PixelType::U8}, std::pair{"GRAY16_LE", PixelType::U16}}) {
+    SCOPED_TRACE(format);
+    const std::string line = greyLine(format, 4, 67, 45);
+    const FilterParams p = gaussian(3);
+    GreyPlaneSink sink;
+    Pipeline pipe(greyConfig(line, p), sink);
+    EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream);
+    const std::vector<GreyFrame> sources = greyFramesOf(line);
+    ASSERT_EQ(sink.frames.size(), 4u);
+    ASSERT_EQ(sources.size(), 4u);
+    const bool words = type == PixelType::U16;
+    for (const auto& f : sink.frames) {
+      const GreyFrame& g = sources[f.index];
+      EXPECT_EQ(f.desc.type, type);
+      EXPECT_EQ(f.desc.channels, 1);
+      ASSERT_EQ(f.desc.width, 67);
+      ASSERT_EQ(f.desc.height, 45);
+      std::vector<std::uint8_t> want(g.bytes.size());
+      referenceFrames(p.filter, p.border, p.filterAlpha, g.desc, g.bytes.data(), want.data());
+      EXPECT_LE(maxPlaneDifference(f.filtered, want, words), kGpu ? 1 : 0) << "frame " << f.index;
+      EXPECT_EQ(maxPlaneDifference(f.source, g.bytes, words), 0) << "frame " << f.index;
+    }
+    EXPECT_EQ(pipe.greyExpandedWhy(), "");
+    // Nothing expanded: on the CPU no conversion at all (the GPU's convert stage keeps its upload's).
+    if (!kGpu) {
+      EXPECT_EQ(pipe.timings()[Stage::Convert].average(), 0);
+    }
+  }
 }
 
 // --input-format rgba keeps the old path: grey sources are converted to RGBA by GStreamer.

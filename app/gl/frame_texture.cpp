@@ -123,12 +123,12 @@ void FrameTexture::writeFromDevice(const TextureFrame& f, cudaStream_t stream) {
 }
 
 void FrameTexture::writeFromHost(const TextureFrame& f) {
-  if (f.width != width_ || f.height != height_ || f.texels != texels_)
-    allocate(f.width, f.height, f.texels, registered_);
   const std::size_t bytes = texelBytes(f.texels);
-  if (f.pitch % bytes != 0)
+  if (f.pitch % bytes != 0)  // refused before the texture (and the frame it shows) is touched
     throw std::invalid_argument("FrameTexture: a row pitch of " + std::to_string(f.pitch) +
                                 " bytes is not a whole number of " + texelsName(f.texels) + " texels");
+  if (f.width != width_ || f.height != height_ || f.texels != texels_)
+    allocate(f.width, f.height, f.texels, registered_);
   glBindTexture(GL_TEXTURE_2D, texture_.get());
   // Rows start wherever the pitch puts them: alignment 1 takes any pitch the row length describes.
   glPixelStorei(GL_UNPACK_ALIGNMENT, f.pitch % 4 == 0 ? 4 : 1);
@@ -150,8 +150,9 @@ HostImage FrameTexture::read() const {
     checkGl("reading the frame texture back");
     return img;
   }
-  // glGetTexImage does not swizzle: the red channel, as bytes (GL rounds 16-bit values to the
-  // nearest of 8), made grey as the display shows it.
+  // glGetTexImage does not swizzle: the red channel, as bytes (GL's own 16-to-8-bit conversion:
+  // to the nearest on Mesa, 1 level off it for some values on NVIDIA's driver), made grey as the
+  // display shows it.
   std::vector<std::uint8_t> red(std::size_t(width_) * height_);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_UNSIGNED_BYTE, red.data());

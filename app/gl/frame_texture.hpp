@@ -77,7 +77,8 @@ class FrameTexture {
   // Why interop is not in use ("" when it is, or before the first device frame).
   const std::string& interopNote() const { return note_; }
   // The texture's pixels as RGBA8, read back with glGetTexImage (tests, screenshots of the frame
-  // alone): grey texels as shown (R = G = B, alpha 255; 16 bits rounded to the nearest of 8).
+  // alone): grey texels as shown (R = G = B, alpha 255; 16 bits by GL's conversion, to the nearest
+  // on Mesa, 1 level off it for some values on NVIDIA's driver).
   HostImage read() const;
 
  private:

@@ -164,7 +164,7 @@ std::string Viewer::presentPath() const {
   const std::string into =
       std::string(" into ") + texelsName(t.texels()) + " textures" + (t.texels() == Texels::Rgba8 ? "" : " shown grey");
   if (t.interop()) return "CUDA-GL interop (map, copy on the present stream in frame order, unmap)" + into;
-  if (!t.interopNote().empty()) return t.interopNote() + ";" + into;
+  if (!t.interopNote().empty()) return t.interopNote() + "; frames go" + into;
   return "host frames (CPU variant) uploaded with glTexSubImage2D" + into;
 }
 
