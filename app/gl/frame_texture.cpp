@@ -101,7 +101,8 @@ void FrameTexture::allocate(int w, int h, Texels texels, bool forCuda) {
   }
 }
 
-void FrameTexture::writeFromDevice(const TextureFrame& f, cudaStream_t stream) {
+void FrameTexture::writeFromDevice(const TextureFrame& f, cudaStream_t stream, cudaEvent_t copyStart,
+                                   cudaEvent_t copyEnd) {
   if (f.width != width_ || f.height != height_ || f.texels != texels_ || !registered_)
     allocate(f.width, f.height, f.texels, true);
   const std::size_t rowBytes = f.rowBytes();
@@ -110,14 +111,18 @@ void FrameTexture::writeFromDevice(const TextureFrame& f, cudaStream_t stream) {
     CL_CUDA(cudaGraphicsMapResources(1, &r, stream));
     cudaArray_t array = nullptr;
     CL_CUDA(cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0));
+    if (copyStart) CL_CUDA(cudaEventRecord(copyStart, stream));
     CL_CUDA(
         cudaMemcpy2DToArrayAsync(array, 0, 0, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToDevice, stream));
+    if (copyEnd) CL_CUDA(cudaEventRecord(copyEnd, stream));
     CL_CUDA(cudaGraphicsUnmapResources(1, &r, stream));
     return;
   }
   if (staging_.bytes() < rowBytes * f.height) staging_ = PinnedBuffer(rowBytes * f.height);
+  if (copyStart) CL_CUDA(cudaEventRecord(copyStart, stream));
   CL_CUDA(
       cudaMemcpy2DAsync(staging_.get(), rowBytes, f.data, f.pitch, rowBytes, f.height, cudaMemcpyDeviceToHost, stream));
+  if (copyEnd) CL_CUDA(cudaEventRecord(copyEnd, stream));
   CL_CUDA(cudaStreamSynchronize(stream));
   writeFromHost(TextureFrame(staging_.get(), f.width, f.height, rowBytes, f.texels));
 }

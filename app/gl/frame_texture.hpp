@@ -63,8 +63,11 @@ class FrameTexture {
   FrameTexture() = default;
   // `frame` is device memory; the copy is enqueued on `stream` (the frame must stay valid until it
   // has run). Without interop (see interopNote), it is downloaded and uploaded with GL, blocking.
-  // A frame of another size or other texels reallocates the texture.
-  void writeFromDevice(const TextureFrame& frame, cudaStream_t stream);
+  // A frame of another size or other texels reallocates the texture. `copyStart`, `copyEnd`:
+  // events recorded on `stream` around the copy alone (after the map, which waits for GL to release
+  // the texture, and before the unmap), where given.
+  void writeFromDevice(const TextureFrame& frame, cudaStream_t stream, cudaEvent_t copyStart = nullptr,
+                       cudaEvent_t copyEnd = nullptr);
   // `frame` is host memory, read during the call.
   void writeFromHost(const TextureFrame& frame);
   GLuint id() const { return texture_.get(); }

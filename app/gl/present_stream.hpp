@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "frame_texture.hpp"
@@ -38,6 +39,11 @@ class PresentStream {
   void present(std::span<const Write> writes, cudaStream_t frameStream);
   // Waits for every copy enqueued.
   void synchronize();
+  // The GPU time of the last present's copies into its textures (each copy alone: not the map
+  // before it, which waits for GL to release the texture), once they have run: read without
+  // waiting for them (a present whose copies had not run by the next present is not timed).
+  // nullopt: none new.
+  std::optional<double> takeCopyMs();
 
  private:
   struct Cuda;

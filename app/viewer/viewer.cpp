@@ -121,6 +121,8 @@ const char* viewerStageName(ViewerStage s) {
   switch (s) {
     case ViewerStage::Present:
       return "present (cpu)";
+    case ViewerStage::PresentGpu:  // the interop copies into the display textures, on the GPU
+      return "present (gpu)";
     case ViewerStage::Panel:
       return "panel (cpu)";
     case ViewerStage::Draw:
@@ -220,6 +222,7 @@ bool Viewer::takeFrames() {
     status_.set(e.what());
   }
   if (shown) stats_[int(ViewerStage::Present)].add(msSince(t0));
+  if (const auto ms = gl_->present.takeCopyMs()) stats_[int(ViewerStage::PresentGpu)].add(*ms);
   return shown;
 }
 

@@ -51,7 +51,7 @@ struct ViewerOptions {
 };
 
 // The viewer's own stages, next to the pipeline's.
-enum class ViewerStage { Present, Panel, Draw, DrawGpu, Interval, Count };
+enum class ViewerStage { Present, PresentGpu, Panel, Draw, DrawGpu, Interval, Count };
 const char* viewerStageName(ViewerStage s);
 
 class Viewer : private PanelModel {
