@@ -293,6 +293,20 @@ TEST_F(PipelineGrey, ADisplayTakingGreyFramesGetsThemAsTheyAre) {
   }
 }
 
+// The null sink (run --sink null) drops grey frames as they are: nothing is expanded for it.
+TEST_F(PipelineGrey, TheNullSinkDropsThemUnexpanded) {
+  const std::string line = greyLine("GRAY8", 4, 67, 45);
+  NullSink sink;
+  EXPECT_TRUE(sink.acceptsGreyFrames());
+  Pipeline pipe(greyConfig(line, gaussian(2)), sink);
+  EXPECT_EQ(runToEnd(pipe), StepResult::EndOfStream);
+  EXPECT_EQ(pipe.framesIn(), 4u);
+  EXPECT_EQ(pipe.timings().filteredAs, "u8x1");
+  if (!kGpu) {
+    EXPECT_EQ(pipe.timings()[Stage::Convert].average(), 0);
+  }
+}
+
 // --input-format rgba keeps the old path: grey sources are converted to RGBA by GStreamer.
 TEST_F(PipelineGrey, RgbaInputFormatConvertsThemAsBefore) {
   CaptureSink sink;

@@ -76,10 +76,12 @@ class FrameSink {
   virtual void present(const OutputFrame&) {}
 };
 
-// A sink that drops every frame (benchmarks, decode-and-filter runs).
+// A sink that drops every frame (benchmarks, decode-and-filter runs): grey frames too as they are,
+// with no expansion that nothing would read.
 class NullSink : public FrameSink {
  public:
   bool wantsHostFrames() const override { return false; }
+  bool acceptsGreyFrames() const override { return true; }
 };
 
 // How frames come from the source. Auto: NV12/I420 as the decoder gives them where there is a CUDA
