@@ -98,10 +98,7 @@ TEST_F(InteropOnGpu, YuvSourceIsConvertedOnTheGpuAndShown) {
 TEST_F(InteropOnGpu, GreyFramesAreShownThroughOneChannelTextures) {
   for (const std::string format : {"GRAY8", "GRAY16_LE"}) {
     SCOPED_TRACE(format);
-    PipelineConfig c;
-    c.source = SourceSpec::launch("videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=3 ! video/x-raw,format=" + format +
-                                  ",width=211,height=97,framerate=30/1 ! videoconvert ! appsink");
-    c.inputFormat = InputFormat::Auto;
+    PipelineConfig c = greySourceConfig(format);
     c.sync = false;
     ViewerOptions o;
     o.keepSourceFrames = true;

@@ -69,6 +69,16 @@ inline std::unique_ptr<Viewer> makeViewer(GlContext& ctx, const FilterSpec& filt
   return v;
 }
 
+// A 211x97 moving zone plate in a grey `format` (GRAY8, GRAY16_LE), taken as it comes (input format
+// auto), for a viewer that keeps each shown frame's source.
+inline PipelineConfig greySourceConfig(const std::string& format) {
+  PipelineConfig c;
+  c.source = SourceSpec::launch("videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=3 ! video/x-raw,format=" + format +
+                                ",width=211,height=97,framerate=30/1 ! videoconvert ! appsink");
+  c.inputFormat = InputFormat::Auto;
+  return c;
+}
+
 // Draws passes until `n` more frames have been shown (bounded).
 inline void showFrames(Viewer& v, int n) {
   const auto target = v.framesShown() + std::uint64_t(n);
