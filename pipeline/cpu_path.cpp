@@ -22,13 +22,9 @@ void CpuPath::runGrey(Slot& slot) {
   const auto t0 = Clock::now();
   slot.plan.run(slot.frame.grey, slot.hostGreyOut.data());
   const auto t1 = Clock::now();
-  if (!sink_.wantsHostFrames() && sink_.acceptsGreyFrames()) {  // a display takes them as they are
+  if (slot.greyAsIsFor(sink_)) {  // a display takes them as they are
     slot.cpuConvertMs = 0;
-    OutputFrame f = slot.output({}, {}, {});
-    f.filteredGrey = slot.hostGreyOut.data();
-    f.sourceGrey = slot.frame.grey;
-    f.greyDesc = d;
-    hand(slot, f, msBetween(t0, t1), t1);
+    hand(slot, slot.greyOutput(slot.hostGreyOut.data(), slot.frame.grey), msBetween(t0, t1), t1);
     return;
   }
   const ImageView out{slot.hostOut.data(), d.width, d.height, std::size_t(d.width) * 4};

@@ -40,7 +40,7 @@ void GpuPath::enqueue(Slot& slot) {
   enqueueUpload(slot, pinned_);
   const bool grey = slot.filtersGrey();
   // A display that shows grey frames as they are takes them without the two expansions below.
-  const bool greyShown = grey && !sink_.wantsHostFrames() && sink_.acceptsGreyFrames();
+  const bool greyShown = slot.greyAsIsFor(sink_);
   if (grey)
     slot.plan.run(g.greyIn.get(), g.greyOut.get(), s);
   else
@@ -57,15 +57,10 @@ void GpuPath::enqueue(Slot& slot) {
   slot.sinkMs = 0;
   slot.presented = false;
   if (!sink_.wantsHostFrames()) {
-    OutputFrame f =
-        greyShown ? slot.output({}, {}, slot.uploadedFrom) : slot.output(g.out.view(), g.in.view(), slot.uploadedFrom);
+    OutputFrame f = greyShown ? slot.greyOutput(g.greyOut.get(), g.greyIn.get())
+                              : slot.output(g.out.view(), g.in.view(), slot.uploadedFrom);
     f.onDevice = true;
     f.stream = s;
-    if (greyShown) {
-      f.filteredGrey = g.greyOut.get();
-      f.sourceGrey = g.greyIn.get();
-      f.greyDesc = slot.frame.greyDesc;
-    }
     const auto t0 = Clock::now();
     try {
       sink_.present(f);

@@ -18,6 +18,14 @@ OutputFrame Slot::output(ConstImageView filtered, ConstImageView source, ConstIm
   return f;
 }
 
+OutputFrame Slot::greyOutput(const void* filtered, const void* source) const {
+  OutputFrame f = output({}, {}, {});
+  f.filteredGrey = filtered;
+  f.sourceGrey = source;
+  f.greyDesc = frame.greyDesc;
+  return f;
+}
+
 void Slot::load(SourceFrame&& next, double waited, const Plan& current, std::uint64_t generation, bool pinnedOut) {
   if (planGeneration != generation) {  // its own copy: one workspace per stream
     plan = current;

@@ -63,6 +63,14 @@ struct Slot {
   bool filtersGrey() const { return frame.isGrey() && !plan.image().isRgba8(); }
   // The frame as a sink sees it, with the views given (valid as long as the caller says).
   OutputFrame output(ConstImageView filtered, ConstImageView source, ConstImageView sourceHost) const;
+  // Whether `sink` takes this slot's frame as grey planes, not expanded to RGBA8: a grey frame its
+  // plan filters as it came, for a sink presented with frames that acceptsGreyFrames().
+  bool greyAsIsFor(const FrameSink& sink) const {
+    return filtersGrey() && !sink.wantsHostFrames() && sink.acceptsGreyFrames();
+  }
+  // The grey frame as such a sink sees it: the filtered and the source planes given (frame.greyDesc
+  // describes both), no RGBA8 views.
+  OutputFrame greyOutput(const void* filtered, const void* source) const;
   // Makes the slot ready for `frame` (waited for `waitMs`), run by a copy of `plan`, whose
   // generation says whether the slot's copy is still current: the GPU side made when the plan runs
   // there, the buffers (re)allocated when the size changed. `pinnedOut`: downloads go into pinned

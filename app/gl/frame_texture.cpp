@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "convlive/check.hpp"
+#include "convlive/colour.hpp"
 
 namespace convlive {
 
@@ -31,40 +32,26 @@ CudaGlRegistration& CudaGlRegistration::operator=(CudaGlRegistration&& o) noexce
   return *this;
 }
 
-const char* texelsName(Texels t) {
-  switch (t) {
-    case Texels::Grey8:
-      return "R8";
-    case Texels::Grey16:
-      return "R16";
-    case Texels::Rgba8:
-    default:
-      return "RGBA8";
-  }
-}
-
-std::size_t texelBytes(Texels t) { return t == Texels::Grey8 ? 1 : t == Texels::Grey16 ? 2 : 4; }
-
 namespace {
 
-// The GL internal format, and the format and type of its client data.
-struct GlTexels {
+// A texel kind's name, size, GL internal format, and the format and type of its client data.
+struct TexelFormat {
+  const char* name;
+  std::size_t bytes;
   GLint internal;
   GLenum format, type;
 };
-GlTexels glTexels(Texels t) {
-  switch (t) {
-    case Texels::Grey8:
-      return {GL_R8, GL_RED, GL_UNSIGNED_BYTE};
-    case Texels::Grey16:
-      return {GL_R16, GL_RED, GL_UNSIGNED_SHORT};
-    case Texels::Rgba8:
-    default:
-      return {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE};
-  }
+const TexelFormat& texelFormat(Texels t) {
+  static const TexelFormat formats[] = {{"RGBA8", 4, GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE},  // Texels::Rgba8
+                                        {"R8", 1, GL_R8, GL_RED, GL_UNSIGNED_BYTE},         // Texels::Grey8
+                                        {"R16", 2, GL_R16, GL_RED, GL_UNSIGNED_SHORT}};     // Texels::Grey16
+  return formats[int(t)];
 }
 
 }  // namespace
+
+const char* texelsName(Texels t) { return texelFormat(t).name; }
+std::size_t texelBytes(Texels t) { return texelFormat(t).bytes; }
 
 void FrameTexture::allocate(int w, int h, Texels texels, bool forCuda) {
   registration_ = CudaGlRegistration();  // unregister before the storage goes
@@ -78,7 +65,7 @@ void FrameTexture::allocate(int w, int h, Texels texels, bool forCuda) {
     const GLint swizzle[] = {GL_RED, GL_RED, GL_RED, GL_ONE};
     glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, swizzle);
   }
-  const GlTexels t = glTexels(texels);
+  const TexelFormat& t = texelFormat(texels);
   glTexImage2D(GL_TEXTURE_2D, 0, t.internal, w, h, 0, t.format, t.type, nullptr);
   checkGl("allocating the frame texture");
   width_ = w;
@@ -138,7 +125,7 @@ void FrameTexture::writeFromHost(const TextureFrame& f) {
   // Rows start wherever the pitch puts them: alignment 1 takes any pitch the row length describes.
   glPixelStorei(GL_UNPACK_ALIGNMENT, f.pitch % 4 == 0 ? 4 : 1);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, GLint(f.pitch / bytes));
-  const GlTexels t = glTexels(f.texels);
+  const TexelFormat& t = texelFormat(f.texels);
   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, f.width, f.height, t.format, t.type, f.data);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -163,11 +150,7 @@ HostImage FrameTexture::read() const {
   glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_UNSIGNED_BYTE, red.data());
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   checkGl("reading the frame texture back");
-  std::uint8_t* out = img.pixels().data();
-  for (std::size_t i = 0; i < red.size(); ++i) {
-    out[4 * i] = out[4 * i + 1] = out[4 * i + 2] = red[i];
-    out[4 * i + 3] = 255;
-  }
+  referenceGreyToRgba(red.data(), ImageDesc{.width = width_, .height = height_, .channels = 1}, img.view());
   return img;
 }
 

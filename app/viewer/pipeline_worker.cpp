@@ -32,15 +32,16 @@ HostImage sourceCopyOf(const OutputFrame& f) {
   if (f.sourceHost.data != nullptr) return copyOf(f.sourceHost);
   if (f.sourceGrey != nullptr) {
     const ImageDesc& d = f.greyDesc;
-    HostImage out(d.width, d.height);
-    if (!f.onDevice) {
-      referenceGreyToRgba(f.sourceGrey, d, out.view());
-      return out;
+    const void* grey = f.sourceGrey;
+    std::vector<std::uint8_t> host;
+    if (f.onDevice) {  // its span: the last row ends at its last pixel, not the pitch
+      host.resize(d.span());
+      CL_CUDA(cudaMemcpyAsync(host.data(), grey, host.size(), cudaMemcpyDeviceToHost, f.stream));
+      CL_CUDA(cudaStreamSynchronize(f.stream));
+      grey = host.data();
     }
-    std::vector<std::uint8_t> grey(d.span());  // the last row ends at its last pixel, not the pitch
-    CL_CUDA(cudaMemcpyAsync(grey.data(), f.sourceGrey, grey.size(), cudaMemcpyDeviceToHost, f.stream));
-    CL_CUDA(cudaStreamSynchronize(f.stream));
-    referenceGreyToRgba(grey.data(), d, out.view());
+    HostImage out(d.width, d.height);
+    referenceGreyToRgba(grey, d, out.view());
     return out;
   }
   if (!f.onDevice) return copyOf(f.source);
