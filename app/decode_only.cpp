@@ -20,7 +20,8 @@ using namespace std::chrono_literals;
 int runDecodeOnly(const VideoOptions& v, const PipelineConfig& c, std::ostream& log) {
   SourceOptions so;
   so.maxQueued = c.slots;
-  so.sync = c.sync;  // --realtime: the paced rate a player would get
+  so.poolBuffers = sourcePoolBuffers(c.slots);  // the source as the pipeline would run it
+  so.sync = c.sync;                             // --realtime: the paced rate a player would get
   // The frames the pipeline would take: NV12/I420 as decoded where it converts them itself.
   so.acceptYuv = c.inputFormat == InputFormat::Yuv || (c.inputFormat == InputFormat::Auto && deviceInfo().available);
   so.acceptGrey = c.inputFormat != InputFormat::Rgba;  // and grey frames as they come

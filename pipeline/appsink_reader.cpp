@@ -138,6 +138,23 @@ GstPadProbeReturn onBuffer(GstPad*, GstPadProbeInfo* info, gpointer log) {
   return GST_PAD_PROBE_OK;
 }
 
+// Answers the producer's allocation query (the test pattern's, in system memory) with a pool of
+// at most `max` buffers of the frame's size, made by the producer; other queries go on.
+GstPadProbeReturn boundPool(GstPad*, GstPadProbeInfo* info, gpointer max) {
+  GstQuery* query = GST_PAD_PROBE_INFO_QUERY(info);
+  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION) return GST_PAD_PROBE_OK;
+  GstCaps* caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo vinfo;
+  if (!caps || !gst_video_info_from_caps(&vinfo, caps)) return GST_PAD_PROBE_OK;
+  const GstCapsFeatures* features = gst_caps_get_features(caps, 0);
+  if (features && !gst_caps_features_is_equal(features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+    return GST_PAD_PROBE_OK;
+  const auto buffers = guint(GPOINTER_TO_UINT(max));
+  gst_query_add_allocation_pool(query, nullptr, guint(GST_VIDEO_INFO_SIZE(&vinfo)), 0, buffers);
+  return GST_PAD_PROBE_HANDLED;  // answered: the appsink proposes nothing of its own
+}
+
 }  // namespace
 
 AppsinkReader::AppsinkReader(const SourceGraph& graph, const SourceOptions& options)
@@ -165,10 +182,15 @@ void AppsinkReader::open() {
   const std::string system = "video/x-raw,format=" + FrameFormats{options_.acceptYuv, options_.acceptGrey}.capsValue();
   gst::CapsPtr accepted(gst_caps_from_string(
       (graph_.nvdec() ? "video/x-raw(memory:CUDAMemory),format={NV12,I420}; " + system : system).c_str()));
+  // No last sample kept: it would hold one more of the source's buffers for nothing.
   g_object_set(appsink, "caps", accepted.get(), "sync", gboolean(options_.sync), "max-buffers",
-               guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, nullptr);
+               guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, "enable-last-sample",
+               FALSE, nullptr);
   gst::PadPtr sinkPad(gst_element_get_static_pad(appsink, "sink"));
   if (!sinkPad) throw SourceError(spec.describe() + ": its appsink has no input");
+  if (graph_.appsinkSizesPool() && options_.poolBuffers > 0)
+    gst_pad_add_probe(sinkPad.get(), GstPadProbeType(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PUSH),
+                      boundPool, GUINT_TO_POINTER(guint(options_.poolBuffers)), nullptr);
   gst_pad_add_probe(sinkPad.get(), GST_PAD_PROBE_TYPE_BUFFER, onBuffer, new std::shared_ptr<ArrivalLog>(arrivals_),
                     [](gpointer p) { delete static_cast<std::shared_ptr<ArrivalLog>*>(p); });
   bus_.reset(gst_element_get_bus(pipeline));

@@ -85,6 +85,7 @@ struct Pipeline::Impl {
     SourceOptions o;
     o.sync = config.sync;
     o.maxQueued = config.slots;
+    o.poolBuffers = sourcePoolBuffers(config.slots);
     o.newestOnly = config.newestFrameOnly;
     o.openTimeout = config.openTimeout;
     o.registerWithCuda = gpu && config.pinned && config.registerSourceMemory;

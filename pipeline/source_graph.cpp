@@ -248,6 +248,7 @@ void SourceGraph::buildPattern() {
        << " ! video/x-raw,format=" << format << ",width=" << (narrow ? 2 : w) << ",height=" << h
        << ",framerate=" << spec_.fps << "/1 ! " << (narrow ? "videocrop right=1 ! " : "") << "appsink name=clsink";
   parse(line.str());
+  appsinkSizesPool_ = !narrow;  // videotestsrc takes the pool its peer proposes; videocrop may not
 }
 
 void SourceGraph::buildDecoder(const std::string& uri) {

@@ -55,6 +55,9 @@ class SourceGraph {
   // besides the video. False for other kinds of source.
   bool hasStream(const std::string& kind) const;
   bool nvdec() const { return nvdec_; }
+  // The element before the appsink draws the frames and keeps none (the test pattern), so the
+  // appsink may size its buffer pool (SourceOptions::poolBuffers).
+  bool appsinkSizesPool() const { return appsinkSizesPool_; }
   // The video decoder in the running graph ("nvh264dec", "avdec_h264", ...; "" when there is none).
   std::string videoDecoderName() const;
 
@@ -67,6 +70,7 @@ class SourceGraph {
   SourceSpec spec_;
   FrameFormats formats_;
   bool nvdec_ = false;
+  bool appsinkSizesPool_ = false;
   gst::ElementPtr pipeline_;
   GstElement* appsink_ = nullptr;
   std::optional<FileCheck> file_;

@@ -430,6 +430,29 @@ TEST_F(PipelineTest, ASinkThatThrowsLeavesTheRingConsistent) {
   EXPECT_EQ(p.timings().frames, 6u);
 }
 
+// The test pattern's pool is bounded by the frames in flight: a sink slower than the pattern lets
+// the source run ahead, which unbounded grew the pool to 6-7 buffers, each one more frame's worth
+// of memory cycled through (on the GPU, each pooled buffer is page-locked once, so the locks count
+// them). Every frame still arrives, in order and filtered right.
+TEST_F(PipelineTest, TheTestPatternDrawsIntoNoMoreBuffersThanTheSlotsNeed) {
+  struct SlowCapture : CaptureSink {
+    void deliver(const OutputFrame& f) override {
+      std::this_thread::sleep_for(4ms);
+      CaptureSink::deliver(f);
+    }
+  } sink;
+  PipelineConfig c = config(pattern(24, 801, 601));  // 1.9 MB frames: page-locked on the GPU
+  Pipeline p(c, sink);
+  ASSERT_EQ(runToEnd(p), StepResult::EndOfStream);
+  ASSERT_EQ(sink.frames.size(), 24u);
+  for (std::size_t i = 0; i < sink.frames.size(); ++i) EXPECT_EQ(sink.frames[i].index, i);
+  expectAllMatch(sink.frames, gaussian(2));
+  if (kGpu) {
+    EXPECT_GE(p.timings().pageLocks, 2u);
+    EXPECT_LE(p.timings().pageLocks, std::size_t(sourcePoolBuffers(c.slots)));
+  }
+}
+
 TEST_F(PipelineTest, LiveSourcesDropStaleFrames) {
   const std::string line =
       "videotestsrc is-live=true pattern=ball ! video/x-raw,width=32,height=32,framerate=100/1 ! videoconvert ! "

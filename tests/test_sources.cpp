@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -37,6 +39,40 @@ std::string openError(const SourceSpec& spec) {
 void expectMentions(const std::string& message, std::initializer_list<const char*> words) {
   EXPECT_FALSE(message.empty()) << "expected an error";
   for (const char* w : words) EXPECT_NE(message.find(w), std::string::npos) << "'" << w << "' missing in: " << message;
+}
+
+// The distinct buffers a caller holding `held` frames at a time sees over 40 frames of the test
+// pattern, pausing now and then so that the pattern runs ahead into the appsink's queue. Every
+// pull must bring a frame (a bounded pool never leaves the caller waiting).
+std::size_t patternBuffersSeen(int poolBuffers, std::size_t held) {
+  SourceOptions o;
+  o.maxQueued = 3;
+  o.poolBuffers = poolBuffers;
+  SourceSpec spec = SourceSpec::testPattern("gradient", 64, 48, 30);
+  spec.frames = 40;
+  Source s(spec, o);
+  std::deque<SourceFrame> kept;
+  std::set<const void*> buffers;
+  for (int i = 0; i < 40; ++i) {
+    if (i % 8 == 0) std::this_thread::sleep_for(20ms);
+    SourceFrame f;
+    EXPECT_EQ(s.pull(f, 2000ms), Source::Pull::Frame) << "frame " << i;
+    if (!f.pixels.data) break;
+    buffers.insert(f.pixels.data);
+    kept.push_back(std::move(f));
+    if (kept.size() > held) kept.pop_front();
+  }
+  return buffers.size();
+}
+
+TEST(SourcePool, TheTestPatternDrawsIntoNoMoreBuffersThanAsked) {
+  // Unbounded, a source running ahead grows the pool to every buffer out at once: 2 held, 3 queued
+  // and one being pushed; each stays in the cycle.
+  EXPECT_GE(patternBuffersSeen(0, 2), 5u);
+  // The tightest bounds: the frames held (the last pulled among them) and one to draw into.
+  EXPECT_LE(patternBuffersSeen(3, 2), 3u);
+  EXPECT_LE(patternBuffersSeen(2, 1), 2u);
+  EXPECT_LE(patternBuffersSeen(sourcePoolBuffers(1), 0), 2u);  // the appsink keeps the last pulled
 }
 
 TEST(SourceErrors, MissingFile) {

@@ -109,6 +109,14 @@ class SourceFrame {
 struct SourceOptions {
   bool sync = false;  // pace frames to the stream's clock (a player); false: as fast as they decode
   int maxQueued = 3;  // frames the appsink holds; live sources drop the oldest beyond it
+  // The most buffers the test pattern draws into (0: as many as it likes). A pool hands its
+  // buffers out in turn, so every buffer it has made stays in the cycle: with more buffers than
+  // frames in flight, each frame is drawn into memory that has left the CPU's caches (4K I420 flat
+  // out on an H200 host: 6 buffers drew at 0.55-0.72x the rate of 3). At a pull, the frames the
+  // caller still holds and the last one pulled (the appsink keeps it until the next pull) must be
+  // fewer than poolBuffers, or the pull waits until its timeout for a frame that cannot be drawn.
+  // Sources that keep frames of their own (decoders, cameras, launch lines) size their pools.
+  int poolBuffers = 0;
   // Hold only the newest frame, as live sources do: a player whose consumer falls behind shows the
   // newest frame instead of working through a queue of stale ones.
   bool newestOnly = false;
