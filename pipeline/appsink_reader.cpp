@@ -150,8 +150,7 @@ GstPadProbeReturn boundPool(GstPad*, GstPadProbeInfo* info, gpointer max) {
   const GstCapsFeatures* features = gst_caps_get_features(caps, 0);
   if (features && !gst_caps_features_is_equal(features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
     return GST_PAD_PROBE_OK;
-  const auto buffers = guint(GPOINTER_TO_UINT(max));
-  gst_query_add_allocation_pool(query, nullptr, guint(GST_VIDEO_INFO_SIZE(&vinfo)), 0, buffers);
+  gst_query_add_allocation_pool(query, nullptr, guint(GST_VIDEO_INFO_SIZE(&vinfo)), 0, GPOINTER_TO_UINT(max));
   return GST_PAD_PROBE_HANDLED;  // answered: the appsink proposes nothing of its own
 }
 
@@ -182,15 +181,18 @@ void AppsinkReader::open() {
   const std::string system = "video/x-raw,format=" + FrameFormats{options_.acceptYuv, options_.acceptGrey}.capsValue();
   gst::CapsPtr accepted(gst_caps_from_string(
       (graph_.nvdec() ? "video/x-raw(memory:CUDAMemory),format={NV12,I420}; " + system : system).c_str()));
-  // No last sample kept: it would hold one more of the source's buffers for nothing.
+  // No last sample kept: nothing reads it.
   g_object_set(appsink, "caps", accepted.get(), "sync", gboolean(options_.sync), "max-buffers",
                guint(std::max(1, options_.maxQueued)), "drop", FALSE, "emit-signals", FALSE, "enable-last-sample",
                FALSE, nullptr);
   gst::PadPtr sinkPad(gst_element_get_static_pad(appsink, "sink"));
   if (!sinkPad) throw SourceError(spec.describe() + ": its appsink has no input");
-  if (graph_.appsinkSizesPool() && options_.poolBuffers > 0)
+  if (graph_.appsinkSizesPool() && options_.poolBuffers > 0) {
+    // Dropping a queued frame for a newer one needs a buffer to draw the newer one into.
+    const int buffers = options_.poolBuffers + (options_.newestOnly ? 1 : 0);
     gst_pad_add_probe(sinkPad.get(), GstPadProbeType(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PUSH),
-                      boundPool, GUINT_TO_POINTER(guint(options_.poolBuffers)), nullptr);
+                      boundPool, GUINT_TO_POINTER(guint(buffers)), nullptr);
+  }
   gst_pad_add_probe(sinkPad.get(), GST_PAD_PROBE_TYPE_BUFFER, onBuffer, new std::shared_ptr<ArrivalLog>(arrivals_),
                     [](gpointer p) { delete static_cast<std::shared_ptr<ArrivalLog>*>(p); });
   bus_.reset(gst_element_get_bus(pipeline));

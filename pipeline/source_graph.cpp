@@ -248,7 +248,9 @@ void SourceGraph::buildPattern() {
        << " ! video/x-raw,format=" << format << ",width=" << (narrow ? 2 : w) << ",height=" << h
        << ",framerate=" << spec_.fps << "/1 ! " << (narrow ? "videocrop right=1 ! " : "") << "appsink name=clsink";
   parse(line.str());
-  appsinkSizesPool_ = !narrow;  // videotestsrc takes the pool its peer proposes; videocrop may not
+  // videotestsrc takes the pool its peer proposes. Through videocrop a pool of 2-3 buffers left its
+  // thread blocked in acquire and the pipeline's stop deadlocked: a 1-wide frame keeps its own pool.
+  appsinkSizesPool_ = !narrow;
 }
 
 void SourceGraph::buildDecoder(const std::string& uri) {

@@ -4,6 +4,7 @@
 // with the reference filter of the very source frame it came from.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include "convlive/export.hpp"
@@ -432,14 +433,18 @@ TEST_F(PipelineTest, ASinkThatThrowsLeavesTheRingConsistent) {
 
 // The test pattern's pool is bounded by the frames in flight: a sink slower than the pattern lets
 // the source run ahead, which unbounded grew the pool to 6-7 buffers, each one more frame's worth
-// of memory cycled through (on the GPU, each pooled buffer is page-locked once, so the locks count
-// them). Every frame still arrives, in order and filtered right.
+// of memory cycled through. The source frames handed to the sink are the pool's buffers (the CPU
+// path filters them where they lie, the GPU path uploads straight from them), so their addresses
+// count the buffers; on the GPU each is page-locked once, so the locks count them too. Every frame
+// still arrives, in order and filtered right.
 TEST_F(PipelineTest, TheTestPatternDrawsIntoNoMoreBuffersThanTheSlotsNeed) {
   struct SlowCapture : CaptureSink {
     void deliver(const OutputFrame& f) override {
       std::this_thread::sleep_for(4ms);
+      buffers.insert(f.sourceHost.data);
       CaptureSink::deliver(f);
     }
+    std::set<const void*> buffers;
   } sink;
   PipelineConfig c = config(pattern(24, 801, 601));  // 1.9 MB frames: page-locked on the GPU
   Pipeline p(c, sink);
@@ -447,6 +452,7 @@ TEST_F(PipelineTest, TheTestPatternDrawsIntoNoMoreBuffersThanTheSlotsNeed) {
   ASSERT_EQ(sink.frames.size(), 24u);
   for (std::size_t i = 0; i < sink.frames.size(); ++i) EXPECT_EQ(sink.frames[i].index, i);
   expectAllMatch(sink.frames, gaussian(2));
+  EXPECT_LE(sink.buffers.size(), std::size_t(sourcePoolBuffers(c.slots)));
   if (kGpu) {
     EXPECT_GE(p.timings().pageLocks, 2u);
     EXPECT_LE(p.timings().pageLocks, std::size_t(sourcePoolBuffers(c.slots)));

@@ -351,19 +351,26 @@ TEST(Sources, InputTellsUrisFromPaths) {
 
 // A player that falls behind: with newestOnly the next frame is the newest, not the next in a queue.
 TEST(SourcePacing, NewestOnlyDropsStaleFrames) {
-  auto gapAfterStall = [](bool newestOnly) {
+  // poolBuffers: the pool the pipeline gives the pattern (3 slots), the caller holding 2 frames
+  // as its ring may: the appsink must still draw newer frames to drop the queued one.
+  auto gapAfterStall = [](bool newestOnly, int poolBuffers) {
     SourceOptions o;
     o.sync = true;
     o.newestOnly = newestOnly;
+    o.poolBuffers = poolBuffers;
     Source src(SourceSpec::testPattern("smpte", 160, 120, 30), o);
-    SourceFrame a, b;
+    SourceFrame held, a, b;
+    EXPECT_EQ(src.pull(held, 2000ms), Source::Pull::Frame);
     EXPECT_EQ(src.pull(a, 2000ms), Source::Pull::Frame);
     std::this_thread::sleep_for(400ms);  // the consumer stalls for 12 frame times
     EXPECT_EQ(src.pull(b, 2000ms), Source::Pull::Frame);
     return double(b.ptsNs - a.ptsNs) / 1e6;
   };
-  EXPECT_LT(gapAfterStall(false), 100) << "without newestOnly the queued frame right after comes next";
-  EXPECT_GT(gapAfterStall(true), 300) << "with newestOnly the frames queued during the stall are dropped";
+  for (int pool : {0, sourcePoolBuffers(3)}) {
+    SCOPED_TRACE("pool of " + std::to_string(pool) + " buffers (0: unbounded)");
+    EXPECT_LT(gapAfterStall(false, pool), 100) << "without newestOnly the queued frame right after comes next";
+    EXPECT_GT(gapAfterStall(true, pool), 300) << "with newestOnly the frames queued during the stall are dropped";
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -118,12 +119,12 @@ struct PipelineConfig {
   std::chrono::milliseconds openTimeout{10000};
 };
 
-// The test pattern's pool for a ring of `slots` (SourceOptions::poolBuffers): at a pull the ring
-// holds at most slots - 1 frames (the upcoming slot is made free first) and the appsink the last
-// one, so this leaves one buffer to draw into and none beyond (4K I420 flat out on an H200 host:
-// 3 buffers for 3 slots drew at 0.96x the source alone, 4 at 0.89x, the 6 an unbounded pool grew
-// to at 0.55-0.72x).
-inline int sourcePoolBuffers(int slots) { return slots < 2 ? 2 : slots; }
+// The test pattern's pool for a ring of `slots` (SourceOptions::poolBuffers). At a pull the ring
+// holds at most slots - 1 frames (the upcoming slot is made free first), the newest of them also
+// the appsink's last sample; with one slot the ring holds none and the appsink the last. So this
+// leaves one buffer to draw into and none beyond (4K I420 flat out on an H200 host: 3 buffers for
+// 3 slots drew at 0.96x the source alone, 4 at 0.89x, the 6 an unbounded pool grew to at 0.55-0.72x).
+inline int sourcePoolBuffers(int slots) { return std::max(slots, 2); }
 
 // A source that switchSource is opening in the background, for a progress line ("opening file
 // 'clip.mp4' (2.1 s)"). `what` is empty when none is.

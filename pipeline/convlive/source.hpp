@@ -115,6 +115,7 @@ struct SourceOptions {
   // out on an H200 host: 6 buffers drew at 0.55-0.72x the rate of 3). At a pull, the frames the
   // caller still holds and the last one pulled (the appsink keeps it until the next pull) must be
   // fewer than poolBuffers, or the pull waits until its timeout for a frame that cannot be drawn.
+  // With newestOnly the pool gets one buffer more, for the newer frame that replaces a queued one.
   // Sources that keep frames of their own (decoders, cameras, launch lines) size their pools.
   int poolBuffers = 0;
   // Hold only the newest frame, as live sources do: a player whose consumer falls behind shows the
