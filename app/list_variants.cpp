@@ -31,6 +31,12 @@ std::vector<std::string> wrapped(const std::string& text, int width) {
 // The frames column: what a variant takes, and "+f32" where it also writes f32 from u8 frames.
 std::string framesOf(const Variant& v) { return v.imagesTaken() + (v.floatOutput ? " +f32" : ""); }
 
+// The masks column: what a variant takes, and ", 3x3" where it also takes masks of any rank that size.
+std::string masksOf(const Variant& v) {
+  const std::string side = std::to_string(2 * v.anyRankRadius + 1);
+  return maskTakesName(v.takes) + (v.anyRankRadius > 0 ? ", " + side + "x" + side : std::string());
+}
+
 }  // namespace
 
 void listVariants(std::ostream& out, int width) {
@@ -44,12 +50,12 @@ void listVariants(std::ostream& out, int width) {
   std::size_t framesWidth = std::string_view("frames").size();  // "frames", "u8x4", "all", "u8x1,3,4", ...
   for (const Variant& v : variants()) {
     nameWidth = std::max(nameWidth, v.name.size());
-    takesWidth = std::max(takesWidth, std::string_view(maskTakesName(v.takes)).size());
+    takesWidth = std::max(takesWidth, masksOf(v).size());
     framesWidth = std::max(framesWidth, framesOf(v).size());
   }
   const int framesColumn = int(framesWidth);
   const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + framesColumn + 2 + kTilesWidth + 2;
-  const int descriptionWidth = width > 0 ? std::max(30, width - descriptionAt) : 0;
+  const int descriptionWidth = width > 0 ? std::max(24, width - descriptionAt) : 0;
   const auto row = [&](std::string_view name, std::string_view radius, std::string_view takes, std::string_view frames,
                        std::string_view tiles, std::string_view description) {
     std::ostringstream line;
@@ -70,7 +76,7 @@ void listVariants(std::ostream& out, int width) {
     const std::vector<std::string> description =
         wrapped(v.description + (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : ""), descriptionWidth);
     for (std::size_t i = 0; i < std::max(tiles.size(), description.size()); ++i)
-      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : maskTakesName(v.takes), i ? "" : framesOf(v),
+      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : masksOf(v), i ? "" : framesOf(v),
           i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
   }
   out << "\n";
@@ -78,7 +84,8 @@ void listVariants(std::ostream& out, int width) {
        wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
                "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
                "masks); a \"low rank\" one takes separable masks, sums of up to 4 separable terms (sharpen, emboss, "
-               "laplacian) and the gradient magnitude of a separable mask. Each refuses the masks it does not take and "
+               "laplacian) and the gradient magnitude of a separable mask; \", 3x3\": also masks of any rank up to "
+               "3x3 (single RGBA8 frames). Each refuses the masks it does not take and "
                "names a variant that takes them. frames: u8x4 "
                "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
                "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "

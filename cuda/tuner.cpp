@@ -409,7 +409,8 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Fastest first, as the benchmark measured on the H200 (4K and 1080p, RGBA8): stream leads for
-  // separable masks at r = 1 (0.028 ms at 4K against tensorstream's 0.032) and at r = 2 where its fp16
+  // separable masks at r = 1 (0.028 ms at 4K against tensorstream's 0.032), for 3x3 masks of any rank
+  // (4K 0.031-0.032 ms against tensorstream's 0.036-0.047 and tensor2d's 0.061), and at r = 2 where its fp16
   // sums hold 1 LSB or the frame is past 1080p (0.030-0.0325 against 0.032-0.036); tensorstream from
   // there to r = 32 (0.033 at 4K r = 3..8, 0.069 at r = 32 against fused's 0.58); tensor2d for 2D
   // masks up to r = 24 (r = 21 at 1080p and below), fft past that (0.626 ms at 4K whatever the

@@ -244,8 +244,9 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
     const Mask& m = p.filter.mask;
     const bool lowRank = m.separable() || (m.lowRank() && m.lowRank()->rank() <= 4);
     const bool magnitude = p.filter.combine == Combine::Magnitude;
-    return (!needsSeparable(v.takes) || m.separable()) && (v.takes != MaskTakes::LowRank || lowRank) &&
-           (!needsOneMask(v.takes) || !magnitude) && (v.takes != MaskTakes::LowRank || !magnitude || m.separable());
+    return (!needsSeparable(v.takes) || m.separable() || m.radius() <= v.anyRankRadius) &&
+           (v.takes != MaskTakes::LowRank || lowRank) && (!needsOneMask(v.takes) || !magnitude) &&
+           (v.takes != MaskTakes::LowRank || !magnitude || m.separable());
   };
   int refusals = 0;
   for (const Variant& v : variants())
@@ -264,9 +265,15 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
       ASSERT_NE(findVariant(why.fixValue), nullptr) << why.text();
       EXPECT_TRUE(takes(why.fixValue, p)) << why.text();
     }
-  // emboss: separable, fused, stream, tensorsep; the full-rank mask: those and tensorstream; sobel's
-  // magnitude: fused, stream, tensorsep, tensor2d (tensorstream runs it as two terms).
-  EXPECT_EQ(refusals, 13);
+  // emboss: separable, fused, stream, tensorsep; the full-rank 3x3 mask: separable, fused, tensorsep
+  // and tensorstream (stream takes masks of any rank to 3x3); sobel's magnitude: fused, stream,
+  // tensorsep, tensor2d (tensorstream runs it as two terms).
+  EXPECT_EQ(refusals, 12);
+  // stream's 3x3 masks of any rank run on its RGBA8 kernel: other frames are refused, naming sweep.
+  const Problem grey = findVariant("stream")->whyNot(fullRank, ImageDesc{.width = 64, .height = 64, .channels = 1});
+  EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
+  EXPECT_NE(grey.detail.find("single RGBA8 frames only"), std::string::npos) << grey.text();
+  EXPECT_EQ(grey.fixValue, "sweep");
 }
 
 // ---- Low-rank decomposition (convlive/low_rank.hpp) ----

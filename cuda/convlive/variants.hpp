@@ -79,6 +79,9 @@ struct Variant {
   std::vector<Tile> tiles;           // offered tile shapes, the default first; empty: no choice
   std::string tileMeaning;           // what the tile is for this variant ("block", "output tile", ...)
   MaskTakes takes = MaskTakes::Any;  // the masks it takes: whyNot refuses the others
+  // Separable variants that also take masks of any rank up to this radius (stream: 3x3 ones on
+  // single RGBA8 frames); 0: none.
+  int anyRankRadius = 0;
   // The frames it takes where that is some of all (runFramesImpl set): "u8x1,3,4" (8-bit values in
   // 1, 3 or 4 channels); empty: all of them (with runFramesImpl), or u8x4 (without).
   std::string images;

@@ -15,6 +15,9 @@
 // planHalfSums), fp16 pairs: two channels an instruction, half the registers for the pending rows.
 // With alpha kept, the fp16 pairs are a pixel's (R, G) and two pixels' blue, so that nothing sums
 // an alpha, and a lane takes its neighbours' pixels already converted (4K r=2 6%, r=4 18% faster).
+// 3x3 masks of any rank (stream3x3): the row factor becomes the mask's three rows, each input row
+// unpacked once and summed with each, every mask row's sums added to the output row it is that row
+// of; fp32 sums.
 #include <cuda_fp16.h>
 
 #include <cstring>
@@ -24,6 +27,7 @@
 #include "common.cuh"
 #include "convlive/resources.hpp"
 #include "schedules.hpp"
+#include "stream_3x3.hpp"
 
 namespace convlive::kernels {
 namespace {
@@ -134,23 +138,36 @@ struct F32Sums {
   __device__ static E lastE(W w, E h, E acc, W) {
     return lastTap<Absolute>(w, h, acc);
   }
-  // Row sums of the lane's pixels from its words and its neighbours'.
+  // The lane's pixels with R on either side (its words and its neighbours'), unpacked.
   template <int R>
-  __device__ static Rows rowSums(const unsigned (&w)[N], const float* row) {
+  struct Window {
+    float4 px[N + 2 * R];
+  };
+  template <int R>
+  __device__ static Window<R> window(const unsigned (&w)[N]) {
     unsigned e[N + 2 * R];
     laneWindow<R>(w, e);
-    float4 px[N + 2 * R];
+    Window<R> x;
 #pragma unroll
-    for (int j = 0; j < N + 2 * R; ++j) px[j] = unpackPixel(e[j]);
+    for (int j = 0; j < N + 2 * R; ++j) x.px[j] = unpackPixel(e[j]);
+    return x;
+  }
+  // Row sums of the lane's pixels with the 2R + 1 weights of `row`.
+  template <int R>
+  __device__ static Rows sums(const Window<R>& x, const float* row) {
     Rows h;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
-      float4 s = mul4(row[0], px[j]);
+      float4 s = mul4(row[0], x.px[j]);
 #pragma unroll
-      for (int t = 1; t <= 2 * R; ++t) fma4(s, row[t], px[j + t]);
+      for (int t = 1; t <= 2 * R; ++t) fma4(s, row[t], x.px[j + t]);
       h.v[4 * j] = s.x, h.v[4 * j + 1] = s.y, h.v[4 * j + 2] = s.z, h.v[4 * j + 3] = s.w;
     }
     return h;
+  }
+  template <int R>
+  __device__ static Rows rowSums(const unsigned (&w)[N], const float* row) {
+    return sums<R>(window<R>(w), row);
   }
   // Pixel j's word: alpha from byte j of the input's alpha bytes unless filtered.
   template <bool FilterAlpha>
@@ -345,24 +362,35 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks); r=2 with alpha kept
 // at most 80 (6 blocks: 82 without a cap; 3% faster at 4K than 5 blocks), with
 // alpha filtered at most 96 (5 blocks); r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
-template <int R, bool FilterAlpha, bool Half>
-constexpr int kStreamMinBlocks = Half     ? (R <= 1   ? 8
+// 3x3 masks (Full, fp32 sums): at most 102 registers (5 blocks) with alpha kept, 128 (4) filtered.
+template <int R, bool FilterAlpha, bool Half, bool Full = false>
+constexpr int kStreamMinBlocks = Full     ? (FilterAlpha ? 4 : 5)
+                                 : Half   ? (R <= 1   ? 8
                                              : R == 2 ? (FilterAlpha ? 5 : 6)
                                                       : 4)
                                  : R == 1 ? (FilterAlpha ? 5 : 6)
                                  : R >= 2 ? 4
                                           : 1;
 
-template <int R, bool Absolute, bool FilterAlpha, bool Half>
-__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half>))
-    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ MaskSep m, bool aligned,
+// A 3x3 mask's weights, row-major, each divided by 255 (launchStream3x3), by value.
+struct Mask3x3 {
+  float w[9];
+};
+template <bool Full>
+using StreamMask = std::conditional_t<Full, Mask3x3, MaskSep>;
+
+template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false>
+__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full>))
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<Full> m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
   using S = StreamShape<R, Half>;
   constexpr int N = S::N, L = S::L, T = S::T;
+  static_assert(!Full || (R == 1 && !Half), "the 3x3 instances: radius 1, fp32 sums");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
-  const float* col = m.col;  // the column factor divided by 255 (launchStream)
+  const float* col = nullptr;  // the column factor divided by 255 (launchStream)
+  if constexpr (!Full) col = m.col;
   const typename A::W offset = A::weight(halfOffset);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
@@ -416,9 +444,11 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         }
         issue(i + kRing - 1);  // into the slot read at the previous step
 
-        // Row factor: the lane's N pixels with R on either side, from the lanes beside it.
+        // Row factor: the lane's N pixels with R on either side, from the lanes beside it (3x3
+        // masks: below, once a mask row).
         alpha[k] = alphaBytes<N>(w);
-        const Rows h = A::template rowSums<R>(w, m.row);
+        Rows h;
+        if constexpr (!Full) h = A::template rowSums<R>(w, m.row);
 
         // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
         // it completes row i - 2R (slot (k + 1) mod T, clamped to [0, 1] by its last tap; frame
@@ -426,13 +456,23 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         // Alpha, unless filtered: byte j of the alpha bytes of input row i - R (the output row's centre).
         const int done = (k + 1) % T, y = ys + i - 2 * R;
         Rows fin;  // in [0, 1]
-        if constexpr (T == 1) {
-          fin = lastRows<A, Absolute>(A::weight(col[0]), h, zeroRows<Rows>(), offset);
-        } else {
-          fin = lastRows<A, Absolute>(A::weight(col[T - 1]), h, acc[done], offset);
+        if constexpr (Full) {
+          // The output row in slot (k - t) mod T takes this row's sums with mask row t.
+          const auto x = A::template window<R>(w);
+          const typename A::W one = A::weight(1.f);
+          fin = lastRows<A, Absolute>(one, A::template sums<R>(x, m.w + (T - 1) * T), acc[done], offset);
 #pragma unroll
-          for (int t = 1; t < T - 1; ++t) fmaRows<A>(acc[(k - t + T) % T], A::weight(col[t]), h);
-          acc[k % T] = mulRows<A>(A::weight(col[0]), h);
+          for (int t = 1; t < T - 1; ++t) fmaRows<A>(acc[(k - t + T) % T], one, A::template sums<R>(x, m.w + t * T));
+          acc[k % T] = A::template sums<R>(x, m.w);
+        } else {
+          if constexpr (T == 1) {
+            fin = lastRows<A, Absolute>(A::weight(col[0]), h, zeroRows<Rows>(), offset);
+          } else {
+            fin = lastRows<A, Absolute>(A::weight(col[T - 1]), h, acc[done], offset);
+#pragma unroll
+            for (int t = 1; t < T - 1; ++t) fmaRows<A>(acc[(k - t + T) % T], A::weight(col[t]), h);
+            acc[k % T] = mulRows<A>(A::weight(col[0]), h);
+          }
         }
         unsigned o[N];
         A::template pack<FilterAlpha>(fin, alpha[(k + T - R) % T], o);
@@ -458,10 +498,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 }
 
 // Warps of this instance the current GPU holds at once (residentBlocks keeps each device's answer).
-template <int R, bool Absolute, bool FilterAlpha, bool Half>
+template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false>
 int streamResidentWarps() {
-  return residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half>), 32 * kStreamWarps,
-                        0) *
+  return residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half, Full>),
+                        32 * kStreamWarps, 0) *
          kStreamWarps;
 }
 
@@ -528,11 +568,28 @@ void launchStream(const Launch& l, const MaskSep& m, float halfOffset) {
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
-// The compiled instance for a radius, combine rule, alpha mode and number format, handed to `f`.
-template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_>
+// A 3x3 mask likewise: its nine weights over 255, so that each output's last sum clamps to [0, 1].
+template <bool Absolute, bool FilterAlpha>
+void launchStream3x3(const Launch& l, const Mask2D& m) {
+  using S = StreamShape<1, false>;
+  const int residentWarps = streamResidentWarps<1, Absolute, FilterAlpha, false, true>();
+  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
+  if (m.radius != 1) throw std::invalid_argument("stream3x3: the mask is not 3x3");
+  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
+  const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
+  Mask3x3 scaled;
+  for (int t = 0; t < 9; ++t) scaled.w[t] = m.w[t] / 255.f;
+  streamKernel<1, Absolute, FilterAlpha, false, true>
+      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u, 0.f);
+  CL_CUDA_LAUNCHED("streamKernel<<<>>> (3x3)");
+}
+
+// The compiled instance for a radius, combine rule, alpha mode and number format (and 3x3 masks of
+// any rank: full), handed to `f`.
+template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false>
 struct StreamInstance {
   static constexpr int R = R_;
-  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_;
+  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_;
 };
 template <int R, bool Absolute, bool FilterAlpha, class F>
 decltype(auto) streamSumsInstance(bool half, F&& f) {
@@ -567,13 +624,84 @@ decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
                               std::to_string(kStreamMaxRadius) + ")");
 }
 
+// The 3x3 instance for a launch's combine rule and alpha mode.
+template <class F>
+decltype(auto) stream3x3Instance(const Launch& l, F&& f) {
+  if (l.combine == Combine::Abs) {
+    if (l.filterAlpha) return f(StreamInstance<1, true, true, false, true>{});
+    return f(StreamInstance<1, true, false, false, true>{});
+  }
+  if (l.filterAlpha) return f(StreamInstance<1, false, true, false, true>{});
+  return f(StreamInstance<1, false, false, false, true>{});
+}
+
+template <class K>
+const void* streamKernelOf() {
+  return reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full>);
+}
+
 // What a launch of instance K makes: its geometry on this device (without one: see streamGeometry).
 template <class K>
 StreamGeometry streamGeometryOn(const Launch& l) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  const int resident = deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half>() : 0;
+  const int resident =
+      deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half, K::full>() : 0;
   using S = StreamShape<K::R, K::half>;
   return streamGeometry(l, S::OutW, S::N, S::L, resident);
+}
+
+template <class K>
+LaunchDescription describeInstance(const Launch& l) {
+  using S = StreamShape<K::R, K::half>;
+  const StreamGeometry g = streamGeometryOn<K>(l);
+  PassLaunch p;
+  p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
+             (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
+             (K::full ? ", 3x3 mask" : "") + ">";
+  p.grid = dimsOf(g.blocks);
+  p.block = dimsOf(32 * kStreamWarps);
+  p.threadsPerBlock = 32 * kStreamWarps;
+  p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
+  setFootprint(p, S::OutW, g.u.sh, 32 * S::N, g.u.sh + 2 * K::R, -S::N * S::L, -K::R);
+  p.staticShared = sizeof(unsigned) * kStreamWarps * kRing * 32 * S::N;
+  p.kernelFunction = streamKernelOf<K>();
+  const int edges = g.u.edgeLeft + g.u.edgeRight;
+  p.note =
+      "persistent: " + std::to_string(g.u.units) + " units (" + std::to_string(g.u.strips) + " strip" +
+      (g.u.strips == 1 ? "" : "s") + " of " + std::to_string(S::OutW) + " pixels x " + std::to_string(g.u.sh) +
+      " rows" +
+      (edges ? ", the " + std::to_string(edges) + " edge strips' x " + std::to_string(g.u.edgeSh) : std::string()) +
+      "), one a warp" +
+      (deviceInfo().available ? ", as many warps as the device holds at once"
+                              : "; on a device, as many as it holds at once, walking taller segments");
+  return LaunchDescription{{p}, ""};
+}
+
+// A warp walks down a segment of sh rows: each input row (sh + 2R of them) comes in once through
+// the ring (32 N pixels, the N L on each side apron), is read back by the lane that copied it, and
+// every lane sums the row taps for its N pixels (neighbours' pixels by shuffles) and adds them to
+// the T pending output rows (3x3 masks: T row sums of T taps, one a mask row). The 2 L apron lanes
+// compute but store nothing.
+template <class K>
+WorkModel modelInstance(const Launch& l) {
+  using S = StreamShape<K::R, K::half>;
+  const StreamGeometry g = streamGeometryOn<K>(l);
+  const double inputs = 32.0 * S::N * (g.u.sh + 2 * K::R), outputs = double(S::OutW) * g.u.sh;
+  const double channels = K::filterAlpha ? 4 : 3;
+  WorkModel m;
+  m.globalReads = inputs / outputs;
+  m.globalBytes = 4 * m.globalReads;
+  m.sharedBytes = 4 * m.globalReads;
+  m.apron = m.globalReads;
+  m.idleThreads = 2.0 * S::L / 32;
+  m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T : 2 * S::T);
+  m.dramBytes = 8;
+  m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
+                    " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
+  if (K::full) m.notes.push_back("a 3x3 mask of any rank: three row sums an input row, one a mask row");
+  if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
+  if (K::half) m.notes.push_back("fp16 sums, two channels an instruction (the error bound allows it)");
+  return m;
 }
 
 }  // namespace
@@ -593,58 +721,26 @@ void stream(const Launch& l, const MaskSep& m, StreamSums sums) {
 }
 
 LaunchDescription describeStream(const Launch& l, int radius, bool halfSums) {
-  return streamInstance(l, radius, halfSums, [&](auto k) {
+  return streamInstance(l, radius, halfSums, [&](auto k) { return describeInstance<decltype(k)>(l); });
+}
+
+WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
+  return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
+}
+
+void stream3x3(const Launch& l, const Mask2D& m) {
+  stream3x3Instance(l, [&](auto k) {
     using K = decltype(k);
-    using S = StreamShape<K::R, K::half>;
-    const StreamGeometry g = streamGeometryOn<K>(l);
-    PassLaunch p;
-    p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
-               (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums>";
-    p.grid = dimsOf(g.blocks);
-    p.block = dimsOf(32 * kStreamWarps);
-    p.threadsPerBlock = 32 * kStreamWarps;
-    p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
-    setFootprint(p, S::OutW, g.u.sh, 32 * S::N, g.u.sh + 2 * K::R, -S::N * S::L, -K::R);
-    p.staticShared = sizeof(unsigned) * kStreamWarps * kRing * 32 * S::N;
-    p.kernelFunction = reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half>);
-    const int edges = g.u.edgeLeft + g.u.edgeRight;
-    p.note =
-        "persistent: " + std::to_string(g.u.units) + " units (" + std::to_string(g.u.strips) + " strip" +
-        (g.u.strips == 1 ? "" : "s") + " of " + std::to_string(S::OutW) + " pixels x " + std::to_string(g.u.sh) +
-        " rows" +
-        (edges ? ", the " + std::to_string(edges) + " edge strips' x " + std::to_string(g.u.edgeSh) : std::string()) +
-        "), one a warp" +
-        (deviceInfo().available ? ", as many warps as the device holds at once"
-                                : "; on a device, as many as it holds at once, walking taller segments");
-    return LaunchDescription{{p}, ""};
+    launchStream3x3<K::absolute, K::filterAlpha>(l, m);
   });
 }
 
-// A warp walks down a segment of sh rows: each input row (sh + 2R of them) comes in once through
-// the ring (32 N pixels, the N L on each side apron), is read back by the lane that copied it, and
-// every lane sums the row taps for its N pixels (neighbours' pixels by shuffles) and adds them to
-// the T pending output rows. The 2 L apron lanes compute but store nothing.
-WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
-  return streamInstance(l, radius, halfSums, [&](auto k) {
-    using K = decltype(k);
-    using S = StreamShape<K::R, K::half>;
-    const StreamGeometry g = streamGeometryOn<K>(l);
-    const double inputs = 32.0 * S::N * (g.u.sh + 2 * K::R), outputs = double(S::OutW) * g.u.sh;
-    const double channels = K::filterAlpha ? 4 : 3;
-    WorkModel m;
-    m.globalReads = inputs / outputs;
-    m.globalBytes = 4 * m.globalReads;
-    m.sharedBytes = 4 * m.globalReads;
-    m.apron = m.globalReads;
-    m.idleThreads = 2.0 * S::L / 32;
-    m.flops = inputs / outputs * channels * 2 * 2 * S::T;
-    m.dramBytes = 8;
-    m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
-                      " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
-    if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
-    if (K::half) m.notes.push_back("fp16 sums, two channels an instruction (the error bound allows it)");
-    return m;
-  });
+LaunchDescription describeStream3x3(const Launch& l) {
+  return stream3x3Instance(l, [&](auto k) { return describeInstance<decltype(k)>(l); });
+}
+
+WorkModel modelStream3x3(const Launch& l) {
+  return stream3x3Instance(l, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
 }  // namespace convlive::kernels

@@ -28,9 +28,12 @@ using kernels::kMaxSepRadius;
 using Code = Problem::Code;
 
 Problem maskWhyNot(const Variant& v, const FilterParams& p) {
-  if (needsSeparable(v.takes) && !p.filter.mask.separable())
+  if (needsSeparable(v.takes) && !p.filter.mask.separable() && p.filter.mask.radius() > v.anyRankRadius)
     return problem(Code::CannotRun, "variant",
-                   "the mask is not separable (not an outer product of a column and a row): it needs a 2D variant",
+                   "the mask is not separable (not an outer product of a column and a row): it needs a 2D variant" +
+                       (v.anyRankRadius > 0 ? " (" + v.name + " takes masks of any rank up to radius " +
+                                                  std::to_string(v.anyRankRadius) + ")"
+                                            : std::string()),
                    "variant", "tiled-coop");
   if (needsOneMask(v.takes) && p.filter.combine == Combine::Magnitude)
     return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
