@@ -219,6 +219,12 @@ TEST(Variants, RejectWithTheReason) {
   EXPECT_NE(findVariant("fused")->whyNot(p, 64, 64).text().find("not separable"), std::string::npos);
   p.filter = makeFilter("sobel", {.radius = 1});
   EXPECT_NE(findVariant("fused")->whyNot(p, 64, 64).text().find("separable"), std::string::npos);
+  // A 1x1 mask of zeros is not separable, and no 3x3 path takes it: the separable variants refuse
+  // it, stream (masks of any rank to 3x3) too.
+  p.filter = makeFilter("custom", {.weights = "0"});
+  ASSERT_FALSE(p.filter.mask.separable());
+  for (const char* name : {"stream", "separable", "fused", "tensorsep"})
+    EXPECT_NE(findVariant(name)->whyNot(p, 64, 64).text().find("not separable"), std::string::npos) << name;
   p.filter = makeFilter("gaussian", {.radius = 2});
   p.tile = {7, 7};
   EXPECT_NE(findVariant("tiled")->whyNot(p, 64, 64).text().find("no tile 7x7"), std::string::npos);
@@ -244,7 +250,7 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
     const Mask& m = p.filter.mask;
     const bool lowRank = m.separable() || (m.lowRank() && m.lowRank()->rank() <= 4);
     const bool magnitude = p.filter.combine == Combine::Magnitude;
-    return (!needsSeparable(v.takes) || m.separable() || m.radius() <= v.anyRankRadius) &&
+    return (!needsSeparable(v.takes) || m.separable() || (m.radius() >= 1 && m.radius() <= v.anyRankRadius)) &&
            (v.takes != MaskTakes::LowRank || lowRank) && (!needsOneMask(v.takes) || !magnitude) &&
            (v.takes != MaskTakes::LowRank || !magnitude || m.separable());
   };
@@ -274,6 +280,7 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
   EXPECT_NE(grey.detail.find("single RGBA8 frames only"), std::string::npos) << grey.text();
   EXPECT_EQ(grey.fixValue, "sweep");
+  EXPECT_EQ(findVariant("sweep")->takes, MaskTakes::Any) << "sweep takes the mask it is named for";
 }
 
 // ---- Low-rank decomposition (convlive/low_rank.hpp) ----

@@ -694,7 +694,8 @@ WorkModel modelInstance(const Launch& l) {
   m.sharedBytes = 4 * m.globalReads;
   m.apron = m.globalReads;
   m.idleThreads = 2.0 * S::L / 32;
-  m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T : 2 * S::T);
+  // 3x3: T row sums of T taps and T - 1 adds into the pending rows; separable: T row and T column taps.
+  m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T + S::T - 1 : 2 * S::T);
   m.dramBytes = 8;
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");

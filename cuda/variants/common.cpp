@@ -27,8 +27,12 @@ namespace detail {
 using kernels::kMaxSepRadius;
 using Code = Problem::Code;
 
+// A separable variant's masks of any rank (Variant::anyRankRadius): radius 1 to that, so not the
+// 1x1 all-zero mask (not separable, and no 3x3 kernel takes it).
+bool takesAnyRank(const Variant& v, const Mask& m) { return m.radius() >= 1 && m.radius() <= v.anyRankRadius; }
+
 Problem maskWhyNot(const Variant& v, const FilterParams& p) {
-  if (needsSeparable(v.takes) && !p.filter.mask.separable() && p.filter.mask.radius() > v.anyRankRadius)
+  if (needsSeparable(v.takes) && !p.filter.mask.separable() && !takesAnyRank(v, p.filter.mask))
     return problem(Code::CannotRun, "variant",
                    "the mask is not separable (not an outer product of a column and a row): it needs a 2D variant" +
                        (v.anyRankRadius > 0 ? " (" + v.name + " takes masks of any rank up to radius " +
@@ -108,8 +112,8 @@ Problem fp32SumsWhyNot(const Variant& v, const FilterParams& p, PixelType type) 
   if (e <= 0.45) return {};
   char text[220];
   std::snprintf(text, sizeof text,
-                "%s: fp32 sums of these weights on %s values may err by %.2f levels (sum|row| x sum|col| too large "
-                "for 1 LSB)",
+                "%s: fp32 sums of these weights on %s values may err by %.2f levels (their absolute sum is too "
+                "large for 1 LSB)",
                 v.name.c_str(), pixelTypeName(type), e);
   return problem(Code::CannotRun, "variant", text, "variant", "cpu");
 }

@@ -11,7 +11,7 @@ namespace convlive::detail {
 namespace {
 
 // 3x3 masks that are not separable run as three row sums an input row (kernels/stream_3x3.hpp).
-bool anyRank3x3(const FilterParams& p) { return !p.filter.mask.separable(); }
+bool anyRank3x3(const FilterParams& p) { return !p.filter.mask.separable() && p.filter.mask.radius() == 1; }
 
 // RGBA8 frames: the checks every variant makes (3x3 masks of any rank pass them), and for the 3x3
 // ones fp32 sums within 1 LSB (fp32SumsBound: their weights' absolute sum times 255, nine products).
@@ -62,8 +62,8 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   if (rgba8Kernel(p, image)) return whyNot(v, p, image.width, image.height);
   if (anyRank3x3(p) && !maskWhyNot(v, p))
     return problem(Problem::Code::CannotRun, "variant",
-                   "stream takes 3x3 masks that are not separable on single RGBA8 frames only; sweep takes these "
-                   "frames",
+                   "stream takes 3x3 masks that are not separable on single RGBA8 frames written as RGBA8 only; "
+                   "sweep takes these frames",
                    "variant", "sweep");
   const int most = kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image)),
             r = radiusOf(p);
