@@ -278,7 +278,7 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   // stream's 3x3 masks of any rank run on its RGBA8 kernel: other frames are refused, naming sweep.
   const Problem grey = findVariant("stream")->whyNot(fullRank, ImageDesc{.width = 64, .height = 64, .channels = 1});
   EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
-  EXPECT_NE(grey.detail.find("single RGBA8 frames only"), std::string::npos) << grey.text();
+  EXPECT_NE(grey.detail.find("single RGBA8 frames written as RGBA8 only"), std::string::npos) << grey.text();
   EXPECT_EQ(grey.fixValue, "sweep");
   EXPECT_EQ(findVariant("sweep")->takes, MaskTakes::Any) << "sweep takes the mask it is named for";
 }
