@@ -141,6 +141,7 @@ class MirroredTable {
 // the mask need not be separable) for a gradient magnitude; a LowRank one (tensorstream) takes the
 // magnitude of a separable mask and names tiled-coop for the others.
 Problem maskWhyNot(const Variant& v, const FilterParams& p);
+// Whether v's masks of any rank (Variant::anyRankRadius) include m: radius 1 up to it.
 bool takesAnyRank(const Variant& v, const Mask& m);
 // Checks every variant shares: the masks it takes, the frame, the radius, the tile, the device.
 // The whole whyNot of the variants that need nothing more.

@@ -10,31 +10,34 @@
 namespace convlive::detail {
 namespace {
 
-// 3x3 masks that are not separable run as three row sums an input row (kernels/stream_3x3.hpp).
-bool anyRank3x3(const FilterParams& p) { return !p.filter.mask.separable() && p.filter.mask.radius() == 1; }
+// 3x3 masks that are not separable (the sizes anyRankRadius admits) run as three row sums an input
+// row (kernels/stream_3x3.hpp).
+bool anyRank3x3(const Variant& v, const FilterParams& p) {
+  return !p.filter.mask.separable() && takesAnyRank(v, p.filter.mask);
+}
 
 // RGBA8 frames: the checks every variant makes (3x3 masks of any rank pass them), and for the 3x3
 // ones fp32 sums within 1 LSB (fp32SumsBound: their weights' absolute sum times 255, nine products).
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (Problem why = commonWhyNot(v, p, w, h)) return why;
-  if (anyRank3x3(p)) return fp32SumsWhyNot(v, p, PixelType::U8);
+  if (anyRank3x3(v, p)) return fp32SumsWhyNot(v, p, PixelType::U8);
   return {};
 }
 
 // fp16 sums (two channels an instruction) where the mask's error bound keeps 1 LSB, else fp32.
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
-  if (anyRank3x3(p)) return kernels::stream3x3(launchOf(v, p, in, out, s), pp.mask2d());
+  if (anyRank3x3(v, p)) return kernels::stream3x3(launchOf(v, p, in, out, s), pp.mask2d());
   const HalfSumsPlan& plan = pp.halfSums();
   kernels::stream(launchOf(v, p, in, out, s), pp.sep(), {plan.fits, plan.offset});
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank3x3(p)) return kernels::describeStream3x3(launchFor(v, p, w, h));
+  if (anyRank3x3(v, p)) return kernels::describeStream3x3(launchFor(v, p, w, h));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank3x3(p)) return kernels::modelStream3x3(launchFor(v, p, w, h));
+  if (anyRank3x3(v, p)) return kernels::modelStream3x3(launchFor(v, p, w, h));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
@@ -60,7 +63,7 @@ bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(p, image)) return whyNot(v, p, image.width, image.height);
-  if (anyRank3x3(p) && !maskWhyNot(v, p))
+  if (anyRank3x3(v, p) && !maskWhyNot(v, p))
     return problem(Problem::Code::CannotRun, "variant",
                    "stream takes 3x3 masks that are not separable on single RGBA8 frames written as RGBA8 only; "
                    "sweep takes these frames",
