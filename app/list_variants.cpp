@@ -31,7 +31,8 @@ std::vector<std::string> wrapped(const std::string& text, int width) {
 // The frames column: what a variant takes, and "+f32" where it also writes f32 from u8 frames.
 std::string framesOf(const Variant& v) { return v.imagesTaken() + (v.floatOutput ? " +f32" : ""); }
 
-// The masks column: what a variant takes, and ", 3x3" where it also takes masks of any rank that size.
+// The masks column: what a variant takes, and ", 5x5" where it also takes masks of any rank up to
+// that size.
 std::string masksOf(const Variant& v) {
   const std::string side = std::to_string(2 * v.anyRankRadius + 1);
   return maskTakesName(v.takes) + (v.anyRankRadius > 0 ? ", " + side + "x" + side : std::string());
@@ -84,8 +85,8 @@ void listVariants(std::ostream& out, int width) {
        wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
                "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
                "masks); a \"low rank\" one takes separable masks, sums of up to 4 separable terms (sharpen, emboss, "
-               "laplacian) and the gradient magnitude of a separable mask; \", 3x3\": also masks of any rank up to "
-               "3x3 (single RGBA8 frames). Each refuses the masks it does not take and "
+               "laplacian) and the gradient magnitude of a separable mask; \", 5x5\": also masks of any rank up to "
+               "that size (3x3 and 5x5; single RGBA8 frames). Each refuses the masks it does not take and "
                "names a variant that takes them. frames: u8x4 "
                "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
                "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "

@@ -219,8 +219,8 @@ TEST(Variants, RejectWithTheReason) {
   EXPECT_NE(findVariant("fused")->whyNot(p, 64, 64).text().find("not separable"), std::string::npos);
   p.filter = makeFilter("sobel", {.radius = 1});
   EXPECT_NE(findVariant("fused")->whyNot(p, 64, 64).text().find("separable"), std::string::npos);
-  // A 1x1 mask of zeros is not separable, and no 3x3 path takes it: the separable variants refuse
-  // it, stream (masks of any rank to 3x3) too.
+  // A 1x1 mask of zeros is not separable, and no path for masks of any rank takes it: the separable
+  // variants refuse it, stream (masks of any rank from 3x3 to 5x5) too.
   p.filter = makeFilter("custom", {.weights = "0"});
   ASSERT_FALSE(p.filter.mask.separable());
   for (const char* name : {"stream", "separable", "fused", "tensorsep"})
@@ -271,11 +271,11 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
       ASSERT_NE(findVariant(why.fixValue), nullptr) << why.text();
       EXPECT_TRUE(takes(why.fixValue, p)) << why.text();
     }
-  // emboss: separable, fused, stream, tensorsep; the full-rank 3x3 mask: separable, fused, tensorsep
-  // and tensorstream (stream takes masks of any rank to 3x3); sobel's magnitude: fused, stream,
-  // tensorsep, tensor2d (tensorstream runs it as two terms).
-  EXPECT_EQ(refusals, 12);
-  // stream's 3x3 masks of any rank run on its RGBA8 kernel: other frames are refused, naming sweep.
+  // emboss r=2: separable, fused, tensorsep (stream takes masks of any rank to 5x5); the full-rank 3x3
+  // mask: separable, fused, tensorsep and tensorstream; sobel's magnitude: fused, stream, tensorsep,
+  // tensor2d (tensorstream runs it as two terms).
+  EXPECT_EQ(refusals, 11);
+  // stream's masks of any rank run on its RGBA8 kernel: other frames are refused, naming sweep.
   const Problem grey = findVariant("stream")->whyNot(fullRank, ImageDesc{.width = 64, .height = 64, .channels = 1});
   EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
   EXPECT_NE(grey.detail.find("single RGBA8 frames written as RGBA8 only"), std::string::npos) << grey.text();

@@ -135,7 +135,7 @@ TEST_F(StillCommand, ListVariants) {
   EXPECT_EQ(masks["separable"], "separable");
   EXPECT_EQ(masks["tensor2d"], "one");
   EXPECT_EQ(masks["tensorstream"], "low rank");
-  EXPECT_EQ(masks["stream"], "one separable, 3x3");
+  EXPECT_EQ(masks["stream"], "one separable, 5x5");
   // The variants that write f32 from u8 frames say so; the others do not.
   for (const Variant& v : variants())
     EXPECT_EQ(frames[v.name].find("+f32") != std::string::npos, v.floatOutput) << v.name << ": " << frames[v.name];

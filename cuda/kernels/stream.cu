@@ -15,9 +15,9 @@
 // planHalfSums), fp16 pairs: two channels an instruction, half the registers for the pending rows.
 // With alpha kept, the fp16 pairs are a pixel's (R, G) and two pixels' blue, so that nothing sums
 // an alpha, and a lane takes its neighbours' pixels already converted (4K r=2 6%, r=4 18% faster).
-// 3x3 masks of any rank (stream3x3): the row factor becomes the mask's three rows, each input row
-// unpacked once and summed with each, every mask row's sums added to the output row it is that row
-// of; fp32 sums.
+// 3x3 and 5x5 masks of any rank (streamAnyRank): the row factor becomes the mask's 2R + 1 rows,
+// each input row unpacked once and summed with each, every mask row's sums added to the output row
+// it is that row of; fp32 sums.
 #include <cuda_fp16.h>
 
 #include <cstring>
@@ -27,7 +27,7 @@
 #include "common.cuh"
 #include "convlive/resources.hpp"
 #include "schedules.hpp"
-#include "stream_3x3.hpp"
+#include "stream_any_rank.hpp"
 
 namespace convlive::kernels {
 namespace {
@@ -35,11 +35,12 @@ namespace {
 constexpr int kStreamWarps = 4;  // warps per block; each has its own segment and ring
 constexpr int kRing = 8;         // ring slots (input rows in flight) per warp
 
-template <int R, bool Half>
+template <int R, bool Half, bool Full = false>
 struct StreamShape {
   // Pixels per lane: 16- or 8-byte loads and stores (fp16 sums hold 4 pixels' pending rows at r=4
-  // in the registers fp32 needs for 2).
-  static constexpr int N = R <= 2 || Half ? 4 : 2;
+  // in the registers fp32 needs for 2). 5x5 masks of any rank take 2: 4 held 168-205 registers
+  // (3 blocks an SM, or 4 at 128), 7% slower at 4K.
+  static constexpr int N = Full ? (R == 1 ? 4 : 2) : R <= 2 || Half ? 4 : 2;
   static constexpr int L = (R + N - 1) / N;      // apron lanes on each side
   static constexpr int OutW = (32 - 2 * L) * N;  // output pixels per warp row
   static constexpr int T = 2 * R + 1;            // taps
@@ -362,9 +363,13 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks); r=2 with alpha kept
 // at most 80 (6 blocks: 82 without a cap; 3% faster at 4K than 5 blocks), with
 // alpha filtered at most 96 (5 blocks); r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
-// 3x3 masks (Full, fp32 sums): at most 102 registers (5 blocks) with alpha kept, 128 (4) filtered.
+// Masks of any rank (Full, fp32 sums): 3x3 at most 102 registers (5 blocks) with alpha kept, 128 (4)
+// filtered; 5x5 (2 pixels a lane) at most 96 (5 blocks; uncapped 114-128, and 6 or 7 blocks at 80 or
+// 72 ran 2% and 10% slower at 4K: fewer registers, more instructions).
 template <int R, bool FilterAlpha, bool Half, bool Full = false>
-constexpr int kStreamMinBlocks = Full     ? (FilterAlpha ? 4 : 5)
+constexpr int kStreamMinBlocks = Full     ? (R == 2        ? 5
+                                             : FilterAlpha ? 4
+                                                           : 5)
                                  : Half   ? (R <= 1   ? 8
                                              : R == 2 ? (FilterAlpha ? 5 : 6)
                                                       : 4)
@@ -372,20 +377,21 @@ constexpr int kStreamMinBlocks = Full     ? (FilterAlpha ? 4 : 5)
                                  : R >= 2 ? 4
                                           : 1;
 
-// A 3x3 mask's weights, row-major, each divided by 255 (launchStream3x3), by value.
-struct Mask3x3 {
-  float w[9];
+// A (2R + 1)^2 mask's weights, row-major, each divided by 255 (launchStreamFull), by value.
+template <int R>
+struct MaskFull {
+  float w[(2 * R + 1) * (2 * R + 1)];
 };
-template <bool Full>
-using StreamMask = std::conditional_t<Full, Mask3x3, MaskSep>;
+template <int R, bool Full>
+using StreamMask = std::conditional_t<Full, MaskFull<R>, MaskSep>;
 
 template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false>
 __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full>))
-    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<Full> m, bool aligned,
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full> m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
-  using S = StreamShape<R, Half>;
+  using S = StreamShape<R, Half, Full>;
   constexpr int N = S::N, L = S::L, T = S::T;
-  static_assert(!Full || (R == 1 && !Half), "the 3x3 instances: radius 1, fp32 sums");
+  static_assert(!Full || ((R == 1 || R == 2) && !Half), "the full-mask instances: radius 1 or 2, fp32 sums");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
@@ -444,8 +450,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         }
         issue(i + kRing - 1);  // into the slot read at the previous step
 
-        // Row factor: the lane's N pixels with R on either side, from the lanes beside it (3x3
-        // masks: below, once a mask row).
+        // Row factor: the lane's N pixels with R on either side, from the lanes beside it (masks of
+        // any rank: below, once a mask row).
         alpha[k] = alphaBytes<N>(w);
         Rows h;
         if constexpr (!Full) h = A::template rowSums<R>(w, m.row);
@@ -568,24 +574,24 @@ void launchStream(const Launch& l, const MaskSep& m, float halfOffset) {
   CL_CUDA_LAUNCHED("streamKernel<<<>>>");
 }
 
-// A 3x3 mask likewise: its nine weights over 255, so that each output's last sum clamps to [0, 1].
-template <bool Absolute, bool FilterAlpha>
-void launchStream3x3(const Launch& l, const Mask2D& m) {
-  using S = StreamShape<1, false>;
-  const int residentWarps = streamResidentWarps<1, Absolute, FilterAlpha, false, true>();
+// A mask of any rank likewise: its weights over 255, so that each output's last sum clamps to [0, 1].
+template <int R, bool Absolute, bool FilterAlpha>
+void launchStreamFull(const Launch& l, const Mask2D& m) {
+  using S = StreamShape<R, false, true>;
+  const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha, false, true>();
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  if (m.radius != 1) throw std::invalid_argument("stream3x3: the mask is not 3x3");
+  if (m.radius != R) throw std::invalid_argument("streamFull: the mask's radius is not the instance's");
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
   const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
-  Mask3x3 scaled;
-  for (int t = 0; t < 9; ++t) scaled.w[t] = m.w[t] / 255.f;
-  streamKernel<1, Absolute, FilterAlpha, false, true>
+  MaskFull<R> scaled;
+  for (int t = 0; t < S::T * S::T; ++t) scaled.w[t] = m.w[t] / 255.f;
+  streamKernel<R, Absolute, FilterAlpha, false, true>
       <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u, 0.f);
-  CL_CUDA_LAUNCHED("streamKernel<<<>>> (3x3)");
+  CL_CUDA_LAUNCHED("streamKernel<<<>>> (any rank)");
 }
 
-// The compiled instance for a radius, combine rule, alpha mode and number format (and 3x3 masks of
-// any rank: full), handed to `f`.
+// The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
+// rank: full), handed to `f`.
 template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false>
 struct StreamInstance {
   static constexpr int R = R_;
@@ -624,15 +630,22 @@ decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
                               std::to_string(kStreamMaxRadius) + ")");
 }
 
-// The 3x3 instance for a launch's combine rule and alpha mode.
-template <class F>
-decltype(auto) stream3x3Instance(const Launch& l, F&& f) {
+// The instance for a mask of any rank of this radius, the launch's combine rule and alpha mode.
+template <int R, class F>
+decltype(auto) streamFullRadiusInstance(const Launch& l, F&& f) {
   if (l.combine == Combine::Abs) {
-    if (l.filterAlpha) return f(StreamInstance<1, true, true, false, true>{});
-    return f(StreamInstance<1, true, false, false, true>{});
+    if (l.filterAlpha) return f(StreamInstance<R, true, true, false, true>{});
+    return f(StreamInstance<R, true, false, false, true>{});
   }
-  if (l.filterAlpha) return f(StreamInstance<1, false, true, false, true>{});
-  return f(StreamInstance<1, false, false, false, true>{});
+  if (l.filterAlpha) return f(StreamInstance<R, false, true, false, true>{});
+  return f(StreamInstance<R, false, false, false, true>{});
+}
+template <class F>
+decltype(auto) streamFullInstance(const Launch& l, int radius, F&& f) {
+  if (radius == 1) return streamFullRadiusInstance<1>(l, f);
+  if (radius == 2) return streamFullRadiusInstance<2>(l, f);
+  throw std::invalid_argument("stream: masks of any rank take radius 1 or 2 (asked for " + std::to_string(radius) +
+                              ")");
 }
 
 template <class K>
@@ -646,18 +659,18 @@ StreamGeometry streamGeometryOn(const Launch& l) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const int resident =
       deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half, K::full>() : 0;
-  using S = StreamShape<K::R, K::half>;
+  using S = StreamShape<K::R, K::half, K::full>;
   return streamGeometry(l, S::OutW, S::N, S::L, resident);
 }
 
 template <class K>
 LaunchDescription describeInstance(const Launch& l) {
-  using S = StreamShape<K::R, K::half>;
+  using S = StreamShape<K::R, K::half, K::full>;
   const StreamGeometry g = streamGeometryOn<K>(l);
   PassLaunch p;
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
              (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
-             (K::full ? ", 3x3 mask" : "") + ">";
+             (K::full ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " mask" : std::string()) + ">";
   p.grid = dimsOf(g.blocks);
   p.block = dimsOf(32 * kStreamWarps);
   p.threadsPerBlock = 32 * kStreamWarps;
@@ -680,11 +693,11 @@ LaunchDescription describeInstance(const Launch& l) {
 // A warp walks down a segment of sh rows: each input row (sh + 2R of them) comes in once through
 // the ring (32 N pixels, the N L on each side apron), is read back by the lane that copied it, and
 // every lane sums the row taps for its N pixels (neighbours' pixels by shuffles) and adds them to
-// the T pending output rows (3x3 masks: T row sums of T taps, one a mask row). The 2 L apron lanes
+// the T pending output rows (masks of any rank: T row sums of T taps, one a mask row). The 2 L apron lanes
 // compute but store nothing.
 template <class K>
 WorkModel modelInstance(const Launch& l) {
-  using S = StreamShape<K::R, K::half>;
+  using S = StreamShape<K::R, K::half, K::full>;
   const StreamGeometry g = streamGeometryOn<K>(l);
   const double inputs = 32.0 * S::N * (g.u.sh + 2 * K::R), outputs = double(S::OutW) * g.u.sh;
   const double channels = K::filterAlpha ? 4 : 3;
@@ -694,12 +707,14 @@ WorkModel modelInstance(const Launch& l) {
   m.sharedBytes = 4 * m.globalReads;
   m.apron = m.globalReads;
   m.idleThreads = 2.0 * S::L / 32;
-  // 3x3: T row sums of T taps and T - 1 adds into the pending rows; separable: T row and T column taps.
+  // Any rank: T row sums of T taps and T - 1 adds into the pending rows; separable: T row and T column taps.
   m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T + S::T - 1 : 2 * S::T);
   m.dramBytes = 8;
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
-  if (K::full) m.notes.push_back("a 3x3 mask of any rank: three row sums an input row, one a mask row");
+  if (K::full)
+    m.notes.push_back("a " + std::to_string(S::T) + "x" + std::to_string(S::T) +
+                      " mask of any rank: " + std::to_string(S::T) + " row sums an input row, one a mask row");
   if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
   if (K::half) m.notes.push_back("fp16 sums, two channels an instruction (the error bound allows it)");
   return m;
@@ -729,19 +744,19 @@ WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
   return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
-void stream3x3(const Launch& l, const Mask2D& m) {
-  stream3x3Instance(l, [&](auto k) {
+void streamAnyRank(const Launch& l, const Mask2D& m) {
+  streamFullInstance(l, m.radius, [&](auto k) {
     using K = decltype(k);
-    launchStream3x3<K::absolute, K::filterAlpha>(l, m);
+    launchStreamFull<K::R, K::absolute, K::filterAlpha>(l, m);
   });
 }
 
-LaunchDescription describeStream3x3(const Launch& l) {
-  return stream3x3Instance(l, [&](auto k) { return describeInstance<decltype(k)>(l); });
+LaunchDescription describeStreamAnyRank(const Launch& l, int radius) {
+  return streamFullInstance(l, radius, [&](auto k) { return describeInstance<decltype(k)>(l); });
 }
 
-WorkModel modelStream3x3(const Launch& l) {
-  return stream3x3Instance(l, [&](auto k) { return modelInstance<decltype(k)>(l); });
+WorkModel modelStreamAnyRank(const Launch& l, int radius) {
+  return streamFullInstance(l, radius, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
 }  // namespace convlive::kernels

@@ -2,7 +2,7 @@
 // strip of the frame, rows arriving through a cp.async ring, the row taps by warp shuffles and the
 // column window in registers; no block-wide barrier. Kernels: kernels/stream.cu for single RGBA8
 // frames, kernels/stream_typed*.cu for every other type, channel count and batch (one launch).
-#include "kernels/stream_3x3.hpp"
+#include "kernels/stream_any_rank.hpp"
 #include "kernels/stream_typed.hpp"
 #include "variants/all.hpp"
 #include "variants/common.hpp"
@@ -10,34 +10,34 @@
 namespace convlive::detail {
 namespace {
 
-// 3x3 masks that are not separable (the sizes anyRankRadius admits) run as three row sums an input
-// row (kernels/stream_3x3.hpp).
-bool anyRank3x3(const Variant& v, const FilterParams& p) {
+// 3x3 and 5x5 masks that are not separable (the sizes anyRankRadius admits) run as 2r + 1 row sums
+// an input row (kernels/stream_any_rank.hpp).
+bool anyRank(const Variant& v, const FilterParams& p) {
   return !p.filter.mask.separable() && takesAnyRank(v, p.filter.mask);
 }
 
-// RGBA8 frames: the checks every variant makes (3x3 masks of any rank pass them), and for the 3x3
-// ones fp32 sums within 1 LSB (fp32SumsBound: their weights' absolute sum times 255, nine products).
+// RGBA8 frames: the checks every variant makes (masks of any rank to 5x5 pass them), and for those
+// fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole mask's absolute sum times 255).
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (Problem why = commonWhyNot(v, p, w, h)) return why;
-  if (anyRank3x3(v, p)) return fp32SumsWhyNot(v, p, PixelType::U8);
+  if (anyRank(v, p)) return fp32SumsWhyNot(v, p, PixelType::U8);
   return {};
 }
 
 // fp16 sums (two channels an instruction) where the mask's error bound keeps 1 LSB, else fp32.
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
-  if (anyRank3x3(v, p)) return kernels::stream3x3(launchOf(v, p, in, out, s), pp.mask2d());
+  if (anyRank(v, p)) return kernels::streamAnyRank(launchOf(v, p, in, out, s), pp.mask2d());
   const HalfSumsPlan& plan = pp.halfSums();
   kernels::stream(launchOf(v, p, in, out, s), pp.sep(), {plan.fits, plan.offset});
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank3x3(v, p)) return kernels::describeStream3x3(launchFor(v, p, w, h));
+  if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank3x3(v, p)) return kernels::modelStream3x3(launchFor(v, p, w, h));
+  if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
@@ -63,11 +63,12 @@ bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(p, image)) return whyNot(v, p, image.width, image.height);
-  if (anyRank3x3(v, p) && !maskWhyNot(v, p))
-    return problem(Problem::Code::CannotRun, "variant",
-                   "stream takes 3x3 masks that are not separable on single RGBA8 frames written as RGBA8 only; "
-                   "sweep takes these frames",
-                   "variant", "sweep");
+  if (anyRank(v, p) && !maskWhyNot(v, p))
+    return problem(
+        Problem::Code::CannotRun, "variant",
+        "stream takes 3x3 and 5x5 masks that are not separable on single RGBA8 frames written as RGBA8 only; "
+        "sweep takes these frames",
+        "variant", "sweep");
   const int most = kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image)),
             r = radiusOf(p);
   if (r > most && !maskWhyNot(v, p))
@@ -129,13 +130,14 @@ Variant streamVariant() {
           "each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp shuffles, the "
           "column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32; "
-          "single RGBA8 frames also take 3x3 masks of any rank (each input row summed with each mask row, fp32)",
+          "single RGBA8 frames also take 3x3 and 5x5 masks of any rank (each input row summed with each mask row, "
+          "fp32)",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
       .takes = MaskTakes::OneSeparable,
-      .anyRankRadius = 1,
-      // Past the checks every variant makes, only the 3x3 masks' fp32 bound: both kernels' grids are
+      .anyRankRadius = kernels::kStreamAnyRankRadius,
+      // Past the checks every variant makes, only the fp32 bound of masks of any rank: both kernels' grids are
       // one-dimensional, as many blocks as the GPU holds, their warps walking every strip, segment and
       // frame of any height and batch.
       .whyNotImpl = whyNot,

@@ -1,0 +1,18 @@
+// stream's RGBA8 kernel on 3x3 and 5x5 masks of any rank (kernels/stream.cu): each input row
+// unpacked once and summed with each of the mask's rows, each mask row's sums added to the output
+// row it is that row of; fp32 sums (each row's taps and the adds rounded in fp32, then one rounding
+// to the byte; the variant refuses weights whose fp32 bound passes 0.45 levels). Single RGBA8
+// frames, Identity or Abs; tile {32, SH} as stream's.
+#pragma once
+
+#include "launch.hpp"
+
+namespace convlive::kernels {
+
+constexpr int kStreamAnyRankRadius = 2;  // the largest mask of any rank: 5x5
+
+void streamAnyRank(const Launch& l, const Mask2D& m);  // m.radius 1 .. kStreamAnyRankRadius
+LaunchDescription describeStreamAnyRank(const Launch& l, int radius);
+WorkModel modelStreamAnyRank(const Launch& l, int radius);
+
+}  // namespace convlive::kernels
