@@ -84,7 +84,8 @@ void listVariants(std::ostream& out, int width) {
   for (const std::string& line :
        wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
                "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
-               "masks); a \"low rank\" one takes separable masks, sums of up to 4 separable terms (sharpen, emboss, "
+               "masks; stream runs those of 3x3 masks); a \"low rank\" one takes separable masks, sums of up to 4 "
+               "separable terms (sharpen, emboss, "
                "laplacian) and the gradient magnitude of a separable mask; \", 5x5\": also masks of any rank up to "
                "that size (3x3 and 5x5; single RGBA8 frames). Each refuses the masks it does not take and "
                "names a variant that takes them. frames: u8x4 "

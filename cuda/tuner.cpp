@@ -418,8 +418,9 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // Masks of low rank (sharpen, emboss, laplacian: up to 4 separable terms) take tensorstream first
   // at every radius to 32 (4K: sharpen r=8 0.049 against tensor2d's 0.133, r=32 0.123 against fft's
   // 0.624); those whose terms it refuses fall through to the 2D order. A gradient magnitude (sobel,
-  // scharr) too, to r = 16 (4K sobel r=1..8 0.064 ms against separable's 0.22-0.30 and tiled-coop's
-  // 0.158 at r = 1), separable past it. 5x5 masks that tensorstream refuses (of rank 5) take stream
+  // scharr) of a 3x3 mask on stream (4K 0.037 ms against tensorstream's 0.054 and 0.067), then
+  // tensorstream to r = 16 (4K sobel r=2..8 0.064 ms against separable's 0.22-0.30), separable past
+  // it. 5x5 masks that tensorstream refuses (of rank 5) take stream
   // next (4K 0.054 ms against tensor2d's 0.067; 1080p 0.021 against 0.025).
   const int r = p.filter.mask.radius();
   const bool large = double(width) * height > 1920.0 * 1088;

@@ -17,7 +17,9 @@
 // an alpha, and a lane takes its neighbours' pixels already converted (4K r=2 6%, r=4 18% faster).
 // 3x3 and 5x5 masks of any rank (streamAnyRank): the row factor becomes the mask's 2R + 1 rows,
 // each input row unpacked once and summed with each, every mask row's sums added to the output row
-// it is that row of; fp32 sums.
+// it is that row of; fp32 sums. The gradient magnitude of a separable 3x3 mask (streamMagnitude):
+// from one row window both row factors (gx's row, gy's the column), each column factor into pending
+// sums of its own, sqrt(gx^2 + gy^2) at the store; fp32.
 #include <cuda_fp16.h>
 
 #include <cstring>
@@ -363,11 +365,14 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // 142). fp16 (4 pixels a lane at every radius): r <= 1 at most 64 (8 blocks); r=2 with alpha kept
 // at most 80 (6 blocks: 82 without a cap; 3% faster at 4K than 5 blocks), with
 // alpha filtered at most 96 (5 blocks); r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
+// The 3x3 gradient magnitude (Mag, fp32): uncapped, 128 registers (4 blocks) with alpha kept, 157
+// (3) filtered; at 2 pixels a lane (86-96 registers, 5 blocks) it ran 1.12x slower at 4K.
 // Masks of any rank (Full, fp32 sums): 3x3 at most 102 registers (5 blocks) with alpha kept, 128 (4)
 // filtered; 5x5 (2 pixels a lane) at most 96 (5 blocks; uncapped 114-128, and 6 or 7 blocks at 80 or
 // 72 ran 2% and 10% slower at 4K: fewer registers, more instructions).
-template <int R, bool FilterAlpha, bool Half, bool Full = false>
-constexpr int kStreamMinBlocks = Full     ? (R == 2        ? 5
+template <int R, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false>
+constexpr int kStreamMinBlocks = Mag      ? 1
+                                 : Full   ? (R == 2        ? 5
                                              : FilterAlpha ? 4
                                                            : 5)
                                  : Half   ? (R <= 1   ? 8
@@ -382,21 +387,32 @@ template <int R>
 struct MaskFull {
   float w[(2 * R + 1) * (2 * R + 1)];
 };
-template <int R, bool Full>
-using StreamMask = std::conditional_t<Full, MaskFull<R>, MaskSep>;
+// A 3x3 gradient magnitude's factors: gx = col (x) row, gy its transpose; the column taps over 255.
+struct MaskGrad {
+  float row[3], col[3], rowS[3], colS[3];
+};
+template <int R, bool Full, bool Mag = false>
+using StreamMask = std::conditional_t<Mag, MaskGrad, std::conditional_t<Full, MaskFull<R>, MaskSep>>;
 
-template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false>
-__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full>))
-    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full> m, bool aligned,
+__device__ __forceinline__ float sqrtApprox(float x) {
+  float r;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false>
+__global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full, Mag>))
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full, Mag> m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
   using S = StreamShape<R, Half, Full>;
   constexpr int N = S::N, L = S::L, T = S::T;
+  static_assert(!Mag || (R == 1 && !Half && !Full), "the gradient magnitude instances: radius 1, fp32 sums");
   static_assert(!Full || ((R == 1 || R == 2) && !Half), "the full-mask instances: radius 1 or 2, fp32 sums");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
   const float* col = nullptr;  // the column factor divided by 255 (launchStream)
-  if constexpr (!Full) col = m.col;
+  if constexpr (!Full && !Mag) col = m.col;
   const typename A::W offset = A::weight(halfOffset);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
@@ -430,8 +446,9 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 #pragma unroll 1
     for (int i = 0; i < kRing - 1; ++i) issue(i);
 
-    Rows acc[T];        // acc[o % T]: the pending sums of output row o
-    unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
+    Rows acc[T];             // acc[o % T]: the pending sums of output row o
+    Rows accY[Mag ? T : 1];  // a gradient magnitude: gy's pending sums (acc: gx's)
+    unsigned alpha[T];       // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
     for (int s = 0; s < T; ++s) acc[s] = zeroRows<Rows>();
     for (int base = 0; base < kRows; base += T) {
@@ -454,7 +471,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         // any rank: below, once a mask row).
         alpha[k] = alphaBytes<N>(w);
         Rows h;
-        if constexpr (!Full) h = A::template rowSums<R>(w, m.row);
+        if constexpr (!Full && !Mag) h = A::template rowSums<R>(w, m.row);
 
         // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
         // it completes row i - 2R (slot (k + 1) mod T, clamped to [0, 1] by its last tap; frame
@@ -462,7 +479,24 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         // Alpha, unless filtered: byte j of the alpha bytes of input row i - R (the output row's centre).
         const int done = (k + 1) % T, y = ys + i - 2 * R;
         Rows fin;  // in [0, 1]
-        if constexpr (Full) {
+        if constexpr (Mag) {
+          // gx's row factor is the mask's row, gy's its column; each column sum over 255.
+          const auto x = A::template window<R>(w);
+          const Rows hx = A::template sums<R>(x, m.row), hy = A::template sums<R>(x, m.col);
+          Rows gx = acc[done], gy = accY[done];
+          fmaRows<A>(gx, m.colS[T - 1], hx);
+          fmaRows<A>(gy, m.rowS[T - 1], hy);
+#pragma unroll
+          for (int e = 0; e < int(sizeof fin.v / sizeof fin.v[0]); ++e)
+            fin.v[e] = __saturatef(sqrtApprox(fmaf(gx.v[e], gx.v[e], gy.v[e] * gy.v[e])));
+#pragma unroll
+          for (int t = 1; t < T - 1; ++t) {
+            fmaRows<A>(acc[(k - t + T) % T], m.colS[t], hx);
+            fmaRows<A>(accY[(k - t + T) % T], m.rowS[t], hy);
+          }
+          acc[k % T] = mulRows<A>(m.colS[0], hx);
+          accY[k % T] = mulRows<A>(m.rowS[0], hy);
+        } else if constexpr (Full) {
           // The output row in slot (k - t) mod T takes this row's sums with mask row t.
           const auto x = A::template window<R>(w);
           const typename A::W one = A::weight(1.f);
@@ -504,9 +538,9 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 }
 
 // Warps of this instance the current GPU holds at once (residentBlocks keeps each device's answer).
-template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false>
+template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false>
 int streamResidentWarps() {
-  return residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half, Full>),
+  return residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half, Full, Mag>),
                         32 * kStreamWarps, 0) *
          kStreamWarps;
 }
@@ -590,12 +624,33 @@ void launchStreamFull(const Launch& l, const Mask2D& m) {
   CL_CUDA_LAUNCHED("streamKernel<<<>>> (any rank)");
 }
 
+// A 3x3 gradient magnitude: the factors, and the column taps over 255.
+template <bool FilterAlpha>
+void launchStreamMag(const Launch& l, const MaskSep& m) {
+  using S = StreamShape<1, false>;
+  const int residentWarps = streamResidentWarps<1, false, FilterAlpha, false, false, true>();
+  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
+  if (m.radius != 1) throw std::invalid_argument("streamMagnitude: the mask is not 3x3");
+  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
+  const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
+  MaskGrad k;
+  for (int t = 0; t < 3; ++t) {
+    k.row[t] = m.row[t];
+    k.col[t] = m.col[t];
+    k.rowS[t] = m.row[t] / 255.f;
+    k.colS[t] = m.col[t] / 255.f;
+  }
+  streamKernel<1, false, FilterAlpha, false, false, true>
+      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, k, aligned, g.u, 0.f);
+  CL_CUDA_LAUNCHED("streamKernel<<<>>> (gradient magnitude)");
+}
+
 // The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
 // rank: full), handed to `f`.
-template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false>
+template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false>
 struct StreamInstance {
   static constexpr int R = R_;
-  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_;
+  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_;
 };
 template <int R, bool Absolute, bool FilterAlpha, class F>
 decltype(auto) streamSumsInstance(bool half, F&& f) {
@@ -650,7 +705,7 @@ decltype(auto) streamFullInstance(const Launch& l, int radius, F&& f) {
 
 template <class K>
 const void* streamKernelOf() {
-  return reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full>);
+  return reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>);
 }
 
 // What a launch of instance K makes: its geometry on this device (without one: see streamGeometry).
@@ -658,7 +713,7 @@ template <class K>
 StreamGeometry streamGeometryOn(const Launch& l) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   const int resident =
-      deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half, K::full>() : 0;
+      deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>() : 0;
   using S = StreamShape<K::R, K::half, K::full>;
   return streamGeometry(l, S::OutW, S::N, S::L, resident);
 }
@@ -670,7 +725,10 @@ LaunchDescription describeInstance(const Launch& l) {
   PassLaunch p;
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
              (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
-             (K::full ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " mask" : std::string()) + ">";
+             (K::full  ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " mask"
+              : K::mag ? ", 3x3 gradient magnitude"
+                       : std::string()) +
+             ">";
   p.grid = dimsOf(g.blocks);
   p.block = dimsOf(32 * kStreamWarps);
   p.threadsPerBlock = 32 * kStreamWarps;
@@ -708,10 +766,15 @@ WorkModel modelInstance(const Launch& l) {
   m.apron = m.globalReads;
   m.idleThreads = 2.0 * S::L / 32;
   // Any rank: T row sums of T taps and T - 1 adds into the pending rows; separable: T row and T column taps.
-  m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T + S::T - 1 : 2 * S::T);
+  // A gradient magnitude: two row factors and two column factors, then gx^2 + gy^2 (sqrt uncounted).
+  m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T + S::T - 1 : K::mag ? 4 * S::T + 1 : 2 * S::T);
   m.dramBytes = 8;
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
+  if (K::mag)
+    m.notes.push_back(
+        "a 3x3 gradient magnitude: gx's and gy's row sums from one window, each column into sums "
+        "of its own");
   if (K::full)
     m.notes.push_back("a " + std::to_string(S::T) + "x" + std::to_string(S::T) +
                       " mask of any rank: " + std::to_string(S::T) + " row sums an input row, one a mask row");
@@ -742,6 +805,22 @@ LaunchDescription describeStream(const Launch& l, int radius, bool halfSums) {
 
 WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
   return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
+}
+
+template <class F>
+decltype(auto) streamMagInstance(const Launch& l, F&& f) {
+  if (l.filterAlpha) return f(StreamInstance<1, false, true, false, false, true>{});
+  return f(StreamInstance<1, false, false, false, false, true>{});
+}
+
+void streamMagnitude(const Launch& l, const MaskSep& m) {
+  streamMagInstance(l, [&](auto k) { launchStreamMag<decltype(k)::filterAlpha>(l, m); });
+}
+LaunchDescription describeStreamMagnitude(const Launch& l) {
+  return streamMagInstance(l, [&](auto k) { return describeInstance<decltype(k)>(l); });
+}
+WorkModel modelStreamMagnitude(const Launch& l) {
+  return streamMagInstance(l, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
 void streamAnyRank(const Launch& l, const Mask2D& m) {

@@ -15,4 +15,10 @@ void streamAnyRank(const Launch& l, const Mask2D& m);  // m.radius 1 .. kStreamA
 LaunchDescription describeStreamAnyRank(const Launch& l, int radius);
 WorkModel modelStreamAnyRank(const Launch& l, int radius);
 
+// The gradient magnitude of a separable 3x3 mask (sobel, scharr): gx = col (x) row and its
+// transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store.
+void streamMagnitude(const Launch& l, const MaskSep& m);  // m.radius == 1
+LaunchDescription describeStreamMagnitude(const Launch& l);
+WorkModel modelStreamMagnitude(const Launch& l);
+
 }  // namespace convlive::kernels

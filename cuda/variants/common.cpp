@@ -31,6 +31,12 @@ using Code = Problem::Code;
 // 1x1 all-zero mask (not separable, and no 3x3 kernel takes it).
 bool takesAnyRank(const Variant& v, const Mask& m) { return m.radius() >= 1 && m.radius() <= v.anyRankRadius; }
 
+// A one-mask variant's gradient magnitudes (Variant::magnitudeRadius): of separable masks, radius 1
+// to that.
+bool takesMagnitude(const Variant& v, const Mask& m) {
+  return m.separable() && m.radius() >= 1 && m.radius() <= v.magnitudeRadius;
+}
+
 Problem maskWhyNot(const Variant& v, const FilterParams& p) {
   if (needsSeparable(v.takes) && !p.filter.mask.separable() && !takesAnyRank(v, p.filter.mask))
     return problem(Code::CannotRun, "variant",
@@ -39,8 +45,12 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p) {
                                                   std::to_string(v.anyRankRadius) + ")"
                                             : std::string()),
                    "variant", "tiled-coop");
-  if (needsOneMask(v.takes) && p.filter.combine == Combine::Magnitude)
-    return problem(Code::CannotRun, "variant", v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two",
+  if (needsOneMask(v.takes) && p.filter.combine == Combine::Magnitude && !takesMagnitude(v, p.filter.mask))
+    return problem(Code::CannotRun, "variant",
+                   v.name + " runs one mask; gradient magnitude (sobel, scharr) needs two" +
+                       (v.magnitudeRadius > 0 ? " (" + v.name + " runs those of separable masks up to radius " +
+                                                    std::to_string(v.magnitudeRadius) + ")"
+                                              : std::string()),
                    "variant", needsSeparable(v.takes) ? "separable" : "tiled-coop");
   // A gradient magnitude as two terms: the mask and its transpose, each separable.
   if (v.takes == MaskTakes::LowRank && p.filter.combine == Combine::Magnitude && !p.filter.mask.separable())

@@ -143,6 +143,8 @@ class MirroredTable {
 Problem maskWhyNot(const Variant& v, const FilterParams& p);
 // Whether v's masks of any rank (Variant::anyRankRadius) include m: radius 1 up to it.
 bool takesAnyRank(const Variant& v, const Mask& m);
+// Whether one-mask variant v runs the gradient magnitude of m (Variant::magnitudeRadius).
+bool takesMagnitude(const Variant& v, const Mask& m);
 // Checks every variant shares: the masks it takes, the frame, the radius, the tile, the device.
 // The whole whyNot of the variants that need nothing more.
 Problem commonWhyNot(const Variant& v, const FilterParams& p, int width, int height);

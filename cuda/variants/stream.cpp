@@ -15,12 +15,15 @@ namespace {
 bool anyRank(const Variant& v, const FilterParams& p) {
   return !p.filter.mask.separable() && takesAnyRank(v, p.filter.mask);
 }
+// The gradient magnitude of a separable 3x3 mask: both sums from one row window
+// (kernels/stream_any_rank.hpp).
+bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
 
 // RGBA8 frames: the checks every variant makes (masks of any rank to 5x5 pass them), and for those
 // fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole mask's absolute sum times 255).
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (Problem why = commonWhyNot(v, p, w, h)) return why;
-  if (anyRank(v, p)) return fp32SumsWhyNot(v, p, PixelType::U8);
+  if (anyRank(v, p) || magnitude(p)) return fp32SumsWhyNot(v, p, PixelType::U8);
   return {};
 }
 
@@ -28,16 +31,19 @@ Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
 void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, Workspace& ws, cudaStream_t s) {
   Prepared& pp = prepared(v, p, in, out, ws);
   if (anyRank(v, p)) return kernels::streamAnyRank(launchOf(v, p, in, out, s), pp.mask2d());
+  if (magnitude(p)) return kernels::streamMagnitude(launchOf(v, p, in, out, s), pp.sep());
   const HalfSumsPlan& plan = pp.halfSums();
   kernels::stream(launchOf(v, p, in, out, s), pp.sep(), {plan.fits, plan.offset});
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
   if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
+  if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
+  if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
@@ -63,10 +69,11 @@ bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Kernel(p, image)) return whyNot(v, p, image.width, image.height);
-  if (anyRank(v, p) && !maskWhyNot(v, p))
+  if ((anyRank(v, p) || magnitude(p)) && !maskWhyNot(v, p))
     return problem(
         Problem::Code::CannotRun, "variant",
-        "stream takes 3x3 and 5x5 masks that are not separable on single RGBA8 frames written as RGBA8 only; "
+        "stream takes 3x3 and 5x5 masks that are not separable, and 3x3 gradient magnitudes, on single RGBA8 "
+        "frames written as RGBA8 only; "
         "sweep takes these frames",
         "variant", "sweep");
   const int most = kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image)),
@@ -131,12 +138,13 @@ Variant streamVariant() {
           "column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32; "
           "single RGBA8 frames also take 3x3 and 5x5 masks of any rank (each input row summed with each mask row, "
-          "fp32)",
+          "fp32) and 3x3 gradient magnitudes (sobel, scharr: both row factors from one window, fp32)",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
       .takes = MaskTakes::OneSeparable,
       .anyRankRadius = kernels::kStreamAnyRankRadius,
+      .magnitudeRadius = 1,
       // Past the checks every variant makes, only the fp32 bound of masks of any rank: both kernels' grids are
       // one-dimensional, as many blocks as the GPU holds, their warps walking every strip, segment and
       // frame of any height and batch.
