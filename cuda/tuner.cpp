@@ -373,13 +373,24 @@ AutoChoice chooseAuto(const FilterParams& p, const ImageDesc& image) {
   }
 }
 
+namespace {
+// The variants to try for single RGBA8 frames of this size, fastest first (below).
+std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height);
+}  // namespace
+
 const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8() && !writesOtherType(p, image)) {
     // A batch: tensorstream's RGBA8 kernel takes it in one launch, ahead of stream's typed kernel at
     // every radius it takes (H200, 16 1080p frames r = 1: 0.100 ms against 0.167; 64 256x256 frames:
     // 0.022 against 0.052); what it refuses goes by the frame's order.
-    if (image.batch > 1)
+    if (image.batch > 1) {
       if (const Variant* v = findVariant("tensorstream"); v && !v->whyNot(p, image)) return *v;
+      // The frame's order, each variant asked about the batch (stream's masks of any rank and
+      // gradient magnitudes run on single frames only).
+      for (const char* n : sizeOrder(p, image.width, image.height))
+        if (const Variant* v = findVariant(n); v && !v->whyNot(p, image)) return *v;
+      return cpuChoice(p, image);
+    }
     return fixedOrderChoice(p, image.width, image.height);
   }
   // Other frames, as measured on the H200 at 4K and 16 1080p frames: stream's typed kernel first to
@@ -408,6 +419,13 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
 }
 
 const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
+  for (const char* n : sizeOrder(p, width, height))
+    if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
+  return cpuChoice(p, width, height);
+}
+
+namespace {
+std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height) {
   // Fastest first, as the benchmark measured on the H200 (4K and 1080p, RGBA8): stream leads for
   // separable masks at r = 1 (0.028 ms at 4K against tensorstream's 0.032), for 3x3 masks of any rank
   // (4K 0.031-0.032 ms against tensorstream's 0.036-0.047 and tensor2d's 0.061), and at r = 2 where its fp16
@@ -436,9 +454,8 @@ const Variant& fixedOrderChoice(const FilterParams& p, int width, int height) {
   // sweep last: the one 2D-mask variant whose grid takes frames of any height (the others' rows of
   // blocks stop at 65535).
   for (const char* n : {"fused", "tensor2d", "separable", "tiled-coop", "constant", "fft", "sweep"}) order.push_back(n);
-  for (const char* n : order)
-    if (const Variant& v = *findVariant(n); !v.whyNot(p, width, height)) return v;
-  return cpuChoice(p, width, height);
+  return order;
 }
+}  // namespace
 
 }  // namespace convlive

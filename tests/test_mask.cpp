@@ -281,6 +281,24 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
   EXPECT_NE(grey.detail.find("single RGBA8 frames written as RGBA8 only"), std::string::npos) << grey.text();
   EXPECT_EQ(grey.fixValue, "sweep");
+  // So are its 3x3 gradient magnitudes, and an RGBA8 batch of either.
+  ImageDesc batch = ImageDesc::rgba8(64, 64);
+  batch.batch = 3;
+  for (const ImageDesc& d : {ImageDesc{.width = 64, .height = 64, .channels = 1}, batch}) {
+    const Problem why = findVariant("stream")->whyNot(magnitude, d);
+    EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
+    EXPECT_NE(why.detail.find("gradient magnitudes, on single RGBA8"), std::string::npos) << why.text();
+    EXPECT_EQ(why.fixValue, "sweep");
+    EXPECT_TRUE(findVariant("stream")->whyNot(fullRank, d)) << d.str();
+  }
+  // A gradient magnitude of a mask that is not separable: refused by stream, naming a 2D variant
+  // (separable would refuse it too).
+  FilterParams twoDMagnitude = fullRank;
+  twoDMagnitude.filter.combine = Combine::Magnitude;
+  const Problem notSeparable = findVariant("stream")->whyNot(twoDMagnitude, 64, 64);
+  EXPECT_EQ(notSeparable.code, Problem::Code::CannotRun) << notSeparable.text();
+  EXPECT_EQ(notSeparable.fixValue, "tiled-coop") << notSeparable.text();
+  EXPECT_FALSE(findVariant("tiled-coop")->whyNot(twoDMagnitude, 64, 64).code == Problem::Code::CannotRun);
   EXPECT_EQ(findVariant("sweep")->takes, MaskTakes::Any) << "sweep takes the mask it is named for";
 }
 

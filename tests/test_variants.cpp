@@ -308,7 +308,8 @@ Filter separableFilter(const std::string& name, std::vector<float> col, std::vec
 }
 // stream's filters at radius r for the tests below: the built-in kinds it takes, a separable
 // sharpen (sums below 0 and past 255), the asymmetric factors in fp16 (Identity and Abs) and, six
-// times heavier, in fp32; at r = 0 one tap scaled by 1, 1.7 (saturating) and 300 (fp32).
+// times heavier, in fp32; at r = 0 one tap scaled by 1, 1.7 (saturating) and 300 (fp32); at r = 1
+// and 2 masks of any rank, and at r = 1 gradient magnitudes.
 std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
   std::vector<Filter> filters;
   if (r == 0) {
@@ -334,8 +335,11 @@ std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
     laplacian.combine = Combine::Abs;
     filters.push_back(laplacian);
     if (r == 2) filters.push_back(makeFilter("emboss", {.radius = 2}));
-    if (r == 1)  // 3x3 gradient magnitudes (fp32, whatever planHalfSums says of the mask)
+    if (r == 1) {  // 3x3 gradient magnitudes (fp32, whatever planHalfSums says of the mask)
       for (const char* kind : {"sobel", "scharr"}) filters.push_back(makeFilter(kind, {.radius = 1}));
+      // Lopsided factors, so that a swapped gx and gy, or a mirrored tap, would show.
+      filters.push_back(separableFilter("lopsided magnitude", lopsided(r, 0.f), slope(r), Combine::Magnitude));
+    }
   }
   return filters;
 }
@@ -354,7 +358,7 @@ TEST_F(StreamSmallRadii, FastAndEdgeStripsEqualTheCpuReference) {
   for (int r = 0; r <= kernels::kStreamMaxRadius; ++r) {
     int half = 0, single = 0, halfAbs = 0;
     for (const Filter& f : streamFilters(r, rng)) {
-      const bool fits = planHalfSums(f.mask).fits;
+      const bool fits = planHalfSums(f.mask).fits && f.combine != Combine::Magnitude;  // magnitudes: fp32
       ++(fits ? half : single);
       if (fits && f.combine == Combine::Abs) ++halfAbs;
       for (Size s : {Size{257, 9}, Size{481, 15}, Size{1917, 7}, Size{121, 5}, Size{3, 11}, Size{480, 7}, Size{8, 6}})
@@ -1222,9 +1226,10 @@ TEST(Fft, LargeTwoDimensionalMasks) {
 }
 
 // Without timing, auto falls back to the order measured on the H200: stream for separable r = 1,
-// 3x3 masks of any rank and r = 2 (with fp32 sums past 1080p only), tensorstream to r = 32, fft past
-// it, tensor2d for 2D masks up to r = 21 at 1080p (fft from there); gradient magnitudes on
-// tensorstream to r = 16, separable past it.
+// 3x3 masks of any rank, 3x3 gradient magnitudes and r = 2 (with fp32 sums past 1080p only),
+// tensorstream to r = 32 (5x5 masks of full rank: stream), fft past it, tensor2d for 2D masks up to
+// r = 21 at 1080p (fft from there); larger gradient magnitudes on tensorstream to r = 16, separable
+// past it.
 TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   if (!deviceInfo().available) GTEST_SKIP() << "no CUDA device here (" << deviceInfo().reason << ")";
   FilterParams p;
@@ -1245,8 +1250,17 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   p.filter = full5x5;
   ASSERT_NE(findVariant("tensorstream")->whyNot(p, 1920, 1080).text(), "");
   EXPECT_EQ(pick(full5x5), "stream");
-  EXPECT_EQ(pick(makeFilter("laplacian", {.radius = 2})), "tensorstream");
-  EXPECT_EQ(pick(makeFilter("emboss", {.radius = 2})), "tensorstream");
+  // (Without tensor cores, tensorstream refuses every mask: the 5x5 laplacian and emboss take stream.)
+  for (const char* kind : {"laplacian", "emboss"})
+    EXPECT_EQ(pick(makeFilter(kind, {.radius = 2})), deviceInfo().major >= 8 ? "tensorstream" : "stream") << kind;
+  // An RGBA8 batch goes by the frame's order, each variant asked about the batch: stream runs masks
+  // of any rank on single frames only.
+  ImageDesc batchOf4 = ImageDesc::rgba8(640, 480);
+  batchOf4.batch = 4;
+  p.filter = full5x5;
+  EXPECT_FALSE(fixedOrderChoice(p, batchOf4).whyNot(p, batchOf4)) << fixedOrderChoice(p, batchOf4).name;
+  p.filter = makeFilter("sobel", {.radius = 1});
+  EXPECT_FALSE(fixedOrderChoice(p, batchOf4).whyNot(p, batchOf4)) << fixedOrderChoice(p, batchOf4).name;
   if (deviceInfo().major < 8) {
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "stream");     // a 3x3 gradient magnitude
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 2})), "separable");  // two masks

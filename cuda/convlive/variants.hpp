@@ -79,8 +79,8 @@ struct Variant {
   std::vector<Tile> tiles;           // offered tile shapes, the default first; empty: no choice
   std::string tileMeaning;           // what the tile is for this variant ("block", "output tile", ...)
   MaskTakes takes = MaskTakes::Any;  // the masks it takes: whyNot refuses the others
-  // Separable variants that also take masks of any rank up to this radius (stream: 3x3 ones on
-  // single RGBA8 frames); 0: none.
+  // Separable variants that also take masks of any rank up to this radius (stream: 3x3 and 5x5 ones
+  // on single RGBA8 frames); 0: none.
   int anyRankRadius = 0;
   // One-mask variants that also run the gradient magnitude (sobel, scharr) of separable masks up to
   // this radius (stream: 3x3 ones on single RGBA8 frames); 0: none.

@@ -51,7 +51,7 @@ Problem maskWhyNot(const Variant& v, const FilterParams& p) {
                        (v.magnitudeRadius > 0 ? " (" + v.name + " runs those of separable masks up to radius " +
                                                     std::to_string(v.magnitudeRadius) + ")"
                                               : std::string()),
-                   "variant", needsSeparable(v.takes) ? "separable" : "tiled-coop");
+                   "variant", needsSeparable(v.takes) && p.filter.mask.separable() ? "separable" : "tiled-coop");
   // A gradient magnitude as two terms: the mask and its transpose, each separable.
   if (v.takes == MaskTakes::LowRank && p.filter.combine == Combine::Magnitude && !p.filter.mask.separable())
     return problem(Code::CannotRun, "variant",
@@ -93,6 +93,9 @@ double fp32SumsBound(const FilterParams& p, PixelType type) {
   if (m.separable()) {
     const double row = absoluteSum(m.row()), col = absoluteSum(m.col());
     e = n * halfUlpUpTo(top * row) * col + n * halfUlpUpTo(top * row * col);
+    // A gradient magnitude's gy takes the factors the other way round: its row sums are col's.
+    if (p.filter.combine == Combine::Magnitude)
+      e = std::max(e, n * halfUlpUpTo(top * col) * row + n * halfUlpUpTo(top * row * col));
   } else {
     const auto& w = m.weights();
     const int taps = int(n);

@@ -19,8 +19,9 @@ bool anyRank(const Variant& v, const FilterParams& p) {
 // (kernels/stream_any_rank.hpp).
 bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
 
-// RGBA8 frames: the checks every variant makes (masks of any rank to 5x5 pass them), and for those
-// fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole mask's absolute sum times 255).
+// RGBA8 frames: the checks every variant makes (masks of any rank to 5x5 and 3x3 gradient magnitudes
+// pass them), and for those fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole
+// mask's absolute sum times 255; a magnitude's factors in either order, times sqrt 2).
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
   if (Problem why = commonWhyNot(v, p, w, h)) return why;
   if (anyRank(v, p) || magnitude(p)) return fp32SumsWhyNot(v, p, PixelType::U8);
@@ -145,9 +146,9 @@ Variant streamVariant() {
       .takes = MaskTakes::OneSeparable,
       .anyRankRadius = kernels::kStreamAnyRankRadius,
       .magnitudeRadius = 1,
-      // Past the checks every variant makes, only the fp32 bound of masks of any rank: both kernels' grids are
-      // one-dimensional, as many blocks as the GPU holds, their warps walking every strip, segment and
-      // frame of any height and batch.
+      // Past the checks every variant makes, only the fp32 bound of masks of any rank and magnitudes: both kernels'
+      // grids are one-dimensional, as many blocks as the GPU holds, their warps walking every strip, segment and frame
+      // of any height and batch.
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
