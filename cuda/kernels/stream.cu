@@ -62,7 +62,7 @@ __device__ __forceinline__ unsigned packBytes(unsigned x, unsigned y, unsigned z
   return __byte_perm(__byte_perm(x, y, 0x0040), __byte_perm(z, w, 0x0040), 0x5410);
 }
 // The last column tap of an output channel, clamped to [0, 1] by the FMA itself (FFMA.SAT): the
-// column factor arrives scaled by 1/255 (launchStream), so [0, 1] is the byte range 0..255.
+// column factor arrives scaled by 1/255 (scaledSeparable), so [0, 1] is the byte range 0..255.
 template <bool Absolute>
 __device__ __forceinline__ float lastTap(float w, float h, float acc) {
   if constexpr (Absolute) return __saturatef(fabsf(fmaf(w, h, acc)));
@@ -95,7 +95,7 @@ struct LaneSums {
 };
 
 // The sums' arithmetic, one struct per number format and layout, used the same way by the kernel:
-// a weight (W, as launchStream put it in the mask's floats), the row factor over a lane's pixels
+// a weight (W, as scaledSeparable put it in the mask's floats), the row factor over a lane's pixels
 // (rowSums: unpacked bytes to row sums), the column taps on every sum (mul, fma), the last column
 // tap (the sum in [0, 1]) and the lane's RGBA8 words (pack).
 template <class Policy, class Rows>
@@ -382,7 +382,7 @@ constexpr int kStreamMinBlocks = Mag      ? 1
                                  : R >= 2 ? 4
                                           : 1;
 
-// A (2R + 1)^2 mask's weights, row-major, each divided by 255 (launchStreamFull), by value.
+// A (2R + 1)^2 mask's weights, row-major, each divided by 255 (scaledFull), by value.
 template <int R>
 struct MaskFull {
   float w[(2 * R + 1) * (2 * R + 1)];
@@ -411,7 +411,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
-  const float* col = nullptr;  // the column factor divided by 255 (launchStream)
+  const float* col = nullptr;  // the column factor divided by 255 (scaledSeparable)
   if constexpr (!Full && !Mag) col = m.col;
   const typename A::W offset = A::weight(halfOffset);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -537,14 +537,6 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   }
 }
 
-// Warps of this instance the current GPU holds at once (residentBlocks keeps each device's answer).
-template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false>
-int streamResidentWarps() {
-  return residentBlocks(reinterpret_cast<const void*>(&streamKernel<R, Absolute, FilterAlpha, Half, Full, Mag>),
-                        32 * kStreamWarps, 0) *
-         kStreamWarps;
-}
-
 // The work units of a launch: strips of outW output pixels (a lane's n pixels, l apron lanes a
 // side), segments of sh rows, the edge strips' of sh / divisor rows, counted so that all of them
 // make one wave: an edge strip takes `divisor` warps for every one an interior strip takes.
@@ -584,55 +576,123 @@ float halfPairBits(float w) {
   return f;
 }
 
+// The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
+// rank: full; a gradient magnitude: mag), handed to `f`.
+template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false>
+struct StreamInstance {
+  static constexpr int R = R_;
+  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_;
+};
+// Masks of any rank (Full) take fp32 sums only.
+template <int R, bool Absolute, bool FilterAlpha, bool Full, class F>
+decltype(auto) streamSumsInstance(bool half, F&& f) {
+  if constexpr (Full) {
+    return f(StreamInstance<R, Absolute, FilterAlpha, false, true>{});
+  } else {
+    if (half) return f(StreamInstance<R, Absolute, FilterAlpha, true>{});
+    return f(StreamInstance<R, Absolute, FilterAlpha, false>{});
+  }
+}
+template <int R, bool Absolute, bool Full, class F>
+decltype(auto) streamAlphaInstance(const Launch& l, bool half, F&& f) {
+  if (l.filterAlpha) return streamSumsInstance<R, Absolute, true, Full>(half, f);
+  return streamSumsInstance<R, Absolute, false, Full>(half, f);
+}
+template <int R, bool Full, class F>
+decltype(auto) streamRadiusInstance(const Launch& l, bool half, F&& f) {
+  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true, Full>(l, half, f);
+  return streamAlphaInstance<R, false, Full>(l, half, f);
+}
+template <class F>
+decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
+  switch (radius) {
+    case 0:
+      return streamRadiusInstance<0, false>(l, half, f);
+    case 1:
+      return streamRadiusInstance<1, false>(l, half, f);
+    case 2:
+      return streamRadiusInstance<2, false>(l, half, f);
+    case 3:
+      return streamRadiusInstance<3, false>(l, half, f);
+    case 4:
+      return streamRadiusInstance<4, false>(l, half, f);
+  }
+  throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no instance (0.." +
+                              std::to_string(kStreamMaxRadius) + ")");
+}
+// The instance for a mask of any rank of this radius, the launch's combine rule and alpha mode.
+template <class F>
+decltype(auto) streamFullInstance(const Launch& l, int radius, F&& f) {
+  if (radius == 1) return streamRadiusInstance<1, true>(l, false, f);
+  if (radius == 2) return streamRadiusInstance<2, true>(l, false, f);
+  throw std::invalid_argument("stream: masks of any rank take radius 1 to " + std::to_string(kStreamAnyRankRadius) +
+                              " (asked for " + std::to_string(radius) + ")");
+}
+// The gradient magnitude's instance for the launch's alpha mode.
+template <class F>
+decltype(auto) streamMagInstance(const Launch& l, F&& f) {
+  if (l.filterAlpha) return f(StreamInstance<kStreamMagnitudeRadius, false, true, false, false, true>{});
+  return f(StreamInstance<kStreamMagnitudeRadius, false, false, false, false, true>{});
+}
+
+template <class K>
+const void* streamKernelOf() {
+  return reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>);
+}
+// Warps of instance K the current GPU holds at once (residentBlocks keeps each device's answer).
+template <class K>
+int residentWarpsOf() {
+  return residentBlocks(streamKernelOf<K>(), 32 * kStreamWarps, 0) * kStreamWarps;
+}
+// What a launch of instance K makes, for residentWarps warps at once (0: unknown, see streamGeometry).
+template <class K>
+StreamGeometry geometryOf(const Launch& l, int residentWarps) {
+  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
+  using S = StreamShape<K::R, K::half, K::full>;
+  return streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
+}
+// The same on this device (without one: see streamGeometry).
+template <class K>
+StreamGeometry streamGeometryOn(const Launch& l) {
+  return geometryOf<K>(l, deviceInfo().available ? residentWarpsOf<K>() : 0);
+}
+
 // One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
 // of about the same height (at least the tile's), and none waits on a partial last wave.
-template <int R, bool Absolute, bool FilterAlpha, bool Half>
-void launchStream(const Launch& l, const MaskSep& m, float halfOffset) {
-  using S = StreamShape<R, Half>;
-  const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha, Half>();
-  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
+template <class K>
+void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m, float halfOffset) {
+  using S = StreamShape<K::R, K::half, K::full>;
+  const StreamGeometry g = geometryOf<K>(l, residentWarpsOf<K>());
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
-  // The column factor over 255: each output's last tap clamps it to [0, 1]. fp16: each weight as the
-  // bits of an fp16 pair in its float slot (some are float denormals): moved, never computed with.
+  streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>
+      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, g.u, halfOffset);
+  CL_CUDA_LAUNCHED("streamKernel<<<>>>");
+}
+
+// The masks as the kernels take them. Separable: the column factor over 255, so that each output's
+// last tap clamps it to [0, 1]; fp16: each weight as the bits of an fp16 pair in its float slot
+// (some are float denormals): moved, never computed with.
+template <int R, bool Half>
+MaskSep scaledSeparable(const MaskSep& m) {
   MaskSep scaled = m;
-  for (int t = 0; t < S::T; ++t) {
+  for (int t = 0; t < 2 * R + 1; ++t) {
     scaled.col[t] = m.col[t] / 255.f;
     if constexpr (Half) {
       scaled.row[t] = halfPairBits(m.row[t]);
       scaled.col[t] = halfPairBits(scaled.col[t]);
     }
   }
-  streamKernel<R, Absolute, FilterAlpha, Half>
-      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u, Half ? halfPairBits(halfOffset) : 0.f);
-  CL_CUDA_LAUNCHED("streamKernel<<<>>>");
+  return scaled;
 }
-
-// A mask of any rank likewise: its weights over 255, so that each output's last sum clamps to [0, 1].
-template <int R, bool Absolute, bool FilterAlpha>
-void launchStreamFull(const Launch& l, const Mask2D& m) {
-  using S = StreamShape<R, false, true>;
-  const int residentWarps = streamResidentWarps<R, Absolute, FilterAlpha, false, true>();
-  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  if (m.radius != R) throw std::invalid_argument("streamFull: the mask's radius is not the instance's");
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
+// A mask of any rank: every weight over 255 (each output's last sum clamps).
+template <int R>
+MaskFull<R> scaledFull(const Mask2D& m) {
   MaskFull<R> scaled;
-  for (int t = 0; t < S::T * S::T; ++t) scaled.w[t] = m.w[t] / 255.f;
-  streamKernel<R, Absolute, FilterAlpha, false, true>
-      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, scaled, aligned, g.u, 0.f);
-  CL_CUDA_LAUNCHED("streamKernel<<<>>> (any rank)");
+  for (int t = 0; t < (2 * R + 1) * (2 * R + 1); ++t) scaled.w[t] = m.w[t] / 255.f;
+  return scaled;
 }
-
-// A 3x3 gradient magnitude: the factors, and the column taps over 255.
-template <bool FilterAlpha>
-void launchStreamMag(const Launch& l, const MaskSep& m) {
-  using S = StreamShape<1, false>;
-  const int residentWarps = streamResidentWarps<1, false, FilterAlpha, false, false, true>();
-  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  if (m.radius != 1) throw std::invalid_argument("streamMagnitude: the mask is not 3x3");
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  const StreamGeometry g = streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
+// A gradient magnitude: the factors as row sums take them, and the column taps over 255.
+MaskGrad scaledGrad(const MaskSep& m) {
   MaskGrad k;
   for (int t = 0; t < 3; ++t) {
     k.row[t] = m.row[t];
@@ -640,82 +700,7 @@ void launchStreamMag(const Launch& l, const MaskSep& m) {
     k.rowS[t] = m.row[t] / 255.f;
     k.colS[t] = m.col[t] / 255.f;
   }
-  streamKernel<1, false, FilterAlpha, false, false, true>
-      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, k, aligned, g.u, 0.f);
-  CL_CUDA_LAUNCHED("streamKernel<<<>>> (gradient magnitude)");
-}
-
-// The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
-// rank: full), handed to `f`.
-template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false>
-struct StreamInstance {
-  static constexpr int R = R_;
-  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_;
-};
-template <int R, bool Absolute, bool FilterAlpha, class F>
-decltype(auto) streamSumsInstance(bool half, F&& f) {
-  if (half) return f(StreamInstance<R, Absolute, FilterAlpha, true>{});
-  return f(StreamInstance<R, Absolute, FilterAlpha, false>{});
-}
-template <int R, bool Absolute, class F>
-decltype(auto) streamAlphaInstance(const Launch& l, bool half, F&& f) {
-  if (l.filterAlpha) return streamSumsInstance<R, Absolute, true>(half, f);
-  return streamSumsInstance<R, Absolute, false>(half, f);
-}
-template <int R, class F>
-decltype(auto) streamRadiusInstance(const Launch& l, bool half, F&& f) {
-  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true>(l, half, f);
-  return streamAlphaInstance<R, false>(l, half, f);
-}
-template <class F>
-decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
-  switch (radius) {
-    case 0:
-      return streamRadiusInstance<0>(l, half, f);
-    case 1:
-      return streamRadiusInstance<1>(l, half, f);
-    case 2:
-      return streamRadiusInstance<2>(l, half, f);
-    case 3:
-      return streamRadiusInstance<3>(l, half, f);
-    case 4:
-      return streamRadiusInstance<4>(l, half, f);
-  }
-  throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no instance (0.." +
-                              std::to_string(kStreamMaxRadius) + ")");
-}
-
-// The instance for a mask of any rank of this radius, the launch's combine rule and alpha mode.
-template <int R, class F>
-decltype(auto) streamFullRadiusInstance(const Launch& l, F&& f) {
-  if (l.combine == Combine::Abs) {
-    if (l.filterAlpha) return f(StreamInstance<R, true, true, false, true>{});
-    return f(StreamInstance<R, true, false, false, true>{});
-  }
-  if (l.filterAlpha) return f(StreamInstance<R, false, true, false, true>{});
-  return f(StreamInstance<R, false, false, false, true>{});
-}
-template <class F>
-decltype(auto) streamFullInstance(const Launch& l, int radius, F&& f) {
-  if (radius == 1) return streamFullRadiusInstance<1>(l, f);
-  if (radius == 2) return streamFullRadiusInstance<2>(l, f);
-  throw std::invalid_argument("stream: masks of any rank take radius 1 or 2 (asked for " + std::to_string(radius) +
-                              ")");
-}
-
-template <class K>
-const void* streamKernelOf() {
-  return reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>);
-}
-
-// What a launch of instance K makes: its geometry on this device (without one: see streamGeometry).
-template <class K>
-StreamGeometry streamGeometryOn(const Launch& l) {
-  if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  const int resident =
-      deviceInfo().available ? streamResidentWarps<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>() : 0;
-  using S = StreamShape<K::R, K::half, K::full>;
-  return streamGeometry(l, S::OutW, S::N, S::L, resident);
+  return k;
 }
 
 template <class K>
@@ -795,7 +780,7 @@ StreamUnits streamUnits(const Launch& l, int radius, bool halfSums, int resident
 void stream(const Launch& l, const MaskSep& m, StreamSums sums) {
   streamInstance(l, m.radius, sums.half, [&](auto k) {
     using K = decltype(k);
-    launchStream<K::R, K::absolute, K::filterAlpha, K::half>(l, m, sums.offset);
+    launchInstance<K>(l, scaledSeparable<K::R, K::half>(m), K::half ? halfPairBits(sums.offset) : 0.f);
   });
 }
 
@@ -807,14 +792,9 @@ WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
   return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
-template <class F>
-decltype(auto) streamMagInstance(const Launch& l, F&& f) {
-  if (l.filterAlpha) return f(StreamInstance<1, false, true, false, false, true>{});
-  return f(StreamInstance<1, false, false, false, false, true>{});
-}
-
 void streamMagnitude(const Launch& l, const MaskSep& m) {
-  streamMagInstance(l, [&](auto k) { launchStreamMag<decltype(k)::filterAlpha>(l, m); });
+  if (m.radius != kStreamMagnitudeRadius) throw std::invalid_argument("streamMagnitude: the mask is not 3x3");
+  streamMagInstance(l, [&](auto k) { launchInstance<decltype(k)>(l, scaledGrad(m), 0.f); });
 }
 LaunchDescription describeStreamMagnitude(const Launch& l) {
   return streamMagInstance(l, [&](auto k) { return describeInstance<decltype(k)>(l); });
@@ -826,7 +806,7 @@ WorkModel modelStreamMagnitude(const Launch& l) {
 void streamAnyRank(const Launch& l, const Mask2D& m) {
   streamFullInstance(l, m.radius, [&](auto k) {
     using K = decltype(k);
-    launchStreamFull<K::R, K::absolute, K::filterAlpha>(l, m);
+    launchInstance<K>(l, scaledFull<K::R>(m), 0.f);
   });
 }
 

@@ -145,7 +145,7 @@ Variant streamVariant() {
       .tileMeaning = "warp (32 lanes) x output rows it walks",
       .takes = MaskTakes::OneSeparable,
       .anyRankRadius = kernels::kStreamAnyRankRadius,
-      .magnitudeRadius = 1,
+      .magnitudeRadius = kernels::kStreamMagnitudeRadius,
       // Past the checks every variant makes, only the fp32 bound of masks of any rank and magnitudes: both kernels'
       // grids are one-dimensional, as many blocks as the GPU holds, their warps walking every strip, segment and frame
       // of any height and batch.
