@@ -215,6 +215,40 @@ __device__ __forceinline__ void storeFloats(const Args& a, float (&fin)[Shape<T,
   }
 }
 
+// The column factor of input row i, k = i mod T: the row adds to output rows i - 2R .. i, held
+// in slots (k - t) mod T; it completes row i - 2R (slot (k + 1) mod T, into fin) and starts row i
+// in slot k. Registers take constant indices only: k is a constant where the step is unrolled T
+// times, else (columnStep) each k is a case of its own, and a step runs one of them.
+template <int T, int V>
+__device__ __forceinline__ void columnSlots(int k, float (&acc)[T][V], const float (&h)[V], const MaskSep& m,
+                                            float (&fin)[V]) {
+#pragma unroll
+  for (int j = 0; j < V; ++j) fin[j] = fmaf(m.col[T - 1], h[j], acc[(k + 1) % T][j]);
+#pragma unroll
+  for (int t = 1; t < T - 1; ++t)
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[(k - t + T) % T][j] = fmaf(m.col[t], h[j], acc[(k - t + T) % T][j]);
+#pragma unroll
+  for (int j = 0; j < V; ++j) acc[k][j] = m.col[0] * h[j];
+}
+template <int T, int V>
+__device__ __forceinline__ void columnStep(int k, float (&acc)[T][V], const float (&h)[V], const MaskSep& m,
+                                           float (&fin)[V]) {
+  static_assert(T <= 2 * kTypedStreamMaxRadiusGrey + 1, "a case for every slot");
+  switch (k) {
+#define CL_COLUMN_CASE(n)                                      \
+  case n:                                                      \
+    if constexpr (n < T) columnSlots<T, V>(n, acc, h, m, fin); \
+    break;
+    // clang-format off
+    CL_COLUMN_CASE(0) CL_COLUMN_CASE(1) CL_COLUMN_CASE(2) CL_COLUMN_CASE(3) CL_COLUMN_CASE(4) CL_COLUMN_CASE(5)
+    CL_COLUMN_CASE(6) CL_COLUMN_CASE(7) CL_COLUMN_CASE(8) CL_COLUMN_CASE(9) CL_COLUMN_CASE(10) CL_COLUMN_CASE(11)
+    CL_COLUMN_CASE(12) CL_COLUMN_CASE(13) CL_COLUMN_CASE(14) CL_COLUMN_CASE(15) CL_COLUMN_CASE(16)
+    // clang-format on
+#undef CL_COLUMN_CASE
+  }
+}
+
 // Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps); f32 at r = 1,
 // 64 (8 blocks: their rows' latency wants the warps). TO: the output's values, T's (rounded and
 // saturated as Values<T> packs them) or float (u8 in: the sums as they are).
@@ -276,11 +310,18 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[s][j] = 0.f;
 
-    for (int base = 0; base < kRows; base += TAPS) {
+    // Unrolled T steps a pass (each step's slots constants), or from kTypedStreamSwitchRadius one
+    // step a pass and the slots by case (columnStep).
+    constexpr bool kSwitched = R >= kTypedStreamSwitchRadius;
+    constexpr int kUnroll = kSwitched ? 1 : TAPS;
+    int kNext = 0;  // switched: i mod T
+    for (int base = 0; base < kRows; base += kUnroll) {
 #pragma unroll
-      for (int k = 0; k < TAPS; ++k) {
-        const int i = base + k;
+      for (int kk = 0; kk < kUnroll; ++kk) {
+        const int i = base + kk;
         if (i >= kRows) break;
+        const int k = kSwitched ? kNext : kk;
+        if constexpr (kSwitched) kNext = kNext + 1 == TAPS ? 0 : kNext + 1;
         waitAsync<S::Ahead - 1>();
         const unsigned* slot = laneSlot + (unsigned(i) % S::Ring) * (32 * W);
         if (fills) {  // every lane's copies of this row have landed: the outside lanes take theirs
@@ -337,19 +378,13 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
           for (int t = 1; t < TAPS; ++t) h[j] = fmaf(m.row[t], x[AW * VPW - A + j + t * C], h[j]);
         }
 
-        // Column factor: input row i adds to output rows i - 2R .. i, held in slots (k - t) mod T:
-        // it completes row i - 2R (slot (k + 1) mod T; frame row y) and starts row i in slot k.
-        const int done = (k + 1) % TAPS, y = ys + i - 2 * R;
+        // Column factor: input row i completes output row i - 2R (frame row y) into fin.
+        const int y = ys + i - 2 * R;
         float fin[V];
-#pragma unroll
-        for (int j = 0; j < V; ++j) fin[j] = fmaf(m.col[TAPS - 1], h[j], acc[done][j]);
-#pragma unroll
-        for (int t = 1; t < TAPS - 1; ++t)
-#pragma unroll
-          for (int j = 0; j < V; ++j)
-            acc[(k - t + TAPS) % TAPS][j] = fmaf(m.col[t], h[j], acc[(k - t + TAPS) % TAPS][j]);
-#pragma unroll
-        for (int j = 0; j < V; ++j) acc[k][j] = m.col[0] * h[j];
+        if constexpr (kSwitched)
+          columnStep<TAPS, V>(k, acc, h, m, fin);
+        else
+          columnSlots<TAPS, V>(k, acc, h, m, fin);
 
         if (i >= 2 * R && y < a.height && storeSome) {
           if (a.absolute) {
