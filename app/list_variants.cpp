@@ -81,21 +81,21 @@ void listVariants(std::ostream& out, int width) {
           i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
   }
   out << "\n";
-  for (const std::string& line :
-       wrapped("masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
-               "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
-               "masks; stream runs those of 3x3 masks); a \"low rank\" one takes separable masks, sums of up to 4 "
-               "separable terms (sharpen, emboss, "
-               "laplacian) and the gradient magnitude of a separable mask; \", 5x5\": also masks of any rank up to "
-               "that size (3x3 and 5x5; single RGBA8 frames). Each refuses the masks it does not take and "
-               "names a variant that takes them. frames: u8x4 "
-               "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
-               "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "
-               "channels (1 and 3: "
-               "a batch in one run; 4: RGBA8, one frame a run); \"u8,u16,f32\" ones those values in 1, 3 or 4 "
-               "channels and a batch in one run; \"+f32\": also writes f32 values from u8 frames (the filtered sums "
-               "unrounded: image --float, Python's dtype=\"float32\", PlanOptions::outType).",
-               width))
+  for (const std::string& line : wrapped(
+           "masks: a separable variant needs a separable mask (box, gaussian, sobel, scharr, pitch, or a rank-one "
+           "custom mask); a \"one\" variant runs one mask, so not sobel's or scharr's gradient magnitude (two "
+           "masks; stream runs those of 3x3 and 5x5 masks); a \"low rank\" one takes separable masks, sums of up to 4 "
+           "separable terms (sharpen, emboss, "
+           "laplacian) and the gradient magnitude of a separable mask; \", 5x5\": also masks of any rank up to "
+           "that size (3x3 and 5x5; single RGBA8 frames). Each refuses the masks it does not take and "
+           "names a variant that takes them. frames: u8x4 "
+           "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
+           "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "
+           "channels (1 and 3: "
+           "a batch in one run; 4: RGBA8, one frame a run); \"u8,u16,f32\" ones those values in 1, 3 or 4 "
+           "channels and a batch in one run; \"+f32\": also writes f32 values from u8 frames (the filtered sums "
+           "unrounded: image --float, Python's dtype=\"float32\", PlanOptions::outType).",
+           width))
     out << line << "\n";
 }
 

@@ -281,7 +281,7 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
   EXPECT_NE(grey.detail.find("single RGBA8 frames written as RGBA8 only"), std::string::npos) << grey.text();
   EXPECT_EQ(grey.fixValue, "sweep");
-  // So are its 3x3 gradient magnitudes, and an RGBA8 batch of either.
+  // So are its gradient magnitudes, and an RGBA8 batch of either.
   ImageDesc batch = ImageDesc::rgba8(64, 64);
   batch.batch = 3;
   for (const ImageDesc& d : {ImageDesc{.width = 64, .height = 64, .channels = 1}, batch}) {

@@ -157,7 +157,7 @@ class VariantVsReference : public testing::TestWithParam<std::tuple<std::string,
         ++refusedForRank_;
         return;
       }
-      // stream runs gradient magnitudes of 3x3 masks; larger ones it refuses, saying so.
+      // stream runs gradient magnitudes of 3x3 and 5x5 masks; larger ones it refuses, saying so.
       if (needsOneMask(v.takes) && f.combine == Combine::Magnitude && f.mask.radius() > v.magnitudeRadius) {
         EXPECT_NE(why.find("gradient magnitude"), std::string::npos) << why;
         ++refusedForRank_;
@@ -309,7 +309,7 @@ Filter separableFilter(const std::string& name, std::vector<float> col, std::vec
 // stream's filters at radius r for the tests below: the built-in kinds it takes, a separable
 // sharpen (sums below 0 and past 255), the asymmetric factors in fp16 (Identity and Abs) and, six
 // times heavier, in fp32; at r = 0 one tap scaled by 1, 1.7 (saturating) and 300 (fp32); at r = 1
-// and 2 masks of any rank, and at r = 1 gradient magnitudes.
+// and 2 masks of any rank and gradient magnitudes.
 std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
   std::vector<Filter> filters;
   if (r == 0) {
@@ -335,11 +335,11 @@ std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
     laplacian.combine = Combine::Abs;
     filters.push_back(laplacian);
     if (r == 2) filters.push_back(makeFilter("emboss", {.radius = 2}));
-    if (r == 1) {  // 3x3 gradient magnitudes (fp32, whatever planHalfSums says of the mask)
-      for (const char* kind : {"sobel", "scharr"}) filters.push_back(makeFilter(kind, {.radius = 1}));
-      // Lopsided factors, so that a swapped gx and gy, or a mirrored tap, would show.
-      filters.push_back(separableFilter("lopsided magnitude", lopsided(r, 0.f), slope(r), Combine::Magnitude));
-    }
+    // 3x3 and 5x5 gradient magnitudes (fp32, whatever planHalfSums says of the mask; scharr is 3x3 only).
+    for (const char* kind : {"sobel", "scharr"})
+      if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
+    // Lopsided factors, so that a swapped gx and gy, or a mirrored tap, would show.
+    filters.push_back(separableFilter("lopsided magnitude", lopsided(r, 0.f), slope(r), Combine::Magnitude));
   }
   return filters;
 }
@@ -1226,7 +1226,7 @@ TEST(Fft, LargeTwoDimensionalMasks) {
 }
 
 // Without timing, auto falls back to the order measured on the H200: stream for separable r = 1,
-// 3x3 masks of any rank, 3x3 gradient magnitudes and r = 2 (with fp32 sums past 1080p only),
+// 3x3 masks of any rank, 3x3 and 5x5 gradient magnitudes and r = 2 (with fp32 sums past 1080p only),
 // tensorstream to r = 32 (5x5 masks of full rank: stream), fft past it, tensor2d for 2D masks up to
 // r = 21 at 1080p (fft from there); larger gradient magnitudes on tensorstream to r = 16, separable
 // past it.
@@ -1263,15 +1263,17 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
   EXPECT_FALSE(fixedOrderChoice(p, batchOf4).whyNot(p, batchOf4)) << fixedOrderChoice(p, batchOf4).name;
   if (deviceInfo().major < 8) {
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "stream");     // a 3x3 gradient magnitude
-    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 2})), "separable");  // two masks
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 2})), "stream");     // and a 5x5
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 3})), "separable");  // two masks
   }
   if (deviceInfo().major >= 8) {  // the tensor cores' mma.sync m16n8k16
     // A gradient magnitude: stream at 3x3 (4K sobel and scharr 0.037 ms, tensorstream's two terms
-    // 0.054 and 0.067), tensorstream to r = 16 (4K sobel r=2..8 0.064 ms, separable 0.22-0.30),
-    // separable past it.
+    // 0.054 and 0.067) and 5x5 (4K 0.053 against 0.067, 1080p 0.019 against 0.023), tensorstream
+    // to r = 16 (4K sobel r=3..8 0.064 ms, separable 0.22-0.30), separable past it.
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 1})), "stream");
     EXPECT_EQ(pick(makeFilter("scharr", {.radius = 1})), "stream");
-    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 2})), "tensorstream");
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 2})), "stream");
+    EXPECT_EQ(pick(makeFilter("sobel", {.radius = 3})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 16})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 17})), "separable");
     // Grey and RGB frames: stream's typed kernel at r = 1, tensorstream from r = 2 to 32; the other

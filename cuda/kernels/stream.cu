@@ -37,12 +37,12 @@ namespace {
 constexpr int kStreamWarps = 4;  // warps per block; each has its own segment and ring
 constexpr int kRing = 8;         // ring slots (input rows in flight) per warp
 
-template <int R, bool Half, bool Full = false>
+template <int R, bool Half, bool Full = false, bool Mag = false>
 struct StreamShape {
   // Pixels per lane: 16- or 8-byte loads and stores (fp16 sums hold 4 pixels' pending rows at r=4
-  // in the registers fp32 needs for 2). 5x5 masks of any rank take 2: 4 held 168-205 registers
-  // (3 blocks an SM, or 4 at 128), 7% slower at 4K.
-  static constexpr int N = Full ? (R == 1 ? 4 : 2) : R <= 2 || Half ? 4 : 2;
+  // in the registers fp32 needs for 2). 5x5 masks of any rank and 5x5 magnitudes take 2: 4 held
+  // 168-205 registers for the first (3 blocks an SM, or 4 at 128), 7% slower at 4K.
+  static constexpr int N = Full || Mag ? (R == 1 ? 4 : 2) : R <= 2 || Half ? 4 : 2;
   static constexpr int L = (R + N - 1) / N;      // apron lanes on each side
   static constexpr int OutW = (32 - 2 * L) * N;  // output pixels per warp row
   static constexpr int T = 2 * R + 1;            // taps
@@ -366,7 +366,9 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // at most 80 (6 blocks: 82 without a cap; 3% faster at 4K than 5 blocks), with
 // alpha filtered at most 96 (5 blocks); r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
 // The 3x3 gradient magnitude (Mag, fp32): uncapped, 128 registers (4 blocks) with alpha kept, 157
-// (3) filtered; at 2 pixels a lane (86-96 registers, 5 blocks) it ran 1.12x slower at 4K.
+// (3) filtered; at 2 pixels a lane (86-96 registers, 5 blocks) it ran 1.12x slower at 4K. The 5x5
+// (2 pixels a lane): uncapped, 121 registers (4 blocks) with alpha kept, 135 (3) filtered; capped
+// for 5 blocks it ran 1.05x slower at 4K, 1.13x at 1080p.
 // Masks of any rank (Full, fp32 sums): 3x3 at most 102 registers (5 blocks) with alpha kept, 128 (4)
 // filtered; 5x5 (2 pixels a lane) at most 96 (5 blocks; uncapped 114-128, and 6 or 7 blocks at 80 or
 // 72 ran 2% and 10% slower at 4K: fewer registers, more instructions).
@@ -387,12 +389,13 @@ template <int R>
 struct MaskFull {
   float w[(2 * R + 1) * (2 * R + 1)];
 };
-// A 3x3 gradient magnitude's factors: gx = col (x) row, gy its transpose; the column taps over 255.
+// A gradient magnitude's factors: gx = col (x) row, gy its transpose; the column taps over 255.
+template <int R>
 struct MaskGrad {
-  float row[3], col[3], rowS[3], colS[3];
+  float row[2 * R + 1], col[2 * R + 1], rowS[2 * R + 1], colS[2 * R + 1];
 };
 template <int R, bool Full, bool Mag = false>
-using StreamMask = std::conditional_t<Mag, MaskGrad, std::conditional_t<Full, MaskFull<R>, MaskSep>>;
+using StreamMask = std::conditional_t<Mag, MaskGrad<R>, std::conditional_t<Full, MaskFull<R>, MaskSep>>;
 
 __device__ __forceinline__ float sqrtApprox(float x) {
   float r;
@@ -404,9 +407,10 @@ template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, 
 __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full, Mag>))
     streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full, Mag> m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
-  using S = StreamShape<R, Half, Full>;
+  using S = StreamShape<R, Half, Full, Mag>;
   constexpr int N = S::N, L = S::L, T = S::T;
-  static_assert(!Mag || (R == 1 && !Half && !Full), "the gradient magnitude instances: radius 1, fp32 sums");
+  static_assert(!Mag || ((R == 1 || R == 2) && !Half && !Full),
+                "the gradient magnitude instances: radius 1 or 2, fp32 sums");
   static_assert(!Full || ((R == 1 || R == 2) && !Half), "the full-mask instances: radius 1 or 2, fp32 sums");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
@@ -628,11 +632,19 @@ decltype(auto) streamFullInstance(const Launch& l, int radius, F&& f) {
   throw std::invalid_argument("stream: masks of any rank take radius 1 to " + std::to_string(kStreamAnyRankRadius) +
                               " (asked for " + std::to_string(radius) + ")");
 }
-// The gradient magnitude's instance for the launch's alpha mode.
+// The gradient magnitude's instance for this radius and the launch's alpha mode.
+template <int R, class F>
+decltype(auto) streamMagAlphaInstance(const Launch& l, F&& f) {
+  if (l.filterAlpha) return f(StreamInstance<R, false, true, false, false, true>{});
+  return f(StreamInstance<R, false, false, false, false, true>{});
+}
 template <class F>
-decltype(auto) streamMagInstance(const Launch& l, F&& f) {
-  if (l.filterAlpha) return f(StreamInstance<kStreamMagnitudeRadius, false, true, false, false, true>{});
-  return f(StreamInstance<kStreamMagnitudeRadius, false, false, false, false, true>{});
+decltype(auto) streamMagInstance(const Launch& l, int radius, F&& f) {
+  static_assert(kStreamMagnitudeRadius == 2, "an instance for each radius");
+  if (radius == 1) return streamMagAlphaInstance<1>(l, f);
+  if (radius == 2) return streamMagAlphaInstance<2>(l, f);
+  throw std::invalid_argument("stream: gradient magnitudes take radius 1 to " + std::to_string(kStreamMagnitudeRadius) +
+                              " (asked for " + std::to_string(radius) + ")");
 }
 
 template <class K>
@@ -648,7 +660,7 @@ int residentWarpsOf() {
 template <class K>
 StreamGeometry geometryOf(const Launch& l, int residentWarps) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
-  using S = StreamShape<K::R, K::half, K::full>;
+  using S = StreamShape<K::R, K::half, K::full, K::mag>;
   return streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
 }
 // The same on this device (without one: see streamGeometry).
@@ -661,7 +673,7 @@ StreamGeometry streamGeometryOn(const Launch& l) {
 // of about the same height (at least the tile's), and none waits on a partial last wave.
 template <class K>
 void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m, float halfOffset) {
-  using S = StreamShape<K::R, K::half, K::full>;
+  using S = StreamShape<K::R, K::half, K::full, K::mag>;
   const StreamGeometry g = geometryOf<K>(l, residentWarpsOf<K>());
   const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
   streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>
@@ -692,9 +704,10 @@ MaskFull<R> scaledFull(const Mask2D& m) {
   return scaled;
 }
 // A gradient magnitude: the factors as row sums take them, and the column taps over 255.
-MaskGrad scaledGrad(const MaskSep& m) {
-  MaskGrad k;
-  for (int t = 0; t < 3; ++t) {
+template <int R>
+MaskGrad<R> scaledGrad(const MaskSep& m) {
+  MaskGrad<R> k;
+  for (int t = 0; t < 2 * R + 1; ++t) {
     k.row[t] = m.row[t];
     k.col[t] = m.col[t];
     k.rowS[t] = m.row[t] / 255.f;
@@ -705,13 +718,13 @@ MaskGrad scaledGrad(const MaskSep& m) {
 
 template <class K>
 LaunchDescription describeInstance(const Launch& l) {
-  using S = StreamShape<K::R, K::half, K::full>;
+  using S = StreamShape<K::R, K::half, K::full, K::mag>;
   const StreamGeometry g = streamGeometryOn<K>(l);
   PassLaunch p;
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
              (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
              (K::full  ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " mask"
-              : K::mag ? ", 3x3 gradient magnitude"
+              : K::mag ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " gradient magnitude"
                        : std::string()) +
              ">";
   p.grid = dimsOf(g.blocks);
@@ -740,7 +753,7 @@ LaunchDescription describeInstance(const Launch& l) {
 // compute but store nothing.
 template <class K>
 WorkModel modelInstance(const Launch& l) {
-  using S = StreamShape<K::R, K::half, K::full>;
+  using S = StreamShape<K::R, K::half, K::full, K::mag>;
   const StreamGeometry g = streamGeometryOn<K>(l);
   const double inputs = 32.0 * S::N * (g.u.sh + 2 * K::R), outputs = double(S::OutW) * g.u.sh;
   const double channels = K::filterAlpha ? 4 : 3;
@@ -757,9 +770,9 @@ WorkModel modelInstance(const Launch& l) {
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
   if (K::mag)
-    m.notes.push_back(
-        "a 3x3 gradient magnitude: gx's and gy's row sums from one window, each column into sums "
-        "of its own");
+    m.notes.push_back("a " + std::to_string(S::T) + "x" + std::to_string(S::T) +
+                      " gradient magnitude: gx's and gy's row sums from one window, each column into sums "
+                      "of its own");
   if (K::full)
     m.notes.push_back("a " + std::to_string(S::T) + "x" + std::to_string(S::T) +
                       " mask of any rank: " + std::to_string(S::T) + " row sums an input row, one a mask row");
@@ -793,14 +806,16 @@ WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
 }
 
 void streamMagnitude(const Launch& l, const MaskSep& m) {
-  if (m.radius != kStreamMagnitudeRadius) throw std::invalid_argument("streamMagnitude: the mask is not 3x3");
-  streamMagInstance(l, [&](auto k) { launchInstance<decltype(k)>(l, scaledGrad(m), 0.f); });
+  streamMagInstance(l, m.radius, [&](auto k) {
+    using K = decltype(k);
+    launchInstance<K>(l, scaledGrad<K::R>(m), 0.f);
+  });
 }
-LaunchDescription describeStreamMagnitude(const Launch& l) {
-  return streamMagInstance(l, [&](auto k) { return describeInstance<decltype(k)>(l); });
+LaunchDescription describeStreamMagnitude(const Launch& l, int radius) {
+  return streamMagInstance(l, radius, [&](auto k) { return describeInstance<decltype(k)>(l); });
 }
-WorkModel modelStreamMagnitude(const Launch& l) {
-  return streamMagInstance(l, [&](auto k) { return modelInstance<decltype(k)>(l); });
+WorkModel modelStreamMagnitude(const Launch& l, int radius) {
+  return streamMagInstance(l, radius, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
 void streamAnyRank(const Launch& l, const Mask2D& m) {

@@ -10,16 +10,16 @@
 namespace convlive::kernels {
 
 constexpr int kStreamAnyRankRadius = 2;    // the largest mask of any rank: 5x5
-constexpr int kStreamMagnitudeRadius = 1;  // the gradient magnitude's mask: 3x3
+constexpr int kStreamMagnitudeRadius = 2;  // the largest gradient magnitude's mask: 5x5
 
 void streamAnyRank(const Launch& l, const Mask2D& m);  // m.radius 1 .. kStreamAnyRankRadius
 LaunchDescription describeStreamAnyRank(const Launch& l, int radius);
 WorkModel modelStreamAnyRank(const Launch& l, int radius);
 
-// The gradient magnitude of a separable 3x3 mask (sobel, scharr): gx = col (x) row and its
+// The gradient magnitude of a separable 3x3 or 5x5 mask (sobel, scharr): gx = col (x) row and its
 // transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store.
-void streamMagnitude(const Launch& l, const MaskSep& m);  // m.radius == kStreamMagnitudeRadius
-LaunchDescription describeStreamMagnitude(const Launch& l);
-WorkModel modelStreamMagnitude(const Launch& l);
+void streamMagnitude(const Launch& l, const MaskSep& m);  // m.radius 1 .. kStreamMagnitudeRadius
+LaunchDescription describeStreamMagnitude(const Launch& l, int radius);
+WorkModel modelStreamMagnitude(const Launch& l, int radius);
 
 }  // namespace convlive::kernels

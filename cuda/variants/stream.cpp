@@ -15,11 +15,11 @@ namespace {
 bool anyRank(const Variant& v, const FilterParams& p) {
   return !p.filter.mask.separable() && takesAnyRank(v, p.filter.mask);
 }
-// The gradient magnitude of a separable 3x3 mask: both sums from one row window
+// The gradient magnitude of a separable 3x3 or 5x5 mask: both sums from one row window
 // (kernels/stream_any_rank.hpp).
 bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
 
-// RGBA8 frames: the checks every variant makes (masks of any rank to 5x5 and 3x3 gradient magnitudes
+// RGBA8 frames: the checks every variant makes (masks of any rank and gradient magnitudes to 5x5
 // pass them), and for those fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole
 // mask's absolute sum times 255; a magnitude's factors in either order, times sqrt 2).
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
@@ -39,12 +39,12 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
   if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
-  if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h));
+  if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h), radiusOf(p));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
-  if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h));
+  if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h), radiusOf(p));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
@@ -73,7 +73,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   if ((anyRank(v, p) || magnitude(p)) && !maskWhyNot(v, p))
     return problem(
         Problem::Code::CannotRun, "variant",
-        "stream takes 3x3 and 5x5 masks that are not separable, and 3x3 gradient magnitudes, on single RGBA8 "
+        "stream takes 3x3 and 5x5 masks that are not separable, and 3x3 and 5x5 gradient magnitudes, on single RGBA8 "
         "frames written as RGBA8 only; "
         "sweep takes these frames",
         "variant", "sweep");
@@ -139,7 +139,7 @@ Variant streamVariant() {
           "column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32; "
           "single RGBA8 frames also take 3x3 and 5x5 masks of any rank (each input row summed with each mask row, "
-          "fp32) and 3x3 gradient magnitudes (sobel, scharr: both row factors from one window, fp32)",
+          "fp32) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one window, fp32)",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
