@@ -383,15 +383,14 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
     // A batch: tensorstream's RGBA8 kernel takes it in one launch, ahead of stream's typed kernel at
     // every radius it takes (H200, 16 1080p frames r = 1: 0.100 ms against 0.167; 64 256x256 frames:
     // 0.022 against 0.052); what it refuses goes by the frame's order.
-    if (image.batch > 1) {
+    if (image.batch > 1)
       if (const Variant* v = findVariant("tensorstream"); v && !v->whyNot(p, image)) return *v;
-      // The frame's order, each variant asked about the batch (stream's masks of any rank and
-      // gradient magnitudes run on single frames only).
-      for (const char* n : sizeOrder(p, image.width, image.height))
-        if (const Variant* v = findVariant(n); v && !v->whyNot(p, image)) return *v;
-      return cpuChoice(p, image);
-    }
-    return fixedOrderChoice(p, image.width, image.height);
+    // The frame's order, each variant asked about this image: stream's masks of any rank and
+    // gradient magnitudes run on single frames only, and a pitch the size alone does not show (rows
+    // not a whole number of 4-byte pixels apart) may be refused.
+    for (const char* n : sizeOrder(p, image.width, image.height))
+      if (const Variant* v = findVariant(n); v && !v->whyNot(p, image)) return *v;
+    return cpuChoice(p, image);
   }
   // Other frames, as measured on the H200 at 4K and 16 1080p frames: stream's typed kernel first to
   // r = 1 (u8x1 0.018 ms against tensorstream's 0.024, u8x3 0.040 against 0.057); tensorstream on
@@ -438,7 +437,7 @@ std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height)
   // 0.624); those whose terms it refuses fall through to the 2D order. A gradient magnitude (sobel,
   // scharr) of a 3x3 or 5x5 mask on stream (4K 3x3 0.037 ms against tensorstream's 0.054 and 0.067,
   // 5x5 0.053 against 0.067; 1080p 5x5 0.019 against 0.023), then tensorstream to r = 16 (4K sobel
-  // r=3..8 0.064 ms against separable's 0.22-0.30), separable past it. 5x5 masks that tensorstream refuses (of rank 5)
+  // r=3..8 0.064 ms against separable's 0.23-0.30), separable past it. 5x5 masks that tensorstream refuses (of rank 5)
   // take stream next (4K 0.054 ms against tensor2d's 0.067; 1080p 0.021 against 0.025).
   const int r = p.filter.mask.radius();
   const bool large = double(width) * height > 1920.0 * 1088;

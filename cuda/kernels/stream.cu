@@ -17,7 +17,7 @@
 // an alpha, and a lane takes its neighbours' pixels already converted (4K r=2 6%, r=4 18% faster).
 // 3x3 and 5x5 masks of any rank (streamAnyRank): the row factor becomes the mask's 2R + 1 rows,
 // each input row unpacked once and summed with each, every mask row's sums added to the output row
-// it is that row of; fp32 sums. The gradient magnitude of a separable 3x3 mask (streamMagnitude):
+// it is that row of; fp32 sums. The gradient magnitude of a separable 3x3 or 5x5 mask (streamMagnitude):
 // from one row window both row factors (gx's row, gy's the column), each column factor into pending
 // sums of its own, sqrt(gx^2 + gy^2) at the store; fp32.
 #include <cuda_fp16.h>

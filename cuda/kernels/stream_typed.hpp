@@ -29,8 +29,9 @@ constexpr int typedStreamMaxRadius(PixelType type, int channels, bool floatOut =
 }
 // From this radius a warp's step is written once and the column factor's slots are chosen by case,
 // not the step unrolled 2r + 1 times: that made 84 KB of code at f32 r = 4 and 190 KB at r = 8, and
-// instruction fetch stalled 45% of the warps' cycles there (4K f32x1 r = 8 0.054 -> 0.050 ms, 48
-// 512x512 frames 0.092 -> 0.076; at r = 1 and 2 one step a pass cost 3-10%).
+// instruction fetch stalled 45% of the warps' cycles there (H200, 4K f32x1 r = 8 0.0530 -> 0.0504
+// ms, r = 7 0.0530 -> 0.0446, 48 512x512 frames r = 8 0.0915 -> 0.0773; at r = 1 and 2 one step a
+// pass cost 3-10%).
 inline constexpr int kTypedStreamSwitchRadius = 4;
 inline constexpr int kTypedStreamWarps = 4;  // warps a block, each with its own units and ring
 
