@@ -310,9 +310,9 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[s][j] = 0.f;
 
-    // Unrolled T steps a pass (each step's slots constants), or from kTypedStreamSwitchRadius one
-    // step a pass and the slots by case (columnStep).
-    constexpr bool kSwitched = R >= kTypedStreamSwitchRadius;
+    // Unrolled T steps a pass (each step's slots constants), or where typedStreamSwitched says so
+    // one step a pass and the slots by case (columnStep).
+    constexpr bool kSwitched = typedStreamSwitched(R, V);
     constexpr int kUnroll = kSwitched ? 1 : TAPS;
     int kNext = 0;  // switched: i mod T
     for (int base = 0; base < kRows; base += kUnroll) {
