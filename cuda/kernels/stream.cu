@@ -720,11 +720,12 @@ template <class K>
 LaunchDescription describeInstance(const Launch& l) {
   using S = StreamShape<K::R, K::half, K::full, K::mag>;
   const StreamGeometry g = streamGeometryOn<K>(l);
+  const std::string size = std::to_string(S::T) + "x" + std::to_string(S::T);
   PassLaunch p;
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
              (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
-             (K::full  ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " mask"
-              : K::mag ? ", " + std::to_string(S::T) + "x" + std::to_string(S::T) + " gradient magnitude"
+             (K::full  ? ", " + size + " mask"
+              : K::mag ? ", " + size + " gradient magnitude"
                        : std::string()) +
              ">";
   p.grid = dimsOf(g.blocks);
@@ -769,13 +770,13 @@ WorkModel modelInstance(const Launch& l) {
   m.dramBytes = 8;
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
+  const std::string size = std::to_string(S::T) + "x" + std::to_string(S::T);
   if (K::mag)
-    m.notes.push_back("a " + std::to_string(S::T) + "x" + std::to_string(S::T) +
-                      " gradient magnitude: gx's and gy's row sums from one window, each column into sums "
-                      "of its own");
+    m.notes.push_back("a " + size +
+                      " gradient magnitude: gx's and gy's row sums from one window, each column into sums of its own");
   if (K::full)
-    m.notes.push_back("a " + std::to_string(S::T) + "x" + std::to_string(S::T) +
-                      " mask of any rank: " + std::to_string(S::T) + " row sums an input row, one a mask row");
+    m.notes.push_back("a " + size + " mask of any rank: " + std::to_string(S::T) +
+                      " row sums an input row, one a mask row");
   if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
   if (K::half) m.notes.push_back("fp16 sums, two channels an instruction (the error bound allows it)");
   return m;

@@ -27,15 +27,15 @@ inline constexpr int kTypedStreamMaxRadiusGrey = 8;
 constexpr int typedStreamMaxRadius(PixelType type, int channels, bool floatOut = false) {
   return (type != PixelType::U8 || floatOut) && channels == 1 ? kTypedStreamMaxRadiusGrey : kTypedStreamMaxRadius;
 }
-// From this radius a warp's step is written once and the column factor's slots are chosen by case,
-// not the step unrolled 2r + 1 times: that made 84 KB of code at f32 r = 4 and 190 KB at r = 8, and
-// instruction fetch stalled 45% of the warps' cycles there (H200, 4K f32x1 r = 8 0.0530 -> 0.0504
-// ms, r = 7 0.0530 -> 0.0446, 48 512x512 frames r = 8 0.0915 -> 0.0773; at r = 1 and 2 one step a
-// pass cost 3-10%). At r = 3 only lanes of 8 values gain (u8x3 0.90x, u8x1 0.95-0.98x, u16x4 and
-// f16x4 0.95-0.99x); lanes of 4 lost up to 3% (f32x1, f32x3, 16-bit grey).
-inline constexpr int kTypedStreamSwitchRadius = 4;
+// Whether a warp's step is written once and the column factor's slots chosen by case, not the step
+// unrolled 2r + 1 times: from r = 4, and at r = 3 with 8 values a lane. Unrolled, the step made 84 KB
+// of code at f32 r = 4 and 190 KB at r = 8, and instruction fetch stalled 45% of the warps' cycles
+// there (H200, 4K f32x1 r = 8 0.0530 -> 0.0504 ms, r = 7 0.0530 -> 0.0446, 48 512x512 frames r = 8
+// 0.0915 -> 0.0773; at r = 1 and 2 one step a pass cost 3-10%). At r = 3 only lanes of 8 values gain
+// (u8x3 0.90x, u8x1 0.95-0.98x, u16x4 and f16x4 0.95-0.99x); lanes of 4 lost up to 3% (f32x1, f32x3,
+// 16-bit grey).
 constexpr bool typedStreamSwitched(int radius, int laneValues) {
-  return radius >= kTypedStreamSwitchRadius || (radius == kTypedStreamSwitchRadius - 1 && laneValues >= 8);
+  return radius >= 4 || (radius == 3 && laneValues >= 8);
 }
 inline constexpr int kTypedStreamWarps = 4;  // warps a block, each with its own units and ring
 
