@@ -116,6 +116,18 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   const LaunchDescription sobel = variant("sweep").describeLaunch(
       paramsFor("sobel", 1), ImageDesc{.width = 40, .height = 30, .type = PixelType::U16, .channels = 1});
   EXPECT_EQ(sobel.passes.at(0).kernel, "sweepKernel<u16, 1, 256, 8, magnitude>");
+  // The separable instances compiled for one radius (u16, f16, f32 frames, its tile) say which;
+  // the other tiles, u8 frames and radii past them read the radius at run time.
+  const ImageDesc f16{.width = 40, .height = 30, .type = PixelType::F16, .channels = 4};
+  EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 9), f16).passes.at(0).kernel,
+            "sweepKernel<f16, 4, 256, 8, radius 9>");
+  EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 9, Tile{256, 16}), f16).passes.at(0).kernel,
+            "sweepKernel<f16, 4, 256, 16>");
+  EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 17), f16).passes.at(0).kernel,
+            "sweepKernel<f16, 4, 256, 8>");
+  const ImageDesc u8{.width = 40, .height = 30, .type = PixelType::U8, .channels = 1};
+  EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 9), u8).passes.at(0).kernel,
+            "sweepKernel<u8, 1, 256, 8>");
 
   // stream's typed kernel (u16 grey, and an RGBA8 batch, which takes it too): the instance, a block
   // of 4 warps, and its work per pixel of those values.

@@ -16,6 +16,15 @@ namespace convlive::kernels {
 
 constexpr int kSweepMaxRadius = 32;
 constexpr int kSweepThreads = 256;
+// The separable kernel is also compiled for each radius from kSweepFixedMinRadius to
+// kSweepFixedMaxRadius on u16, f16 and f32 frames (1, 3 or 4 channels) at one tile, so that its
+// taps are unrolled with the weights read as constants: the radii it serves by default on those
+// frames to r = 16 (the grey frames' from r = 9, the others' from r = 5, and batches of small grey
+// frames from r = 5). Other radii, types and tiles read the radius at run time.
+constexpr int kSweepFixedMinRadius = 5;
+constexpr int kSweepFixedMaxRadius = 16;
+constexpr int kSweepFixedValues = 256;
+constexpr int kSweepFixedRows = 8;
 // The factors padded with zeros past 2r+1 taps to a whole number of register windows (16 taps).
 constexpr int kSweepTaps = 2 * kSweepMaxRadius + 1 + 15;
 

@@ -1,0 +1,552 @@
+// sweep's separable kernel and what it shares with the 2D one, included by sweep.cu (every
+// instance at a radius read at run time, and the 2D kernel) and by sweep_fixed_<type>.cu (the
+// separable kernel compiled for one radius: its taps unrolled, the weights read as constants).
+// The separable kernel: a block owns a strip `tileValues` values wide and sweeps down a segment
+// of its rows; a step converts Q input rows (plus the apron's columns, border applied) to float in
+// shared memory, runs the row factor over them into a ring of the last 2r + Q rows' sums, then the
+// column factor down the ring into Q output rows, rounded and stored in the frame's type. Sums in
+// fp32.
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "async.cuh"
+#include "common.cuh"
+#include "sweep.hpp"
+#include "values.cuh"
+
+namespace convlive::kernels {
+namespace {
+
+struct SweepArgs {
+  const char* in;
+  char* out;
+  std::size_t pitch, frameStride, outPitch, outFrameStride;
+  int width, height, batch, rowsPerBlock;
+  Border border;
+  Combine combine;
+  bool copyFourth;  // 4 channels: the 4th is copied from the input (padding, or alpha not filtered)
+  bool vector;      // input base, pitch and frame stride at multiples of 16 bytes: the stage's 16-byte loads
+};
+
+template <class T>
+struct Value;
+template <>
+struct Value<unsigned char> {
+  static __device__ __forceinline__ float load(const char* p) {
+    return float(*reinterpret_cast<const unsigned char*>(p));
+  }
+  static __device__ __forceinline__ void store(char* p, float v) {
+    *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(__float2uint_rn(fminf(fmaxf(v, 0.f), 255.f)));
+  }
+};
+template <>
+struct Value<unsigned short> {
+  static __device__ __forceinline__ float load(const char* p) {
+    return float(*reinterpret_cast<const unsigned short*>(p));
+  }
+  static __device__ __forceinline__ void store(char* p, float v) {
+    *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(__float2uint_rn(fminf(fmaxf(v, 0.f), 65535.f)));
+  }
+};
+template <>
+struct Value<__half> {
+  static __device__ __forceinline__ float load(const char* p) {
+    return __half2float(*reinterpret_cast<const __half*>(p));
+  }
+  static __device__ __forceinline__ void store(char* p, float v) { *reinterpret_cast<__half*>(p) = __float2half_rn(v); }
+};
+template <>
+struct Value<float> {
+  static __device__ __forceinline__ float load(const char* p) { return *reinterpret_cast<const float*>(p); }
+  static __device__ __forceinline__ void store(char* p, float v) { *reinterpret_cast<float*>(p) = v; }
+};
+
+// Pixels a block makes across, and the outputs a thread makes in the row pass.
+template <int C, int VW>
+constexpr int sweepWidth() {
+  return VW / C;
+}
+template <int C, int VW, int Q>
+constexpr int sweepRowOutputs() {
+  const int p = Q * sweepWidth<C, VW>() / kSweepThreads;
+  return p < 1 ? 1 : (p > 16 ? 16 : p);
+}
+// The separable kernel's job: J values of one channel in a row pass, J rows of one column in a
+// column pass. 8 for every tile: 16 on the 16-row tile measured no faster on one channel (f32x1 r=8)
+// and slower on four (the ring's extra rows: fewer blocks an SM).
+constexpr int kSweepJob = 8;
+// Floats between rows of `pixels` pixels in the stage or the ring: C floats past a multiple of 32,
+// so that rows 1..7 apart start on other banks (the row pass's lanes span 8 rows).
+__host__ __device__ constexpr int sweepRowFloats(int pixels, int c) { return (pixels * c - c + 31) / 32 * 32 + c; }
+// Chunks of 16 bytes a raw row holds: the span's values and one more for its alignment.
+__host__ __device__ constexpr int sweepRawChunks(int tw, int radius, int c, int typeBytes) {
+  return ((tw + 2 * radius) * c * typeBytes + 15) / 16 + 1;
+}
+// A stage row: the groups' windows, G J + J ceil((2r + 1) / J) pixels (J = kSweepJob).
+__host__ __device__ constexpr int sweepStageFloats(int tw, int radius, int c) {
+  constexpr int J = kSweepJob;
+  const int groups = (tw + J - 1) / J, chunks = (2 * radius + 1 + J - 1) / J;
+  return sweepRowFloats((groups + chunks) * J, c);
+}
+__host__ __device__ constexpr int stageStride(int tw, int radius, int p, int c) {
+  return (tw + 2 * radius + 2 * p) * c;
+}
+
+// The separable kernel. A step's rows pass through three stages:
+//   - the input rows, the apron's columns with the border applied, as float in the stage: 16-byte
+//     loads where a chunk of the row lies in an aligned frame, else value by value;
+//   - the row factor, a job J values of one channel in one row, into the ring of the last
+//     2r + Q rows' sums: the window slid in registers J taps a load;
+//   - the column factor, a job one column of J output rows, down the ring, likewise.
+// The lanes of a row job's warp take its channels, then 8 rows, then its groups of pixels, and the
+// stage's and the ring's rows are C floats past a multiple of 32 (sweepRowFloats): every lane on
+// a bank of its own. The taps run in chunks of J to the mask's 2r + 1 (none padded).
+template <class T, int C>
+__device__ __noinline__ uint4 loadChunkBordered(const SweepArgs& a, const char* row, int v) {
+  constexpr int E = 16 / int(sizeof(T)), VPW = Values<T>::kPerWord;
+  unsigned w[4] = {0, 0, 0, 0};
+  const int rowValues = a.width * C;
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    const int xv = v + e;
+    int at = xv;
+    if (xv < 0 || xv >= rowValues) {
+      const int px = xv >= 0 ? xv / C : -((-xv + C - 1) / C), ch = xv - px * C;
+      const int sx = borderIndex(px, a.width, a.border);
+      at = sx < 0 ? -1 : sx * C + ch;
+    }
+    if (at < 0) continue;
+    T value;
+    std::memcpy(&value, row + std::size_t(at) * sizeof(T), sizeof(T));
+    unsigned bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    w[e / VPW] |= bits << (8 * sizeof(T) * (e % VPW));
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// The raw rows of a row pass: rows [y0, y0 + rows) of one frame, values [v0, v0 + span) of each
+// (v0 < 0 and past the row: the border's), as 16-byte chunks of the row at absolute multiples of
+// 16 bytes (chunks k0.., `chunks` a row), chunk k of row q at raw[q * stride + k]. issueRaw starts
+// a pass's copies (cp.async where a chunk lies in an aligned frame, else the border's values
+// stored now), convertRaw waits for them and writes the stage as float (value v at v - v0). A
+// thread converts the chunks it issued, so no barrier stands between the two, and issues the next
+// pass's only into chunks it has converted itself.
+struct RawRows {
+  int v0, span, k0, chunks, stride;
+};
+
+template <class T, int C>
+__device__ __forceinline__ RawRows rawRows(int x0, int r, int tw) {
+  constexpr int E = 16 / int(sizeof(T));
+  RawRows rr;
+  rr.v0 = (x0 - r) * C;
+  rr.span = (tw + 2 * r) * C;
+  const int last = rr.v0 + rr.span - 1;
+  rr.k0 = rr.v0 >= 0 ? rr.v0 / E : -((-rr.v0 + E - 1) / E);
+  rr.chunks = (last >= 0 ? last / E : -((-last + E - 1) / E)) - rr.k0 + 1;
+  rr.stride = sweepRawChunks(tw, r, C, int(sizeof(T)));
+  return rr;
+}
+
+// Item i of a pass: row q, chunk k (q = i / chunks by a float product, i < 2^24, corrected by one
+// where it rounds across).
+__device__ __forceinline__ void rawItem(int i, int chunks, float perChunk, int& q, int& k) {
+  q = int((float(i) + 0.5f) * perChunk);
+  k = i - q * chunks;
+  if (k < 0) --q, k += chunks;
+  if (k >= chunks) ++q, k -= chunks;
+}
+
+template <class T, int C>
+__device__ __forceinline__ void issueRaw(const SweepArgs& a, const char* in, const RawRows& rr, int y0, int rows,
+                                         uint4* raw) {
+  constexpr int E = 16 / int(sizeof(T));
+  const int total = rr.chunks * rows, rowValues = a.width * C;
+  const float perChunk = 1.f / float(rr.chunks);
+  for (int i = threadIdx.x; i < total; i += kSweepThreads) {
+    int q, k;
+    rawItem(i, rr.chunks, perChunk, q, k);
+    const int v = (rr.k0 + k) * E;
+    uint4* dst = raw + q * rr.stride + k;
+    const int gy = borderIndex(y0 + q, a.height, a.border);
+    if (gy < 0) {
+      *dst = make_uint4(0, 0, 0, 0);
+      continue;
+    }
+    const char* row = in + std::size_t(gy) * a.pitch;
+    if (a.vector && v >= 0 && v + E <= rowValues)
+      copyAsync<16>(dst, row + std::size_t(v) * sizeof(T));
+    else
+      *dst = loadChunkBordered<T, C>(a, row, v);
+  }
+  commitAsync();
+}
+
+template <class T, int C>
+__device__ __forceinline__ void convertRaw(const RawRows& rr, int rows, const uint4* raw, float* stage, int ss) {
+  constexpr int E = 16 / int(sizeof(T)), VPW = Values<T>::kPerWord;
+  const int total = rr.chunks * rows;
+  const float perChunk = 1.f / float(rr.chunks);
+  waitAsync<0>();
+  for (int i = threadIdx.x; i < total; i += kSweepThreads) {
+    int q, k;
+    rawItem(i, rr.chunks, perChunk, q, k);
+    const int v = (rr.k0 + k) * E;
+    const uint4 c = raw[q * rr.stride + k];
+    const unsigned w[4] = {c.x, c.y, c.z, c.w};
+    float* dst = stage + q * ss + (v - rr.v0);
+    if (v >= rr.v0 && v + E <= rr.v0 + rr.span) {
+#pragma unroll
+      for (int e = 0; e < E; ++e) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
+    } else {
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if (v + e >= rr.v0 && v + e < rr.v0 + rr.span) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
+    }
+  }
+}
+
+// One tap of the window: accA[o] += wa x win[o + tt] (and accB with wb) for the job's outputs.
+template <int J, bool Magnitude>
+__device__ __forceinline__ void tapSums(const float* win, float wa, float wb, float (&accA)[J], float (&accB)[J]) {
+#pragma unroll
+  for (int o = 0; o < J; ++o) accA[o] = fmaf(wa, win[o], accA[o]);
+  if constexpr (Magnitude)
+#pragma unroll
+    for (int o = 0; o < J; ++o) accB[o] = fmaf(wb, win[o], accB[o]);
+}
+
+// The chunks of J taps before the last: body(t0) for t0 = 0, J, .. while more than J + 1 taps remain
+// from t0; returns the last chunk's t0, which takes the 1..J + 1 left (2r + 1 = 8k + 1 ends on a
+// chunk of J + 1, with no tap guarded). TAPS > 0: the tap count is that constant and the chunks are
+// unrolled, so that each weight is read at a fixed offset (a constant operand of the FFMA) and the
+// window's registers are renamed, not moved; 0: `taps` read at run time.
+template <int J, int TAPS, class Body>
+__device__ __forceinline__ int wholeChunks(int taps, Body&& body) {
+  if constexpr (TAPS > 0) {
+    constexpr int n = TAPS > J + 1 ? (TAPS - 2) / J : 0;
+#pragma unroll
+    for (int c = 0; c < n; ++c) body(c * J);
+    return n * J;
+  } else {
+    int t0 = 0;
+    for (; taps - t0 > J + 1; t0 += J) body(t0);
+    return t0;
+  }
+}
+
+// A row job: J outputs of one channel, sum over t < taps of wa[t] x s[(o + t) C] (and wb):
+// the window in registers, J values loaded a chunk of J taps; the last chunk, which
+// the odd 2r + 1 always leaves part full, stops at the mask's last tap. TAPS: as wholeChunks.
+template <int J, int C, bool Magnitude, int TAPS = 0>
+__device__ __forceinline__ void rowJob(const float* s, const float* wa, const float* wb, int tapsRead, float (&accA)[J],
+                                       float (&accB)[J]) {
+  const int taps = TAPS > 0 ? TAPS : tapsRead;
+  float win[2 * J];
+#pragma unroll
+  for (int k = 0; k < J; ++k) win[k] = s[k * C];
+  const int t0 = wholeChunks<J, TAPS>(taps, [&](int c0) {
+    const float* sc = s + (c0 + J) * C;
+#pragma unroll
+    for (int k = 0; k < J; ++k) win[J + k] = sc[k * C];
+#pragma unroll
+    for (int tt = 0; tt < J; ++tt)
+      tapSums<J, Magnitude>(win + tt, wa[c0 + tt], Magnitude ? wb[c0 + tt] : 0.f, accA, accB);
+#pragma unroll
+    for (int k = 0; k < J; ++k) win[k] = win[J + k];
+  });
+  s += (t0 + J) * C;
+#pragma unroll
+  for (int k = 0; k < J; ++k) win[J + k] = s[k * C];
+  if (taps - t0 == J + 1) {
+#pragma unroll
+    for (int tt = 0; tt <= J; ++tt)
+      tapSums<J, Magnitude>(win + tt, wa[t0 + tt], Magnitude ? wb[t0 + tt] : 0.f, accA, accB);
+  } else {
+#pragma unroll
+    for (int tt = 0; tt < J; ++tt)
+      if (t0 + tt < taps) tapSums<J, Magnitude>(win + tt, wa[t0 + tt], Magnitude ? wb[t0 + tt] : 0.f, accA, accB);
+  }
+}
+
+// A column job: J outputs down column j of the ring from `slot` (the ring row of the first
+// output's first tap), sum over t < taps of wa[t] x row (o + t) (and wb on ringB). The ring's first
+// J rows are kept again past its end (rowPass writes both), so that a chunk of J
+// rows from any slot lies in one piece: one address a chunk, the rows at fixed offsets from it.
+// TAPS: as wholeChunks.
+template <int J, int RS, bool Magnitude, int TAPS = 0>
+__device__ __forceinline__ void columnJob(const float* ringA, const float* ringB, int ring, int slot, int j,
+                                          const float* wa, const float* wb, int tapsRead, float (&accA)[J],
+                                          float (&accB)[J]) {
+  const int taps = TAPS > 0 ? TAPS : tapsRead;
+  float winA[2 * J], winB[2 * J];
+  ringA += j;
+  ringB += j;
+  auto load = [&](int sl, int at) {
+#pragma unroll
+    for (int i = 0; i < J; ++i) winA[at + i] = ringA[(sl + i) * RS];
+    if constexpr (Magnitude)
+#pragma unroll
+      for (int i = 0; i < J; ++i) winB[at + i] = ringB[(sl + i) * RS];
+  };
+  auto tap = [&](int t, int tt) {
+#pragma unroll
+    for (int k = 0; k < J; ++k) accA[k] = fmaf(wa[t], winA[k + tt], accA[k]);
+    if constexpr (Magnitude)
+#pragma unroll
+      for (int k = 0; k < J; ++k) accB[k] = fmaf(wb[t], winB[k + tt], accB[k]);
+  };
+  auto next = [&] { slot = slot + J >= ring ? slot + J - ring : slot + J; };
+  load(slot, 0);
+  const int t0 = wholeChunks<J, TAPS>(taps, [&](int c0) {  // chunks as rowJob's
+    next();
+    load(slot, J);
+#pragma unroll
+    for (int tt = 0; tt < J; ++tt) tap(c0 + tt, tt);
+#pragma unroll
+    for (int i = 0; i < J; ++i) {
+      winA[i] = winA[J + i];
+      if constexpr (Magnitude) winB[i] = winB[J + i];
+    }
+  });
+  next();
+  load(slot, J);
+  if (taps - t0 == J + 1) {
+#pragma unroll
+    for (int tt = 0; tt <= J; ++tt) tap(t0 + tt, tt);
+  } else {
+#pragma unroll
+    for (int tt = 0; tt < J; ++tt)
+      if (t0 + tt < taps) tap(t0 + tt, tt);
+  }
+}
+
+// Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM (64 registers), or
+// 2 with two sums.
+// TO: the output's values (T's, or float from u8: the sums as they are).
+// RC: the radius the instance is compiled for (m.radius must equal it), or 0: m.radius read at run
+// time. A compiled radius unrolls the jobs' taps (wholeChunks) and makes the ring's and the
+// stage's sizes constants.
+template <class T, int C, int VW, int Q, bool Magnitude, class TO = T, int RC = 0>
+__global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
+    sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
+  constexpr int TW = sweepWidth<C, VW>(), J = kSweepJob, G = (TW + J - 1) / J;
+  constexpr int RS = sweepRowFloats(TW, C), TAPS = RC > 0 ? 2 * RC + 1 : 0;
+  extern __shared__ __align__(16) uint4 sweepShared[];
+  const int r = RC > 0 ? RC : m.radius, taps = 2 * r + 1, ring = 2 * r + Q;
+  const int ss = sweepStageFloats(TW, r, C);
+  const bool absolute = a.combine == Combine::Abs;
+  const int x0 = blockIdx.x * TW;
+  const RawRows rr = rawRows<T, C>(x0, r, TW);
+  uint4* raw = sweepShared;
+  float* stage = reinterpret_cast<float*>(raw + Q * rr.stride);
+  float* ringA = stage + Q * ss;
+  float* ringB = ringA + (ring + J) * RS;  // each ring: its rows, then its first J again
+  const int yStart = blockIdx.y * a.rowsPerBlock, yEnd = min(yStart + a.rowsPerBlock, a.height);
+  const int tid = threadIdx.x;
+  // The row passes: the apron's rows above in steps of Q, then a step a Q output rows (the rows
+  // r below them).
+  const int aprons = (2 * r + Q - 1) / Q, passes = aprons + (yEnd - yStart + Q - 1) / Q;
+  auto passRows = [&](int n, int& y0, int& rows) {
+    if (n < aprons) {
+      y0 = yStart - r + n * Q;
+      rows = min(Q, yStart + r - y0);
+    } else {
+      y0 = yStart + (n - aprons) * Q + r;
+      rows = min(Q, yEnd + r - y0);
+    }
+  };
+
+  for (int f = blockIdx.z; f < a.batch; f += gridDim.z) {
+    const char* in = a.in + a.frameStride * std::size_t(f);
+    char* out = a.out + a.outFrameStride * std::size_t(f);
+
+    // Row pass n: its rows from the raw chunks into the stage as float (the next pass's copies
+    // then issued), then their row sums into the ring.
+    auto rowPass = [&](int n, int y0, int rows) {
+      convertRaw<T, C>(rr, rows, raw, stage, ss);
+      if (n + 1 < passes) {
+        int y1, rows1;
+        passRows(n + 1, y1, rows1);
+        issueRaw<T, C>(a, in, rr, y1, rows1, raw);
+      }
+      __syncthreads();
+      const int base = (y0 - (yStart - r)) % ring;  // the ring slot of row y0
+      // CC channels a pixel (C, or the first 3 of 4 when the 4th is copied: its sums are not made)
+      auto rowJobs = [&](auto channels) {
+        constexpr int CC = decltype(channels)::value;
+        const int jobs = CC * 8 * G * ((rows + 7) / 8);
+        for (int job = tid; job < jobs; job += kSweepThreads) {
+          // the lanes: channel, then 8 rows, then the groups of J pixels; then the next 8 rows
+          const int c = job % CC, rest = job / CC, qLo = rest % 8, rest2 = rest / 8, g = rest2 % G;
+          const int q = (rest2 / G) * 8 + qLo;
+          if (q >= rows) continue;
+          float accA[J], accB[J];
+#pragma unroll
+          for (int o = 0; o < J; ++o) accA[o] = accB[o] = 0.f;
+          rowJob<J, C, Magnitude, TAPS>(stage + q * ss + g * J * C + c, m.row, m.col, taps, accA, accB);
+          const int slot = base + q >= ring ? base + q - ring : base + q;
+          float* dA = ringA + slot * RS + g * J * C + c;
+          const int again = slot < J ? ring * RS : 0;  // the ring's first J rows, kept past its end too
+#pragma unroll
+          for (int o = 0; o < J; ++o)
+            if (TW % J == 0 || g * J + o < TW) {
+              dA[o * C] = accA[o];
+              if (again) dA[again + o * C] = accA[o];
+              if constexpr (Magnitude) {
+                dA[(ringB - ringA) + o * C] = accB[o];
+                if (again) dA[(ringB - ringA) + again + o * C] = accB[o];
+              }
+            }
+        }
+      };
+      if (C == 4 && a.copyFourth)
+        rowJobs(std::integral_constant<int, 3>{});
+      else
+        rowJobs(std::integral_constant<int, C>{});
+      __syncthreads();
+    };
+
+    // The column factor down the ring into output rows [y0, y0 + rows), J rows a job.
+    // The column factor down the ring into output rows [y0, y0 + rows), J rows a job: job (qb, px,
+    // ch) makes rows y0 + qb J.. of the value ch of pixel px.
+    auto columnPass = [&](int y0, int rows) {
+      const int base = (y0 - yStart) % ring;  // the ring slot of row y0 - r
+      auto columnAt = [&](int qb, int px, int ch) {
+        const int j = px * C + ch, x = x0 + px, yb = y0 + qb * J, here = min(J, rows - qb * J);
+        if (x >= a.width) return;
+        const std::size_t at = (std::size_t(x) * C + ch) * sizeof(T);
+        char* o = out + std::size_t(yb) * a.outPitch + (std::size_t(x) * C + ch) * sizeof(TO);
+        // A kept 4th channel is copied from the input, in jobs of its own (no sums made for it):
+        // a job's loads, then its stores (one wait, not one a row), the values' bits held in the
+        // sums' registers.
+        const bool copy = C == 4 && ch == 3 && a.copyFourth;
+        float accA[J], accB[J];
+#pragma unroll
+        for (int k = 0; k < J; ++k) accA[k] = accB[k] = 0.f;
+        if (copy) {
+          const char* i = in + std::size_t(yb) * a.pitch + at;
+#pragma unroll
+          for (int k = 0; k < J; ++k, i += a.pitch)
+            if (k < here) {
+              if constexpr (std::is_same_v<T, TO>) {
+                unsigned bits = 0;
+                std::memcpy(&bits, i, sizeof(T));
+                accA[k] = __uint_as_float(bits);
+              } else {
+                accA[k] = Value<T>::load(i);
+              }
+            }
+        } else {
+          const int slot = base + qb * J >= ring ? base + qb * J - ring : base + qb * J;
+          columnJob<J, RS, Magnitude, TAPS>(ringA, ringB, ring, slot, j, m.col, m.row, taps, accA, accB);
+#pragma unroll
+          for (int k = 0; k < J; ++k) {
+            if constexpr (Magnitude)
+              accA[k] = sqrtf(accA[k] * accA[k] + accB[k] * accB[k]);
+            else if (absolute)
+              accA[k] = fabsf(accA[k]);
+          }
+        }
+        if constexpr (std::is_same_v<T, TO>) {
+          if (copy) {
+#pragma unroll
+            for (int k = 0; k < J; ++k, o += a.outPitch)
+              if (k < here) {
+                const unsigned bits = __float_as_uint(accA[k]);
+                std::memcpy(o, &bits, sizeof(T));  // little-endian: the low bytes
+              }
+            return;
+          }
+        }
+        if (here == J) {
+#pragma unroll
+          for (int k = 0; k < J; ++k, o += a.outPitch) Value<TO>::store(o, accA[k]);
+        } else {
+#pragma unroll
+          for (int k = 0; k < J; ++k, o += a.outPitch)
+            if (k < here) Value<TO>::store(o, accA[k]);
+        }
+      };
+      const int blocks = (rows + J - 1) / J;
+      if (C == 4 && a.copyFourth) {  // the 3 filtered channels, then the copies of the 4th
+        for (int job = tid; job < TW * 3 * blocks; job += kSweepThreads) {
+          const int qb = job / (TW * 3), v = job - qb * (TW * 3), px = v / 3;
+          columnAt(qb, px, v - px * 3);
+        }
+        for (int job = tid; job < TW * blocks; job += kSweepThreads) {
+          const int qb = job / TW;
+          columnAt(qb, job - qb * TW, 3);
+        }
+      } else {
+        for (int job = tid; job < TW * C * blocks; job += kSweepThreads) {
+          const int qb = job / (TW * C), v = job - qb * (TW * C), px = v / C;
+          columnAt(qb, px, v - px * C);
+        }
+      }
+    };
+
+    // The apron's rows above, then a step a Q rows: their row sums, then the outputs they complete.
+    {
+      int y0, rows;
+      passRows(0, y0, rows);
+      issueRaw<T, C>(a, in, rr, y0, rows, raw);
+    }
+    for (int n = 0; n < passes; ++n) {
+      int y0, rows;
+      passRows(n, y0, rows);
+      rowPass(n, y0, rows);
+      if (n >= aprons) columnPass(y0 - r, rows);
+    }
+    __syncthreads();  // the next frame's stage and ring writes wait for this frame's readers
+  }
+}
+
+}  // namespace
+}  // namespace convlive::kernels
+
+namespace convlive::kernels {
+
+// The separable kernel's instances compiled for one radius (sweepFixedKernel), one file a type.
+const void* sweepFixedU16(int channels, int radius);
+const void* sweepFixedF16(int channels, int radius);
+const void* sweepFixedF32(int channels, int radius);
+
+namespace {
+// Type T's instances for `channels` at radius r (kSweepFixedMinRadius..kSweepFixedMaxRadius, tile
+// kSweepFixedValues x kSweepFixedRows, neither a magnitude nor another output type), else nullptr.
+template <class T, int C, int... I>
+const void* fixedInstance(int radius, std::integer_sequence<int, I...>) {
+  const void* k = nullptr;
+  ((radius == kSweepFixedMinRadius + I
+        ? (k = reinterpret_cast<const void*>(
+               &sweepKernel<T, C, kSweepFixedValues, kSweepFixedRows, false, T, kSweepFixedMinRadius + I>))
+        : nullptr),
+   ...);
+  return k;
+}
+template <class T>
+const void* fixedInstance(int channels, int radius) {
+  using Radii = std::make_integer_sequence<int, kSweepFixedMaxRadius - kSweepFixedMinRadius + 1>;
+  switch (channels) {
+    case 1:
+      return fixedInstance<T, 1>(radius, Radii{});
+    case 3:
+      return fixedInstance<T, 3>(radius, Radii{});
+    case 4:
+      return fixedInstance<T, 4>(radius, Radii{});
+  }
+  return nullptr;
+}
+}  // namespace
+
+}  // namespace convlive::kernels
