@@ -450,6 +450,23 @@ TEST_F(PlanOnDevice, SweepCompiledRadiiEqualTheReference) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// The compiled radii in a few small launches (so that compute-sanitizer's racecheck covers them in
+// seconds): each pixel type and channel count at the first and last compiled radius and on each
+// side of the 8-tap chunks, frames packed (the stage's 16-byte copies) and not.
+TEST_F(PlanOnDevice, SweepCompiledRadiiInSmallLaunches) {
+  int ran = 0, refused = 0;
+  for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32})
+    for (int c : {1, 3, 4})
+      for (int r : {kernels::kSweepFixedMinRadius, 8, 9, kernels::kSweepFixedMaxRadius}) {
+        ImageDesc d = randomDesc(t, c, r % 2 ? 37 : 256, 23, 1);
+        if (d.width == 256) d.pitch = d.batchStride = 0, d.batch = 1;  // packed
+        FilterSpec s = r % 2 ? asymmetricSpec(r, "sweep") : specFor({"gaussian", r}, "sweep");
+        s.tile = Tile{kernels::kSweepFixedValues, kernels::kSweepFixedRows};
+        expectEqualsOrRefusedForTheBound(s, d, false, d.str() + " r = " + std::to_string(r), ran, refused);
+      }
+  EXPECT_GE(ran, 3 * 3 * 3);
+}
+
 // sweep's two paths the wide test reaches only by chance, each in a handful of small launches
 // (so that compute-sanitizer's racecheck covers them in seconds): a kept 4th channel (copied by
 // jobs of its own beside the 3 filtered ones) and the gradient magnitude's own instance, on every
