@@ -125,6 +125,10 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
             "sweepKernel<f16, 4, 256, 16>");
   EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 17), f16).passes.at(0).kernel,
             "sweepKernel<f16, 4, 256, 8>");
+  EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 4), f16).passes.at(0).kernel,
+            "sweepKernel<f16, 4, 256, 8>");
+  EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("sobel", 9), f16).passes.at(0).kernel,
+            "sweepKernel<f16, 4, 256, 8, magnitude>");
   const ImageDesc u8{.width = 40, .height = 30, .type = PixelType::U8, .channels = 1};
   EXPECT_EQ(variant("sweep").describeLaunch(paramsFor("gaussian", 9), u8).passes.at(0).kernel,
             "sweepKernel<u8, 1, 256, 8>");

@@ -343,7 +343,8 @@ LaunchDescription describeSweep(const SweepLaunch& l, int radius) {
   const void* k = kernelFor(l, radius);
   // Without a device the grid assumes one block an SM of 132 (the note says so).
   int resident = 132;
-  std::string note = "segments sized for two waves of 132 resident blocks (no device to ask)";
+  std::string note = std::string("segments sized for ") + (fixedKernelFor(l, radius) ? "three" : "two") +
+                     " waves of 132 resident blocks (no device to ask)";
   int count = 0;
   if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
     resident = residentBlocks(k, kSweepThreads, sweepSharedBytes(l, radius));

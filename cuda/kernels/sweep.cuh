@@ -159,10 +159,10 @@ __device__ __forceinline__ RawRows rawRows(int x0, int r, int tw) {
 
 // A pass's chunks go to the threads in one of two ways, the same for its copies and its
 // conversions, so that each thread reads only what it copied:
-//   - f32 frames (65-81 chunks a row): by row and lane, warp w taking rows w, w + kSweepWarps, ..
-//     of the pass and its lanes the row's chunks lane, lane + 32, .. (the row's border index and
-//     address made once a warp, not once a chunk);
-//   - u8 and 16-bit frames (17-65 chunks a row): chunk i of the pass (row i / chunks) to thread
+//   - f32 frames (65-81 chunks a row on the 256-value tiles, 129-145 on 512): by row and lane,
+//     warp w taking rows w, w + kSweepWarps, .. of the pass and its lanes the row's chunks lane,
+//     lane + 32, .. (the row's border index and address made once a warp, not once a chunk);
+//   - u8 and 16-bit frames (17-73 chunks a row): chunk i of the pass (row i / chunks) to thread
 //     i % kSweepThreads, so that no warp walks a row of a few chunks with most of its lanes idle
 //     (by row and lane those took 1.05-1.2x the time).
 template <class T>
@@ -178,30 +178,17 @@ __device__ __forceinline__ void rawItem(int i, int chunks, float perChunk, int& 
   if (k >= chunks) ++q, k -= chunks;
 }
 
-template <class T, int C>
-__device__ __forceinline__ void issueRaw(const SweepArgs& a, const char* in, const RawRows& rr, int y0, int rows,
-                                         uint4* raw) {
-  constexpr int E = 16 / int(sizeof(T));
-  const int rowValues = a.width * C;
-  // Chunk k of a row whose first value is at `row` (null: a row of zeros past a Zero border).
-  auto chunk = [&](uint4* dst, const char* row, int k) {
-    const int v = (rr.k0 + k) * E;
-    if (!row)
-      *dst = make_uint4(0, 0, 0, 0);
-    else if (a.vector && v >= 0 && v + E <= rowValues)
-      copyAsync<16>(dst, row + std::size_t(v) * sizeof(T));
-    else
-      *dst = loadChunkBordered<T, C>(a, row, v);
-  };
-  auto rowAt = [&](int q) -> const char* {
-    const int gy = borderIndex(y0 + q, a.height, a.border);
-    return gy < 0 ? nullptr : in + std::size_t(gy) * a.pitch;
-  };
+// The chunks this thread takes of a pass of `rows` rows, in the mapping above: row(q) before the
+// chunks of row q it takes (once a warp's row by row and lane, before each chunk by the flat
+// index), then chunk(q, k). issueRaw and convertRaw both walk them so, which is what lets each
+// thread read only what it copied.
+template <class T, class Row, class Chunk>
+__device__ __forceinline__ void forEachChunk(const RawRows& rr, int rows, Row&& row, Chunk&& chunk) {
   if constexpr (kSweepChunksByRow<T>) {
     const int lane = int(threadIdx.x) % 32;
     for (int q = int(threadIdx.x) / 32; q < rows; q += kSweepWarps) {
-      const char* row = rowAt(q);
-      for (int k = lane; k < rr.chunks; k += 32) chunk(raw + q * rr.stride + k, row, k);
+      row(q);
+      for (int k = lane; k < rr.chunks; k += 32) chunk(q, k);
     }
   } else {
     const int total = rr.chunks * rows;
@@ -209,44 +196,56 @@ __device__ __forceinline__ void issueRaw(const SweepArgs& a, const char* in, con
     for (int i = threadIdx.x; i < total; i += kSweepThreads) {
       int q, k;
       rawItem(i, rr.chunks, perChunk, q, k);
-      chunk(raw + q * rr.stride + k, rowAt(q), k);
+      row(q);
+      chunk(q, k);
     }
   }
+}
+
+template <class T, int C>
+__device__ __forceinline__ void issueRaw(const SweepArgs& a, const char* in, const RawRows& rr, int y0, int rows,
+                                         uint4* raw) {
+  constexpr int E = 16 / int(sizeof(T));
+  const int rowValues = a.width * C;
+  const char* row = nullptr;  // the row's first value; null: a row of zeros past a Zero border
+  forEachChunk<T>(
+      rr, rows,
+      [&](int q) {
+        const int gy = borderIndex(y0 + q, a.height, a.border);
+        row = gy < 0 ? nullptr : in + std::size_t(gy) * a.pitch;
+      },
+      [&](int q, int k) {
+        uint4* dst = raw + q * rr.stride + k;
+        const int v = (rr.k0 + k) * E;
+        if (!row)
+          *dst = make_uint4(0, 0, 0, 0);
+        else if (a.vector && v >= 0 && v + E <= rowValues)
+          copyAsync<16>(dst, row + std::size_t(v) * sizeof(T));
+        else
+          *dst = loadChunkBordered<T, C>(a, row, v);
+      });
   commitAsync();
 }
 
 template <class T, int C>
 __device__ __forceinline__ void convertRaw(const RawRows& rr, int rows, const uint4* raw, float* stage, int ss) {
   constexpr int E = 16 / int(sizeof(T)), VPW = Values<T>::kPerWord;
-  // Chunk k of row q into the stage: value v at the row's v - v0.
-  auto chunk = [&](int q, int k) {
-    const int v = (rr.k0 + k) * E;
-    const uint4 c = raw[q * rr.stride + k];
-    const unsigned w[4] = {c.x, c.y, c.z, c.w};
-    float* dst = stage + q * ss + (v - rr.v0);
-    if (v >= rr.v0 && v + E <= rr.v0 + rr.span) {
-#pragma unroll
-      for (int e = 0; e < E; ++e) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
-    } else {
-#pragma unroll
-      for (int e = 0; e < E; ++e)
-        if (v + e >= rr.v0 && v + e < rr.v0 + rr.span) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
-    }
-  };
   waitAsync<0>();
-  if constexpr (kSweepChunksByRow<T>) {
-    const int lane = int(threadIdx.x) % 32;
-    for (int q = int(threadIdx.x) / 32; q < rows; q += kSweepWarps)
-      for (int k = lane; k < rr.chunks; k += 32) chunk(q, k);
-  } else {
-    const int total = rr.chunks * rows;
-    const float perChunk = 1.f / float(rr.chunks);
-    for (int i = threadIdx.x; i < total; i += kSweepThreads) {
-      int q, k;
-      rawItem(i, rr.chunks, perChunk, q, k);
-      chunk(q, k);
-    }
-  }
+  forEachChunk<T>(
+      rr, rows, [](int) {}, [&](int q, int k) {  // value v of row q at the stage row's v - v0
+        const int v = (rr.k0 + k) * E;
+        const uint4 c = raw[q * rr.stride + k];
+        const unsigned w[4] = {c.x, c.y, c.z, c.w};
+        float* dst = stage + q * ss + (v - rr.v0);
+        if (v >= rr.v0 && v + E <= rr.v0 + rr.span) {
+#pragma unroll
+          for (int e = 0; e < E; ++e) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
+        } else {
+#pragma unroll
+          for (int e = 0; e < E; ++e)
+            if (v + e >= rr.v0 && v + e < rr.v0 + rr.span) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
+        }
+      });
 }
 
 // One tap of the window: accA[o] += wa x win[o + tt] (and accB with wb) for the job's outputs.
@@ -450,7 +449,6 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
       __syncthreads();
     };
 
-    // The column factor down the ring into output rows [y0, y0 + rows), J rows a job.
     // The column factor down the ring into output rows [y0, y0 + rows), J rows a job: job (qb, px,
     // ch) makes rows y0 + qb J.. of the value ch of pixel px.
     auto columnPass = [&](int y0, int rows) {

@@ -1,5 +1,5 @@
 // sweep: separable and 2D filtering of frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels,
-// a whole batch in one launch. Host-side entry point; the kernels are in sweep.cu. Light, like
+// a whole batch in one launch. Host-side entry point; the kernels are in sweep.cuh and sweep.cu. Light, like
 // launch.hpp: the variant's file and the kernel file include it.
 #pragma once
 

@@ -18,7 +18,7 @@ Variant tensor2dVariant();      // variants/tensor2d.cpp, kernels/tensor.cu
 Variant tensorSepVariant();     // variants/tensorsep.cpp, kernels/tensor.cu
 Variant tensorStreamVariant();  // variants/tensorstream.cpp, kernels/tensor_stream.cu
 Variant textureVariant();       // variants/texture.cpp, kernels/direct.cu
-Variant sweepVariant();         // variants/sweep.cpp, kernels/sweep.cu
+Variant sweepVariant();         // variants/sweep.cpp, kernels/sweep.cu, sweep.cuh
 Variant fftVariant();           // variants/fft.cpp, fft.cpp and kernels/fft.cu
 Variant cpuVariant();           // variants/cpu.cpp, reference.cpp
 Variant cpuSimdVariant();       // variants/cpu_simd.cpp, cpu_simd.cpp
