@@ -397,12 +397,12 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // u8x1 and u8x3 from r = 2 to 32 (u8x1 r=8 0.023 ms against sweep's 0.136, u8x3 0.054 against
   // 0.44); stream to r = 4 on the other types (1.3-2.7x the copy against sweep's 4-12x), to r = 8 on
   // 16- and 32-bit grey frames (4K r=5 0.037-0.042 ms against sweep's 0.055-0.058, r=8 0.052-0.061
-  // against 0.058-0.061, before sweep was compiled for its radius: since, its f32x1 r=8 took 0.048,
-  // not timed beside stream; batches of small frames may take sweep past r = 4, which auto measures); then sweep,
-  // and fft for what sweep refuses. A 2D mask from r = 8 takes fft before sweep (4K u8x1, u16x1,
-  // f32x1: 0.27-0.28 ms at any radius against sweep's 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32;
-  // 64 256x256 frames 0.15-0.18 against 0.24-0.25 and 2.4); at r = 4 sweep is faster (0.19-0.21
-  // against 0.27-0.28).
+  // against 0.058-0.061, before sweep was compiled for its radius: since, r = 8 at 4K 0.95-1.02x
+  // stream's time, on 48 512x512 planes 1.03-1.12x; batches of small frames may take sweep past
+  // r = 4, which auto measures); then sweep, and fft for what sweep refuses. A 2D mask from r = 8
+  // takes fft before sweep (4K u8x1, u16x1, f32x1: 0.27-0.28 ms at any radius against sweep's
+  // 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256 frames 0.15-0.18 against 0.24-0.25 and
+  // 2.4); at r = 4 sweep is faster (0.19-0.21 against 0.27-0.28).
   const int r = p.filter.mask.radius();
   const bool twoD = !p.filter.mask.separable();
   std::vector<const char*> order;
