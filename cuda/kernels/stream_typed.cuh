@@ -98,24 +98,7 @@ __device__ __noinline__ void copyBorderedRow(const Args& a, const char* frame, b
   const char* row = frame + std::size_t(sy) * a.pitch;
   if (fast) return copyLane<4 * W>(dst, row + std::ptrdiff_t(x) * std::ptrdiff_t(sizeof(T)));
   unsigned w[W];
-#pragma unroll
-  for (int j = 0; j < W; ++j) w[j] = 0;
-#pragma unroll
-  for (int j = 0; j < V; ++j) {
-    const int xv = x + j;
-    int at = xv;
-    if (xv < 0 || xv >= a.rowValues) {
-      const int px = xv >= 0 ? xv / C : -((-xv + C - 1) / C), ch = xv - px * C;
-      const int sx = borderIndex(px, a.width, a.border);
-      at = sx < 0 ? -1 : sx * C + ch;
-    }
-    if (at < 0) continue;
-    T v;
-    std::memcpy(&v, row + std::size_t(at) * sizeof(T), sizeof(T));
-    unsigned bits = 0;
-    std::memcpy(&bits, &v, sizeof(T));
-    w[j / VPW] |= bits << (8 * sizeof(T) * (j % VPW));
-  }
+  packBordered<T, C, V>(row, x, a.rowValues, a.width, a.border, w);
 #pragma unroll
   for (int j = 0; j < W; ++j) dst[j] = w[j];
 }

@@ -100,36 +100,12 @@ __host__ __device__ constexpr int stageStride(int tw, int radius, int p, int c) 
   return (tw + 2 * radius + 2 * p) * c;
 }
 
-// The separable kernel. A step's rows pass through three stages:
-//   - the input rows, the apron's columns with the border applied, as float in the stage: 16-byte
-//     loads where a chunk of the row lies in an aligned frame, else value by value;
-//   - the row factor, a job J values of one channel in one row, into the ring of the last
-//     2r + Q rows' sums: the window slid in registers J taps a load;
-//   - the column factor, a job one column of J output rows, down the ring, likewise.
-// The lanes of a row job's warp take its channels, then 8 rows, then its groups of pixels, and the
-// stage's and the ring's rows are C floats past a multiple of 32 (sweepRowFloats): every lane on
-// a bank of its own. The taps run in chunks of J to the mask's 2r + 1 (none padded).
+// A chunk of 16 bytes from value v of a row with values past its ends (the border's): one value
+// at a time.
 template <class T, int C>
 __device__ __noinline__ uint4 loadChunkBordered(const SweepArgs& a, const char* row, int v) {
-  constexpr int E = 16 / int(sizeof(T)), VPW = Values<T>::kPerWord;
-  unsigned w[4] = {0, 0, 0, 0};
-  const int rowValues = a.width * C;
-#pragma unroll
-  for (int e = 0; e < E; ++e) {
-    const int xv = v + e;
-    int at = xv;
-    if (xv < 0 || xv >= rowValues) {
-      const int px = xv >= 0 ? xv / C : -((-xv + C - 1) / C), ch = xv - px * C;
-      const int sx = borderIndex(px, a.width, a.border);
-      at = sx < 0 ? -1 : sx * C + ch;
-    }
-    if (at < 0) continue;
-    T value;
-    std::memcpy(&value, row + std::size_t(at) * sizeof(T), sizeof(T));
-    unsigned bits = 0;
-    std::memcpy(&bits, &value, sizeof(T));
-    w[e / VPW] |= bits << (8 * sizeof(T) * (e % VPW));
-  }
+  unsigned w[4];
+  packBordered<T, C, 16 / int(sizeof(T))>(row, v, a.width * C, a.width, a.border, w);
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
@@ -363,6 +339,15 @@ __device__ __forceinline__ void columnJob(const float* ringA, const float* ringB
   }
 }
 
+// The separable kernel. A step's rows pass through three stages:
+//   - the input rows, the apron's columns with the border applied, as float in the stage: 16-byte
+//     loads where a chunk of the row lies in an aligned frame, else value by value;
+//   - the row factor, a job J values of one channel in one row, into the ring of the last
+//     2r + Q rows' sums: the window slid in registers J taps a load;
+//   - the column factor, a job one column of J output rows, down the ring, likewise.
+// The lanes of a row job's warp take its channels, then 8 rows, then its groups of pixels, and the
+// stage's and the ring's rows are C floats past a multiple of 32 (sweepRowFloats): every lane on
+// a bank of its own. The taps run in chunks of J to the mask's 2r + 1 (none padded).
 // Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM (64 registers), or
 // 2 with two sums.
 // TO: the output's values (T's, or float from u8: the sums as they are).

@@ -67,4 +67,31 @@ struct Values<float> {
   static __device__ __forceinline__ unsigned keepTop(unsigned, unsigned from) { return from; }
 };
 
+// N values of a row of rowValues values (C a pixel, width pixels) from value x on, packed into
+// words as Values<T> holds them: values past either end are the border's (0 where a Zero border
+// leaves none), read one at a time. The slow path of the kernels' whole-word copies.
+template <class T, int C, int N>
+__device__ __forceinline__ void packBordered(const char* row, int x, int rowValues, int width, Border border,
+                                             unsigned (&w)[(N + Values<T>::kPerWord - 1) / Values<T>::kPerWord]) {
+  constexpr int VPW = Values<T>::kPerWord;
+#pragma unroll
+  for (int j = 0; j < (N + VPW - 1) / VPW; ++j) w[j] = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const int xv = x + j;
+    int at = xv;
+    if (xv < 0 || xv >= rowValues) {
+      const int px = xv >= 0 ? xv / C : -((-xv + C - 1) / C), ch = xv - px * C;
+      const int sx = borderIndex(px, width, border);
+      at = sx < 0 ? -1 : sx * C + ch;
+    }
+    if (at < 0) continue;
+    T v;
+    std::memcpy(&v, row + std::size_t(at) * sizeof(T), sizeof(T));
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    w[j / VPW] |= bits << (8 * sizeof(T) * (j % VPW));
+  }
+}
+
 }  // namespace convlive::kernels

@@ -1,5 +1,6 @@
 // sweep: any mask (separable, or 2D) on frames of any pixel type (u8, u16, f16, f32), 1, 3 or 4 channels, and
-// a batch in one launch. Kernels: kernels/sweep.cuh (separable), sweep.cu (2D, the launch), sweep_fixed_<type>.cu.
+// a batch in one launch. Kernels: kernels/sweep.cuh (separable), sweep.cu (2D, the launch),
+// sweep_fixed_<type>.cu (the separable one compiled for each radius).
 #include "kernels/sweep.hpp"
 
 #include "variants/all.hpp"
@@ -27,8 +28,8 @@ kernels::SweepLaunch launchOf(const Variant& v, const FilterParams& p, const Ima
 // Everything, for frames `image` describes: the checks every variant makes, shared memory, and the
 // error bound of fp32 sums for integer outputs. No height or batch is too large for its grid
 // (kernels/sweep.cu, geometryOf): its y extent is the segments that make two or three waves (at
-// most three times the blocks the GPU holds, each segment as many rows as it takes), and its z extent at most 65535
-// frames, each block looping over every 65535th frame of a larger batch.
+// most three times the blocks the GPU holds, each segment as many rows as it takes), and its z
+// extent at most 65535 frames, each block looping over every 65535th frame of a larger batch.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (Problem why = commonWhyNot(v, p, image.width, image.height)) return why;
   if (Problem why = sharedWhyNot(v, kernels::sweepSharedBytes(launchOf(v, p, image), radiusOf(p)))) return why;
