@@ -301,9 +301,11 @@ std::size_t sweepSharedBytes(const SweepLaunch& l, int radius) {
   }
   const std::size_t rings = l.combine == Combine::Magnitude ? 2 : 1;
   const int typeBytes = int(pixelTypeBytes(l.image.type));
-  return 16 * std::size_t(q) * sweepRawChunks(tw, radius, c, typeBytes) +
-         sizeof(float) *
-             (std::size_t(q) * sweepStageFloats(tw, radius, c) + rings * (ring + kSweepJob) * sweepRowFloats(tw, c));
+  const std::size_t rawChunks = std::size_t(q) * sweepRawChunks(tw, radius, c, typeBytes);
+  const std::size_t ringBytes = sizeof(float) * rings * (ring + kSweepJob) * sweepRowFloats(tw, c);
+  if (sweepDirect(typeBytes, c, fixedKernelFor(l, radius) != nullptr))  // two raw buffers, no stage
+    return 16 * 2 * (rawChunks + kSweepRawPad) + ringBytes;
+  return 16 * rawChunks + sizeof(float) * std::size_t(q) * sweepStageFloats(tw, radius, c) + ringBytes;
 }
 
 namespace {

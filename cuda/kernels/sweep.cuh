@@ -3,9 +3,9 @@
 // separable kernel compiled for one radius: its taps unrolled, the weights read as constants).
 // The separable kernel: a block owns a strip `tileValues` values wide and sweeps down a segment
 // of its rows; a step converts Q input rows (plus the apron's columns, border applied) to float in
-// shared memory, runs the row factor over them into a ring of the last 2r + Q rows' sums, then the
-// column factor down the ring into Q output rows, rounded and stored in the frame's type. Sums in
-// fp32.
+// shared memory (f32 frames: takes them as they arrived, sweepDirect), runs the row factor over them
+// into a ring of the last 2r + Q rows' sums, then the column factor down the ring into Q output
+// rows, rounded and stored in the frame's type. Sums in fp32.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -86,10 +86,24 @@ constexpr int kSweepJob = 8;
 // Floats between rows of `pixels` pixels in the stage or the ring: C floats past a multiple of 32,
 // so that rows 1..7 apart start on other banks (the row pass's lanes span 8 rows).
 __host__ __device__ constexpr int sweepRowFloats(int pixels, int c) { return (pixels * c - c + 31) / 32 * 32 + c; }
-// Chunks of 16 bytes a raw row holds: the span's values and one more for its alignment.
-__host__ __device__ constexpr int sweepRawChunks(int tw, int radius, int c, int typeBytes) {
-  return ((tw + 2 * radius) * c * typeBytes + 15) / 16 + 1;
+// f32 frames' row passes read the raw chunks as they arrived, with no stage between: three and four
+// channels always, one where the instance is compiled for its radius (the window's offset from a
+// chunk boundary is then a constant, so that its loads are 16 bytes each; at a run-time offset one
+// channel's loads would take 4 wavefronts each). Their raw rows are then twice buffered (the next
+// pass's copies land while this pass's row jobs read) and an odd number of chunks apart, so that
+// the 8 rows of a warp's loads take every bank once.
+__host__ __device__ constexpr bool sweepDirect(int typeBytes, int c, bool compiled) {
+  return typeBytes == 4 && (c > 1 || compiled);
 }
+// Chunks of 16 bytes between raw rows: the span's values and one more for its alignment (f32 frames:
+// the next odd number).
+__host__ __device__ constexpr int sweepRawChunks(int tw, int radius, int c, int typeBytes) {
+  const int n = ((tw + 2 * radius) * c * typeBytes + 15) / 16 + 1;
+  return typeBytes == 4 ? n | 1 : n;
+}
+// Chunks past a direct pass's raw rows: a row job's last window loads reach up to 7 C + 3 values
+// past its row's span (taps past the mask's, never summed), and must not reach the other buffer.
+constexpr int kSweepRawPad = 8;
 // A stage row: the groups' windows, G J + J ceil((2r + 1) / J) pixels (J = kSweepJob).
 __host__ __device__ constexpr int sweepStageFloats(int tw, int radius, int c) {
   constexpr int J = kSweepJob;
@@ -178,10 +192,32 @@ __device__ __forceinline__ void forEachChunk(const RawRows& rr, int rows, Row&& 
   }
 }
 
+// Whether every raw chunk of the block's rows lies in the row, in a 16-byte-aligned frame.
+template <class T, int C>
+__device__ __forceinline__ bool rawInside(const SweepArgs& a, const RawRows& rr) {
+  constexpr int E = 16 / int(sizeof(T));
+  return a.vector && rr.k0 >= 0 && (rr.k0 + rr.chunks) * E <= a.width * C;
+}
+
+// inside: rawInside. A pass whose rows all lie in the frame then copies each chunk with no check.
 template <class T, int C>
 __device__ __forceinline__ void issueRaw(const SweepArgs& a, const char* in, const RawRows& rr, int y0, int rows,
-                                         uint4* raw) {
+                                         uint4* raw, bool inside) {
   constexpr int E = 16 / int(sizeof(T));
+  if (inside && y0 >= 0 && y0 + rows <= a.height) {
+    const char* first = in + std::size_t(y0) * a.pitch + std::size_t(rr.k0) * 16;
+    const char* src = nullptr;
+    uint4* dst = nullptr;
+    forEachChunk<T>(
+        rr, rows,
+        [&](int q) {
+          src = first + std::size_t(q) * a.pitch;
+          dst = raw + q * rr.stride;
+        },
+        [&](int, int k) { copyAsync<16>(dst + k, src + 16 * k); });
+    commitAsync();
+    return;
+  }
   const int rowValues = a.width * C;
   const char* row = nullptr;  // the row's first value; null: a row of zeros past a Zero border
   forEachChunk<T>(
@@ -207,19 +243,28 @@ template <class T, int C>
 __device__ __forceinline__ void convertRaw(const RawRows& rr, int rows, const uint4* raw, float* stage, int ss) {
   constexpr int E = 16 / int(sizeof(T)), VPW = Values<T>::kPerWord;
   waitAsync<0>();
+  // Chunk k's first value at the stage row's k E - d (value v at v - v0).
+  const int d = rr.v0 - rr.k0 * E;
+  const uint4* src = nullptr;
+  float* dst = nullptr;
   forEachChunk<T>(
-      rr, rows, [](int) {}, [&](int q, int k) {  // value v of row q at the stage row's v - v0
-        const int v = (rr.k0 + k) * E;
-        const uint4 c = raw[q * rr.stride + k];
+      rr, rows,
+      [&](int q) {
+        src = raw + q * rr.stride;
+        dst = stage + q * ss - d;
+      },
+      [&](int, int k) {
+        const uint4 c = src[k];
         const unsigned w[4] = {c.x, c.y, c.z, c.w};
-        float* dst = stage + q * ss + (v - rr.v0);
-        if (v >= rr.v0 && v + E <= rr.v0 + rr.span) {
+        const int b = k * E - d;
+        float* o = dst + k * E;
+        if (b >= 0 && b + E <= rr.span) {
 #pragma unroll
-          for (int e = 0; e < E; ++e) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
+          for (int e = 0; e < E; ++e) o[e] = Values<T>::get(w[e / VPW], e % VPW);
         } else {
 #pragma unroll
           for (int e = 0; e < E; ++e)
-            if (v + e >= rr.v0 && v + e < rr.v0 + rr.span) dst[e] = Values<T>::get(w[e / VPW], e % VPW);
+            if (b + e >= 0 && b + e < rr.span) o[e] = Values<T>::get(w[e / VPW], e % VPW);
         }
       });
 }
@@ -256,26 +301,41 @@ __device__ __forceinline__ int wholeChunks(int taps, Body&& body) {
 // A row job: J outputs of one channel, sum over t < taps of wa[t] x s[(o + t) C] (and wb):
 // the window in registers, J values loaded a chunk of J taps; the last chunk, which
 // the odd 2r + 1 always leaves part full, stops at the mask's last tap. TAPS: as wholeChunks.
-template <int J, int C, bool Magnitude, int TAPS = 0>
+// D0 >= 0 (one channel, J = 8): s is 16-byte aligned and the window's first value s[D0]; its values
+// are loaded 4 at a time, the 4 that straddle two loads kept from the one before.
+template <int J, int C, bool Magnitude, int TAPS = 0, int D0 = -1>
 __device__ __forceinline__ void rowJob(const float* s, const float* wa, const float* wb, int tapsRead, float (&accA)[J],
                                        float (&accB)[J]) {
+  static_assert(D0 < 0 || (C == 1 && J == 8 && D0 < 4), "aligned windows: one channel, 8 values a job");
   const int taps = TAPS > 0 ? TAPS : tapsRead;
   float win[2 * J];
+  float4 carry = make_float4(0.f, 0.f, 0.f, 0.f);  // D0 > 0: the 4 values from s[i0] on
+  if constexpr (D0 > 0) carry = *reinterpret_cast<const float4*>(s);
+  // win[at + k] = the window's value i0 + k, k < J (i0 a multiple of J, in order)
+  auto load = [&](int i0, int at) {
+    if constexpr (D0 < 0) {
 #pragma unroll
-  for (int k = 0; k < J; ++k) win[k] = s[k * C];
+      for (int k = 0; k < J; ++k) win[at + k] = s[(i0 + k) * C];
+    } else {
+      const float4* p = reinterpret_cast<const float4*>(s + i0);
+      const float4 b0 = D0 > 0 ? carry : p[0], b1 = p[1];
+      const float4 b2 = D0 > 0 ? p[2] : b1;
+      const float t[12] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w, b2.x, b2.y, b2.z, b2.w};
+#pragma unroll
+      for (int k = 0; k < J; ++k) win[at + k] = t[D0 + k];
+      carry = b2;
+    }
+  };
+  load(0, 0);
   const int t0 = wholeChunks<J, TAPS>(taps, [&](int c0) {
-    const float* sc = s + (c0 + J) * C;
-#pragma unroll
-    for (int k = 0; k < J; ++k) win[J + k] = sc[k * C];
+    load(c0 + J, J);
 #pragma unroll
     for (int tt = 0; tt < J; ++tt)
       tapSums<J, Magnitude>(win + tt, wa[c0 + tt], Magnitude ? wb[c0 + tt] : 0.f, accA, accB);
 #pragma unroll
     for (int k = 0; k < J; ++k) win[k] = win[J + k];
   });
-  s += (t0 + J) * C;
-#pragma unroll
-  for (int k = 0; k < J; ++k) win[J + k] = s[k * C];
+  load(t0 + J, J);
   if (taps - t0 == J + 1) {
 #pragma unroll
     for (int tt = 0; tt <= J; ++tt)
@@ -341,21 +401,22 @@ __device__ __forceinline__ void columnJob(const float* ringA, const float* ringB
 
 // The separable kernel. A step's rows pass through three stages:
 //   - the input rows, the apron's columns with the border applied, as float in the stage: 16-byte
-//     loads where a chunk of the row lies in an aligned frame, else value by value;
+//     copies where a chunk of the row lies in an aligned frame (with no check a chunk where all of
+//     the pass's do), else value by value; f32 frames' row jobs read the copies themselves;
 //   - the row factor, a job J values of one channel in one row, into the ring of the last
 //     2r + Q rows' sums: the window slid in registers J taps a load;
 //   - the column factor, a job one column of J output rows, down the ring, likewise.
 // The lanes of a row job's warp take its channels, then 8 rows, then its groups of pixels, and the
 // stage's and the ring's rows are C floats past a multiple of 32 (sweepRowFloats): every lane on
-// a bank of its own. The taps run in chunks of J to the mask's 2r + 1 (none padded).
-// Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM (64 registers), or
-// 2 with two sums.
-// TO: the output's values (T's, or float from u8: the sums as they are).
-// RC: the radius the instance is compiled for (m.radius must equal it), or 0: m.radius read at run
-// time. A compiled radius unrolls the jobs' taps (wholeChunks) and makes the ring's and the
-// stage's sizes constants.
+// a bank of its own (f32 frames' raw rows: an odd number of chunks apart, see sweepDirect). The taps run in chunks of J
+// to the mask's 2r + 1 (none padded). Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM
+// (64 registers), or 2 with two sums; 16-bit frames 5 (48 registers, no spill), which their shared memory allows to r =
+// 7 on one channel: 1.01-1.09x faster (H200, 4K and 16 1080p, r = 5..6: u16x4 and f16x4 1.05-1.09x); u8x4 at 48
+// registers lost 8-14%. TO: the output's values (T's, or float from u8: the sums as they are). RC: the radius the
+// instance is compiled for (m.radius must equal it), or 0: m.radius read at run time. A compiled radius unrolls the
+// jobs' taps (wholeChunks) and makes the ring's and the stage's sizes constants.
 template <class T, int C, int VW, int Q, bool Magnitude, class TO = T, int RC = 0>
-__global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
+__global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : (sizeof(T) == 2 ? 5 : 4))
     sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
   constexpr int TW = sweepWidth<C, VW>(), J = kSweepJob, G = (TW + J - 1) / J;
   constexpr int RS = sweepRowFloats(TW, C), TAPS = RC > 0 ? 2 * RC + 1 : 0;
@@ -365,9 +426,14 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
   const bool absolute = a.combine == Combine::Abs;
   const int x0 = blockIdx.x * TW;
   const RawRows rr = rawRows<T, C>(x0, r, TW);
+  const bool inside = rawInside<T, C>(a, rr);
+  // Direct: pass n's raw rows in buffer n % 2, read by the row jobs as they are; else one buffer,
+  // converted into the stage.
+  constexpr bool kDirect = sweepDirect(int(sizeof(T)), C, RC > 0);
+  const int rawBuffer = kDirect ? Q * rr.stride + kSweepRawPad : 0;
   uint4* raw = sweepShared;
-  float* stage = reinterpret_cast<float*>(raw + Q * rr.stride);
-  float* ringA = stage + Q * ss;
+  float* stage = reinterpret_cast<float*>(raw + (kDirect ? 2 * rawBuffer : Q * rr.stride));
+  float* ringA = kDirect ? stage : stage + Q * ss;
   float* ringB = ringA + (ring + J) * RS;  // each ring: its rows, then its first J again
   const int yStart = blockIdx.y * a.rowsPerBlock, yEnd = min(yStart + a.rowsPerBlock, a.height);
   const int tid = threadIdx.x;
@@ -391,13 +457,21 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
     // Row pass n: its rows from the raw chunks into the stage as float (the next pass's copies
     // then issued), then their row sums into the ring.
     auto rowPass = [&](int n, int y0, int rows) {
-      convertRaw<T, C>(rr, rows, raw, stage, ss);
+      if constexpr (kDirect)
+        waitAsync<0>();
+      else
+        convertRaw<T, C>(rr, rows, raw, stage, ss);
       if (n + 1 < passes) {
         int y1, rows1;
         passRows(n + 1, y1, rows1);
-        issueRaw<T, C>(a, in, rr, y1, rows1, raw);
+        issueRaw<T, C>(a, in, rr, y1, rows1, raw + ((n + 1) & 1) * rawBuffer, inside);
       }
       __syncthreads();
+      // The row jobs' values: the stage's rows, or (direct) this pass's raw rows, value v of row q
+      // at rows[q * rowStride + v - v0].
+      const float* rowsAt =
+          kDirect ? reinterpret_cast<const float*>(raw + (n & 1) * rawBuffer) + (rr.v0 - rr.k0 * 4) : stage;
+      const int rowStride = kDirect ? 4 * rr.stride : ss;
       const int base = (y0 - (yStart - r)) % ring;  // the ring slot of row y0
       // CC channels a pixel (C, or the first 3 of 4 when the 4th is copied: its sums are not made)
       auto rowJobs = [&](auto channels) {
@@ -411,7 +485,12 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
           float accA[J], accB[J];
 #pragma unroll
           for (int o = 0; o < J; ++o) accA[o] = accB[o] = 0.f;
-          rowJob<J, C, Magnitude, TAPS>(stage + q * ss + g * J * C + c, m.row, m.col, taps, accA, accB);
+          if constexpr (kDirect && C == 1) {  // the window 16-byte aligned but for its constant offset
+            constexpr int D0 = ((-RC * C) % 4 + 4) % 4;
+            rowJob<J, C, Magnitude, TAPS, D0>(rowsAt - D0 + q * rowStride + g * J, m.row, m.col, taps, accA, accB);
+          } else {
+            rowJob<J, C, Magnitude, TAPS>(rowsAt + q * rowStride + g * J * C + c, m.row, m.col, taps, accA, accB);
+          }
           const int slot = base + q >= ring ? base + q - ring : base + q;
           float* dA = ringA + slot * RS + g * J * C + c;
           const int again = slot < J ? ring * RS : 0;  // the ring's first J rows, kept past its end too
@@ -516,7 +595,7 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : 4)
     {
       int y0, rows;
       passRows(0, y0, rows);
-      issueRaw<T, C>(a, in, rr, y0, rows, raw);
+      issueRaw<T, C>(a, in, rr, y0, rows, raw, inside);
     }
     for (int n = 0; n < passes; ++n) {
       int y0, rows;
