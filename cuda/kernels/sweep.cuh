@@ -408,15 +408,19 @@ __device__ __forceinline__ void columnJob(const float* ringA, const float* ringB
 //   - the column factor, a job one column of J output rows, down the ring, likewise.
 // The lanes of a row job's warp take its channels, then 8 rows, then its groups of pixels, and the
 // stage's and the ring's rows are C floats past a multiple of 32 (sweepRowFloats): every lane on
-// a bank of its own (f32 frames' raw rows: an odd number of chunks apart, see sweepDirect). The taps run in chunks of J
-// to the mask's 2r + 1 (none padded). Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM
-// (64 registers), or 2 with two sums; 16-bit frames 5 (48 registers, no spill), which their shared memory allows to r =
-// 7 on one channel: 1.01-1.09x faster (H200, 4K and 16 1080p, r = 5..6: u16x4 and f16x4 1.05-1.09x); u8x4 at 48
-// registers lost 8-14%. TO: the output's values (T's, or float from u8: the sums as they are). RC: the radius the
-// instance is compiled for (m.radius must equal it), or 0: m.radius read at run time. A compiled radius unrolls the
-// jobs' taps (wholeChunks) and makes the ring's and the stage's sizes constants.
+// a bank of its own (f32 frames' raw rows: an odd number of chunks apart, see sweepDirect). The
+// taps run in chunks of J to the mask's 2r + 1 (none padded).
+// Magnitude: two sums a value in each pass, an instance of its own. 4 blocks an SM (64 registers),
+// or 2 with two sums; the instances compiled for their radius on 16-bit frames 5 (48 registers, no
+// spill), which their shared memory allows to r = 7 on one channel: u16x4 and f16x4 at r = 5, 6
+// 1.05-1.09x faster (H200, 4K and 16 1080p). Held to 48, the run-time instances lost: 16-bit
+// frames at r = 24 6-7%, u8x4 8-14%.
+// TO: the output's values (T's, or float from u8: the sums as they are).
+// RC: the radius the instance is compiled for (m.radius must equal it), or 0: m.radius read at run
+// time. A compiled radius unrolls the jobs' taps (wholeChunks) and makes the ring's and the
+// stage's sizes constants.
 template <class T, int C, int VW, int Q, bool Magnitude, class TO = T, int RC = 0>
-__global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : (sizeof(T) == 2 ? 5 : 4))
+__global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : (sizeof(T) == 2 && RC > 0 ? 5 : 4))
     sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
   constexpr int TW = sweepWidth<C, VW>(), J = kSweepJob, G = (TW + J - 1) / J;
   constexpr int RS = sweepRowFloats(TW, C), TAPS = RC > 0 ? 2 * RC + 1 : 0;
