@@ -91,7 +91,8 @@ __host__ __device__ constexpr int sweepRowFloats(int pixels, int c) { return (pi
 // chunk boundary is then a constant, so that its loads are 16 bytes each; at a run-time offset one
 // channel's loads would take 4 wavefronts each). Their raw rows are then twice buffered (the next
 // pass's copies land while this pass's row jobs read) and an odd number of chunks apart, so that
-// the 8 rows of a warp's loads take every bank once.
+// the 8 rows of a warp's loads take every bank once (one channel's 16-byte loads, four channels;
+// three channels: the quarter of a warp's lanes in its second group of pixels 2-way).
 __host__ __device__ constexpr bool sweepDirect(int typeBytes, int c, bool compiled) {
   return typeBytes == 4 && (c > 1 || compiled);
 }
@@ -101,9 +102,11 @@ __host__ __device__ constexpr int sweepRawChunks(int tw, int radius, int c, int 
   const int n = ((tw + 2 * radius) * c * typeBytes + 15) / 16 + 1;
   return typeBytes == 4 ? n | 1 : n;
 }
-// Chunks past a direct pass's raw rows: a row job's last window loads reach up to 7 C + 3 values
-// past its row's span (taps past the mask's, never summed), and must not reach the other buffer.
-constexpr int kSweepRawPad = 8;
+// Chunks past a direct pass's raw rows: a row job's last window loads reach past its row's stride
+// (taps past the mask's and the last group's pixels past the strip, never summed) by up to 38
+// values (three channels, the 512-value tiles, r = 0; 31 from r = 1). They must reach neither the
+// other buffer (being copied into) nor the ring (being written).
+constexpr int kSweepRawPad = 12;
 // A stage row: the groups' windows, G J + J ceil((2r + 1) / J) pixels (J = kSweepJob).
 __host__ __device__ constexpr int sweepStageFloats(int tw, int radius, int c) {
   constexpr int J = kSweepJob;
@@ -129,7 +132,9 @@ __device__ __noinline__ uint4 loadChunkBordered(const SweepArgs& a, const char* 
 // a pass's copies (cp.async where a chunk lies in an aligned frame, else the border's values
 // stored now), convertRaw waits for them and writes the stage as float (value v at v - v0). A
 // thread converts the chunks it issued, so no barrier stands between the two, and issues the next
-// pass's only into chunks it has converted itself.
+// pass's only into chunks it has converted itself. Direct passes (sweepDirect) have no conversion:
+// each thread waits for its own copies, and the block's barrier before the row jobs orders the
+// rest; a buffer is copied into again only after the barrier that ends its row jobs.
 struct RawRows {
   int v0, span, k0, chunks, stride;
 };
@@ -419,8 +424,16 @@ __device__ __forceinline__ void columnJob(const float* ringA, const float* ringB
 // RC: the radius the instance is compiled for (m.radius must equal it), or 0: m.radius read at run
 // time. A compiled radius unrolls the jobs' taps (wholeChunks) and makes the ring's and the
 // stage's sizes constants.
+// The blocks an SM the compiled 16-bit instances ask for (above): 5, but Turing holds at most 4 of
+// 256 threads (1024 threads an SM; ptxas ignores a larger bound there and warns).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kSweepCompiled16BitBlocks = 4;
+#else
+constexpr int kSweepCompiled16BitBlocks = 5;
+#endif
 template <class T, int C, int VW, int Q, bool Magnitude, class TO = T, int RC = 0>
-__global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : (sizeof(T) == 2 && RC > 0 ? 5 : 4))
+__global__ void __launch_bounds__(kSweepThreads,
+                                  Magnitude ? 2 : (sizeof(T) == 2 && RC > 0 ? kSweepCompiled16BitBlocks : 4))
     sweepKernel(const __grid_constant__ SweepArgs a, const __grid_constant__ SweepMask m) {
   constexpr int TW = sweepWidth<C, VW>(), J = kSweepJob, G = (TW + J - 1) / J;
   constexpr int RS = sweepRowFloats(TW, C), TAPS = RC > 0 ? 2 * RC + 1 : 0;
@@ -458,8 +471,8 @@ __global__ void __launch_bounds__(kSweepThreads, Magnitude ? 2 : (sizeof(T) == 2
     const char* in = a.in + a.frameStride * std::size_t(f);
     char* out = a.out + a.outFrameStride * std::size_t(f);
 
-    // Row pass n: its rows from the raw chunks into the stage as float (the next pass's copies
-    // then issued), then their row sums into the ring.
+    // Row pass n: its rows from the raw chunks into the stage as float (direct: taken as they are),
+    // the next pass's copies then issued, then their row sums into the ring.
     auto rowPass = [&](int n, int y0, int rows) {
       if constexpr (kDirect)
         waitAsync<0>();

@@ -19,8 +19,9 @@ constexpr int kSweepThreads = 256;
 // The separable kernel is also compiled for each radius from kSweepFixedMinRadius to
 // kSweepFixedMaxRadius on u16, f16 and f32 frames (1, 3 or 4 channels) at one tile, so that its
 // taps are unrolled with the weights read as constants: the radii it serves by default on those
-// frames to r = 16 (the grey frames' from r = 9, the others' from r = 5, and batches of small grey
-// frames from r = 5). Other radii, types and tiles read the radius at run time.
+// frames to r = 16 (16-bit grey frames' from r = 9, f32 grey frames' from r = 6, the others' from
+// r = 5, and batches of small grey frames from r = 5). Other radii, types and tiles read the radius
+// at run time.
 constexpr int kSweepFixedMinRadius = 5;
 constexpr int kSweepFixedMaxRadius = 16;
 constexpr int kSweepFixedValues = 256;
