@@ -488,6 +488,31 @@ TEST_F(PlanOnDevice, SweepCompiledRadiiInSmallLaunches) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// Blocks whose chunks all lie in the frame beside the border's: aligned frames three strips wide and
+// more, so that the middle blocks' passes are copied with no check (and f32 frames' row jobs read
+// those copies where they arrived), every type, channel count and tile, a batch of two. r = 0 takes
+// the farthest window past a raw row (three channels on the 512-value tiles: 38 floats, inside the
+// pad); r = 5..8 on the 256x8 tile the compiled instances, one-channel f32 windows at each offset
+// 3, 2, 1, 0 from a chunk boundary. Small enough for racecheck.
+TEST_F(PlanOnDevice, SweepInsideBlocksEqualTheReference) {
+  const Variant& v = *findVariant("sweep");
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const Tile& tile : v.tiles)
+        for (int r : {0, 1, 5, 6, 7, 8}) {
+          const int strip = tile.w / c;  // the pixels a block takes across
+          const ImageDesc d = paddedBatch(t, c, 3 * strip + 7, 4 * tile.h + 2 * r + 3, 2, true);
+          FilterSpec s = asymmetricSpec(r, "sweep");
+          s.tile = tile;
+          s.filterAlpha = rng() % 2;
+          const std::string what = d.str() + " tile " + tile.str() + " r = " + std::to_string(r);
+          expectEqualsOrRefusedForTheBound(s, d, false, what, ran, refused);
+        }
+  EXPECT_GE(ran, 2 * 3 * 3 * 6);  // f16 and f32 every case
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
 // sweep's two paths the wide test reaches only by chance, each in a handful of small launches
 // (so that compute-sanitizer's racecheck covers them in seconds): a kept 4th channel (copied by
 // jobs of its own beside the 3 filtered ones) and the gradient magnitude's own instance, on every
