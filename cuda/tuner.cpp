@@ -403,10 +403,10 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // grey frames (since sweep's row jobs read the raw copies it is ahead from r = 6: 4K 0.94x stream's
   // time at r = 6, 0.83x at r = 8; 16 1080p 0.98x, 0.91x; 48 512x512 1.02x, 0.91x; H200,
   // 2026-12-01); batches of small frames may take sweep sooner, which auto measures. Then sweep, and
-  // fft for what sweep refuses. A 2D mask from r = 8
-  // takes fft before sweep (4K u8x1, u16x1, f32x1: 0.27-0.28 ms at any radius against sweep's
-  // 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256 frames 0.15-0.18 against 0.24-0.25 and
-  // 2.4); at r = 4 sweep is faster (0.19-0.21 against 0.27-0.28).
+  // fft for what sweep refuses. A 2D mask from r = 8 takes fft before sweep (4K u8x1, u16x1, f32x1:
+  // 0.27-0.28 ms at any radius against sweep's 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256
+  // frames 0.15-0.18 against 0.24-0.25 and 2.4); at r = 4 sweep is faster (0.19-0.21 against
+  // 0.27-0.28).
   const int r = p.filter.mask.radius();
   const bool twoD = !p.filter.mask.separable();
   std::vector<const char*> order;

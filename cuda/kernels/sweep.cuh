@@ -137,6 +137,9 @@ __device__ __noinline__ uint4 loadChunkBordered(const SweepArgs& a, const char* 
 // rest; a buffer is copied into again only after the barrier that ends its row jobs.
 struct RawRows {
   int v0, span, k0, chunks, stride;
+  // Where value v0 lies in chunk k0, in values (E = 16 / sizeof(T) a chunk): a raw row's value v
+  // is its v - v0 + lead(E).
+  __device__ __forceinline__ int lead(int e) const { return v0 - k0 * e; }
 };
 
 template <class T, int C>
@@ -249,7 +252,7 @@ __device__ __forceinline__ void convertRaw(const RawRows& rr, int rows, const ui
   constexpr int E = 16 / int(sizeof(T)), VPW = Values<T>::kPerWord;
   waitAsync<0>();
   // Chunk k's first value at the stage row's k E - d (value v at v - v0).
-  const int d = rr.v0 - rr.k0 * E;
+  const int d = rr.lead(E);
   const uint4* src = nullptr;
   float* dst = nullptr;
   forEachChunk<T>(
@@ -486,8 +489,7 @@ __global__ void __launch_bounds__(kSweepThreads,
       __syncthreads();
       // The row jobs' values: the stage's rows, or (direct) this pass's raw rows, value v of row q
       // at rows[q * rowStride + v - v0].
-      const float* rowsAt =
-          kDirect ? reinterpret_cast<const float*>(raw + (n & 1) * rawBuffer) + (rr.v0 - rr.k0 * 4) : stage;
+      const float* rowsAt = kDirect ? reinterpret_cast<const float*>(raw + (n & 1) * rawBuffer) + rr.lead(4) : stage;
       const int rowStride = kDirect ? 4 * rr.stride : ss;
       const int base = (y0 - (yStart - r)) % ring;  // the ring slot of row y0
       // CC channels a pixel (C, or the first 3 of 4 when the 4th is copied: its sums are not made)
@@ -502,8 +504,8 @@ __global__ void __launch_bounds__(kSweepThreads,
           float accA[J], accB[J];
 #pragma unroll
           for (int o = 0; o < J; ++o) accA[o] = accB[o] = 0.f;
-          if constexpr (kDirect && C == 1) {  // the window 16-byte aligned but for its constant offset
-            constexpr int D0 = ((-RC * C) % 4 + 4) % 4;
+          if constexpr (kDirect && C == 1) {             // the window 16-byte aligned but for its constant offset
+            constexpr int D0 = ((-RC * C) % 4 + 4) % 4;  // rr.lead(4): strips start on chunk boundaries
             rowJob<J, C, Magnitude, TAPS, D0>(rowsAt - D0 + q * rowStride + g * J, m.row, m.col, taps, accA, accB);
           } else {
             rowJob<J, C, Magnitude, TAPS>(rowsAt + q * rowStride + g * J * C + c, m.row, m.col, taps, accA, accB);
