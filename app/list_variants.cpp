@@ -45,7 +45,7 @@ void listVariants(std::ostream& out, int width) {
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n\n";
   // The tiles wrap within their column, the descriptions within what is left of `width`; the other
   // columns are as wide as their longest entry.
-  constexpr int kTilesWidth = 28;
+  constexpr int kTilesWidth = 27;
   std::size_t nameWidth = std::string_view("variant").size();
   std::size_t takesWidth = std::string_view("masks").size();
   std::size_t framesWidth = std::string_view("frames").size();  // "frames", "u8x4", "all", "u8x1,3,4", ...
@@ -92,7 +92,8 @@ void listVariants(std::ostream& out, int width) {
            "variants filter 8-bit RGBA frames, one a run; \"all\" ones take u8, u16, f16 and f32 values in 1, 3 or "
            "4 channels, and a batch of frames in one run; \"u8x1,3,4\" ones take 8-bit values in 1, 3 or 4 "
            "channels (1 and 3: "
-           "a batch in one run; 4: RGBA8, one frame a run); \"u8,u16,f32\" ones those values in 1, 3 or 4 "
+           "a batch in one run; 4: RGBA8, one frame a run), and \"u16x1\" 16-bit grey ones (a batch in one run); "
+           "\"u8,u16,f32\" ones those values in 1, 3 or 4 "
            "channels and a batch in one run; \"+f32\": also writes f32 values from u8 frames (the filtered sums "
            "unrounded: image --float, Python's dtype=\"float32\", PlanOptions::outType).",
            width))

@@ -238,6 +238,76 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine) {
 }
 
 namespace {
+// The most a factor scaled by 2^scale, as fp16 high + low parts (the high part rounded to fp16, the
+// low part what it leaves, rounded to fp16 too), is off, over 2^scale; infinite past fp16's range.
+double splitError(const std::vector<float>& factor, int scale) {
+  double err = 0;
+  for (float w : factor) {
+    const float v = std::ldexp(w, scale), hi = toHalf(v), lo = toHalf(v - hi);
+    if (!std::isfinite(hi)) return std::numeric_limits<double>::infinity();
+    err += std::fabs(double(v) - double(hi) - double(lo));
+  }
+  return std::ldexp(err, -scale);
+}
+}  // namespace
+
+HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadius) {
+  HalfWeightsPlan plan;
+  if (combine == Combine::Magnitude) {
+    plan.why = "tensorstream runs gradient magnitudes on u8 frames only";
+    return plan;
+  }
+  if (combine == Combine::Abs) {  // pitch's factors (|sum| 2) would pass the budget anyway
+    plan.why = "tensorstream runs |sum| masks (pitch) on u8 frames only";
+    return plan;
+  }
+  if (!mask.separable()) {
+    plan.why = "tensorstream runs masks that are not separable on u8 frames only";
+    return plan;
+  }
+  const int r = mask.radius();
+  if (r > maxRadius) {
+    std::ostringstream s;
+    s << "tensorstream takes u16 frames up to r = " << maxRadius
+      << " (past it the tensor cores' truncating sums alone could pass the 1 LSB budget); this mask is r = " << r;
+    plan.why = s.str();
+    return plan;
+  }
+  const int scale = tensorInputScale(largestWeight(mask.row()), largestWeight(mask.col()));
+  if (scale < 0) {
+    std::ostringstream s;
+    s << "no input scale keeps both factors' largest weights (" << largestWeight(mask.row()) << " and "
+      << largestWeight(mask.col()) << ") within fp16's range";
+    plan.why = s.str();
+    return plan;
+  }
+  constexpr double kLevels = 65535.0;
+  const double rowAbs = absoluteSum(mask.row()), colAbs = absoluteSum(mask.col()), magnitude = rowAbs * colAbs;
+  const double rowErr = splitError(mask.row(), scale), colErr = splitError(mask.col(), 24 - scale);
+  const double weights = kLevels * (rowErr * colAbs + rowAbs * colErr + rowErr * colErr);
+  const double intermediate = kLevels * magnitude * 2 * std::ldexp(1.0, -22) + colAbs * std::ldexp(1.0, -1 - scale);
+  const double fp32 = kLevels * magnitude * 2 * std::ldexp(1.0, -24);
+  const int chunks = productChunks(r);
+  plan.accumulationBound =
+      kLevels * magnitude * std::ldexp(1.0, -21) * (chunks * (1 + std::ldexp(1.0, -11) + 2.0 / 256) + 3 * chunks);
+  plan.splitBound = weights + intermediate + fp32;
+  plan.singleBound = plan.splitBound;
+  plan.bound = plan.splitBound + plan.accumulationBound;
+  if (!std::isfinite(plan.bound)) {
+    plan.why = "a factor weight is beyond fp16's range (65504)";
+  } else if (plan.bound <= kHalfErrorBudget) {
+    plan.mode = HalfWeightsPlan::Mode::Split;
+  } else {
+    std::ostringstream s;
+    s << "on u16 frames the output could be off by up to " << plan.bound << " (more than the 1 LSB budget, "
+      << kHalfErrorBudget << "): the factors' absolute sums (" << magnitude
+      << " together) are too large for the tensor cores' truncating adds";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
+namespace {
 // Whether every row sum of bytes with these fp16 weights is a value fp16 holds exactly
 // (planHalfTerms): each weight is an integer times 2^e, e the least exponent of the weights' last
 // significant bits, so a sum is an integer times 2^e of at most 255 x sum |w| / 2^e, which within

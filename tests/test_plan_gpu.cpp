@@ -13,6 +13,7 @@
 
 #include "convlive/check.hpp"
 #include "convlive/plan.hpp"
+#include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
 #include "convlive/resources.hpp"
 #include "fft.hpp"
@@ -755,6 +756,62 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
         ++ran;
       }
   EXPECT_EQ(ran, 2 * 7 * 31);
+}
+
+// tensorstream by name on u16 grey frames (kU16Values: the factors as fp16 high + low parts, each
+// value's bytes as inputs of their own): both K-chunk counts (r = 0..16, each side of 8), odd sizes
+// from 1x1, frames narrower than a warp's window and wide ones whose inner warps take the 16-byte
+// copies, every border, negative weights (clamped and saturated), every offered tile, batches with
+// padded rows and gaps; against the reference within 1 LSB of 65535 (random values over the whole
+// range), the outputs poisoned. What planU16Separable refuses (|sum|, factors too large for the
+// tensor cores' truncating sums) the plan refuses with its reason, naming sweep.
+TEST_F(PlanOnDevice, TensorStreamTakesU16GreyFrames) {
+  const MaskCase cases[] = {{"gaussian", 1, "", ""},
+                            {"box", 2, "", ""},
+                            {"gaussian", 4, "", ""},
+                            {"gaussian", 5, "", ""},
+                            {"gaussian", 8, "", ""},
+                            {"gaussian", 9, "", ""},
+                            {"box", 13, "", ""},
+                            {"gaussian", 16, "", ""},
+                            {"custom", 0, "1", "1"},  // r = 0: the identity
+                            // negative weights, asymmetric (sums below 0 clamped, above 65535 saturated)
+                            {"custom", 0, "-0.05,0.6,0.3,0.2,-0.05", "0.25,0.5,0.3,-0.05,0"},
+                            // refused: |sum| (pitch), factors whose absolute sums multiply to 16
+                            {"pitch", 0, "", ""},
+                            {"custom", 0, "1,-2,1", "1,2,1"}};
+  const Variant& v = *findVariant("tensorstream");
+  int ran = 0, refused = 0;
+  for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+    for (const MaskCase& k : cases) {
+      ImageDesc d = randomDesc(PixelType::U16, 1, w, h, 4);
+      if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
+      FilterSpec s = specFor(k, "tensorstream");
+      s.tile = v.tiles[rng() % v.tiles.size()];
+      FilterParams params;
+      ASSERT_TRUE(s.compile(params).empty()) << k.mask;
+      const HalfWeightsPlan numerics = planU16Separable(params.filter.mask, params.filter.combine, 16);
+      Problem why;
+      Plan plan = Plan::make(s, d, {}, why);
+      if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
+        EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
+        EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
+        EXPECT_EQ(why.fixValue, "sweep") << why.text();
+        ++refused;
+        continue;
+      }
+      ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
+      EXPECT_EQ(plan.variant().name, "tensorstream");
+      expectEqualsReference(plan, d);
+      if (std::string(k.row) == "1") {  // the identity: every value exactly (no rounding slack)
+        const auto in = testcases::randomFrames(d, rng);
+        const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 65535);
+        EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
+      }
+      ++ran;
+    }
+  EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity and the asymmetric factors run";
+  EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and the large factors are refused";
 }
 
 // A batch runs in one launch, and equals the frames filtered one at a time.

@@ -463,6 +463,57 @@ TEST(HalfSeparable, RefusesWhatItCannotHold) {
   EXPECT_NE(plan.why.find("with fp16 factors the output could be off"), std::string::npos) << plan.why;
 }
 
+// u16 grey frames on tensorstream: normalised blurs fit the 1 LSB budget of 65535 to r = 16 with the
+// factors and the intermediate as fp16 high + low parts, where the tensor cores' truncating sums
+// take most of it (4 products' worth a K chunk); past r = 16 and anything but a separable mask are
+// refused with the reason.
+TEST(U16Separable, GaussiansAndBoxesFitTheBudgetToRadius16) {
+  for (const char* kind : {"gaussian", "box"})
+    for (int r : {1, 2, 5, 8, 9, 12, 16}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      const auto plan = planU16Separable(f.mask, f.combine, 16);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Split) << kind << " r=" << r << ": " << plan.why;
+      EXPECT_LE(plan.bound, kHalfErrorBudget) << kind << " r=" << r;
+      EXPECT_TRUE(plan.why.empty());
+      // The truncating sums: a K chunk's high row products and three column products.
+      const int chunks = (16 + 2 * r + 15) / 16;
+      const double sums = absoluteSum(f.mask.row()) * absoluteSum(f.mask.col());
+      EXPECT_NEAR(plan.accumulationBound, 65535 * sums * std::ldexp(1.0, -21) * 4 * chunks,
+                  65535 * sums * std::ldexp(1.0, -21) * chunks * 0.01);
+      EXPECT_LT(plan.splitBound, 0.1) << "the parts and the intermediate hold about 2^-21 of 65535";
+      EXPECT_GT(plan.splitBound, 0.0);
+    }
+}
+
+TEST(U16Separable, RefusesWhatItCannotHoldWithTheReason) {
+  const Filter far = makeFilter("gaussian", {.radius = 17});
+  auto plan = planU16Separable(far.mask, far.combine, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("up to r = 16"), std::string::npos) << plan.why;
+  const Filter sharpen = makeFilter("sharpen", {.radius = 2});
+  plan = planU16Separable(sharpen.mask, sharpen.combine, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("not separable"), std::string::npos) << plan.why;
+  const Filter pitch = makeFilter("pitch", {.radius = 2});
+  plan = planU16Separable(pitch.mask, pitch.combine, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("|sum|"), std::string::npos) << plan.why;
+  const Filter sobel = makeFilter("sobel", {.radius = 1});
+  plan = planU16Separable(sobel.mask, sobel.combine, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("gradient magnitudes"), std::string::npos) << plan.why;
+  // Factors whose absolute sums multiply to 9: exact weights, but the truncating sums pass the budget.
+  std::vector<float> f(17, -0.125f);  // r = 8: 16 x 0.125 + 1 = 3 a factor
+  f[8] = 1.f;
+  plan = planU16Separable(Mask::fromFactors(f, f), Combine::Identity, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("truncating adds"), std::string::npos) << plan.why;
+  EXPECT_NEAR(plan.splitBound, 65535 * 9 * (2 * std::ldexp(1.0, -22) + 2 * std::ldexp(1.0, -24)),
+              0.01);  // the weights are exact: only the intermediate's split and the fp32 roundings
+  const Mask big = Mask::fromFactors({1e5f, 1.f, 1e5f}, {1.f, 1.f, 1.f});
+  EXPECT_EQ(planU16Separable(big, Combine::Identity, 16).mode, HalfWeightsPlan::Mode::Refused);
+}
+
 // tensorstream's inputs: bytes as fp16 subnormals, the row factor scaled by 2^S and the column factor
 // by 2^(24 - S), S = 14 where both fit fp16's range, else the nearest S that does; none when the
 // largest weights' product passes about 256.

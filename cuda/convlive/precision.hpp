@@ -56,6 +56,22 @@ HalfWeightsPlan planHalfWeights(const Mask& mask, Combine combine);
 // the budget too.
 HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 
+// The same for u16 grey frames on tensorstream (kernels::tensorStreamTypedU16): the factors scaled
+// as for bytes (2^S and 2^(24 - S)) and split into fp16 high + low parts, each value's high and low
+// bytes summed by the row pass apart and joined in fp32 (256 high + low), the intermediate as fp16
+// high + low parts, the column's low part times the intermediate's high part only. In levels of
+// 65535 (M): the parts' rounding (M x (sum |row - parts| sum |col| + sum |row| sum |col - parts|)),
+// the intermediate's split and the dropped low x low product (2^-22 each of M sum |row| sum |col|)
+// and its floor below fp16's normal range (sum |col| 2^(-1 - S)), the join's and the store's fp32
+// roundings (2^-24 each), and the tensor cores' truncating sums (2^-21 of M sum |row| sum |col| a
+// product: the high bytes' high-part row products, ceil((16 + 2r) / 16) of them, and the three
+// column products of as many blocks; the low parts' row products come first into each sum, 2^-11
+// of those, and the low bytes' two a chunk have sums of their own, 2^-8 of those each). Split
+// (accepted), else Refused with
+// the reason: a mask that is not separable, a gradient magnitude or |sum|, r past `maxRadius`,
+// factors no scale fits, or a bound past the budget.
+HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadius);
+
 // The terms as tensorstream's kernels take them (kernels::MaskTerms). fp16 holds few weights of the
 // form j / n (emboss's ramp, j / r: 1/3, 2/3 round by up to 2^-12), but n times them are integers it
 // holds exactly: where every term's factors are that far from fp16's, one factor of each term

@@ -1,5 +1,6 @@
-// tensorstream on u8x1 and u8x3 frames: the entry points (the kernel: tensor_stream_typed.cuh, its
-// instances in tensor_stream_u8x1.cu and tensor_stream_u8x3.cu).
+// tensorstream on u8x1, u8x3 and u16x1 frames: the entry points (the kernel: tensor_stream_typed.cuh,
+// its instances in tensor_stream_u8x1.cu, tensor_stream_u8x3.cu and tensor_stream_u16x1.cu).
+#include "convlive/half.hpp"
 #include "tensor_stream_typed.cuh"
 
 namespace convlive::kernels {
@@ -8,19 +9,60 @@ namespace {
 void checkTypedFrames(const ImageDesc& d) {
   if (!tensorStreamTypedTakes(d.type, d.channels))
     throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
-                                std::to_string(d.channels) + " frames (it takes u8x1 and u8x3)");
+                                std::to_string(d.channels) + " frames (it takes u8x1, u8x3 and u16x1)");
+}
+// u8 frames only: masks of low rank and gradient magnitudes.
+void checkByteFrames(const ImageDesc& d, const char* what) {
+  if (d.type != PixelType::U8)
+    throw std::invalid_argument(std::string("tensorstream: ") + what + " on " + pixelTypeName(d.type) +
+                                " frames (it takes them on u8x1 and u8x3)");
+}
+// A factor scaled by 2^scale as fp16 high parts (exact as floats) and what each leaves (the kernel
+// rounds it to fp16 as the low part).
+void splitScaled(const float* w, int taps, int scale, float* hi, float* lo) {
+  for (int t = 0; t < taps; ++t) {
+    const float v = std::ldexp(w[t], scale);
+    hi[t] = halfToFloat(halfFromDouble(v));
+    lo[t] = v - hi[t];  // exact: within 2^-11 of v
+  }
 }
 }  // namespace
 
-std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius, int terms) {
+std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int radius, int terms) {
   auto bytes = [&](auto c) {
-    constexpr int C = decltype(c)::value, SS = tensorStreamTypedStripPixels(C) / 16;
+    constexpr int C = decltype(c)::value, SS = C == 2 ? kTensorStreamU16Strips : tensorStreamTypedStripPixels(C) / 16;
     if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead, terms);
     if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead, terms);
     if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead, terms);
     return typedSharedBytes<C, SS, 4>(warps, kTypedAhead, terms);
   };
-  return channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
+  if (image.type == PixelType::U16) {  // the factors' high and low parts: two terms' fragments
+    terms = 2;
+    return bytes(std::integral_constant<int, 2>{});
+  }
+  return image.channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
+}
+
+void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+  if (m.radius < 0 || m.radius > kTensorStreamU16MaxRadius)
+    throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no u16 instance (0.." +
+                                std::to_string(kTensorStreamU16MaxRadius) + ")");
+  const ImageDesc& d = l.image;
+  if (d.type != PixelType::U16 || d.channels != 1)
+    throw std::invalid_argument("tensorstream: tensorStreamTypedU16 on " + d.str() + " (it takes u16x1)");
+  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  const int taps = 2 * m.radius + 1;
+  const int scale = tensorInputScale(largestWeight(m.row, taps), largestWeight(m.col, taps));
+  if (scale < 0)
+    throw std::invalid_argument(
+        "tensorstream: no input scale keeps both factors' largest weights within fp16's range (the variant's whyNot "
+        "refuses such masks before a launch)");
+  MaskTerms parts{};
+  parts.radius = m.radius;
+  parts.terms = 2;
+  splitScaled(m.row, taps, scale, parts.row[0], parts.row[1]);
+  splitScaled(m.col, taps, 24 - scale, parts.col[0], parts.col[1]);
+  typedtensor::launchU16x1(l, parts);
 }
 
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
@@ -30,6 +72,7 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
                                 std::to_string(kTensorStreamMaxRadius) + ")");
   const ImageDesc& d = l.image;
   checkTypedFrames(d);
+  if (d.type == PixelType::U16) return tensorStreamTypedU16(l, m);
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   const MaskSep scaled = scaledForTensorInputs(m);
   if (d.channels == 1)
@@ -41,6 +84,7 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
 void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m, bool splitIntermediate) {
   const ImageDesc& d = l.image;
   checkTypedFrames(d);
+  checkByteFrames(d, "masks of low rank");
   const MaskTerms scaled = scaledTerms(m);  // checks the terms and the radius
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   if (d.channels == 1)
@@ -52,6 +96,7 @@ void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m
 void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate) {
   const ImageDesc& d = l.image;
   checkTypedFrames(d);
+  checkByteFrames(d, "gradient magnitudes");
   if (m.radius < 1 || m.radius > kTensorStreamMaxMagnitudeRadius)
     throw std::invalid_argument("tensorstream: a gradient magnitude at r = " + std::to_string(m.radius) +
                                 " (it takes r = 1.." + std::to_string(kTensorStreamMaxMagnitudeRadius) + ")");
@@ -65,13 +110,46 @@ void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep&
 LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms,
                                             bool magnitude, bool splitIntermediate, bool sumsInByteRange) {
   checkTypedFrames(l.image);
+  if (l.image.type == PixelType::U16) {
+    if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
+    return typedtensor::describeU16x1(l, radius);
+  }
   return (l.image.channels == 1 ? typedtensor::describeU8x1 : typedtensor::describeU8x3)(
       l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
 }
 
+namespace {
+// u16 grey: per 16-pixel strip and step, 4 row products a K chunk and 16-row block (the high and
+// low bytes, each times the factor's high and low parts) and 3 column products an output block and
+// half (the intermediate's high and low parts times the column's high part, its high part times
+// the column's low part).
+WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius) {
+  const int b0 = radius <= 8 ? 1 : 2, kc = b0 + 1, nb = 2 * (b0 + 1), ss = kTensorStreamU16Strips;
+  const double steps = std::max(1, l.tileRows / 16), perOutput = (steps + b0) / steps, taps = 2 * radius + 1;
+  WorkModel m;
+  m.apron = double(ss + b0) / ss * perOutput;
+  m.globalReads = m.apron;
+  m.globalBytes = 2 * m.globalReads;
+  m.dramBytes = 4.0;
+  m.matrixFlops = perOutput * (4 * 2 * kc + 3 * nb) * 2.0 * 16 * 8 * 16 / 256;
+  m.matrixUseful = perOutput * 4 * 2 * taps + 3 * 2 * taps;
+  m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * kc) + " deep, " +
+                    std::to_string(2 * radius + 1) + " weighted; " + std::to_string(ss) +
+                    " 16-pixel strips a warp; figures per u16 value");
+  m.notes.push_back(
+      "the factors as fp16 high + low parts and each value's high and low bytes as inputs of their own: 4 row "
+      "products a chunk, joined in fp32 (256 high + low); the intermediate as fp16 high + low parts: 3 column "
+      "products a block");
+  // The staged bytes once; the row fragments (two parts) a chunk, the column ones (two) a block.
+  m.sharedBytes = 2 * m.apron + perOutput * (2 * 512.0 * kc + 2 * 256.0 * nb) / 256;
+  return m;
+}
+}  // namespace
+
 WorkModel modelTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool magnitude,
                                  bool splitIntermediate) {
   checkTypedFrames(l.image);
+  if (l.image.type == PixelType::U16) return modelU16(l, radius);
   const int c = l.image.channels;
   // The instance's shape, as the launches pick it.
   auto b0Of = [](auto b0, auto, auto) { return int(decltype(b0)::value); };

@@ -13,6 +13,9 @@
 //     takes its two fp16 pairs from them (one PRMT, or two where a pair's bytes straddle words);
 //   - a lane stores its 4 pixels of each strip and row as C words (4-byte stores; the rows' bytes
 //     of a store instruction are 16 contiguous bytes per row).
+// u16 grey frames (Kind kU16Values) take the same walk on C = 2 bytes a pixel, one plane a strip:
+// each value's high and low bytes are fp16 subnormals of their own, the factors split into fp16 high
+// + low parts (the kernel's comment below; tensor_stream_u16x1.cu).
 // The grid: x the block columns of warps' strips, y the segments of tileRows rows, z the frames (a
 // block walks every gridDim.z-th frame past 65535).
 #pragma once
@@ -34,10 +37,16 @@ struct TypedTensorArgs {
   bool outAligned;  // the output's are multiples of 4
 };
 
-template <int C, int SS_, int B0>
+// What the kernel's bytes are: bytes (u8: C a pixel, a plane per channel), or 16-bit unsigned values
+// (u16 grey: C = 2 bytes a pixel, one plane, whose high and low bytes enter as two sets of fp16
+// subnormals: kU16Values).
+enum TypedValues : int { kBytes, kU16Values };
+
+// C: bytes a pixel (u8: its channels; u16 grey: 2); P: planes a strip (u8: C; u16 grey: 1).
+template <int C, int SS_, int B0, int P = C>
 struct TypedShape {
   static constexpr int SS = SS_;     // 16-pixel strips a warp
-  static constexpr int NP = SS * C;  // planes: a strip's channel
+  static constexpr int NP = SS * P;  // planes: a strip's channel
   static constexpr int KC = B0 + 1, NO = B0 + 1;
   static constexpr int U = SS + B0;         // 16-pixel units of the warp's window
   static constexpr int Pieces = U * C + 1;  // 16-byte copies a staged row (the window's bytes from a 16-byte boundary)
@@ -49,7 +58,7 @@ struct TypedShape {
 };
 template <int C, int SS, int B0>
 constexpr std::size_t typedSharedBytes(int warps, int ahead, int terms = 1) {
-  using S = TypedShape<C, SS, B0>;
+  using S = TypedShape<C, SS, B0>;  // the planes change no shared memory
   return std::size_t(terms) * S::WeightBytes + std::size_t(warps) * ((1 + ahead) * S::StageBytes + S::PlanBytes);
 }
 // Steps a ring holds ahead of the one being read: two (1 to 2 KB a step at r <= 8, a third to half an
@@ -176,7 +185,9 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // the B0 = 2..4 instances to 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3)
 // are held to 80, 3 blocks of 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four
 // strips a warp (124 registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level
-// at 1080p.
+// at 1080p. u16 grey (kU16Values, four strips): 166 registers at B0 = 1, 204 at B0 = 2, no spill;
+// held to 128 at B0 = 1 (4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
+// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's choice.
 //
 // Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
 // each plane's row product per term feeds that term's column products, all adding into the same
@@ -184,12 +195,21 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 //
 // Mag (with Terms): a gradient magnitude, exactly two terms (gx, gy: magnitudeTerms), each summed in
 // accumulators of its own (accY for gy) and stored as sqrt(gx^2 + gy^2) a channel.
-template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false>
+//
+// Kind = kU16Values (C = 2, Terms, SplitH): u16 grey frames, a separable mask whose factors come as
+// two terms, their fp16 high parts (term 0) and low parts (term 1), so that the weights hold about
+// 2^-22 of themselves (planU16Separable). Each value's high and low bytes enter as subnormals, as
+// bytes do, summed by the row pass in accumulators of their own (the low weight parts' products
+// first, so that the high parts' come last into each sum) and joined in fp32 as 256 high + low; the
+// column pass takes that intermediate as fp16 high + low parts times the column's high part, and its
+// high part times the column's low part. The sums are the values, rounded and saturated to 16 bits.
+template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false, int Kind = kBytes>
 __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3 : 1)
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
                             int ahead) {
 #if __CUDA_ARCH__ >= 800
-  using S = TypedShape<C, SS_, B0>;
+  static_assert(Kind == kBytes || (C == 2 && Terms && SplitH && !Mag), "u16 grey: two bytes a pixel, split parts");
+  using S = TypedShape<C, SS_, B0, Kind == kBytes ? C : 1>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
   constexpr bool kRotate = B0 == 1;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
@@ -306,34 +326,77 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
             acc[(NO - 1 + p) % NO][pl][h][e] = 0.f;
             if constexpr (Mag) accY[(NO - 1 + p) % NO][pl][h][e] = 0.f;
           });
-        // Mag: both terms unrolled, so that each one's column products go to its own blocks.
-        constexpr int kTermUnroll = Mag ? 2 : 1;
+        if constexpr (Kind == kU16Values) {
 #pragma unroll
-        for (int pl = 0; pl < NP; ++pl)
-#pragma unroll kTermUnroll
-          for (int tm = 0; tm < terms; ++tm) {
-            const int s = pl / C, ch = pl % C;
-            // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
-            // chunk c is the window's unit s + c.
-            float hs[2][4];
+          for (int s = 0; s < NP; ++s) {
+            // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk: low bytes (0, 2 of a
+            // word) and high bytes (1, 3) as subnormal pairs.
+            unsigned lb[2][KC][2], hb[2][KC][2];
 #pragma unroll
             for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-              for (int c = 0; c < KC; ++c) {
-                const uint4 fr = rowFrag[tm * kTermStride + c * 32 + lane];
-                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
-                // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
-                const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
-                const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
-                if (c == 0)
-                  mma16816Zero(hs[nb], ra, b0, b1);
-                else
-                  mma16816(hs[nb], ra, b0, b1);
-              }
+              for (int c = 0; c < KC; ++c)
+#pragma unroll
+                for (int i = 0; i < 2; ++i) {
+                  lb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4240);
+                  hb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4341);
+                }
+            float hs[2][4], hh[2][4];
+#pragma unroll
+            for (int nb = 0; nb < 2; ++nb) {
+#pragma unroll
+              for (int part = 1; part >= 0; --part)  // the low weight parts' products first
+#pragma unroll
+                for (int c = 0; c < KC; ++c) {
+                  const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
+                  const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                  if (part == 1 && c == 0) {
+                    mma16816Zero(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
+                    mma16816Zero(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
+                  } else {
+                    mma16816(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
+                    mma16816(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
+                  }
+                }
+#pragma unroll
+              for (int e = 0; e < 4; ++e) hs[nb][e] = fmaf(256.f, hh[nb][e], hs[nb][e]);
+            }
             unsigned hi[4], lo[4];
-            columnOperands<SplitH>(hs, hi, lo);
-            columnProducts<SplitH, Terms, Mag>(acc, accY, colFrag + tm * kTermStride + lane, p, pl, tm, hi, lo);
+            columnOperands<true>(hs, hi, lo);
+            // The column's low part times the intermediate's high part, then its high part times both.
+            columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, p, s, 1, hi, lo);
+            columnProducts<true, true, false>(acc, accY, colFrag + lane, p, s, 0, hi, lo);
           }
+        } else {
+          // Mag: both terms unrolled, so that each one's column products go to its own blocks.
+          constexpr int kTermUnroll = Mag ? 2 : 1;
+#pragma unroll
+          for (int pl = 0; pl < NP; ++pl)
+#pragma unroll kTermUnroll
+            for (int tm = 0; tm < terms; ++tm) {
+              const int s = pl / C, ch = pl % C;
+              // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
+              // chunk c is the window's unit s + c.
+              float hs[2][4];
+#pragma unroll
+              for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+                for (int c = 0; c < KC; ++c) {
+                  const uint4 fr = rowFrag[tm * kTermStride + c * 32 + lane];
+                  const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                  // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
+                  const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
+                  const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
+                  if (c == 0)
+                    mma16816Zero(hs[nb], ra, b0, b1);
+                  else
+                    mma16816(hs[nb], ra, b0, b1);
+                }
+              unsigned hi[4], lo[4];
+              columnOperands<SplitH>(hs, hi, lo);
+              columnProducts<SplitH, Terms, Mag>(acc, accY, colFrag + tm * kTermStride + lane, p, pl, tm, hi, lo);
+            }
+        }
 
         if (q >= B0) {
           // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
@@ -352,25 +415,51 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
             const int y = out0 + 8 * i + g;
             if (y >= y0 + rows) continue;
             unsigned char* orow = out + std::size_t(y) * a.outPitch;
-            // Strip s's 4 pixels: byte px C + ch is plane s C + ch's element for pixel px.
-            auto byteOf = [&](int s, int k) {
-              const int px = k / C, ch = k % C;
-              return roundedByte<Out>(acc[p][s * C + ch][px >> 1][2 * i + (px & 1)]);
-            };
-            if (fullRow) {
+            if constexpr (Kind == kU16Values) {
+              // Strip s's pixel px: plane s's element, rounded and saturated into the low 16 bits.
+              static_assert(Out == kClamp, "u16 sums saturated");
+              auto valueOf = [&](int s, int px) {
+                return __float_as_uint(fminf(fmaxf(acc[p][s][px >> 1][2 * i + (px & 1)], 0.f), 65535.f) + 12582912.f);
+              };
+              if (fullRow) {
 #pragma unroll
-              for (int s = 0; s < SS; ++s)
+                for (int s = 0; s < SS; ++s)
 #pragma unroll
-                for (int k = 0; k < C; ++k)
-                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * C)[k] =
-                      packBytes(byteOf(s, 4 * k), byteOf(s, 4 * k + 1), byteOf(s, 4 * k + 2), byteOf(s, 4 * k + 3));
+                  for (int k = 0; k < 2; ++k)
+                    reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * 2)[k] =
+                        __byte_perm(valueOf(s, 2 * k), valueOf(s, 2 * k + 1), 0x5410);
+              } else {
+#pragma unroll
+                for (int s = 0; s < SS; ++s)
+#pragma unroll
+                  for (int px = 0; px < 4; ++px)
+                    if (const int x = x0 + 16 * s + 4 * t + px; x < a.width) {
+                      const unsigned v = valueOf(s, px);
+                      orow[2 * std::size_t(x)] = static_cast<unsigned char>(v);
+                      orow[2 * std::size_t(x) + 1] = static_cast<unsigned char>(v >> 8);
+                    }
+              }
             } else {
+              // Strip s's 4 pixels: byte px C + ch is plane s C + ch's element for pixel px.
+              auto byteOf = [&](int s, int k) {
+                const int px = k / C, ch = k % C;
+                return roundedByte<Out>(acc[p][s * C + ch][px >> 1][2 * i + (px & 1)]);
+              };
+              if (fullRow) {
 #pragma unroll
-              for (int s = 0; s < SS; ++s)
+                for (int s = 0; s < SS; ++s)
 #pragma unroll
-                for (int k = 0; k < 4 * C; ++k)
-                  if (x0 + 16 * s + 4 * t + k / C < a.width)
-                    orow[std::size_t(x0 + 16 * s + 4 * t) * C + k] = static_cast<unsigned char>(byteOf(s, k));
+                  for (int k = 0; k < C; ++k)
+                    reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * C)[k] =
+                        packBytes(byteOf(s, 4 * k), byteOf(s, 4 * k + 1), byteOf(s, 4 * k + 2), byteOf(s, 4 * k + 3));
+              } else {
+#pragma unroll
+                for (int s = 0; s < SS; ++s)
+#pragma unroll
+                  for (int k = 0; k < 4 * C; ++k)
+                    if (x0 + 16 * s + 4 * t + k / C < a.width)
+                      orow[std::size_t(x0 + 16 * s + 4 * t) * C + k] = static_cast<unsigned char>(byteOf(s, k));
+              }
             }
           }
         }
@@ -401,7 +490,7 @@ dim3 typedGrid(const TypedTensorStreamLaunch& l) {
 }
 
 // The launch of an instance; m already scaled for the subnormal inputs.
-template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, class Factors>
+template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, int Kind = kBytes, class Factors>
 void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m) {
   constexpr bool Terms = std::is_same_v<Factors, MaskTerms>;
   const ImageDesc& d = l.image;
@@ -425,23 +514,26 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
   const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOf(m));
-  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>;
+  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind>;
   allowSharedBytes(kernel, shared);
   launchDependent(kernel, typedGrid<SS>(l), dim3(32 * l.warps), shared, l.stream, a, m, kTypedAhead);
 }
 
-// What launchTypedTensorStream<C, SS, B0, Out, SplitH, Mag> launches for l (`terms` factor pairs;
-// pointers and stream not read).
-template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, bool Mag = false>
+// What launchTypedTensorStream<C, SS, B0, Out, SplitH, Mag, Kind> launches for l (`terms` factor
+// pairs; pointers and stream not read).
+template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, bool Mag = false, int Kind = kBytes>
 LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, int radius, int terms) {
   const ImageDesc& d = l.image;
   const dim3 grid = typedGrid<SS>(l);
   const int blockW = 16 * SS * l.warps;
   PassLaunch p;
-  p.kernel = "tensorStreamTypedKernel<u8x" + std::to_string(C) + ", " + std::to_string(SS) + " strips a warp, " +
-             std::to_string(B0) + ", " + outName(Out) + ", " + (SplitH ? "fp16 high + low" : "fp16") +
-             (Mag ? ", magnitude>" : ">");
-  if (Terms && !Mag) p.kernel += " (" + std::to_string(terms) + " terms)";
+  p.kernel = std::string("tensorStreamTypedKernel<") + (Kind == kU16Values ? "u16x1" : "u8x" + std::to_string(C)) +
+             ", " + std::to_string(SS) + " strips a warp, " + std::to_string(B0) + ", " + outName(Out) + ", " +
+             (SplitH ? "fp16 high + low" : "fp16") + (Mag ? ", magnitude>" : ">");
+  if (Kind == kU16Values)
+    p.kernel += " (the factors as fp16 high + low parts; each value's high and low bytes as products of their own)";
+  else if (Terms && !Mag)
+    p.kernel += " (" + std::to_string(terms) + " terms)";
   p.grid = dimsOf(grid.x, grid.y, grid.z);
   p.block = dimsOf(32 * l.warps);
   p.threadsPerBlock = 32 * l.warps;
@@ -450,7 +542,7 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   // above and below its segment.
   setFootprint(p, blockW, l.tileRows, blockW + 16 * B0, l.tileRows + 16 * B0, -apronOf(B0, radius), -8 * B0);
   p.dynamicShared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, terms);
-  p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag>);
+  p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind>);
   if (d.batch > kMaxGridZ)
     p.note = "a block walks every " + std::to_string(kMaxGridZ) + "th frame of the " + std::to_string(d.batch);
   return LaunchDescription{{p}, ""};
@@ -525,6 +617,18 @@ LaunchDescription describeTypedInstance(const TypedTensorStreamLaunch& l, int ra
     return describeTypedTensorStream<C, SS, decltype(b0)::value, decltype(out)::value, decltype(split)::value, false>(
         l, radius, 1);
   });
+}
+
+// f(B0) for a u16 grey instance (r <= kTensorStreamU16MaxRadius: B0 = 1 or 2; saturated sums, no
+// |sum|: planU16Separable refuses it). What f returns.
+template <class F>
+auto withU16Instance(int radius, bool absolute, F&& f) {
+  if (absolute) throw std::invalid_argument("tensorstream: no u16 instance for |sum| (it takes that on u8 frames)");
+  if (radius < 0 || radius > kTensorStreamU16MaxRadius)
+    throw std::invalid_argument("tensorstream: radius " + std::to_string(radius) + " has no u16 instance (0.." +
+                                std::to_string(kTensorStreamU16MaxRadius) + ")");
+  if (radius <= 8) return f(std::integral_constant<int, 1>{});
+  return f(std::integral_constant<int, 2>{});
 }
 
 }  // namespace

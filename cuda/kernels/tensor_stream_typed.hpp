@@ -24,20 +24,28 @@ struct TypedTensorStreamLaunch {
   cudaStream_t stream;
 };
 
-// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3).
+// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3; u16x1 for
+// separable masks: tensorStreamTypedU16).
 constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
-  return type == PixelType::U8 && (channels == 1 || channels == 3);
+  return (type == PixelType::U8 && (channels == 1 || channels == 3)) || (type == PixelType::U16 && channels == 1);
 }
+// The largest radius the u16 grey instances take (B0 = 1, 2): past it the tensor cores' truncating
+// sums alone pass the 1 LSB budget (convlive/precision.hpp planU16Separable).
+inline constexpr int kTensorStreamU16MaxRadius = 16;
+// 16-pixel strips a warp walks on u16 grey frames.
+inline constexpr int kTensorStreamU16Strips = 4;
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
 // 16-pixel strips a warp walks for a gradient magnitude: two on grey (four planes' two sets of
 // blocks would pass 255 registers at B0 = 2), one on RGB.
 constexpr int tensorStreamTypedMagnitudeStrips(int channels) { return channels == 1 ? 2 : 1; }
-// Dynamic shared memory a block takes: the weight fragments (each term's) and each warp's ring.
-std::size_t tensorStreamTypedSharedBytes(int channels, int warps, int radius, int terms = 1);
+// Dynamic shared memory a block takes: the weight fragments (each term's; u16 grey: the factors'
+// high and low parts, two) and each warp's ring.
+std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int radius, int terms = 1);
 // Separable, radius 0..kTensorStreamMaxRadius, the factors as for tensorStream (fp16 within the error
 // plan planHalfSeparable; splitIntermediate: the intermediate as fp16 high + low parts;
-// sumsInByteRange: every sum lies in [-0.5, 255.5), so none is clamped).
+// sumsInByteRange: every sum lies in [-0.5, 255.5), so none is clamped). u16x1 frames go to
+// tensorStreamTypedU16 (neither flag read).
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
                        bool sumsInByteRange);
 // A mask of low rank (1..kTensorStreamMaxTerms terms, radius 0..kTensorStreamMaxRadius; Identity or
@@ -46,6 +54,11 @@ void tensorStreamTypedTerms(const TypedTensorStreamLaunch& l, const MaskTerms& m
 // The gradient magnitude of a separable mask (sobel, scharr; radius 1..kTensorStreamMaxMagnitudeRadius),
 // its two terms in one pass as tensorStreamMagnitude, within planHalfMagnitude.
 void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate);
+
+// u16 grey frames: a separable mask, radius 0..kTensorStreamU16MaxRadius, its factors as fp16 high
+// + low parts (the values' high and low bytes as two sets of subnormal inputs, the intermediate as
+// fp16 high + low parts), within planU16Separable's bound (the variant checks it).
+void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m);
 
 // What the calls above launch for l (pointers and stream not read): a separable mask
 // (tensorStreamTyped, with its splitIntermediate and sumsInByteRange), a mask of `terms` factor pairs
@@ -71,6 +84,9 @@ LaunchDescription describeU8x1(const TypedTensorStreamLaunch& l, int radius, int
                                bool splitIntermediate, bool sumsInByteRange);
 LaunchDescription describeU8x3(const TypedTensorStreamLaunch& l, int radius, int terms, bool asTerms, bool magnitude,
                                bool splitIntermediate, bool sumsInByteRange);
+// u16 grey: `parts` the factors' scaled fp16 high parts (term 0) and low parts (term 1).
+void launchU16x1(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
+LaunchDescription describeU16x1(const TypedTensorStreamLaunch& l, int radius);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

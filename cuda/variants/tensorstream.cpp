@@ -5,7 +5,8 @@
 // shared memory; the row product's result is the column product's operand in the same registers.
 // Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu)
 // for RGBA8 frames; kernels/tensor_stream_typed.cuh for u8x1 and u8x3 frames (grey, RGB, BGR) and their
-// batches, separable masks, masks of low rank and gradient magnitudes, in one launch.
+// batches, separable masks, masks of low rank and gradient magnitudes, in one launch, and for u16x1
+// frames (separable masks to r = 16, the factors as fp16 high + low parts: planU16Separable).
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -179,7 +180,7 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
 // RGBA8 frames and their batches (one launch, a frame a grid z), rows 4 bytes apart; u8x1 and u8x3
 // frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the
 // typed kernel, with the RGBA8 kernel's error plans (the same byte values) and the same checks past
-// them.
+// them; u16x1 frames: separable masks within planU16Separable.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
     if (Problem why = whyNot(v, p, image.width, image.height)) return why;
@@ -193,10 +194,17 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   }
   const std::string what = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
   if (!kernels::tensorStreamTypedTakes(image.type, image.channels))
-    return problem(Code::CannotRun, "variant",
-                   "tensorstream filters u8x4 (RGBA8), u8x1 and u8x3 frames; these are " + what + ": sweep takes them",
-                   "variant", "sweep");
-  if (magnitude(p)) {
+    return problem(
+        Code::CannotRun, "variant",
+        "tensorstream filters u8x4 (RGBA8), u8x1, u8x3 and u16x1 frames; these are " + what + ": sweep takes them",
+        "variant", "sweep");
+  if (image.type == PixelType::U16) {
+    // What the numerics refuse first, whatever the device (a 2D mask is no 8-bit mask of low rank here).
+    const HalfWeightsPlan plan = planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius);
+    if (!plan.why.empty()) return problem(Code::CannotRun, "variant", v.name + ": " + plan.why, "variant", "sweep");
+    if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
+    if (auto why = tensorCoreWhyNot(v, "", "sweep"); why) return why;
+  } else if (magnitude(p)) {
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
     if (const int r = p.filter.mask.radius(); r > kernels::kTensorStreamMaxMagnitudeRadius)
       return problem(Code::CannotRun, "radius",
@@ -218,10 +226,10 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   }
   if (Problem why = gridRowsWhyNot(v, p, image.width, image.height, tileRows, "segments")) return why;
   const Tile t = v.tileFor(p);
-  return sharedWhyNot(v, kernels::tensorStreamTypedSharedBytes(image.channels, t.w / 16, radiusOf(p), termsOf(p)));
+  return sharedWhyNot(v, kernels::tensorStreamTypedSharedBytes(image, t.w / 16, radiusOf(p), termsOf(p)));
 }
 
-// The typed kernel's launch for u8x1 and u8x3 frames (pointers and stream set by the caller).
+// The typed kernel's launch for u8x1, u8x3 and u16x1 frames (pointers and stream set by the caller).
 kernels::TypedTensorStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   kernels::TypedTensorStreamLaunch l{};
   l.image = image;
@@ -245,12 +253,23 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
                                               : std::string());
     return d;
   }
+  if (image.type == PixelType::U16)
+    return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 2, false, false, true, false);
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
                                             magnitude(p), splitIntermediate(p, false), sumsInByteRange(p));
 }
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) return workModel(v, p, image.width, image.height);  // per pixel, a frame or a batch alike
+  if (image.type == PixelType::U16) {
+    WorkModel m = kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 1, false, true);
+    std::ostringstream note;
+    note.precision(2);
+    note << "u16: error bound "
+         << planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius).bound << " levels";
+    m.notes.insert(m.notes.begin(), note.str());
+    return m;
+  }
   return kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), magnitude(p),
                                          splitIntermediate(p, false));
 }
@@ -273,6 +292,10 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
   l.in = in;
   l.out = out;
   l.stream = s;
+  if (image.type == PixelType::U16) {  // whyNotImage held the mask to planU16Separable
+    kernels::tensorStreamTypedU16(l, pp.sep());
+    return;
+  }
   if (magnitude(p)) {
     kernels::tensorStreamTypedMagnitude(l, pp.sep(), !pp.halfTerms().halfIntermediate);
     return;
@@ -300,7 +323,8 @@ Variant tensorStreamVariant() {
           "(sobel, scharr, r <= 16) as its two terms in one pass, sqrt(gx^2 + gy^2) at the store; an RGBA8 batch "
           "in one launch (a frame a grid z); u8x1 and u8x3 frames (a batch in one launch): separable masks, masks of "
           "low rank and gradient magnitudes, a warp on four 16-pixel strips of grey (two for a magnitude) or one of "
-          "RGB",
+          "RGB; u16x1 frames (separable masks, r <= 16): the factors as fp16 high + low parts, each value's high and "
+          "low bytes as inputs of their own, within 1 LSB of 65535",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -318,7 +342,7 @@ Variant tensorStreamVariant() {
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
       .takes = MaskTakes::LowRank,
-      .images = "u8x1,3,4",
+      .images = "u8x1,3,4 u16x1",
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
