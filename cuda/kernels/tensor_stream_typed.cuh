@@ -179,15 +179,18 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
   return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
 }
 
-// The kernel: tensorStreamBody's walk (tensor_stream.cuh) for NP planes of C-channel bytes. At
-// B0 = 1 the loop is unrolled NO times and the output blocks move on by renaming; past it they are
-// copied down after each step. Registers (ptxas -v, sm_90): a minimum of one block, else ptxas held
-// the B0 = 2..4 instances to 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3)
-// are held to 80, 3 blocks of 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four
-// strips a warp (124 registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level
-// at 1080p. u16 grey (kU16Values, four strips): 166 registers at B0 = 1, 204 at B0 = 2, no spill;
-// held to 128 at B0 = 1 (4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
-// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's choice.
+// The kernel: tensorStreamBody's walk (tensor_stream.cuh) for NP planes of C-channel bytes. At B0 =
+// 1 the loop is unrolled NO times and the output blocks move on by renaming; past it, and for u16
+// grey, they are copied down after each step (u16's step, unrolled twice, missed the instruction
+// cache: a third of its stall cycles; copied, 0.85x the time on 16 1080p frames, 0.95x on 64
+// 256x256 ones, 0.96x at 4K, 152 registers instead of 166). Registers (ptxas -v, sm_90): a minimum
+// of one block, else ptxas held the B0 = 2..4 instances to 128 registers and spilled 70-460 bytes;
+// three planes at B0 = 1 (u8x3) are held to 80, 3 blocks of 256 threads an SM (120 free; 4K r=8 3%
+// faster). One channel keeps four strips a warp (124 registers at B0 = 1): two, at 80 registers,
+// were 1.1x slower at 4K r <= 8, level at 1080p. u16 grey (kU16Values, four strips): 152 registers
+// at B0 = 1, 204 at B0 = 2, no spill; held to 128 at B0 = 1 while it still rotated (4 blocks of 4
+// warps an SM, an 84-byte spill) it took 0.90x the time at 4K but 1.02-1.04x on 16 1080p frames and
+// 64 256x256 ones, so it keeps ptxas's.
 //
 // Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
 // each plane's row product per term feeds that term's column products, all adding into the same
@@ -211,7 +214,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
   static_assert(Kind == kBytes || (C == 2 && Terms && SplitH && !Mag), "u16 grey: two bytes a pixel, split parts");
   using S = TypedShape<C, SS_, B0, Kind == kBytes ? C : 1>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
-  constexpr bool kRotate = B0 == 1;
+  constexpr bool kRotate = B0 == 1 && Kind == kBytes;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
   uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes], term t's kTermStride t on
   const uint4* colFrag = rowFrag + KC * 32;                    // [NO][32 lanes], likewise
