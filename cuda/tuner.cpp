@@ -379,7 +379,7 @@ std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height)
 // The largest radius f32 grey frames take stream first for (sweep from the next: fixedOrderChoice).
 constexpr int kF32GreyStreamMaxRadius = 5;
 // The smallest radius u16 grey frames take tensorstream first for (stream below it).
-constexpr int kU16GreyTensorMinRadius = 5;
+constexpr int kU16GreyTensorMinRadius = 4;
 }  // namespace
 
 const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
@@ -406,9 +406,10 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // grey frames (since sweep's row jobs read the raw copies it is ahead from r = 6: 4K 0.94x stream's
   // time at r = 6, 0.83x at r = 8; 16 1080p 0.98x, 0.91x; 48 512x512 1.02x, 0.91x; H200,
   // 2026-12-01); batches of small frames may take sweep sooner, which auto measures. u16 grey frames
-  // take tensorstream from r = 5 to 16 (its products in fp16 high + low parts: 4K r = 5 0.032 ms
-  // against stream's 0.039, r = 8 0.032 against 0.055, r = 16 0.042 against sweep's 0.078; at r = 4
-  // level at 4K, 16 1080p 0.102 against stream's 0.096; H200, 2026-12-01). Then sweep, and
+  // take tensorstream from r = 4 to 16 (its products in fp16 high + low parts: 4K r = 4 0.030 ms
+  // against stream's 0.032, r = 8 0.030 against 0.056, r = 16 0.041 against sweep's 0.077; 16 1080p
+  // r = 4 0.086 against 0.095; at r = 3 stream's 0.026 and 0.079 against 0.030 and 0.087, but 64
+  // 256x256 frames 0.019 against 0.023, which auto's timing finds; H200, 2026-12-02). Then sweep, and
   // fft for what sweep refuses. A 2D mask from r = 8 takes fft before sweep (4K u8x1, u16x1, f32x1:
   // 0.27-0.28 ms at any radius against sweep's 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256
   // frames 0.15-0.18 against 0.24-0.25 and 2.4); at r = 4 sweep is faster (0.19-0.21 against

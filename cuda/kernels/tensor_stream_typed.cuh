@@ -179,16 +179,16 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
   return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
 }
 
-// The kernel: tensorStreamBody's walk (tensor_stream.cuh) for NP planes of C-channel bytes. At B0 =
-// 1 the loop is unrolled NO times and the output blocks move on by renaming; past it, and for u16
-// grey, they are copied down after each step (u16's step, unrolled twice, missed the instruction
-// cache: a third of its stall cycles; copied, 0.85x the time on 16 1080p frames, 0.95x on 64
-// 256x256 ones, 0.96x at 4K, 152 registers instead of 166). Registers (ptxas -v, sm_90): a minimum
-// of one block, else ptxas held the B0 = 2..4 instances to 128 registers and spilled 70-460 bytes;
-// three planes at B0 = 1 (u8x3) are held to 80, 3 blocks of 256 threads an SM (120 free; 4K r=8 3%
-// faster). One channel keeps four strips a warp (124 registers at B0 = 1): two, at 80 registers,
-// were 1.1x slower at 4K r <= 8, level at 1080p. u16 grey (kU16Values, four strips): 152 registers
-// at B0 = 1, 204 at B0 = 2, no spill; held to 128 at B0 = 1 while it still rotated (4 blocks of 4
+// The kernel: tensorStreamBody's walk (tensor_stream.cuh) for NP planes of C-channel bytes, the
+// output blocks copied down one after each step. Renamed instead (the loop unrolled NO times at B0 =
+// 1, as the RGBA8 kernel does) the step missed the instruction cache; copied (H200, same call): u16
+// grey 0.85x the time on 16 1080p frames, 0.95x on 64 256x256, 0.96x at 4K (152 registers, not 166);
+// u8x1 and u8x3 at r <= 8 0.90-0.95x on the batches, 0.93-0.97x at 4K, level from r = 16.
+// Registers (ptxas -v, sm_90): a minimum of one block, else ptxas held the B0 = 2..4 instances to
+// 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3) are held to 80, 3 blocks of
+// 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four strips a warp: two, at 80
+// registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16 grey (kU16Values, four strips): 152
+// registers at B0 = 1, 204 at B0 = 2, no spill; held to 128 at B0 = 1 (renaming then: 4 blocks of 4
 // warps an SM, an 84-byte spill) it took 0.90x the time at 4K but 1.02-1.04x on 16 1080p frames and
 // 64 256x256 ones, so it keeps ptxas's.
 //
@@ -214,7 +214,6 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
   static_assert(Kind == kBytes || (C == 2 && Terms && SplitH && !Mag), "u16 grey: two bytes a pixel, split parts");
   using S = TypedShape<C, SS_, B0, Kind == kBytes ? C : 1>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
-  constexpr bool kRotate = B0 == 1 && Kind == kBytes;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
   uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes], term t's kTermStride t on
   const uint4* colFrag = rowFrag + KC * 32;                    // [NO][32 lanes], likewise
@@ -289,193 +288,186 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
 #pragma unroll
     for (int j = 0; j < NO - 1; ++j) forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = 0.f; });
     int stage = 0, next = ahead;
-    constexpr int R = kRotate ? NO : 1;
 #pragma unroll 1
-    for (int q0 = 0; q0 <= lastStep; q0 += R) {
-#pragma unroll
-      for (int p = 0; p < R; ++p) {
-        const int q = q0 + p;
-        if (q > lastStep) break;
-        if constexpr (kTriggerAtLastStep<B0>)
-          if (q == lastStep && lastFrame) allowDependentLaunch();
-        const int out0 = y0 - 16 * B0 + 16 * q;  // the first row this step stores
-        if (ahead == 2)
-          waitAsync<1>();
-        else
-          waitAsync<0>();
+    for (int q = 0; q <= lastStep; ++q) {
+      if constexpr (kTriggerAtLastStep<B0>)
+        if (q == lastStep && lastFrame) allowDependentLaunch();
+      const int out0 = y0 - 16 * B0 + 16 * q;  // the first row this step stores
+      if (ahead == 2)
+        waitAsync<1>();
+      else
+        waitAsync<0>();
+      __syncwarp();
+      if (q + ahead <= lastStep) issue(in, q + ahead, next);
+      commitAsync();
+      next = next + 1 == stages ? 0 : next + 1;
+      unsigned char* st = ring + stage * S::StageBytes;
+      if (patch) {
+        applyPatch<C, S::RowBytes>(st, plan, patchBytes, lane, in, a.pitch, a.width, a.height, a.border,
+                                   y0 - 8 * B0 + 16 * q, ba);
         __syncwarp();
-        if (q + ahead <= lastStep) issue(in, q + ahead, next);
-        commitAsync();
-        next = next + 1 == stages ? 0 : next + 1;
-        unsigned char* st = ring + stage * S::StageBytes;
-        if (patch) {
-          applyPatch<C, S::RowBytes>(st, plan, patchBytes, lane, in, a.pitch, a.width, a.height, a.border,
-                                     y0 - 8 * B0 + 16 * q, ba);
-          __syncwarp();
+      }
+      // The lane's 4 pixels (C words) of rows g and g + 8 in each 16-pixel unit of the window.
+      unsigned w[2][U][C];
+#pragma unroll
+      for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int i = 0; i < C; ++i)
+            w[nb][u][i] = *reinterpret_cast<const unsigned*>(st + (8 * nb + g) * S::RowBytes + skew + 16 * C * u +
+                                                             4 * C * t + 4 * i);
+      // A mask of low rank adds every term's column products into the block that starts here.
+      if constexpr (Terms)
+        forEachElement<NP>([&](int pl, int h, int e) {
+          acc[NO - 1][pl][h][e] = 0.f;
+          if constexpr (Mag) accY[NO - 1][pl][h][e] = 0.f;
+        });
+      if constexpr (Kind == kU16Values) {
+#pragma unroll
+        for (int s = 0; s < NP; ++s) {
+          // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk: low bytes (0, 2 of a
+          // word) and high bytes (1, 3) as subnormal pairs.
+          unsigned lb[2][KC][2], hb[2][KC][2];
+#pragma unroll
+          for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+            for (int c = 0; c < KC; ++c)
+#pragma unroll
+              for (int i = 0; i < 2; ++i) {
+                lb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4240);
+                hb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4341);
+              }
+          float hs[2][4], hh[2][4];
+#pragma unroll
+          for (int nb = 0; nb < 2; ++nb) {
+#pragma unroll
+            for (int part = 1; part >= 0; --part)  // the low weight parts' products first
+#pragma unroll
+              for (int c = 0; c < KC; ++c) {
+                const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
+                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                if (part == 1 && c == 0) {
+                  mma16816Zero(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
+                  mma16816Zero(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
+                } else {
+                  mma16816(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
+                  mma16816(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
+                }
+              }
+#pragma unroll
+            for (int e = 0; e < 4; ++e) hs[nb][e] = fmaf(256.f, hh[nb][e], hs[nb][e]);
+          }
+          unsigned hi[4], lo[4];
+          columnOperands<true>(hs, hi, lo);
+          // The column's low part times the intermediate's high part, then its high part times both.
+          columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, 0, s, 1, hi, lo);
+          columnProducts<true, true, false>(acc, accY, colFrag + lane, 0, s, 0, hi, lo);
         }
-        // The lane's 4 pixels (C words) of rows g and g + 8 in each 16-pixel unit of the window.
-        unsigned w[2][U][C];
+      } else {
+        // Mag: both terms unrolled, so that each one's column products go to its own blocks.
+        constexpr int kTermUnroll = Mag ? 2 : 1;
 #pragma unroll
-        for (int nb = 0; nb < 2; ++nb)
-#pragma unroll
-          for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int i = 0; i < C; ++i)
-              w[nb][u][i] = *reinterpret_cast<const unsigned*>(st + (8 * nb + g) * S::RowBytes + skew + 16 * C * u +
-                                                               4 * C * t + 4 * i);
-        // A mask of low rank adds every term's column products into the block that starts here.
-        if constexpr (Terms)
-          forEachElement<NP>([&](int pl, int h, int e) {
-            acc[(NO - 1 + p) % NO][pl][h][e] = 0.f;
-            if constexpr (Mag) accY[(NO - 1 + p) % NO][pl][h][e] = 0.f;
-          });
-        if constexpr (Kind == kU16Values) {
-#pragma unroll
-          for (int s = 0; s < NP; ++s) {
-            // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk: low bytes (0, 2 of a
-            // word) and high bytes (1, 3) as subnormal pairs.
-            unsigned lb[2][KC][2], hb[2][KC][2];
+        for (int pl = 0; pl < NP; ++pl)
+#pragma unroll kTermUnroll
+          for (int tm = 0; tm < terms; ++tm) {
+            const int s = pl / C, ch = pl % C;
+            // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
+            // chunk c is the window's unit s + c.
+            float hs[2][4];
 #pragma unroll
             for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-              for (int c = 0; c < KC; ++c)
-#pragma unroll
-                for (int i = 0; i < 2; ++i) {
-                  lb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4240);
-                  hb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4341);
-                }
-            float hs[2][4], hh[2][4];
-#pragma unroll
-            for (int nb = 0; nb < 2; ++nb) {
-#pragma unroll
-              for (int part = 1; part >= 0; --part)  // the low weight parts' products first
-#pragma unroll
-                for (int c = 0; c < KC; ++c) {
-                  const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
-                  const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
-                  if (part == 1 && c == 0) {
-                    mma16816Zero(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
-                    mma16816Zero(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
-                  } else {
-                    mma16816(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
-                    mma16816(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
-                  }
-                }
-#pragma unroll
-              for (int e = 0; e < 4; ++e) hs[nb][e] = fmaf(256.f, hh[nb][e], hs[nb][e]);
-            }
+              for (int c = 0; c < KC; ++c) {
+                const uint4 fr = rowFrag[tm * kTermStride + c * 32 + lane];
+                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
+                const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
+                const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
+                if (c == 0)
+                  mma16816Zero(hs[nb], ra, b0, b1);
+                else
+                  mma16816(hs[nb], ra, b0, b1);
+              }
             unsigned hi[4], lo[4];
-            columnOperands<true>(hs, hi, lo);
-            // The column's low part times the intermediate's high part, then its high part times both.
-            columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, p, s, 1, hi, lo);
-            columnProducts<true, true, false>(acc, accY, colFrag + lane, p, s, 0, hi, lo);
+            columnOperands<SplitH>(hs, hi, lo);
+            columnProducts<SplitH, Terms, Mag>(acc, accY, colFrag + tm * kTermStride + lane, 0, pl, tm, hi, lo);
           }
-        } else {
-          // Mag: both terms unrolled, so that each one's column products go to its own blocks.
-          constexpr int kTermUnroll = Mag ? 2 : 1;
-#pragma unroll
-          for (int pl = 0; pl < NP; ++pl)
-#pragma unroll kTermUnroll
-            for (int tm = 0; tm < terms; ++tm) {
-              const int s = pl / C, ch = pl % C;
-              // Row pass: H^T for rows s..s+7 (nb 0) and s+8..s+15 (nb 1) of this plane; strip s's
-              // chunk c is the window's unit s + c.
-              float hs[2][4];
-#pragma unroll
-              for (int nb = 0; nb < 2; ++nb)
-#pragma unroll
-                for (int c = 0; c < KC; ++c) {
-                  const uint4 fr = rowFrag[tm * kTermStride + c * 32 + lane];
-                  const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
-                  // Pixel slots k = 2t, 2t + 1 are the lane's pixels 0 and 1, k = 2t + 8, 2t + 9 its 2 and 3.
-                  const unsigned b0 = bytePair<C>(w[nb][s + c], ch, C + ch);
-                  const unsigned b1 = bytePair<C>(w[nb][s + c], 2 * C + ch, 3 * C + ch);
-                  if (c == 0)
-                    mma16816Zero(hs[nb], ra, b0, b1);
-                  else
-                    mma16816(hs[nb], ra, b0, b1);
-                }
-              unsigned hi[4], lo[4];
-              columnOperands<SplitH>(hs, hi, lo);
-              columnProducts<SplitH, Terms, Mag>(acc, accY, colFrag + tm * kTermStride + lane, p, pl, tm, hi, lo);
-            }
-        }
+      }
 
-        if (q >= B0) {
-          // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
-          // in rows out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3).
-          // Mag: block 0 becomes sqrt(gx^2 + gy^2) a channel (the blocks move on past it).
-          if constexpr (Mag)
-            forEachElement<NP>([&](int pl, int h, int e) {
-              const float gx = acc[p][pl][h][e], gy = accY[p][pl][h][e];
-              acc[p][pl][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
-            });
-          // The terms' sums times 1 / n where the host wrote their factors n times over (emboss).
-          if constexpr (Terms)
-            if (m.outScale != 1.f) forEachElement<NP>([&](int pl, int h, int e) { acc[p][pl][h][e] *= m.outScale; });
+      if (q >= B0) {
+        // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
+        // in rows out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3).
+        // Mag: block 0 becomes sqrt(gx^2 + gy^2) a channel (the blocks move on past it).
+        if constexpr (Mag)
+          forEachElement<NP>([&](int pl, int h, int e) {
+            const float gx = acc[0][pl][h][e], gy = accY[0][pl][h][e];
+            acc[0][pl][h][e] = sqrtf(fmaf(gx, gx, gy * gy));
+          });
+        // The terms' sums times 1 / n where the host wrote their factors n times over (emboss).
+        if constexpr (Terms)
+          if (m.outScale != 1.f) forEachElement<NP>([&](int pl, int h, int e) { acc[0][pl][h][e] *= m.outScale; });
 #pragma unroll
-          for (int i = 0; i < 2; ++i) {
-            const int y = out0 + 8 * i + g;
-            if (y >= y0 + rows) continue;
-            unsigned char* orow = out + std::size_t(y) * a.outPitch;
-            if constexpr (Kind == kU16Values) {
-              // Strip s's pixel px: plane s's element, rounded and saturated into the low 16 bits.
-              static_assert(Out == kClamp, "u16 sums saturated");
-              auto valueOf = [&](int s, int px) {
-                return __float_as_uint(fminf(fmaxf(acc[p][s][px >> 1][2 * i + (px & 1)], 0.f), 65535.f) + 12582912.f);
-              };
-              if (fullRow) {
+        for (int i = 0; i < 2; ++i) {
+          const int y = out0 + 8 * i + g;
+          if (y >= y0 + rows) continue;
+          unsigned char* orow = out + std::size_t(y) * a.outPitch;
+          if constexpr (Kind == kU16Values) {
+            // Strip s's pixel px: plane s's element, rounded and saturated into the low 16 bits.
+            static_assert(Out == kClamp, "u16 sums saturated");
+            auto valueOf = [&](int s, int px) {
+              return __float_as_uint(fminf(fmaxf(acc[0][s][px >> 1][2 * i + (px & 1)], 0.f), 65535.f) + 12582912.f);
+            };
+            if (fullRow) {
 #pragma unroll
-                for (int s = 0; s < SS; ++s)
+              for (int s = 0; s < SS; ++s)
 #pragma unroll
-                  for (int k = 0; k < 2; ++k)
-                    reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * 2)[k] =
-                        __byte_perm(valueOf(s, 2 * k), valueOf(s, 2 * k + 1), 0x5410);
-              } else {
-#pragma unroll
-                for (int s = 0; s < SS; ++s)
-#pragma unroll
-                  for (int px = 0; px < 4; ++px)
-                    if (const int x = x0 + 16 * s + 4 * t + px; x < a.width) {
-                      const unsigned v = valueOf(s, px);
-                      orow[2 * std::size_t(x)] = static_cast<unsigned char>(v);
-                      orow[2 * std::size_t(x) + 1] = static_cast<unsigned char>(v >> 8);
-                    }
-              }
+                for (int k = 0; k < 2; ++k)
+                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * 2)[k] =
+                      __byte_perm(valueOf(s, 2 * k), valueOf(s, 2 * k + 1), 0x5410);
             } else {
-              // Strip s's 4 pixels: byte px C + ch is plane s C + ch's element for pixel px.
-              auto byteOf = [&](int s, int k) {
-                const int px = k / C, ch = k % C;
-                return roundedByte<Out>(acc[p][s * C + ch][px >> 1][2 * i + (px & 1)]);
-              };
-              if (fullRow) {
 #pragma unroll
-                for (int s = 0; s < SS; ++s)
+              for (int s = 0; s < SS; ++s)
 #pragma unroll
-                  for (int k = 0; k < C; ++k)
-                    reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * C)[k] =
-                        packBytes(byteOf(s, 4 * k), byteOf(s, 4 * k + 1), byteOf(s, 4 * k + 2), byteOf(s, 4 * k + 3));
-              } else {
+                for (int px = 0; px < 4; ++px)
+                  if (const int x = x0 + 16 * s + 4 * t + px; x < a.width) {
+                    const unsigned v = valueOf(s, px);
+                    orow[2 * std::size_t(x)] = static_cast<unsigned char>(v);
+                    orow[2 * std::size_t(x) + 1] = static_cast<unsigned char>(v >> 8);
+                  }
+            }
+          } else {
+            // Strip s's 4 pixels: byte px C + ch is plane s C + ch's element for pixel px.
+            auto byteOf = [&](int s, int k) {
+              const int px = k / C, ch = k % C;
+              return roundedByte<Out>(acc[0][s * C + ch][px >> 1][2 * i + (px & 1)]);
+            };
+            if (fullRow) {
 #pragma unroll
-                for (int s = 0; s < SS; ++s)
+              for (int s = 0; s < SS; ++s)
 #pragma unroll
-                  for (int k = 0; k < 4 * C; ++k)
-                    if (x0 + 16 * s + 4 * t + k / C < a.width)
-                      orow[std::size_t(x0 + 16 * s + 4 * t) * C + k] = static_cast<unsigned char>(byteOf(s, k));
-              }
+                for (int k = 0; k < C; ++k)
+                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * C)[k] =
+                      packBytes(byteOf(s, 4 * k), byteOf(s, 4 * k + 1), byteOf(s, 4 * k + 2), byteOf(s, 4 * k + 3));
+            } else {
+#pragma unroll
+              for (int s = 0; s < SS; ++s)
+#pragma unroll
+                for (int k = 0; k < 4 * C; ++k)
+                  if (x0 + 16 * s + 4 * t + k / C < a.width)
+                    orow[std::size_t(x0 + 16 * s + 4 * t) * C + k] = static_cast<unsigned char>(byteOf(s, k));
             }
           }
         }
-        stage = stage + 1 == stages ? 0 : stage + 1;
       }
-      if constexpr (!kRotate) {
+      stage = stage + 1 == stages ? 0 : stage + 1;
+      // acc[0] is stored: each later block moves down one (the last starts in the next step).
 #pragma unroll
-        for (int j = 0; j < NO - 1; ++j)
-          forEachElement<NP>([&](int pl, int h, int e) {
-            acc[j][pl][h][e] = acc[j + 1][pl][h][e];
-            if constexpr (Mag) accY[j][pl][h][e] = accY[j + 1][pl][h][e];
-          });
-      }
+      for (int j = 0; j < NO - 1; ++j)
+        forEachElement<NP>([&](int pl, int h, int e) {
+          acc[j][pl][h][e] = acc[j + 1][pl][h][e];
+          if constexpr (Mag) accY[j][pl][h][e] = accY[j + 1][pl][h][e];
+        });
     }
     waitAsync<0>();  // nothing in flight into the ring
     __syncwarp();    // every lane's reads of the last steps done before the next frame's copies
