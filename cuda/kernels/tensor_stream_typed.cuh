@@ -180,17 +180,17 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 }
 
 // The kernel: tensorStreamBody's walk (tensor_stream.cuh) for NP planes of C-channel bytes, the
-// output blocks copied down one after each step. Renamed instead (the loop unrolled NO times at B0 =
-// 1, as the RGBA8 kernel does) the step missed the instruction cache; copied (H200, same call): u16
-// grey 0.85x the time on 16 1080p frames, 0.95x on 64 256x256, 0.96x at 4K (152 registers, not 166);
-// u8x1 and u8x3 at r <= 8 0.90-0.95x on the batches, 0.93-0.97x at 4K, level from r = 16.
+// output blocks copied down one after each step. Renamed instead (the loop unrolled NO times at B0
+// = 1, as the RGBA8 kernel does) the step missed the instruction cache; copied (H200, same call):
+// u16 grey 0.85x the time on 16 1080p frames, 0.95x on 64 256x256, 0.96x at 4K (152 registers, not
+// 166); u8x1 and u8x3 at r <= 8 0.90-0.95x on the batches, 0.93-0.97x at 4K, level from r = 16.
 // Registers (ptxas -v, sm_90): a minimum of one block, else ptxas held the B0 = 2..4 instances to
 // 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3) are held to 80, 3 blocks of
-// 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four strips a warp: two, at 80
-// registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16 grey (kU16Values, four strips): 152
-// registers at B0 = 1, 204 at B0 = 2, no spill; held to 128 at B0 = 1 (renaming then: 4 blocks of 4
-// warps an SM, an 84-byte spill) it took 0.90x the time at 4K but 1.02-1.04x on 16 1080p frames and
-// 64 256x256 ones, so it keeps ptxas's.
+// 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four strips a warp (128
+// registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16
+// grey (kU16Values, four strips): 152 registers at B0 = 1, 204 at B0 = 2, no spill; held to 128 at
+// B0 = 1 (renaming then: 4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
+// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's.
 //
 // Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
 // each plane's row product per term feeds that term's column products, all adding into the same
