@@ -4,7 +4,7 @@
 # the JSON of every round, the log, a markdown table with the ratios (results.md) and a README.md
 # with the date, the commit and the CPU into OUT_DIR (default docs/perf/cpu-Ncore, N this
 # machine's CPUs; the files of an earlier run there are replaced).
-#   app/bench/cpu-round.sh [OUT_DIR]      BUILD (default build), ROUNDS (2), REPEATS (50)
+#   app/bench/cpu-round.sh [OUT_DIR]      BUILD (default build), ROUNDS (2), REPEATS (50), COMMIT (default git's HEAD)
 # Needs python3-opencv for the system python (apt-get install python3-opencv).
 set -euo pipefail
 BUILD=${BUILD:-build}
@@ -48,8 +48,14 @@ for round in $(seq "$ROUNDS"); do
 done
 /usr/bin/python3 app/bench/cpu_peers.py table --convlive "${convlive[@]}" --opencv "${opencv[@]}" \
   --md "$out_dir/results.md" --machine "$model, $cores cores ($(date +%F))"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+# COMMIT names the build's commit where this tree's git cannot (a copy made elsewhere, or a build
+# of another commit than the checkout's).
+if [ -n "${COMMIT:-}" ]; then
+  commit=$COMMIT
+else
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+fi
 {
   echo "# cpu-simd against OpenCV on $model ($cores CPUs)"
   echo

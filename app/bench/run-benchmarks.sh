@@ -13,7 +13,8 @@
 #                                             name, e.g. h100, h200, rtx-4090)
 # Environment: BUILD (default build), BENCH_ARGS (convlive-bench's options; default below),
 # NPP_ARGS and PEERS_ARGS (passed to the peers), TESTS=1 (also run the gpu-labelled tests into
-# tests.log), GPU (the device to use: exported as CUDA_VISIBLE_DEVICES).
+# tests.log), GPU (the device to use: exported as CUDA_VISIBLE_DEVICES), COMMIT (the commit the
+# results name; default git's HEAD).
 # How the figures are measured: docs/perf/METHOD.md.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -92,8 +93,14 @@ python3 app/bench/plot.py --convlive "$out/convlive.json" "${peers[@]}" --out-di
 python3 app/bench/shares.py --convlive "$out/convlive.json" --out-dir "$out" > /dev/null ||
   say "shares.py: no case timed at both 1920x1080 and 3840x2160"
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+# COMMIT names the build's commit where this tree's git cannot (a copy made elsewhere, or a build
+# of another commit than the checkout's).
+if [ -n "${COMMIT:-}" ]; then
+  commit=$COMMIT
+else
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+fi
 {
   echo "# convlive on an $gpu"
   echo

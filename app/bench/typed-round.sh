@@ -10,7 +10,7 @@
 # Environment: BUILD (default build, relative to the repository root), TYPES (convlive's names, default all ten), RADII (default
 # 1,2,4,8,16,32), SIZES (default 3840x2160), BATCHES (default 16x1920x1080,64x256x256; "none": no
 # batches), BENCH_ARGS (more convlive-bench options, e.g. "--variants sweep --repeats 50"), NPP=0
-# (skip NPP), NVCC_ARCH (default native).
+# (skip NPP), NVCC_ARCH (default native), COMMIT (the commit README.md names; default git's HEAD).
 # Writes OUT_DIR/typed.json, typed.csv, bench.log, npp-typed.json, npp.log, typed.md.
 set -uo pipefail
 OUT=$(realpath -m "${1:-typed-results}")  # from where it was called
@@ -68,8 +68,14 @@ rc=$?
 
 # README.md: when, what and where, then the table.
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+# COMMIT names the build's commit where this tree's git cannot (a copy made elsewhere, or a build
+# of another commit than the checkout's).
+if [ -n "${COMMIT:-}" ]; then
+  commit=$COMMIT
+else
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+fi
 {
   echo "# convlive on every pixel type: ${gpu:-unknown GPU}"
   echo
