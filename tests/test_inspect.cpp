@@ -198,6 +198,37 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_GT(work.matrixFlops, work.matrixUseful);
   for (const std::string& note : work.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
   EXPECT_NE(work.notes.at(0).find("figures per pixel of 1 u8 values"), std::string::npos) << work.notes[0];
+  // u16 grey frames: the u16 instance (four strips a warp, B0 = 1 to r = 8 and 2 past it, the
+  // factors as high + low parts), a grid z a frame; its model per pixel of 2-byte values, the error
+  // plan's bound first among its notes.
+  ImageDesc grey16{.width = 1000, .height = 77, .type = PixelType::U16, .channels = 1};
+  grey16.batch = 3;
+  for (const auto& [r, b0] : {std::pair{8, 1}, {9, 2}, {16, 2}}) {
+    const FilterParams gr = paramsFor("gaussian", r);
+    const LaunchDescription u16 = ts.describeLaunch(gr, grey16);
+    ASSERT_EQ(u16.passes.size(), 1u);
+    const PassLaunch& pass = u16.passes[0];
+    EXPECT_EQ(
+        pass.kernel.rfind(
+            "tensorStreamTypedKernel<u16x1, 4 strips a warp, " + std::to_string(b0) + ", clamp, fp16 high + low>", 0),
+        0u)
+        << pass.kernel;
+    EXPECT_NE(pass.kernel.find("each value's high and low bytes"), std::string::npos) << pass.kernel;
+    const Tile tu = ts.tileFor(gr);
+    EXPECT_EQ(pass.threadsPerBlock, 32 * (tu.w / 16));
+    EXPECT_EQ(pass.grid.x, (1000 + 64 * (tu.w / 16) - 1) / (64 * (tu.w / 16)));
+    EXPECT_EQ(pass.grid.y, (77 + tu.h - 1) / tu.h);
+    EXPECT_EQ(pass.grid.z, 3);
+    EXPECT_NE(pass.kernelFunction, nullptr);
+    EXPECT_GT(pass.dynamicShared, 0u);
+    EXPECT_EQ(pass.note.find("not described"), std::string::npos) << pass.note;
+    const WorkModel w16 = ts.workModel(gr, grey16);
+    EXPECT_DOUBLE_EQ(w16.dramBytes, 4.0) << "a 2-byte value read and one written";
+    EXPECT_GT(w16.matrixFlops, w16.matrixUseful);
+    ASSERT_GE(w16.notes.size(), 2u);
+    EXPECT_EQ(w16.notes[0].rfind("u16: error bound ", 0), 0u) << w16.notes[0];
+    for (const std::string& note : w16.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
+  }
   // An RGBA8 batch runs the RGBA8 kernel in one launch, a frame a grid z, and says so.
   ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);
   rgbaFrames.batch = 4;
