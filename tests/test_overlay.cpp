@@ -265,6 +265,40 @@ TEST(OverlayState, RecomputesTheLaunchOnlyWhenItsInputsChange) {
   EXPECT_EQ(o.launchesComputed(), 5u);
 }
 
+// Grey frames are filtered as they are, by the variant's kernel for their type: the grid is that
+// kernel's (tensorstream's typed instance: 64 pixels a warp on grey, not 16 RGBA8 pixels), the
+// caption names the type, and a change of type alone recomputes the launch.
+TEST(OverlayState, GreyFramesGetTheirOwnKernelsGrid) {
+  BlockGridOverlay o;
+  const Variant& ts = variant("tensorstream");
+  const FilterParams p = paramsFor("gaussian", 4, {64, 64});
+  const ImageDesc grey16{.width = 1280, .height = 720, .type = PixelType::U16, .channels = 1};
+  o.follow(&ts, p, grey16);
+  const LaunchDescription want = ts.describeLaunch(p, grey16);
+  ASSERT_EQ(o.launch().passes.size(), 1u);
+  EXPECT_EQ(o.launch().passes[0].kernel, want.passes.at(0).kernel);
+  EXPECT_EQ(o.launch().passes[0].kernel.rfind("tensorStreamTypedKernel<u16x1", 0), 0u) << o.launch().passes[0].kernel;
+  EXPECT_EQ(o.launch().passes[0].grid, (Dims{5, 12, 1}));  // 256 pixels a 4-warp block, 64 rows
+  EXPECT_EQ(o.noGrid(), "");
+  OverlayView v{1280, 720, {0, 0, 1280, 720}, {0, 0, 1280, 720}, std::nullopt};
+  EXPECT_NE(joined(o.caption(o.geometry(v))).find("tensorstream at radius 4 on 1280x720 u16x1"), std::string::npos)
+      << joined(o.caption(o.geometry(v)));
+  // The same size as RGBA8: the RGBA8 kernel, recomputed; the caption names no type.
+  o.follow(&ts, p, 1280, 720);
+  EXPECT_EQ(o.launchesComputed(), 2u);
+  EXPECT_EQ(o.launch().passes.at(0).kernel, ts.describeLaunch(p, 1280, 720).passes.at(0).kernel);
+  EXPECT_NE(o.launch().passes[0].kernel, want.passes[0].kernel);
+  EXPECT_NE(joined(o.caption(o.geometry(v))).find("on 1280x720; tile"), std::string::npos)
+      << joined(o.caption(o.geometry(v)));
+  // 8-bit grey on stream: its typed kernel too.
+  const ImageDesc grey8{.width = 1280, .height = 720, .type = PixelType::U8, .channels = 1};
+  const FilterParams s = paramsFor("gaussian", 2);
+  o.follow(&variant("stream"), s, grey8);
+  EXPECT_EQ(o.launchesComputed(), 3u);
+  EXPECT_EQ(o.launch().passes.at(0).kernel, variant("stream").describeLaunch(s, grey8).passes.at(0).kernel);
+  EXPECT_NE(o.launch().passes[0].kernel, variant("stream").describeLaunch(s, 1280, 720).passes.at(0).kernel);
+}
+
 TEST(OverlayState, ThePassShownStepsThroughATwoPassLaunch) {
   BlockGridOverlay o;
   o.follow(&variant("separable"), paramsFor("gaussian", 2), 640, 480);

@@ -127,6 +127,13 @@ TEST_P(ViewerOn, GreySourcesAreFilteredAsTheyComeAndShown) {
     v.apply(Action::ToggleSplit);
     showFrames(v, 2);
     expectSplitView(v, format == "GRAY8" ? 0 : 1, bound);
+    // The block-grid overlay follows the frames as they were filtered: one channel of their type.
+    v.apply(Action::ToggleOverlay);
+    showFrames(v, 1);
+    EXPECT_TRUE(v.overlay().on());
+    EXPECT_EQ(v.overlay().followedImage().type, format == "GRAY8" ? PixelType::U8 : PixelType::U16);
+    EXPECT_EQ(v.overlay().followedImage().channels, 1);
+    EXPECT_EQ(v.overlay().followedImage().width, 211);
   }
 }
 

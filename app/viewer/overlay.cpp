@@ -201,8 +201,10 @@ std::string BlockGridOverlay::nextPass() {
   return "the overlay shows the " + (p.pass.empty() ? p.kernel : p.pass) + " only";
 }
 
-void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, int width, int height) {
-  const bool same = followed_ && v == source_ && width == width_ && height == height_ &&
+void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, const ImageDesc& image) {
+  const int width = image.width, height = image.height;
+  const bool same = followed_ && v == source_ && width == width_ && height == height_ && image.type == image_.type &&
+                    image.channels == image_.channels && image.alpha == image_.alpha &&
                     p.filter.name == params_.filter.name && p.filter.combine == params_.filter.combine &&
                     p.filter.mask.radius() == params_.filter.mask.radius() &&
                     p.filter.mask.weights() == params_.filter.mask.weights() && p.border == params_.border &&
@@ -211,6 +213,8 @@ void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, int width
   followed_ = true;
   source_ = v;
   params_ = p;
+  image_ = image;
+  image_.batch = 1;  // the frame shown
   width_ = width;
   height_ = height;
   ++computed_;
@@ -223,8 +227,8 @@ void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, int width
   radius_ = p.filter.mask.radius();
   if (!v || width <= 0 || height <= 0) return;
   try {
-    launch_ = v->describeLaunch(p, width, height);
-    if (v->workModelImpl) idleShare_ = v->workModel(p, width, height).idleThreads;
+    launch_ = v->describeLaunch(p, image_);
+    if (v->workModelImpl) idleShare_ = v->workModel(p, image_).idleThreads;
   } catch (const std::exception& e) {
     launch_ = {};
     error_ = e.what();
@@ -253,6 +257,7 @@ std::vector<CaptionLine> BlockGridOverlay::caption(const OverlayGeometry& g) con
   }
   std::string head = variant_ + " at radius " + std::to_string(radius_) + " on " + std::to_string(width_) + "x" +
                      std::to_string(height_);
+  if (!image_.isRgba8()) head += std::string(" ") + pixelTypeName(image_.type) + "x" + std::to_string(image_.channels);
   if (!(tile_ == Tile{})) head += "; tile " + tile_.str() + (tileMeaning_.empty() ? "" : ": " + tileMeaning_);
   lines.push_back({head});
 

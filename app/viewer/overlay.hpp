@@ -109,13 +109,19 @@ class BlockGridOverlay {
   // for the status line.
   std::string nextPass();
 
-  // The frame on screen went through `variant` (nullptr: not known yet) with `params`, on a
-  // width x height frame. Recomputes the launch only when one of them changed.
-  void follow(const Variant* variant, const FilterParams& params, int width, int height);
+  // The frame on screen (`image`: its size, pixel type and channels) went through `variant`
+  // (nullptr: not known yet) with `params`: the launch is the kernel's for those frames (a grey
+  // frame's typed kernel, not the RGBA8 one). Recomputes it only when one of them changed.
+  void follow(const Variant* variant, const FilterParams& params, const ImageDesc& image);
+  // An RGBA8 frame of width x height.
+  void follow(const Variant* variant, const FilterParams& params, int width, int height) {
+    follow(variant, params, ImageDesc::rgba8(width, height));
+  }
   // Times the launch was computed (each follow() with a change).
   std::uint64_t launchesComputed() const { return computed_; }
   const LaunchDescription& launch() const { return launch_; }
   const std::string& variantName() const { return variant_; }
+  const ImageDesc& followedImage() const { return image_; }  // the frames the launch is for
   // Why there is no grid to draw ("" when there is one).
   std::string noGrid() const;
 
@@ -131,6 +137,7 @@ class BlockGridOverlay {
   bool followed_ = false;
   const Variant* source_ = nullptr;
   FilterParams params_;
+  ImageDesc image_{};
   int width_ = 0, height_ = 0;
   // The launch and what the caption says of it.
   std::string variant_, tileMeaning_, error_;

@@ -185,10 +185,12 @@ TextureFrame greyTexels(const void* data, const ImageDesc& d) {
 
 void Viewer::presentHost(HostFrame& f) {
   if (!f.filteredGrey.bytes.empty()) {  // grey frames as they are (filtered on the CPU, not expanded)
+    shownImage_ = f.filteredGrey.desc;
     gl_->filtered.writeFromHost(greyTexels(f.filteredGrey.bytes.data(), f.filteredGrey.desc));
     if (view_.split() && !f.sourceGrey.bytes.empty())
       gl_->original.writeFromHost(greyTexels(f.sourceGrey.bytes.data(), f.sourceGrey.desc));
   } else {
+    shownImage_ = ImageDesc::rgba8(f.filtered.width(), f.filtered.height());
     gl_->filtered.writeFromHost(f.filtered.view());
     if (view_.split() && !f.source.pixels().empty()) gl_->original.writeFromHost(f.source.view());
   }
@@ -198,6 +200,7 @@ void Viewer::presentHost(HostFrame& f) {
 void Viewer::presentDevice(const DeviceFrame& d) {
   const OutputFrame& f = *d.frame;
   PresentStream::Write writes[] = {{&gl_->filtered, f.filtered}, {&gl_->original, f.source}};
+  shownImage_ = f.filteredGrey != nullptr ? f.greyDesc : ImageDesc::rgba8(f.filtered.width, f.filtered.height);
   if (f.filteredGrey != nullptr) {  // grey frames as they are (the pipeline did not expand them)
     writes[0].frame = greyTexels(f.filteredGrey, f.greyDesc);
     writes[1].frame = greyTexels(f.sourceGrey, f.greyDesc);
@@ -359,7 +362,11 @@ void Viewer::layout(int fbW, int fbH) {
 
 void Viewer::followShownFrame() {
   const FrameTexture& t = gl_->filtered;
-  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, t.width(), t.height());
+  // The kernel's grid for the frames as they were filtered (a grey frame's typed kernel), at the
+  // texture's size.
+  ImageDesc image = shownImage_;
+  if (image.width != t.width() || image.height != t.height()) image = ImageDesc::rgba8(t.width(), t.height());
+  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, image);
 }
 
 // The block grid of the frame shown, over the video and under the panel.

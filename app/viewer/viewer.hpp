@@ -178,6 +178,7 @@ class Viewer : private PanelModel {
   HostImage shownSource_;
   FilterParams shownParams_;
   std::string shownVariant_;
+  ImageDesc shownImage_{};  // the frame shown as it was filtered: RGBA8, or a grey frame's type
   bool showHelp_ = false, showPanel_ = true, ended_ = false, quit_ = false, draggingDivider_ = false;
   double copyGBs_ = 0;
 };
