@@ -148,6 +148,19 @@ VariantInspection inspectVariant(const Variant& v, const FilterParams& p, int wi
   return r;
 }
 
+VariantInspection inspectVariant(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  const FilterParams q = withOwnTile(v, p);
+  VariantInspection r;
+  r.variant = &v;
+  r.tile = v.tiles.empty() ? Tile{} : v.tileFor(q);
+  r.why = v.whyNot(q, image);
+  if (!r.hasFigures()) return r;
+  r.launch = v.describeLaunch(q, image);
+  r.model = v.workModel(q, image);
+  for (const PassLaunch& pass : r.launch.passes) r.resources.push_back(passResources(pass));
+  return r;
+}
+
 std::vector<VariantInspection> inspectVariants(const FilterParams& p, int width, int height) {
   std::vector<VariantInspection> all;
   for (const Variant& v : variants()) all.push_back(inspectVariant(v, p, width, height));

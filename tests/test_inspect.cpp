@@ -245,6 +245,32 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_EQ(rgba.passes[0].note, bySize.passes[0].note);
 }
 
+// Frames of another type: the figures of the kernel that filters them (u16 grey on tensorstream:
+// its u16 instance, a model per 2-byte value), a runtime figure per pass; a variant that takes
+// only RGBA8 frames has none and says which variant takes them.
+TEST(Inspect, OtherFramesGetTheirKernelsFigures) {
+  const ImageDesc grey16{.width = 320, .height = 200, .type = PixelType::U16, .channels = 1};
+  const VariantInspection ts = inspectVariant(variant("tensorstream"), paramsFor("gaussian", 4), grey16);
+  ASSERT_TRUE(ts.hasFigures()) << ts.why.text();
+  ASSERT_EQ(ts.launch.passes.size(), 1u);
+  EXPECT_EQ(ts.launch.passes[0].kernel.rfind("tensorStreamTypedKernel<u16x1", 0), 0u) << ts.launch.passes[0].kernel;
+  EXPECT_EQ(ts.resources.size(), 1u);
+  EXPECT_DOUBLE_EQ(ts.model.dramBytes, 4.0);
+  EXPECT_EQ(ts.model.notes.at(0).rfind("u16: error bound ", 0), 0u) << ts.model.notes[0];
+  const VariantInspection tiled = inspectVariant(variant("tiled"), paramsFor("gaussian", 4), grey16);
+  EXPECT_FALSE(tiled.hasFigures());
+  EXPECT_TRUE(tiled.launch.passes.empty());
+  EXPECT_FALSE(tiled.why.fixValue.empty()) << tiled.why.text();
+  // One RGBA8 frame: the same figures as by its size.
+  const VariantInspection rgba = inspectVariant(variant("tiled"), paramsFor("gaussian", 2), ImageDesc::rgba8(64, 48));
+  const VariantInspection bySize = inspectVariant(variant("tiled"), paramsFor("gaussian", 2), 64, 48);
+  ASSERT_EQ(rgba.launch.passes.size(), bySize.launch.passes.size());
+  EXPECT_EQ(rgba.launch.passes[0].kernel, bySize.launch.passes[0].kernel);
+  EXPECT_EQ(rgba.launch.passes[0].grid, bySize.launch.passes[0].grid);
+  EXPECT_DOUBLE_EQ(rgba.model.dramBytes, bySize.model.dramBytes);
+  EXPECT_EQ(rgba.why.code, bySize.why.code);
+}
+
 TEST(Inspect, WithoutADeviceTheRuntimeFiguresSaySo) {
   if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is here (tests/test_inspect_gpu.cpp checks its figures)";
   const VariantInspection in = inspectVariant(variant("tiled"), paramsFor("gaussian", 2), 64, 48);

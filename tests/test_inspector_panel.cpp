@@ -122,13 +122,15 @@ TEST(InspectorLive, TheMedianOfTheFramesAfterTheChange) {
 struct Fixture : ::testing::Test {
   int inspected = 0;
   std::shared_ptr<FakeTimer> timer = std::make_shared<FakeTimer>();
-  Inspector inspector{[this](const Variant& v, const FilterParams&, int, int) {
+  Inspector inspector{[this](const Variant& v, const FilterParams&, const ImageDesc& image) {
+                        lastFrames = image;
                         ++inspected;
                         VariantInspection in;
                         in.variant = &v;
                         return in;
                       },
                       timer};
+  ImageDesc lastFrames{};  // the frames the last inspection was for
   StageStats stage{"filter"};
   bool paused = false;
   int toggles = 0;
@@ -337,6 +339,37 @@ TEST(CompareRunner, CpuVariantsGetFewRunsAtLargeFrames) {
 }
 
 using InspectorCompare = Fixture;
+
+// A grey source's frames, filtered as they come: inspected as what they are (one channel of u16),
+// under a key of their own (their times and figures are not RGBA8's); the compare table, which
+// times RGBA8 frames, is refused with the reason and does not pause the video.
+TEST_F(InspectorCompare, GreyFramesAreInspectedAsTheyAreAndNotCompared) {
+  InspectorInputs in = inputs(gaussian(2), "tensorstream", {}, 640, 360);
+  in.type = PixelType::U16;
+  in.channels = 1;
+  inspector.update(in);
+  EXPECT_EQ(inspected, 1);
+  EXPECT_EQ(lastFrames.type, PixelType::U16);
+  EXPECT_EQ(lastFrames.channels, 1);
+  EXPECT_EQ(lastFrames.width, 640);
+  EXPECT_EQ(inspector.frames().type, PixelType::U16);
+  EXPECT_NE(inspector.runKey().filter.find("(u16x1 frames)"), std::string::npos) << inspector.runKey().filter;
+  EXPECT_NE(inspector.compareRefusal().find("u16x1 frames"), std::string::npos) << inspector.compareRefusal();
+  inspector.requestCompare(true);
+  for (int i = 0; i < 3; ++i) inspector.update(in);
+  EXPECT_EQ(toggles, 0) << "the video was paused for a table that cannot be made";
+  EXPECT_FALSE(inspector.compare().running);
+  EXPECT_TRUE(timer->runsAsked.empty()) << "a variant was timed";
+  EXPECT_EQ(inspected, 1) << "the same frames were inspected again";
+  // The same source expanded to RGBA8 (another variant that takes only RGBA8): inspected again, as
+  // RGBA8, and the table can be made.
+  InspectorInputs rgba = inputs(gaussian(2), "tensorstream", {}, 640, 360);
+  inspector.update(rgba);
+  EXPECT_EQ(inspected, 2);
+  EXPECT_TRUE(lastFrames.isRgba8());
+  EXPECT_EQ(inspector.runKey().filter.find("frames)"), std::string::npos) << inspector.runKey().filter;
+  EXPECT_EQ(inspector.compareRefusal(), "");
+}
 
 TEST_F(InspectorCompare, TimesEveryVariantThatCanRunPausingTheVideoMeanwhile) {
   InspectorInputs in = inputs(gaussian(2), "cpu", {}, 320, 200);

@@ -84,7 +84,10 @@ AchievedFigures achievedFigures(const WorkModel& m, int width, int height, doubl
 }
 
 Inspector::Inspector(InspectFn inspect, std::shared_ptr<VariantTimer> timer)
-    : inspect_(inspect ? std::move(inspect) : InspectFn(inspectVariant)),
+    : inspect_(inspect ? std::move(inspect)
+                       : InspectFn([](const Variant& v, const FilterParams& p, const ImageDesc& image) {
+                           return inspectVariant(v, p, image);
+                         })),
       runner_(timer ? std::move(timer) : std::shared_ptr<VariantTimer>(makeFrameTimer())) {}
 
 Inspector::~Inspector() = default;
@@ -92,16 +95,22 @@ Inspector::~Inspector() = default;
 void Inspector::update(const InspectorInputs& in) {
   width_ = in.width;
   height_ = in.height;
+  frames_ = ImageDesc{.width = in.width, .height = in.height, .type = in.type, .channels = in.channels};
   reinspect(in);
   sampleLive(in);
   followCompare(in);
 }
 
 void Inspector::reinspect(const InspectorInputs& in) {
-  if (!haveSpec_ || !(in.spec == spec_)) {
+  // Other frames than RGBA8 are another key: their figures and times are not RGBA8's.
+  const std::string framesKey = frames_.isRgba8() ? ""
+                                                  : std::string(" (") + pixelTypeName(frames_.type) + "x" +
+                                                        std::to_string(frames_.channels) + " frames)";
+  if (!haveSpec_ || !(in.spec == spec_) || framesKey != framesKey_) {
     spec_ = in.spec;
     haveSpec_ = true;
-    filterKey_ = filterKey(spec_);
+    framesKey_ = framesKey;
+    filterKey_ = filterKey(spec_) + framesKey_;
     try {
       params_ = spec_.params();
       paramsError_.clear();
@@ -128,7 +137,7 @@ void Inspector::reinspect(const InspectorInputs& in) {
   p.tile = in.tile;
   ++inspections_;
   try {
-    inspection_ = inspect_(*in.running, p, in.width, in.height);
+    inspection_ = inspect_(*in.running, p, frames_);
   } catch (const std::exception& e) {
     error_ = forPanel(e);
   }
@@ -162,7 +171,15 @@ void Inspector::cancelCompare() {
 
 CompareState Inspector::compare() const { return runner_.state(); }
 
+std::string Inspector::compareRefusal() const {
+  if (frames_.isRgba8()) return "";
+  return std::string("the table times every variant on RGBA8 frames; these are ") + pixelTypeName(frames_.type) + "x" +
+         std::to_string(frames_.channels) +
+         " frames, filtered as they come (convlive-bench --types times the variants on them)";
+}
+
 void Inspector::startCompare() {
+  if (!compareRefusal().empty()) return;
   CompareJob job;
   job.key = filterKey_ + " on " + std::to_string(width_) + "x" + std::to_string(height_);
   job.width = width_;
@@ -197,7 +214,9 @@ void Inspector::followCompare(const InspectorInputs& in) {
   }
   if (wantCompare_) {
     wantCompare_ = false;
-    if (wantPause_ && !in.paused && in.togglePause) {
+    if (!compareRefusal().empty()) {
+      // not for these frames: nothing to pause for (the panel says why)
+    } else if (wantPause_ && !in.paused && in.togglePause) {
       in.togglePause();
       pausedForCompare_ = waitingForPause_ = true;
       pauseAsked_ = now;
@@ -239,7 +258,7 @@ const WorkModel* Inspector::modelOf(const RunKey& key) const {
       FilterParams q = *params_;
       q.tile = key.tile;
       try {
-        m = v->workModel(q, width_, height_);
+        m = v->workModel(q, frames_);
       } catch (const std::exception&) {
       }
     }

@@ -85,10 +85,14 @@ AchievedFigures achievedFigures(const WorkModel& m, int width, int height, doubl
 
 // What the inspector reads each pass.
 struct InspectorInputs {
-  FilterSpec spec;                          // the applied filter
-  const Variant* running = nullptr;         // the running variant (auto resolved)
-  Tile tile{};                              // its tile
-  int width = 0, height = 0;                // the current frame's size
+  FilterSpec spec;                   // the applied filter
+  const Variant* running = nullptr;  // the running variant (auto resolved)
+  Tile tile{};                       // its tile
+  int width = 0, height = 0;         // the current frame's size
+  // The frames the running variant filters: RGBA8, or a grey source's as they come (u8 or u16, one
+  // channel).
+  PixelType type = PixelType::U8;
+  int channels = 4;
   const StageStats* filterStage = nullptr;  // the pipeline's filter stage
   int timedWidth = 0, timedHeight = 0;      // the frame size that stage timed
   Roofs roofs;                              // measured at start
@@ -98,7 +102,7 @@ struct InspectorInputs {
 
 class Inspector {
  public:
-  using InspectFn = std::function<VariantInspection(const Variant&, const FilterParams&, int, int)>;
+  using InspectFn = std::function<VariantInspection(const Variant&, const FilterParams&, const ImageDesc&)>;
   // `inspect` and `timer` default to the real ones (inspectVariant, makeFrameTimer).
   explicit Inspector(InspectFn inspect = {}, std::shared_ptr<VariantTimer> timer = {});
   ~Inspector();
@@ -138,6 +142,11 @@ class Inspector {
   bool waitingForPause() const { return waitingForPause_; }
   // What cannot be timed here (GPU variants without a device), for the table's note.
   const std::vector<std::string>& notTimed() const { return notTimed_; }
+  // Why the compare table cannot be made for these frames ("" when it can): it times the variants
+  // on RGBA8 frames.
+  std::string compareRefusal() const;
+  // The frames inspected (their size, type and channels).
+  const ImageDesc& frames() const { return frames_; }
 
  private:
   void reinspect(const InspectorInputs& in);
@@ -171,6 +180,8 @@ class Inspector {
   std::string paramsError_;
   std::vector<std::string> notTimed_;
   int width_ = 0, height_ = 0;
+  ImageDesc frames_ = ImageDesc::rgba8(0, 0);
+  std::string framesKey_;  // the frames' part of filterKey_ ("" for RGBA8)
 };
 
 }  // namespace convlive

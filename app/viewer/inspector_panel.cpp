@@ -150,6 +150,13 @@ void InspectorPanel::update(PanelModel& m) {
   in.running = fc.running();
   if (in.running && !in.running->tiles.empty()) in.tile = fc.runningTile();
   fc.frameSize(in.width, in.height);
+  // A grey source's frames as the running variant filters them: one channel as they come, unless it
+  // expands them to RGBA8 first.
+  const std::string& format = f.source.frameFormat;
+  if ((format == "GRAY8" || format == "GRAY16_LE") && fc.greyExpandedWhy().empty()) {
+    in.type = format == "GRAY8" ? PixelType::U8 : PixelType::U16;
+    in.channels = 1;
+  }
   if (f.timings.stages.size() > std::size_t(Stage::Filter)) in.filterStage = &f.timings[Stage::Filter];
   in.timedWidth = f.timings.width;
   in.timedHeight = f.timings.height;
@@ -295,7 +302,8 @@ void InspectorPanel::compareSection(PanelRecord& rec) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the live filter shares the GPU: while it plays, its kernels run between the timed ones");
   const bool busy = st.running || inspector_.waitingForPause();
-  ImGui::BeginDisabled(busy || key.width <= 0);
+  const std::string refusal = inspector_.compareRefusal();
+  ImGui::BeginDisabled(busy || key.width <= 0 || !refusal.empty());
   char label[96];
   std::snprintf(label, sizeof label, "Time every variant on %dx%d", key.width, key.height);
   if (ImGui::Button(label)) inspector_.requestCompare(pauseVideo_);
@@ -351,6 +359,7 @@ void InspectorPanel::compareSection(PanelRecord& rec) {
     note(rec, "* CPU variants: " + std::to_string(cpuTimingRuns(key.width, key.height)) +
                   " run(s) each at this size (they are slow); the GPU variants: the median of " +
                   std::to_string(kGpuTimingRuns));
+  if (!refusal.empty()) note(rec, "not for these frames: " + refusal);
   if (!inspector_.notTimed().empty()) {
     std::string names;
     for (const std::string& n : inspector_.notTimed()) names += (names.empty() ? "" : ", ") + n;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "convlive/image.hpp"
 #include "convlive/problem.hpp"
 #include "convlive/tile.hpp"
 #include "convlive/work_model.hpp"
@@ -90,6 +91,9 @@ struct VariantInspection {
 // every variant).
 // Asks the runtime for the resources where there is a device. Throws CudaError when CUDA fails.
 VariantInspection inspectVariant(const Variant& v, const FilterParams& p, int width, int height);
+// The same for frames `image` describes (its type and channels; the launch and model of the kernel
+// that filters them, as Variant::describeLaunch(p, image) gives it).
+VariantInspection inspectVariant(const Variant& v, const FilterParams& p, const ImageDesc& image);
 // Every variant of the table, in its order.
 std::vector<VariantInspection> inspectVariants(const FilterParams& p, int width, int height);
 
