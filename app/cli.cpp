@@ -287,7 +287,7 @@ void checkVideo(CLI::App* c, Values& v) {
 
 // The options of `list` that only --details takes, when one was given ("" when none).
 std::string detailsOptionGiven(CLI::App* c) {
-  for (const std::string& name : {std::string("--size"), std::string("--report")})
+  for (const std::string& name : {std::string("--size"), std::string("--frames"), std::string("--report")})
     if (c->count(name)) return name;
   for (const Setting& s : specSettings())
     if (c->count("--" + s.name)) return "--" + s.name;
@@ -599,6 +599,11 @@ int runCommandLine(const std::vector<std::string>& given, std::ostream& out, std
                    "per variant: launch geometry, occupancy (with a GPU), work per output pixel and a measured time")
         ->group(g);
     list->add_option("--size", v.details.size, "the frame size WxH the figures are for")
+        ->capture_default_str()
+        ->group(g);
+    list->add_option("--frames", v.details.frames,
+                     "their pixel type and channels: u8x4 (RGBA8), or u8, u16, f16, f32 x 1, 3, 4 (u16x1: 16-bit "
+                     "grey); the kernels for those frames (timed on u8x4 only)")
         ->capture_default_str()
         ->group(g);
     list->add_option("--report", v.details.report, "write the figures to this JSON file")->group(g);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -139,7 +140,7 @@ std::vector<std::string> notesOf(const VariantInspection& in) {
   return notes;
 }
 
-void printLegend(std::ostream& out) {
+void printLegend(std::ostream& out, const ImageDesc& image) {
   out << "\nPer output pixel, for an interior tile:\n"
          "  loads/px     reads of input pixels (or intermediate values) from global memory\n"
          "  smemB/px     bytes read from shared memory\n"
@@ -147,7 +148,9 @@ void printLegend(std::ostream& out) {
          "  idle         threads that make no output while the others compute\n"
          "  FLOP/px      FP32 FLOPs, a multiply-add counted as 2\n"
          "  mma FLOP/px  tensor-core FLOPs, and the share spent on the Toeplitz band's zeros\n"
-         "  FLOP/B       FLOPs per DRAM byte (8 bytes a pixel, plus intermediate planes)\n"
+         "  FLOP/B       FLOPs per DRAM byte ("
+      << 2 * image.pixelBytes()
+      << " bytes a pixel read and written, plus intermediate planes)\n"
          "Per launch: px/thr outputs a thread makes; smem shared memory a block; regs/occ registers a\n"
          "thread, occupancy and what limits it (regs, smem, thr = threads, blk = blocks per SM).\n"
          "ms: the median time on a random frame of this size.\n";
@@ -212,11 +215,26 @@ json variantJson(const VariantInspection& in, const Timing& t, int width, int he
   return j;
 }
 
+// "u16x1" -> the frames of that type and channel count at w x h; nullopt for anything else.
+std::optional<ImageDesc> framesNamed(const std::string& name, int w, int h) {
+  for (PixelType t : {PixelType::U8, PixelType::U16, PixelType::F16, PixelType::F32})
+    for (int c : {1, 3, 4})
+      if (name == pixelTypeName(t) + std::string("x") + std::to_string(c))
+        return ImageDesc{.width = w, .height = h, .type = t, .channels = c};
+  return std::nullopt;
+}
+
 }  // namespace
 
 int listVariantDetails(const VariantDetailsOptions& o, std::ostream& out, std::ostream& err) {
   const auto size = Tile::parse(o.size);
   if (!size) throw std::invalid_argument("--size '" + o.size + "' is not WxH (for example 1920x1080)");
+  const std::optional<ImageDesc> image = framesNamed(o.frames, size->w, size->h);
+  if (!image)
+    throw std::invalid_argument("--frames '" + o.frames +
+                                "' is not a pixel type and channel count: u8, u16, f16 or f32, x 1, 3 or 4 "
+                                "(u8x4 is RGBA8; for example u16x1 for 16-bit grey)");
+  const bool rgba8 = image->isRgba8();
   const FilterParams p = o.spec.params();
   std::vector<const Variant*> chosen;
   for (const Variant& v : variants())
@@ -225,22 +243,25 @@ int listVariantDetails(const VariantDetailsOptions& o, std::ostream& out, std::o
 
   const DeviceInfo& dev = deviceInfo();
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n";
-  out << "filter: " << o.spec.describe() << " on " << size->str() << "\n";
+  out << "filter: " << o.spec.describe() << " on " << size->str() << (rgba8 ? "" : " " + o.frames + " frames") << "\n";
   out << "mask: " << describeRank(p.filter.mask) << "\n\n";  // its rank: k terms (convlive/low_rank.hpp)
   Row header;
   for (const Column& c : kColumns) header.push_back(c.title);
   printRow(out, header);
-  TimingFrame frame(size->w, size->h);
+  std::optional<TimingFrame> frame;  // RGBA8 frames are timed
+  if (rgba8) frame.emplace(size->w, size->h);
   json rows = json::array();
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   for (const Variant* v : chosen) {
-    const VariantInspection in = inspectVariant(*v, p, size->w, size->h);
-    const Timing t = in.hasFigures() ? timeVariant(*v, p, frame, o.runs) : Timing{};
+    const VariantInspection in = rgba8 ? inspectVariant(*v, p, size->w, size->h) : inspectVariant(*v, p, *image);
+    const Timing t = in.hasFigures() && frame ? timeVariant(*v, p, *frame, o.runs) : Timing{};
     printVariant(out, in, t);
     rows.push_back(variantJson(in, t, size->w, size->h));
     if (in.hasFigures()) notes.emplace_back(v->name, notesOf(in));
   }
-  printLegend(out);
+  printLegend(out, *image);
+  if (!rgba8)
+    out << "ms: RGBA8 frames only; convlive-bench --types " << o.frames << " times the variants on these frames.\n";
   if (!dev.available) out << "regs/occ and GPU times need a CUDA device: " << dev.reason << "\n";
   out << "\nnotes:\n";
   for (const auto& [name, list] : notes)
@@ -252,6 +273,7 @@ int listVariantDetails(const VariantDetailsOptions& o, std::ostream& out, std::o
                  {"mask", describeRank(p.filter.mask)},
                  {"width", size->w},
                  {"height", size->h},
+                 {"frames", o.frames},
                  {"variants", rows}};
   if (!writeFileAtomically(o.report, doc.dump(1) + "\n")) {
     err << "convlive: cannot write " << o.report << "\n";

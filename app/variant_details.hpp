@@ -13,6 +13,7 @@ namespace convlive {
 struct VariantDetailsOptions {
   FilterSpec spec;                // the filter; variant auto: every variant, else only that one
   std::string size = "1280x720";  // the frame: WxH
+  std::string frames = "u8x4";    // its pixel type and channels: u8x4 (RGBA8), u8x1, u16x1, f32x3, ...
   std::string report;             // a JSON file to write the figures to ("": none)
   int runs = 20;                  // timed runs per GPU variant (after warm-up)
 };

@@ -848,6 +848,45 @@ TEST(InspectCommand, ReportWritesTheFiguresAsJson) {
   std::remove(path.c_str());
 }
 
+// --frames: the kernels for frames of another type (u16 grey: tensorstream's u16 instance, 4 bytes a
+// pixel), the RGBA8-only variants saying which variant takes them, no time (RGBA8 frames only), the
+// report naming the frames; a name that is no type refused with the ones there are.
+TEST(InspectCommand, FramesOfAnotherTypeGetTheirKernels) {
+  const std::string path = ::testing::TempDir() + "convlive-details-u16.json";
+  std::remove(path.c_str());
+  const auto r =
+      testing::runConvliveWith("list variants --details --size 640x360 --radius 8 --frames u16x1 --report " + path);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("on 640x360 u16x1 frames"), std::string::npos) << r.output;
+  const auto at = r.output.find("\ntiled ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string tiled = r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  EXPECT_NE(tiled.find("cannot run: "), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("u16x1"), std::string::npos) << tiled;
+  EXPECT_NE(r.output.find("(4 bytes a pixel read and written"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("convlive-bench --types u16x1"), std::string::npos) << r.output;
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc.at("frames"), "u16x1");
+  bool sawTensorStream = false;
+  for (const auto& v : doc.at("variants")) {
+    if (v.at("variant") != "tensorstream") continue;
+    sawTensorStream = true;
+    const std::string kernel = v.at("passes").at(0).at("kernel");
+    EXPECT_EQ(kernel.rfind("tensorStreamTypedKernel<u16x1", 0), 0u) << kernel;
+    EXPECT_DOUBLE_EQ(v.at("model").at("dram_bytes").get<double>(), 4.0);
+    EXPECT_TRUE(v.at("time").is_null());
+  }
+  EXPECT_TRUE(sawTensorStream);
+  std::remove(path.c_str());
+  const auto bad = testing::runConvliveWith("list variants --details --frames u12x2");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--frames 'u12x2' is not a pixel type"), std::string::npos) << bad.output;
+  const auto alone = testing::runConvliveWith("list variants --frames u8x1");
+  EXPECT_EQ(alone.code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("--frames goes with --details"), std::string::npos) << alone.output;
+}
+
 TEST(InspectCommand, DetailOptionsNeedDetails) {
   const auto r = testing::runConvliveWith("list variants --radius 2");
   EXPECT_EQ(r.code, 2) << r.output;
