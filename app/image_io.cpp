@@ -75,9 +75,7 @@ HostImage Picture::toRgba8() const {
   return out;
 }
 
-std::string Picture::typeName() const {
-  return std::string(pixelTypeName(desc.type)) + "x" + std::to_string(desc.channels);
-}
+std::string Picture::typeName() const { return desc.typeName(); }
 
 std::optional<PictureFormat> pictureFormatFor(const std::string& path) {
   const std::string ext = lower(std::filesystem::path(path).extension().string());

@@ -219,8 +219,7 @@ json variantJson(const VariantInspection& in, const Timing& t, int width, int he
 std::optional<ImageDesc> framesNamed(const std::string& name, int w, int h) {
   for (PixelType t : {PixelType::U8, PixelType::U16, PixelType::F16, PixelType::F32})
     for (int c : {1, 3, 4})
-      if (name == pixelTypeName(t) + std::string("x") + std::to_string(c))
-        return ImageDesc{.width = w, .height = h, .type = t, .channels = c};
+      if (const ImageDesc d{.width = w, .height = h, .type = t, .channels = c}; d.typeName() == name) return d;
   return std::nullopt;
 }
 

@@ -135,30 +135,32 @@ FilterParams withOwnTile(const Variant& v, const FilterParams& p) {
 
 }  // namespace
 
-VariantInspection inspectVariant(const Variant& v, const FilterParams& p, int width, int height) {
+namespace {
+
+// The figures of v for p on the frames `frames...` names (width, height: one RGBA8 frame; or an
+// ImageDesc), as Variant's whyNot, describeLaunch and workModel take them.
+template <class... Frames>
+VariantInspection inspectOn(const Variant& v, const FilterParams& p, const Frames&... frames) {
   const FilterParams q = withOwnTile(v, p);
   VariantInspection r;
   r.variant = &v;
   r.tile = v.tiles.empty() ? Tile{} : v.tileFor(q);
-  r.why = v.whyNot(q, width, height);
+  r.why = v.whyNot(q, frames...);
   if (!r.hasFigures()) return r;
-  r.launch = v.describeLaunch(q, width, height);
-  r.model = v.workModel(q, width, height);
+  r.launch = v.describeLaunch(q, frames...);
+  r.model = v.workModel(q, frames...);
   for (const PassLaunch& pass : r.launch.passes) r.resources.push_back(passResources(pass));
   return r;
 }
 
+}  // namespace
+
+VariantInspection inspectVariant(const Variant& v, const FilterParams& p, int width, int height) {
+  return inspectOn(v, p, width, height);
+}
+
 VariantInspection inspectVariant(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  const FilterParams q = withOwnTile(v, p);
-  VariantInspection r;
-  r.variant = &v;
-  r.tile = v.tiles.empty() ? Tile{} : v.tileFor(q);
-  r.why = v.whyNot(q, image);
-  if (!r.hasFigures()) return r;
-  r.launch = v.describeLaunch(q, image);
-  r.model = v.workModel(q, image);
-  for (const PassLaunch& pass : r.launch.passes) r.resources.push_back(passResources(pass));
-  return r;
+  return inspectOn(v, p, image);
 }
 
 std::vector<VariantInspection> inspectVariants(const FilterParams& p, int width, int height) {

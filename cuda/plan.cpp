@@ -57,9 +57,10 @@ std::string outputTypeRefusal(PixelType in, PixelType out) {
          " frames: the output is of the input's type, or f32 from u8 frames";
 }
 
+std::string ImageDesc::typeName() const { return pixelTypeName(type) + std::string("x") + std::to_string(channels); }
+
 std::string ImageDesc::str() const {
-  std::string s =
-      std::to_string(width) + "x" + std::to_string(height) + " " + pixelTypeName(type) + "x" + std::to_string(channels);
+  std::string s = std::to_string(width) + "x" + std::to_string(height) + " " + typeName();
   if (channels == 4 && !alpha) s += " (no alpha)";
   if (pitch && pitch != rowBytes()) s += " pitch " + std::to_string(pitch);
   if (batch != 1) s += " batch " + std::to_string(batch);

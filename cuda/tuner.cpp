@@ -92,7 +92,7 @@ TuneKey TuneKey::of(const FilterParams& p, const ImageDesc& image) {
   const bool unaligned = image.isRgba8() && (image.rowPitch() % 4 || image.frameStride() % 4);
   const bool otherOut = writesOtherType(p, image);
   if (!image.isRgba8() || image.batch != 1 || (image.channels == 4 && !image.alpha) || unaligned || otherOut) {
-    k.image = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
+    k.image = image.typeName();
     if (image.channels == 4 && !image.alpha) k.image += "-padded";
     if (unaligned) k.image += "-unaligned";
     if (otherOut) k.image += std::string(" to ") + pixelTypeName(*p.outType);

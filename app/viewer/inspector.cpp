@@ -93,8 +93,6 @@ Inspector::Inspector(InspectFn inspect, std::shared_ptr<VariantTimer> timer)
 Inspector::~Inspector() = default;
 
 void Inspector::update(const InspectorInputs& in) {
-  width_ = in.width;
-  height_ = in.height;
   frames_ = ImageDesc{.width = in.width, .height = in.height, .type = in.type, .channels = in.channels};
   reinspect(in);
   sampleLive(in);
@@ -103,9 +101,7 @@ void Inspector::update(const InspectorInputs& in) {
 
 void Inspector::reinspect(const InspectorInputs& in) {
   // Other frames than RGBA8 are another key: their figures and times are not RGBA8's.
-  const std::string framesKey = frames_.isRgba8() ? ""
-                                                  : std::string(" (") + pixelTypeName(frames_.type) + "x" +
-                                                        std::to_string(frames_.channels) + " frames)";
+  const std::string framesKey = frames_.isRgba8() ? "" : " (" + frames_.typeName() + " frames)";
   if (!haveSpec_ || !(in.spec == spec_) || framesKey != framesKey_) {
     spec_ = in.spec;
     haveSpec_ = true;
@@ -173,27 +169,25 @@ CompareState Inspector::compare() const { return runner_.state(); }
 
 std::string Inspector::compareRefusal() const {
   if (frames_.isRgba8()) return "";
-  return std::string("the table times every variant on RGBA8 frames; these are ") + pixelTypeName(frames_.type) + "x" +
-         std::to_string(frames_.channels) +
+  return "the table times every variant on RGBA8 frames; these are " + frames_.typeName() +
          " frames, filtered as they come (convlive-bench --types times the variants on them)";
 }
 
 void Inspector::startCompare() {
-  if (!compareRefusal().empty()) return;
   CompareJob job;
-  job.key = filterKey_ + " on " + std::to_string(width_) + "x" + std::to_string(height_);
-  job.width = width_;
-  job.height = height_;
-  job.cpuRuns = cpuTimingRuns(width_, height_);
+  job.key = filterKey_ + " on " + std::to_string(frames_.width) + "x" + std::to_string(frames_.height);
+  job.width = frames_.width;
+  job.height = frames_.height;
+  job.cpuRuns = cpuTimingRuns(frames_.width, frames_.height);
   notTimed_.clear();
-  if (!params_ || width_ <= 0 || height_ <= 0) return;
+  if (!params_ || frames_.width <= 0 || frames_.height <= 0) return;
   job.params = *params_;
   job.params.tile = runKey_.tile;
   std::vector<const Variant*> cpu;
   for (const Variant& v : variants()) {
     FilterParams q = job.params;
     q.tile = tileUsed(v, job.params);
-    const Problem why = v.whyNot(q, width_, height_);
+    const Problem why = v.whyNot(q, frames_.width, frames_.height);
     if (why && why.code == Problem::Code::NoDevice) notTimed_.push_back(v.name);
     if (why) continue;
     (v.onGpu ? job.variants : cpu).push_back(&v);
@@ -244,7 +238,7 @@ void Inspector::followCompare(const InspectorInputs& in) {
 }
 
 const WorkModel* Inspector::modelOf(const RunKey& key) const {
-  const std::string at = filterKey_ + " " + std::to_string(width_) + "x" + std::to_string(height_);
+  const std::string at = filterKey_ + " " + std::to_string(frames_.width) + "x" + std::to_string(frames_.height);
   if (at != modelsKey_) {
     models_.clear();
     modelsKey_ = at;
@@ -269,7 +263,7 @@ const WorkModel* Inspector::modelOf(const RunKey& key) const {
 
 std::vector<RooflinePoint> Inspector::rooflinePoints(bool withCpu) const {
   std::vector<RooflinePoint> points;
-  for (const auto& [key, ms] : book_.at(filterKey_, width_, height_)) {
+  for (const auto& [key, ms] : book_.at(filterKey_, frames_.width, frames_.height)) {
     const Variant* v = findVariant(key.variant);
     if (!v || (!v->onGpu && !withCpu)) continue;
     const WorkModel* m = modelOf(key);
@@ -277,7 +271,7 @@ std::vector<RooflinePoint> Inspector::rooflinePoints(bool withCpu) const {
     RooflinePoint p;
     p.label = label(key);
     p.intensity = m->intensity();
-    p.gflops = achieved(*m, width_, height_, ms).gflopPerS;
+    p.gflops = achieved(*m, frames_.width, frames_.height, ms).gflopPerS;
     p.roof = m->matrixFlops > 0 ? RoofKind::Matrix : RoofKind::Fp32;
     p.highlighted = key == runKey_;
     p.onCpu = !v->onGpu;
@@ -288,7 +282,7 @@ std::vector<RooflinePoint> Inspector::rooflinePoints(bool withCpu) const {
 
 std::vector<std::string> Inspector::cpuTimed() const {
   std::vector<std::string> names;
-  for (const auto& [key, ms] : book_.at(filterKey_, width_, height_)) {
+  for (const auto& [key, ms] : book_.at(filterKey_, frames_.width, frames_.height)) {
     const Variant* v = findVariant(key.variant);
     if (v && !v->onGpu) names.push_back(label(key));
   }

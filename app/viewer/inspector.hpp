@@ -179,9 +179,8 @@ class Inspector {
   std::chrono::steady_clock::time_point pauseAsked_{};
   std::string paramsError_;
   std::vector<std::string> notTimed_;
-  int width_ = 0, height_ = 0;
-  ImageDesc frames_ = ImageDesc::rgba8(0, 0);
-  std::string framesKey_;  // the frames' part of filterKey_ ("" for RGBA8)
+  ImageDesc frames_ = ImageDesc::rgba8(0, 0);  // the frames inspected: their size, type and channels
+  std::string framesKey_;                      // the frames' part of filterKey_ ("" for RGBA8)
 };
 
 }  // namespace convlive

@@ -150,13 +150,9 @@ void InspectorPanel::update(PanelModel& m) {
   in.running = fc.running();
   if (in.running && !in.running->tiles.empty()) in.tile = fc.runningTile();
   fc.frameSize(in.width, in.height);
-  // A grey source's frames as the running variant filters them: one channel as they come, unless it
-  // expands them to RGBA8 first.
-  const std::string& format = f.source.frameFormat;
-  if ((format == "GRAY8" || format == "GRAY16_LE") && fc.greyExpandedWhy().empty()) {
-    in.type = format == "GRAY8" ? PixelType::U8 : PixelType::U16;
-    in.channels = 1;
-  }
+  // The frames as they were filtered: a grey source's as they come, unless expanded to RGBA8.
+  in.type = f.frames.type;
+  in.channels = f.frames.channels;
   if (f.timings.stages.size() > std::size_t(Stage::Filter)) in.filterStage = &f.timings[Stage::Filter];
   in.timedWidth = f.timings.width;
   in.timedHeight = f.timings.height;

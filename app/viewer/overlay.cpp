@@ -202,9 +202,8 @@ std::string BlockGridOverlay::nextPass() {
 }
 
 void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, const ImageDesc& image) {
-  const int width = image.width, height = image.height;
-  const bool same = followed_ && v == source_ && width == width_ && height == height_ && image.type == image_.type &&
-                    image.channels == image_.channels && image.alpha == image_.alpha &&
+  const bool same = followed_ && v == source_ && image.width == image_.width && image.height == image_.height &&
+                    image.type == image_.type && image.channels == image_.channels && image.alpha == image_.alpha &&
                     p.filter.name == params_.filter.name && p.filter.combine == params_.filter.combine &&
                     p.filter.mask.radius() == params_.filter.mask.radius() &&
                     p.filter.mask.weights() == params_.filter.mask.weights() && p.border == params_.border &&
@@ -215,8 +214,6 @@ void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, const Ima
   params_ = p;
   image_ = image;
   image_.batch = 1;  // the frame shown
-  width_ = width;
-  height_ = height;
   ++computed_;
   launch_ = {};
   idleShare_ = 0;
@@ -225,7 +222,7 @@ void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, const Ima
   tileMeaning_ = v ? v->tileMeaning : "";
   tile_ = v ? v->tileFor(p) : Tile{};
   radius_ = p.filter.mask.radius();
-  if (!v || width <= 0 || height <= 0) return;
+  if (!v || image_.width <= 0 || image_.height <= 0) return;
   try {
     launch_ = v->describeLaunch(p, image_);
     if (v->workModelImpl) idleShare_ = v->workModel(p, image_).idleThreads;
@@ -237,7 +234,7 @@ void BlockGridOverlay::follow(const Variant* v, const FilterParams& p, const Ima
 }
 
 std::string BlockGridOverlay::noGrid() const {
-  if (!followed_ || !source_ || width_ <= 0) return "no frame shown yet";
+  if (!followed_ || !source_ || image_.width <= 0) return "no frame shown yet";
   if (!error_.empty()) return error_;
   if (launch_.passes.empty()) return launch_.none.empty() ? "it launches no kernel" : launch_.none;
   if (std::none_of(launch_.passes.begin(), launch_.passes.end(), coversArea))
@@ -255,9 +252,9 @@ std::vector<CaptionLine> BlockGridOverlay::caption(const OverlayGeometry& g) con
     lines.push_back({variant_.empty() ? "block grid: " + why : variant_ + ": no block grid to draw (" + why + ")"});
     return lines;
   }
-  std::string head = variant_ + " at radius " + std::to_string(radius_) + " on " + std::to_string(width_) + "x" +
-                     std::to_string(height_);
-  if (!image_.isRgba8()) head += std::string(" ") + pixelTypeName(image_.type) + "x" + std::to_string(image_.channels);
+  std::string head = variant_ + " at radius " + std::to_string(radius_) + " on " + std::to_string(image_.width) + "x" +
+                     std::to_string(image_.height);
+  if (!image_.isRgba8()) head += " " + image_.typeName();
   if (!(tile_ == Tile{})) head += "; tile " + tile_.str() + (tileMeaning_.empty() ? "" : ": " + tileMeaning_);
   lines.push_back({head});
 

@@ -137,8 +137,7 @@ class BlockGridOverlay {
   bool followed_ = false;
   const Variant* source_ = nullptr;
   FilterParams params_;
-  ImageDesc image_{};
-  int width_ = 0, height_ = 0;
+  ImageDesc image_{};  // the frame shown (its size, type and channels)
   // The launch and what the caption says of it.
   std::string variant_, tileMeaning_, error_;
   Tile tile_{};

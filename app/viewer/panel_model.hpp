@@ -18,7 +18,9 @@ namespace convlive {
 
 struct PanelFacts {
   SourceInfo source;
-  Timings timings;                       // the pipeline's stages
+  Timings timings;  // the pipeline's stages
+  // The last frame shown as it was filtered: RGBA8, or a grey source's frame as it came (one channel).
+  ImageDesc frames;
   std::vector<StageStats> viewerStages;  // the viewer's (present, panel, draw, ...)
   bool paused = false, ended = false, loop = false;
   double positionSeconds = 0;  // within [0, duration]; the duration itself at the end of the stream

@@ -362,11 +362,8 @@ void Viewer::layout(int fbW, int fbH) {
 
 void Viewer::followShownFrame() {
   const FrameTexture& t = gl_->filtered;
-  // The kernel's grid for the frames as they were filtered (a grey frame's typed kernel), at the
-  // texture's size.
-  ImageDesc image = shownImage_;
-  if (image.width != t.width() || image.height != t.height()) image = ImageDesc::rgba8(t.width(), t.height());
-  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, image);
+  // The kernel's grid for the frames as they were filtered (a grey frame's typed kernel).
+  overlay_.follow(t.empty() ? nullptr : findVariant(shownVariant_), shownParams_, shownImage_);
 }
 
 // The block grid of the frame shown, over the video and under the panel.
@@ -388,6 +385,7 @@ void Viewer::gatherFacts() {
   PanelFacts& f = facts_;
   f.source = p.sourceInfo();
   f.timings = p.timings();
+  f.frames = shownImage_;
   f.viewerStages.assign(std::begin(stats_), std::end(stats_));
   f.paused = p.paused();
   f.ended = ended_;

@@ -49,6 +49,8 @@ struct ImageDesc {
   std::size_t span() const;
   // "1920x1080 u8x4" (then " pitch 8192", " batch 8" where they are not the defaults).
   std::string str() const;
+  // The values' type and channel count: "u16x1", "u8x4".
+  std::string typeName() const;
   bool operator==(const ImageDesc& o) const {  // C++17: the kernels' .cu files include this header
     return width == o.width && height == o.height && type == o.type && channels == o.channels && alpha == o.alpha &&
            rowPitch() == o.rowPitch() && batch == o.batch && frameStride() == o.frameStride();

@@ -192,7 +192,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
                      "variant", "stream");
     return {};
   }
-  const std::string what = std::string(pixelTypeName(image.type)) + "x" + std::to_string(image.channels);
+  const std::string what = image.typeName();
   if (!kernels::tensorStreamTypedTakes(image.type, image.channels))
     return problem(
         Code::CannotRun, "variant",
