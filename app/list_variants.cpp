@@ -45,14 +45,15 @@ void listVariants(std::ostream& out, int width) {
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n\n";
   // The tiles wrap within their column, the descriptions within what is left of `width`; the other
   // columns are as wide as their longest entry.
-  constexpr int kTilesWidth = 27;
+  // The frames wrap at their spaces past kFramesWidth ("u8x1,3,4 u16x1 f16x1": two lines).
+  constexpr int kTilesWidth = 27, kFramesWidth = 16;
   std::size_t nameWidth = std::string_view("variant").size();
   std::size_t takesWidth = std::string_view("masks").size();
   std::size_t framesWidth = std::string_view("frames").size();  // "frames", "u8x4", "all", "u8x1,3,4", ...
   for (const Variant& v : variants()) {
     nameWidth = std::max(nameWidth, v.name.size());
     takesWidth = std::max(takesWidth, masksOf(v).size());
-    framesWidth = std::max(framesWidth, framesOf(v).size());
+    for (const std::string& line : wrapped(framesOf(v), kFramesWidth)) framesWidth = std::max(framesWidth, line.size());
   }
   const int framesColumn = int(framesWidth);
   const int descriptionAt = int(nameWidth + 2 + 7 + takesWidth + 2) + framesColumn + 2 + kTilesWidth + 2;
@@ -74,11 +75,13 @@ void listVariants(std::ostream& out, int width) {
       tileList += t.str();
     }
     const std::vector<std::string> tiles = wrapped(tileList.empty() ? "-" : tileList, kTilesWidth);
+    const std::vector<std::string> frames = wrapped(framesOf(v), kFramesWidth);
     const std::vector<std::string> description =
         wrapped(v.description + (v.onGpu && !dev.available ? " [unavailable: no CUDA device]" : ""), descriptionWidth);
-    for (std::size_t i = 0; i < std::max(tiles.size(), description.size()); ++i)
-      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : masksOf(v), i ? "" : framesOf(v),
-          i < tiles.size() ? tiles[i] : "", i < description.size() ? description[i] : "");
+    for (std::size_t i = 0; i < std::max({tiles.size(), description.size(), frames.size()}); ++i)
+      row(i ? "" : v.name, i ? "" : std::to_string(v.maxRadius), i ? "" : masksOf(v),
+          i < frames.size() ? frames[i] : "", i < tiles.size() ? tiles[i] : "",
+          i < description.size() ? description[i] : "");
   }
   out << "\n";
   for (const std::string& line : wrapped(

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "convlive/reference.hpp"
 #include "convlive/tensor_inputs.hpp"
 
 namespace convlive {
@@ -302,6 +303,56 @@ HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadiu
     s << "on u16 frames the output could be off by up to " << plan.bound << " (more than the 1 LSB budget, "
       << kHalfErrorBudget << "): the factors' absolute sums (" << magnitude
       << " together) are too large for the tensor cores' truncating adds";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
+HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadius) {
+  HalfWeightsPlan plan;
+  if (combine == Combine::Magnitude) {
+    plan.why = "tensorstream runs gradient magnitudes on u8 frames only";
+    return plan;
+  }
+  if (combine == Combine::Abs) {
+    plan.why = "tensorstream runs |sum| masks (pitch) on u8 frames only";
+    return plan;
+  }
+  if (!mask.separable()) {
+    plan.why = "tensorstream runs masks that are not separable on u8 frames only";
+    return plan;
+  }
+  const int r = mask.radius();
+  if (r > maxRadius) {
+    std::ostringstream s;
+    s << "tensorstream takes f16 frames up to r = " << maxRadius
+      << " (past it the tensor cores' truncating sums alone could pass the f32 bound); this mask is r = " << r;
+    plan.why = s.str();
+    return plan;
+  }
+  const double rowAbs = absoluteSum(mask.row()), colAbs = absoluteSum(mask.col()), magnitude = rowAbs * colAbs;
+  const int scale = f16IntermediateScale(rowAbs);
+  const double rowErr = splitError(mask.row(), scale), colErr = splitError(mask.col(), -scale);
+  const double weights = rowErr * colAbs + rowAbs * colErr + rowErr * colErr;
+  const double intermediate = magnitude * 2 * std::ldexp(1.0, -22);
+  const double fp32 = magnitude * 2 * std::ldexp(1.0, -24);
+  const int chunks = productChunks(r);
+  plan.accumulationBound = magnitude * std::ldexp(1.0, -21) * (chunks * (1 + std::ldexp(1.0, -11)) + 3 * chunks);
+  plan.splitBound = weights + intermediate + fp32;
+  plan.singleBound = plan.splitBound;
+  plan.bound = plan.splitBound + plan.accumulationBound;
+  plan.absoluteFloor = colAbs * std::ldexp(1.0, -25 - scale);
+  const double contract = f32Bound(mask, 1.0);
+  if (!std::isfinite(plan.bound)) {
+    plan.why = "a factor weight, scaled for f16 frames' sums, is beyond fp16's range (65504)";
+  } else if (plan.bound <= contract && plan.absoluteFloor <= std::ldexp(1.0, -24)) {
+    plan.mode = HalfWeightsPlan::Mode::Split;
+  } else {
+    std::ostringstream s;
+    s << "on f16 frames the output could be off by up to " << plan.bound << " x the largest |value|";
+    if (plan.absoluteFloor > std::ldexp(1.0, -24)) s << " plus " << plan.absoluteFloor;
+    s << " (the f32 bound is " << contract << " x it): the factors' absolute sums (" << rowAbs << " and " << colAbs
+      << ") are too large for the tensor cores' truncating adds and fp16's intermediate";
     plan.why = s.str();
   }
   return plan;

@@ -378,7 +378,7 @@ namespace {
 std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height);
 // The largest radius f32 grey frames take stream first for (sweep from the next: fixedOrderChoice).
 constexpr int kF32GreyStreamMaxRadius = 5;
-// The smallest radius u16 grey frames take tensorstream first for (stream below it).
+// The smallest radius u16 and f16 grey frames take tensorstream first for (stream below it).
 constexpr int kU16GreyTensorMinRadius = 4;
 }  // namespace
 
@@ -399,17 +399,18 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // Other frames, as measured on the H200 at 4K and 16 1080p frames: stream's typed kernel first to
   // r = 1 (u8x1 0.018 ms against tensorstream's 0.024, u8x3 0.040 against 0.057); tensorstream on
   // u8x1 and u8x3 from r = 2 to 32 (u8x1 r=8 0.023 ms against sweep's 0.136, u8x3 0.054 against
-  // 0.44); stream to r = 4 on the other types (1.3-2.7x the copy against sweep's 4-12x), to r = 8 on
-  // f16 grey frames (4K u16x1 and f16x1 r=5 0.035-0.039 ms against sweep's 0.046-0.048, r=8
-  // 0.050-0.056 against 0.052-0.053; 16 1080p and 48 512x512 1.02-1.43x stream's time at r = 5..8;
-  // u16 grey frames: tensorstream, below) and to r = 5 on f32
+  // 0.44); stream to r = 4 on the other types (1.3-2.7x the copy against sweep's 4-12x; u16 and f16
+  // grey frames: tensorstream from r = 4, below) and to r = 5 on f32
   // grey frames (since sweep's row jobs read the raw copies it is ahead from r = 6: 4K 0.94x stream's
   // time at r = 6, 0.83x at r = 8; 16 1080p 0.98x, 0.91x; 48 512x512 1.02x, 0.91x; H200,
   // 2026-12-01); batches of small frames may take sweep sooner, which auto measures. u16 grey frames
   // take tensorstream from r = 4 to 16 (its products in fp16 high + low parts: 4K r = 4 0.030 ms
   // against stream's 0.032, r = 8 0.030 against 0.056, r = 16 0.041 against sweep's 0.077; 16 1080p
   // r = 4 0.086 against 0.095; at r = 3 stream's 0.026 and 0.079 against 0.030 and 0.087, but 64
-  // 256x256 frames 0.019 against 0.023, which auto's timing finds; H200, 2026-12-02). Then sweep, and
+  // 256x256 frames 0.019 against 0.023, which auto's timing finds; H200, 2026-12-02); f16 grey frames
+  // too (4K r = 4 0.027 ms against stream's 0.029, r = 8 0.027 against 0.051, r = 16 0.039 against
+  // sweep's 0.080; 16 1080p r = 4 0.076 against 0.084; at r = 3 stream's 0.024 against 0.027, 64
+  // 256x256 frames 0.0176 against 0.021). Then sweep, and
   // fft for what sweep refuses. A 2D mask from r = 8 takes fft before sweep (4K u8x1, u16x1, f32x1:
   // 0.27-0.28 ms at any radius against sweep's 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256
   // frames 0.15-0.18 against 0.24-0.25 and 2.4); at r = 4 sweep is faster (0.19-0.21 against
@@ -418,8 +419,8 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   const bool twoD = !p.filter.mask.separable();
   std::vector<const char*> order;
   if (r <= 1) order.push_back("stream");
-  const bool u16Grey = image.type == PixelType::U16 && image.channels == 1;
-  if (!u16Grey || r >= kU16GreyTensorMinRadius) order.push_back("tensorstream");
+  const bool sixteenGrey = (image.type == PixelType::U16 || image.type == PixelType::F16) && image.channels == 1;
+  if (!sixteenGrey || r >= kU16GreyTensorMinRadius) order.push_back("tensorstream");
   const bool f32Grey = image.type == PixelType::F32 && image.channels == 1;
   if (r <= (f32Grey ? kF32GreyStreamMaxRadius
                     : kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image))))

@@ -814,6 +814,106 @@ TEST_F(PlanOnDevice, TensorStreamTakesU16GreyFrames) {
   EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and the large factors are refused";
 }
 
+// tensorstream by name on f16 grey frames (kF16Values: the factors as fp16 high + low parts, the
+// values as they are): both K-chunk counts (r = 0..16), odd sizes from 1x1, narrow and wide frames,
+// every border, negative weights, a derivative factor (its row sums scaled by 1/2), every offered
+// tile, batches with padded rows and gaps; against the reference within f16's contract (random
+// values in [-1, 2)), the outputs poisoned (NaN). What planF16Separable refuses the plan refuses with
+// its reason, naming sweep.
+TEST_F(PlanOnDevice, TensorStreamTakesF16GreyFrames) {
+  const MaskCase cases[] = {{"gaussian", 1, "", ""},
+                            {"box", 2, "", ""},
+                            {"gaussian", 4, "", ""},
+                            {"gaussian", 8, "", ""},
+                            {"gaussian", 9, "", ""},
+                            {"box", 13, "", ""},
+                            {"gaussian", 16, "", ""},
+                            {"custom", 0, "1", "1"},  // r = 0: the identity
+                            {"custom", 0, "-0.05,0.6,0.3,0.2,-0.05", "0.25,0.5,0.3,-0.05,0"},
+                            {"custom", 0, "-1,0,1", "0.25,0.5,0.25"},  // a derivative: |row| sums to 2
+                            // refused: |sum| (pitch), a gradient magnitude
+                            {"pitch", 0, "", ""},
+                            {"sobel", 1, "", ""}};
+  const Variant& v = *findVariant("tensorstream");
+  int ran = 0, refused = 0;
+  for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+    for (const MaskCase& k : cases) {
+      ImageDesc d = randomDesc(PixelType::F16, 1, w, h, 4);
+      if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
+      FilterSpec s = specFor(k, "tensorstream");
+      s.tile = v.tiles[rng() % v.tiles.size()];
+      FilterParams params;
+      ASSERT_TRUE(s.compile(params).empty()) << k.mask;
+      const HalfWeightsPlan numerics = planF16Separable(params.filter.mask, params.filter.combine, 16);
+      Problem why;
+      Plan plan = Plan::make(s, d, {}, why);
+      if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
+        EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
+        EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
+        EXPECT_EQ(why.fixValue, "sweep") << why.text();
+        ++refused;
+        continue;
+      }
+      ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
+      EXPECT_EQ(plan.variant().name, "tensorstream");
+      expectEqualsReference(plan, d);
+      if (std::string(k.row) == "1") {  // the identity: every value exactly
+        const auto in = testcases::randomFrames(d, rng);
+        const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 2);
+        EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
+      }
+      ++ran;
+    }
+  EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
+  EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
+}
+
+// f16 grey frames holding Inf, -Inf and NaN here and there, values near fp16's largest (sums past it
+// round to Inf) and subnormals: the tensor cores would spread an Inf or NaN over every output of its
+// 16x16 products (0 x Inf is NaN), so the warps that store one make their outputs again from each
+// window; every output equals the reference's (NaN where it is NaN, the same Inf where it is Inf,
+// finite values within the contract). Odd sizes, batches whose last frame has none, every border,
+// both K-chunk counts, a mask whose sums pass fp16's range over a patch of 65504s.
+TEST_F(PlanOnDevice, TensorStreamF16FramesWithInfAndNaNEqualTheReference) {
+  const MaskCase cases[] = {{"gaussian", 2, "", ""},
+                            {"gaussian", 8, "", ""},
+                            {"box", 12, "", ""},
+                            {"custom", 0, "0.3,0.6,0.9", "0.25,0.5,0.25"}};  // sums to 1.8 of the largest
+  const Variant& v = *findVariant("tensorstream");
+  int ran = 0;
+  for (const auto& [w, h] : {std::pair{37, 23}, {300, 40}, {131, 70}, {700, 33}})
+    for (const MaskCase& k : cases) {
+      ImageDesc d = randomDesc(PixelType::F16, 1, w, h, 3);
+      FilterSpec s = specFor(k, "tensorstream");
+      s.tile = v.tiles[rng() % v.tiles.size()];
+      Problem why;
+      Plan plan = Plan::make(s, d, {}, why);
+      ASSERT_TRUE(plan) << k.mask << " on " << d.str() << ": " << why.text();
+      auto in = testcases::randomFrames(d, rng);
+      // In every frame but the last (of a batch): a few specials and subnormals; in the first a 3x3
+      // patch of 65504s.
+      auto put = [&](int f, int x, int y, std::uint16_t bits) {
+        std::memcpy(&in[d.frameStride() * std::size_t(f) + d.rowPitch() * std::size_t(y) + 2 * std::size_t(x)], &bits,
+                    2);
+      };
+      const std::uint16_t specials[] = {0x7c00, 0xfc00, 0x7e00, 0x7bff, 0xfbff, 0x0001, 0x8003};
+      for (int f = 0; f + 1 < d.batch || (d.batch == 1 && f == 0); ++f)
+        for (int i = 0; i < 6; ++i)
+          put(f, int(rng() % unsigned(w)), int(rng() % unsigned(h)), specials[rng() % std::size(specials)]);
+      const int px = int(rng() % unsigned(w - 2)), py = int(rng() % unsigned(h - 2));
+      for (int y = py; y < py + 3; ++y)
+        for (int x = px; x < px + 3; ++x) put(0, x, y, 0x7bff);
+      const auto got = runTyped(plan, d, in);
+      auto want = testcases::poisoned(d);
+      referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+      const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 65504);
+      EXPECT_EQ(diff.over, 0) << k.mask << " " << d.str() << ": " << diff.first << " (" << diff.over << " over)";
+      EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << d.str();
+      ++ran;
+    }
+  EXPECT_EQ(ran, 4 * 4);
+}
+
 // A batch runs in one launch, and equals the frames filtered one at a time.
 TEST_F(PlanOnDevice, ABatchOfSmallFramesInOneLaunch) {
   ImageDesc d{.width = 67, .height = 45, .type = PixelType::F32, .channels = 3};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convlive/precision.hpp"
+#include "convlive/reference.hpp"
 #include "convlive/tensor_inputs.hpp"
 #include "half_sums_emulation.hpp"
 #include "kernels/launch.hpp"
@@ -512,6 +513,69 @@ TEST(U16Separable, RefusesWhatItCannotHoldWithTheReason) {
               0.01);  // the weights are exact: only the intermediate's split and the fp32 roundings
   const Mask big = Mask::fromFactors({1e5f, 1.f, 1e5f}, {1.f, 1.f, 1.f});
   EXPECT_EQ(planU16Separable(big, Combine::Identity, 16).mode, HalfWeightsPlan::Mode::Refused);
+}
+
+// f16 grey frames on tensorstream: normalised blurs and the separable masks with negative weights
+// the u16 plan takes fit f16's contract (the f32 bound, 1e-5 x sum |w| of the largest |value|) to
+// r = 16, the truncating sums most of it (2 products' worth a K chunk less than u16's); the floor
+// below fp16's normal range within an ulp of its least subnormal.
+TEST(F16Separable, BlursFitTheF32BoundToRadius16) {
+  for (const char* kind : {"gaussian", "box"})
+    for (int r : {1, 2, 5, 8, 9, 12, 16}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      const auto plan = planF16Separable(f.mask, f.combine, 16);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Split) << kind << " r=" << r << ": " << plan.why;
+      EXPECT_LE(plan.bound, f32Bound(f.mask, 1.0)) << kind << " r=" << r;
+      EXPECT_LE(plan.absoluteFloor, std::ldexp(1.0, -24)) << kind << " r=" << r;
+      EXPECT_TRUE(plan.why.empty());
+      const int chunks = (16 + 2 * r + 15) / 16;
+      const double sums = absoluteSum(f.mask.row()) * absoluteSum(f.mask.col());
+      EXPECT_NEAR(plan.accumulationBound, sums * std::ldexp(1.0, -21) * 4 * chunks,
+                  sums * std::ldexp(1.0, -21) * chunks * 0.01);
+      EXPECT_GT(plan.splitBound, 0.0);
+      // The parts and the intermediate about 2^-21 (a box's low parts of 1/33 are fp16 subnormals: 2^-19).
+      EXPECT_LT(plan.splitBound, sums * std::ldexp(1.0, -18)) << kind << " r=" << r;
+    }
+}
+
+TEST(F16Separable, ScalesTheRowSumsIntoFp16sRangeAndRefusesWhatItCannotHold) {
+  // The row factor's absolute sum scaled to at most 65519 / 65504: the intermediate never rounds to Inf.
+  EXPECT_EQ(f16IntermediateScale(1.0), 0);
+  EXPECT_EQ(f16IntermediateScale(1.0000001), 0);
+  EXPECT_EQ(f16IntermediateScale(2.0), -1);
+  EXPECT_EQ(f16IntermediateScale(3.0), -2);
+  EXPECT_EQ(f16IntermediateScale(0.3), 1);
+  for (double a : {0.01, 0.3, 0.99, 1.0, 1.5, 2.0, 7.0, 300.0}) {
+    const double scaled = a * std::ldexp(1.0, f16IntermediateScale(a));
+    EXPECT_LE(scaled * 65504.0, 65519.0) << a;
+    EXPECT_GT(scaled * 65504.0 * 2, 65519.0) << a << ": the largest such scale";
+  }
+  // A derivative factor (absolute sum 2) scaled by 1/2, the column's weights by 2: within the bound.
+  const Mask derivative = Mask::fromFactors({-1.f, 0.f, 1.f}, {0.25f, 0.5f, 0.25f});
+  auto plan = planF16Separable(derivative, Combine::Identity, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Split) << plan.why;
+  EXPECT_LE(plan.absoluteFloor, std::ldexp(1.0, -24));
+  const Filter far = makeFilter("gaussian", {.radius = 17});
+  plan = planF16Separable(far.mask, far.combine, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("f16 frames up to r = 16"), std::string::npos) << plan.why;
+  for (const auto& [kind, text] : {std::pair{"sharpen", "not separable"}, {"pitch", "|sum|"}, {"sobel", "gradient"}}) {
+    const Filter f = makeFilter(kind, {.radius = 2});
+    plan = planF16Separable(f.mask, f.combine, 16);
+    EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused) << kind;
+    EXPECT_NE(plan.why.find(text), std::string::npos) << plan.why;
+  }
+  // A column factor whose weights pass fp16's range once scaled: refused, not Inf.
+  const Mask big = Mask::fromFactors({1.f, 1.f, 1.f}, {1e5f, 1.f, 1e5f});
+  plan = planF16Separable(big, Combine::Identity, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("fp16's range"), std::string::npos) << plan.why;
+  // Column weights too small for fp16's normal range once scaled (the row's sum small, scaled up):
+  // the low parts are lost below 2^-24, and the plan says how far that moves an output.
+  const Mask tiny = Mask::fromFactors({1e-6f, 1e-6f, 1e-6f}, {3e-4f, 7e-4f, 3e-4f});
+  plan = planF16Separable(tiny, Combine::Identity, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused) << plan.bound;
+  EXPECT_NE(plan.why.find("on f16 frames the output could be off by up to"), std::string::npos) << plan.why;
 }
 
 // tensorstream's inputs: bytes as fp16 subnormals, the row factor scaled by 2^S and the column factor

@@ -105,6 +105,7 @@ TEST_F(StillCommand, ListVariants) {
   std::map<std::string, std::string> masks, frames;
   int continued = 0;
   std::size_t framesAt = std::string::npos;
+  std::string last;  // the variant of the row a next line continues
   while (std::getline(lines, line)) {
     if (line.rfind("variant ", 0) == 0) {
       masksAt = line.find("masks");
@@ -116,11 +117,14 @@ TEST_F(StillCommand, ListVariants) {
     if (descriptionAt == std::string::npos) continue;
     if (line.empty()) break;  // the table's end: the note on masks follows
     const std::string name = line.substr(0, line.find(' '));
-    if (name.empty()) {  // a tile list's next line: tiles only
+    if (name.empty()) {  // a tile list's next line (tiles only), or the frames' (then maybe tiles)
       ++continued;
-      EXPECT_EQ(line.find_first_not_of(' '), tilesAt) << line;
+      const std::size_t first = line.find_first_not_of(' ');
+      EXPECT_TRUE(first == tilesAt || first == framesAt) << line;
+      if (first == framesAt) frames[last] += " " + line.substr(framesAt, line.find("  ", framesAt) - framesAt);
       continue;
     }
+    last = name;
     ASSERT_NE(findVariant(name), nullptr) << line;
     EXPECT_EQ(line[descriptionAt - 1], ' ') << line;
     EXPECT_NE(line[descriptionAt], ' ') << line;
@@ -140,6 +144,7 @@ TEST_F(StillCommand, ListVariants) {
   for (const Variant& v : variants())
     EXPECT_EQ(frames[v.name].find("+f32") != std::string::npos, v.floatOutput) << v.name << ": " << frames[v.name];
   EXPECT_EQ(frames["sweep"], "all +f32");
+  EXPECT_EQ(frames["tensorstream"], "u8x1,3,4 u16x1 f16x1") << "its frames on two lines, read as one";
   EXPECT_EQ(frames["naive"], "u8x4");
 }
 

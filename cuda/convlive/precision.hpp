@@ -27,6 +27,9 @@ struct HalfWeightsPlan {
   // planHalfSeparable only: every sum, computed so (fp16 factors, the intermediate as chosen), stays
   // in [-0.5, 255.5) for 8-bit inputs, so rounding alone gives the saturated byte (no clamp needed).
   bool sumsInByteRange = false;
+  // planF16Separable only: the error that does not scale with the frame's values (the intermediate's
+  // low parts below fp16's normal range), absolute; its other bounds are over max |x|.
+  double absoluteFloor = 0.0;
   bool split() const { return mode == Mode::Split; }
 };
 
@@ -71,6 +74,23 @@ HalfWeightsPlan planHalfSeparable(const Mask& mask, Combine combine);
 // the reason: a mask that is not separable, a gradient magnitude or |sum|, r past `maxRadius`,
 // factors no scale fits, or a bound past the budget.
 HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadius);
+
+// The same for f16 grey frames on tensorstream (kernels::tensorStreamTypedF16): the factors scaled by
+// 2^A and 2^-A (f16IntermediateScale: the row sums within fp16's range) and split into fp16 high +
+// low parts, the values the row products' inputs as they are, the intermediate as fp16 high + low
+// parts, the column's low part times the intermediate's high part only. Over max |x|, the frame's
+// largest magnitude: the parts' rounding (sum |row - parts| sum |col| + sum |row| sum |col - parts|),
+// the intermediate's split and the dropped low x low product (2^-22 each of sum |row| sum |col|), two
+// fp32 roundings (2^-24 each), and the tensor cores' truncating sums (2^-21 of sum |row| sum |col| a
+// product: ceil((16 + 2r) / 16) row products of the high parts, the low parts' first, 2^-11 of
+// those, and three column products of as many blocks); apart, absoluteFloor: the intermediate's low
+// parts below fp16's normal range, 2^(-25 - A) sum |col|. Split (accepted) where the bound is within
+// the f32 contract's 1e-5 x sum |w| (convlive/reference.hpp f32Bound) and the floor within 2^-24 (an
+// ulp of fp16's least subnormal), so that an output is within 1 ulp of the correctly rounded value
+// where its ulp passes the bound, and within the bound plus an ulp below; else Refused with the
+// reason: a mask that is not separable, a gradient magnitude or |sum|, r past `maxRadius`, factors
+// past fp16's range so scaled, or a bound past the contract.
+HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadius);
 
 // The terms as tensorstream's kernels take them (kernels::MaskTerms). fp16 holds few weights of the
 // form j / n (emboss's ramp, j / r: 1/3, 2/3 round by up to 2^-12), but n times them are integers it

@@ -30,4 +30,12 @@ inline int tensorInputScale(double maxRow, double maxCol) {
   return -1;
 }
 
+// f16 frames (the values the inputs as they are, up to 65504): A, the power of two the row factor is
+// scaled by (the column factor by 2^-A), the largest that keeps the row sums, at most 65504 x sum
+// |row| x 2^A, below 65520, where fp16's rounding of the intermediate would give Inf.
+inline int f16IntermediateScale(double rowAbsSum) {
+  if (!(rowAbsSum > 0)) return 0;
+  return std::clamp(int(std::floor(std::log2(65519.0 / 65504.0 / rowAbsSum))), -24, 24);
+}
+
 }  // namespace convlive

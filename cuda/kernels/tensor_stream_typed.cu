@@ -1,5 +1,6 @@
-// tensorstream on u8x1, u8x3 and u16x1 frames: the entry points (the kernel: tensor_stream_typed.cuh,
-// its instances in tensor_stream_u8x1.cu, tensor_stream_u8x3.cu and tensor_stream_u16x1.cu).
+// tensorstream on u8x1, u8x3, u16x1 and f16x1 frames: the entry points (the kernel:
+// tensor_stream_typed.cuh, its instances in tensor_stream_u8x1.cu, tensor_stream_u8x3.cu,
+// tensor_stream_u16x1.cu and tensor_stream_f16x1.cu).
 #include "convlive/half.hpp"
 #include "tensor_stream_typed.cuh"
 
@@ -9,7 +10,7 @@ namespace {
 void checkTypedFrames(const ImageDesc& d) {
   if (!tensorStreamTypedTakes(d.type, d.channels))
     throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
-                                std::to_string(d.channels) + " frames (it takes u8x1, u8x3 and u16x1)");
+                                std::to_string(d.channels) + " frames (it takes u8x1, u8x3, u16x1 and f16x1)");
 }
 // u8 frames only: masks of low rank and gradient magnitudes.
 void checkByteFrames(const ImageDesc& d, const char* what) {
@@ -36,7 +37,7 @@ std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int 
     if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead, terms);
     return typedSharedBytes<C, SS, 4>(warps, kTypedAhead, terms);
   };
-  if (image.type == PixelType::U16) {  // the factors' high and low parts: two terms' fragments
+  if (image.type == PixelType::U16 || image.type == PixelType::F16) {  // the factors' high and low parts: two terms'
     terms = 2;
     return bytes(std::integral_constant<int, 2>{});
   }
@@ -65,6 +66,31 @@ void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
   typedtensor::launchU16x1(l, parts);
 }
 
+void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+  if (m.radius < 0 || m.radius > kTensorStreamU16MaxRadius)
+    throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no f16 instance (0.." +
+                                std::to_string(kTensorStreamU16MaxRadius) + ")");
+  const ImageDesc& d = l.image;
+  if (d.type != PixelType::F16 || d.channels != 1)
+    throw std::invalid_argument("tensorstream: tensorStreamTypedF16 on " + d.str() + " (it takes f16x1)");
+  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  const int taps = 2 * m.radius + 1;
+  double rowAbs = 0;
+  for (int t = 0; t < taps; ++t) rowAbs += std::fabs(double(m.row[t]));
+  const int scale = f16IntermediateScale(rowAbs);
+  if (largestWeight(m.row, taps) * std::ldexp(1.0, scale) >= 65504.0 ||
+      largestWeight(m.col, taps) * std::ldexp(1.0, -scale) >= 65504.0)
+    throw std::invalid_argument(
+        "tensorstream: the factors' largest weights, scaled for f16 frames, pass fp16's range (the variant's whyNot "
+        "refuses such masks before a launch)");
+  MaskTerms parts{};
+  parts.radius = m.radius;
+  parts.terms = 2;
+  splitScaled(m.row, taps, scale, parts.row[0], parts.row[1]);
+  splitScaled(m.col, taps, -scale, parts.col[0], parts.col[1]);
+  typedtensor::launchF16x1(l, parts);
+}
+
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
                        bool sumsInByteRange) {
   if (m.radius < 0 || m.radius > kTensorStreamMaxRadius)
@@ -73,6 +99,7 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
   const ImageDesc& d = l.image;
   checkTypedFrames(d);
   if (d.type == PixelType::U16) return tensorStreamTypedU16(l, m);
+  if (d.type == PixelType::F16) return tensorStreamTypedF16(l, m);
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   const MaskSep scaled = scaledForTensorInputs(m);
   if (d.channels == 1)
@@ -114,6 +141,10 @@ LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, in
     if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
     return typedtensor::describeU16x1(l, radius);
   }
+  if (l.image.type == PixelType::F16) {
+    if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
+    return typedtensor::describeF16x1(l, radius);
+  }
   return (l.image.channels == 1 ? typedtensor::describeU8x1 : typedtensor::describeU8x3)(
       l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
 }
@@ -123,7 +154,10 @@ namespace {
 // low bytes, each times the factor's high and low parts) and 3 column products an output block and
 // half (the intermediate's high and low parts times the column's high part, its high part times
 // the column's low part).
-WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius) {
+// f16 grey: the same walk and column pass; the row pass 2 products a K chunk and 16-row block (the
+// values times the factor's high and low parts).
+WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius, bool f16 = false) {
+  const int rowProducts = f16 ? 2 : 4;
   const int b0 = radius <= 8 ? 1 : 2, kc = b0 + 1, nb = 2 * (b0 + 1), ss = kTensorStreamU16Strips;
   const double steps = std::max(1, l.tileRows / 16), perOutput = (steps + b0) / steps, taps = 2 * radius + 1;
   WorkModel m;
@@ -131,15 +165,20 @@ WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius) {
   m.globalReads = m.apron;
   m.globalBytes = 2 * m.globalReads;
   m.dramBytes = 4.0;
-  m.matrixFlops = perOutput * (4 * 2 * kc + 3 * nb) * 2.0 * 16 * 8 * 16 / 256;
-  m.matrixUseful = perOutput * 4 * 2 * taps + 3 * 2 * taps;
+  m.matrixFlops = perOutput * (rowProducts * 2 * kc + 3 * nb) * 2.0 * 16 * 8 * 16 / 256;
+  m.matrixUseful = perOutput * rowProducts * 2 * taps + 3 * 2 * taps;
   m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * kc) + " deep, " +
                     std::to_string(2 * radius + 1) + " weighted; " + std::to_string(ss) +
-                    " 16-pixel strips a warp; figures per u16 value");
-  m.notes.push_back(
-      "the factors as fp16 high + low parts and each value's high and low bytes as inputs of their own: 4 row "
-      "products a chunk, joined in fp32 (256 high + low); the intermediate as fp16 high + low parts: 3 column "
-      "products a block");
+                    " 16-pixel strips a warp; figures per " + (f16 ? "f16" : "u16") + " value");
+  if (f16)
+    m.notes.push_back(
+        "the factors as fp16 high + low parts, the values as they are: 2 row products a chunk; the intermediate as "
+        "fp16 high + low parts: 3 column products a block");
+  else
+    m.notes.push_back(
+        "the factors as fp16 high + low parts and each value's high and low bytes as inputs of their own: 4 row "
+        "products a chunk, joined in fp32 (256 high + low); the intermediate as fp16 high + low parts: 3 column "
+        "products a block");
   // The staged bytes once; the row fragments (two parts) a chunk, the column ones (two) a block.
   m.sharedBytes = 2 * m.apron + perOutput * (2 * 512.0 * kc + 2 * 256.0 * nb) / 256;
   return m;
@@ -149,7 +188,8 @@ WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius) {
 WorkModel modelTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool magnitude,
                                  bool splitIntermediate) {
   checkTypedFrames(l.image);
-  if (l.image.type == PixelType::U16) return modelU16(l, radius);
+  if (l.image.type == PixelType::U16 || l.image.type == PixelType::F16)
+    return modelU16(l, radius, l.image.type == PixelType::F16);
   const int c = l.image.channels;
   // The instance's shape, as the launches pick it.
   auto b0Of = [](auto b0, auto, auto) { return int(decltype(b0)::value); };

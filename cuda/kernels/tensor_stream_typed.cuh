@@ -15,7 +15,8 @@
 //     of a store instruction are 16 contiguous bytes per row).
 // u16 grey frames (Kind kU16Values) take the same walk on C = 2 bytes a pixel, one plane a strip:
 // each value's high and low bytes are fp16 subnormals of their own, the factors split into fp16 high
-// + low parts (the kernel's comment below; tensor_stream_u16x1.cu).
+// + low parts (the kernel's comment below; tensor_stream_u16x1.cu); f16 grey frames (kF16Values) too,
+// the values the row products' inputs as they are (tensor_stream_f16x1.cu).
 // The grid: x the block columns of warps' strips, y the segments of tileRows rows, z the frames (a
 // block walks every gridDim.z-th frame past 65535).
 #pragma once
@@ -37,10 +38,47 @@ struct TypedTensorArgs {
   bool outAligned;  // the output's are multiples of 4
 };
 
-// What the kernel's bytes are: bytes (u8: C a pixel, a plane per channel), or 16-bit unsigned values
+// What the kernel's bytes are: bytes (u8: C a pixel, a plane per channel), 16-bit unsigned values
 // (u16 grey: C = 2 bytes a pixel, one plane, whose high and low bytes enter as two sets of fp16
-// subnormals: kU16Values).
-enum TypedValues : int { kBytes, kU16Values };
+// subnormals: kU16Values), or fp16 values (f16 grey: C = 2, one plane, the values the tensor cores'
+// inputs as they are: kF16Values).
+enum TypedValues : int { kBytes, kU16Values, kF16Values };
+
+// f16 grey frames' rare path: the outputs of a warp's strips in one segment of one frame, straight
+// from the input on the CUDA cores in fp32 (a row sum a tap row, then the column sum, as the
+// reference's row and column passes; the factors as the kernel's two parts added, the product of
+// their scales 1). Taken where a value the tensor cores made is Inf or NaN: an Inf or NaN input
+// reaches every output of its 16x16 products through the band's zero weights (0 x Inf is NaN), and
+// an output past fp16's range is Inf; here each output sees only its window, as the reference's.
+// Each lane walks down its columns with the last 2r + 1 row sums in a ring (local memory).
+template <int SS>
+__device__ __noinline__ void directF16Outputs(const TypedTensorArgs& a, const MaskTerms& m, const unsigned char* in,
+                                              unsigned char* out, int x0, int y0, int rows, int lane) {
+  const int r = m.radius, taps = 2 * r + 1;
+  float ring[2 * kTensorStreamMaxRadius + 1];
+  for (int col = lane; col < 16 * SS; col += 32) {
+    const int x = x0 + col;
+    if (x >= a.width) break;
+    auto rowSum = [&](int y) {
+      const int sy = borderIndex(y, a.height, a.border);
+      if (sy < 0) return 0.f;
+      const __half* row = reinterpret_cast<const __half*>(in + std::size_t(sy) * a.pitch);
+      float h = 0.f;
+      for (int j = 0; j < taps; ++j) {
+        const int sx = borderIndex(x + j - r, a.width, a.border);
+        h = fmaf(m.row[0][j] + m.row[1][j], sx < 0 ? 0.f : __half2float(row[sx]), h);
+      }
+      return h;
+    };
+    for (int i = 0; i < 2 * r; ++i) ring[i] = rowSum(y0 - r + i);
+    for (int y = y0; y < y0 + rows; ++y) {
+      ring[(y - y0 + 2 * r) % taps] = rowSum(y + r);
+      float v = 0.f;
+      for (int i = 0; i < taps; ++i) v = fmaf(m.col[0][i] + m.col[1][i], ring[(y - y0 + i) % taps], v);
+      *reinterpret_cast<__half*>(out + std::size_t(y) * a.outPitch + 2 * std::size_t(x)) = __float2half_rn(v);
+    }
+  }
+}
 
 // C: bytes a pixel (u8: its channels; u16 grey: 2); P: planes a strip (u8: C; u16 grey: 1).
 template <int C, int SS_, int B0, int P = C>
@@ -190,7 +228,9 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16
 // grey (kU16Values, four strips): 152 registers at B0 = 1, 204 at B0 = 2, no spill; held to 128 at
 // B0 = 1 (renaming then: 4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
-// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's.
+// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's. f16 grey (kF16Values)
+// at B0 = 1 is held to 128 (ptxas's own 154; an 8-byte spill): 4 blocks an SM, 4K r = 4 and 8 0.92x
+// the time, 16 1080p and 64 256x256 frames 0.99-1.01x (H200, alternating in one call).
 //
 // Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
 // each plane's row product per term feeds that term's column products, all adding into the same
@@ -206,12 +246,20 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // first, so that the high parts' come last into each sum) and joined in fp32 as 256 high + low; the
 // column pass takes that intermediate as fp16 high + low parts times the column's high part, and its
 // high part times the column's low part. The sums are the values, rounded and saturated to 16 bits.
+//
+// Kind = kF16Values (C = 2, Terms, SplitH): f16 grey frames, the factors' parts as for u16 (the row
+// factor scaled by 2^A and the column's by 2^-A, so that the intermediate stays within fp16's range:
+// f16IntermediateScale), the values themselves the row products' inputs (2 products a K chunk, the
+// low parts' first), the column pass as u16's; the sums rounded to fp16 (planF16Separable). A stored
+// Inf or NaN sends the warp's outputs of that segment to directF16Outputs.
 template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false, int Kind = kBytes>
-__global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3 : 1)
+__global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3
+                                       : B0 == 1 && Kind == kF16Values              ? 2
+                                                                                    : 1)
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
                             int ahead) {
 #if __CUDA_ARCH__ >= 800
-  static_assert(Kind == kBytes || (C == 2 && Terms && SplitH && !Mag), "u16 grey: two bytes a pixel, split parts");
+  static_assert(Kind == kBytes || (C == 2 && Terms && SplitH && !Mag), "16-bit grey: two bytes a pixel, split parts");
   using S = TypedShape<C, SS_, B0, Kind == kBytes ? C : 1>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
@@ -284,7 +332,8 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     // acc[j][pl][h]: output block j (16 rows from 8 (2 j - B0) below the current chunk's first
     // row), plane pl (strip pl / C, channel pl % C), pixel slots 8 h .. 8 h + 7.
     float acc[NO][NP][2][4];
-    float accY[Mag ? NO : 1][NP][2][4];  // Mag: gy's blocks, likewise (otherwise unused, dropped)
+    float accY[Mag ? NO : 1][NP][2][4];         // Mag: gy's blocks, likewise (otherwise unused, dropped)
+    __half2 nonFinite = __float2half2_rn(0.f);  // kF16Values: NaN once a stored value is Inf or NaN
 #pragma unroll
     for (int j = 0; j < NO - 1; ++j) forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = 0.f; });
     int stage = 0, next = ahead;
@@ -323,7 +372,31 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           acc[NO - 1][pl][h][e] = 0.f;
           if constexpr (Mag) accY[NO - 1][pl][h][e] = 0.f;
         });
-      if constexpr (Kind == kU16Values) {
+      if constexpr (Kind == kF16Values) {
+#pragma unroll
+        for (int s = 0; s < NP; ++s) {
+          // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk are fp16 pairs already:
+          // the B fragments as staged, times the factor's low parts, then its high parts.
+          float hs[2][4];
+#pragma unroll
+          for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+            for (int part = 1; part >= 0; --part)
+#pragma unroll
+              for (int c = 0; c < KC; ++c) {
+                const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
+                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                if (part == 1 && c == 0)
+                  mma16816Zero(hs[nb], ra, w[nb][s + c][0], w[nb][s + c][1]);
+                else
+                  mma16816(hs[nb], ra, w[nb][s + c][0], w[nb][s + c][1]);
+              }
+          unsigned hi[4], lo[4];
+          columnOperands<true>(hs, hi, lo);
+          columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, 0, s, 1, hi, lo);
+          columnProducts<true, true, false>(acc, accY, colFrag + lane, 0, s, 0, hi, lo);
+        }
+      } else if constexpr (Kind == kU16Values) {
 #pragma unroll
         for (int s = 0; s < NP; ++s) {
           // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk: low bytes (0, 2 of a
@@ -412,7 +485,37 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           const int y = out0 + 8 * i + g;
           if (y >= y0 + rows) continue;
           unsigned char* orow = out + std::size_t(y) * a.outPitch;
-          if constexpr (Kind == kU16Values) {
+          if constexpr (Kind == kF16Values) {
+            // Strip s's pixels 2k and 2k + 1 as an fp16 pair, rounded to nearest; each pair stored
+            // also goes into nonFinite (x 0 + nonFinite: NaN once one is Inf or NaN).
+            auto pairOf = [&](int s, int k) {
+              const __half2 v = __floats2half2_rn(acc[0][s][k][2 * i], acc[0][s][k][2 * i + 1]);
+              nonFinite = __hfma2(v, __float2half2_rn(0.f), nonFinite);
+              return *reinterpret_cast<const unsigned*>(&v);
+            };
+            if (fullRow) {
+#pragma unroll
+              for (int s = 0; s < SS; ++s)
+#pragma unroll
+                for (int k = 0; k < 2; ++k)
+                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * 2)[k] = pairOf(s, k);
+            } else {
+#pragma unroll
+              for (int s = 0; s < SS; ++s)
+#pragma unroll
+                for (int k = 0; k < 2; ++k) {
+                  const int x = x0 + 16 * s + 4 * t + 2 * k;
+                  if (x >= a.width) continue;
+                  const unsigned v = pairOf(s, k);
+                  orow[2 * std::size_t(x)] = static_cast<unsigned char>(v);
+                  orow[2 * std::size_t(x) + 1] = static_cast<unsigned char>(v >> 8);
+                  if (x + 1 < a.width) {
+                    orow[2 * std::size_t(x) + 2] = static_cast<unsigned char>(v >> 16);
+                    orow[2 * std::size_t(x) + 3] = static_cast<unsigned char>(v >> 24);
+                  }
+                }
+            }
+          } else if constexpr (Kind == kU16Values) {
             // Strip s's pixel px: plane s's element, rounded and saturated into the low 16 bits.
             static_assert(Out == kClamp, "u16 sums saturated");
             auto valueOf = [&](int s, int px) {
@@ -471,6 +574,15 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     }
     waitAsync<0>();  // nothing in flight into the ring
     __syncwarp();    // every lane's reads of the last steps done before the next frame's copies
+    if constexpr (Kind == kF16Values) {
+      // An Inf or NaN reaches every output of its products: the warp's outputs made again, each from
+      // its own window (directF16Outputs), where any lane stored one.
+      const float2 seen = __half22float2(nonFinite);
+      if (__any_sync(0xffffffffu, isnan(seen.x) || isnan(seen.y))) {
+        __syncwarp();  // every lane's stores of the walk done before the outputs are made again
+        directF16Outputs<SS>(a, m, in, out, x0, y0, rows, lane);
+      }
+    }
   }
 #endif
 }
@@ -522,11 +634,16 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   const dim3 grid = typedGrid<SS>(l);
   const int blockW = 16 * SS * l.warps;
   PassLaunch p;
-  p.kernel = std::string("tensorStreamTypedKernel<") + (Kind == kU16Values ? "u16x1" : "u8x" + std::to_string(C)) +
+  p.kernel = std::string("tensorStreamTypedKernel<") +
+             (Kind == kU16Values   ? "u16x1"
+              : Kind == kF16Values ? "f16x1"
+                                   : "u8x" + std::to_string(C)) +
              ", " + std::to_string(SS) + " strips a warp, " + std::to_string(B0) + ", " + outName(Out) + ", " +
              (SplitH ? "fp16 high + low" : "fp16") + (Mag ? ", magnitude>" : ">");
   if (Kind == kU16Values)
     p.kernel += " (the factors as fp16 high + low parts; each value's high and low bytes as products of their own)";
+  else if (Kind == kF16Values)
+    p.kernel += " (the factors as fp16 high + low parts; the values as they are)";
   else if (Terms && !Mag)
     p.kernel += " (" + std::to_string(terms) + " terms)";
   p.grid = dimsOf(grid.x, grid.y, grid.z);
@@ -614,13 +731,13 @@ LaunchDescription describeTypedInstance(const TypedTensorStreamLaunch& l, int ra
   });
 }
 
-// f(B0) for a u16 grey instance (r <= kTensorStreamU16MaxRadius: B0 = 1 or 2; saturated sums, no
-// |sum|: planU16Separable refuses it). What f returns.
+// f(B0) for a u16 or f16 grey instance (r <= kTensorStreamU16MaxRadius: B0 = 1 or 2; no |sum|:
+// planU16Separable and planF16Separable refuse it). What f returns.
 template <class F>
 auto withU16Instance(int radius, bool absolute, F&& f) {
-  if (absolute) throw std::invalid_argument("tensorstream: no u16 instance for |sum| (it takes that on u8 frames)");
+  if (absolute) throw std::invalid_argument("tensorstream: no 16-bit instance for |sum| (it takes that on u8 frames)");
   if (radius < 0 || radius > kTensorStreamU16MaxRadius)
-    throw std::invalid_argument("tensorstream: radius " + std::to_string(radius) + " has no u16 instance (0.." +
+    throw std::invalid_argument("tensorstream: radius " + std::to_string(radius) + " has no 16-bit instance (0.." +
                                 std::to_string(kTensorStreamU16MaxRadius) + ")");
   if (radius <= 8) return f(std::integral_constant<int, 1>{});
   return f(std::integral_constant<int, 2>{});

@@ -15,7 +15,7 @@ namespace convlive::kernels {
 struct TypedTensorStreamLaunch {
   const void* in;
   void* out;
-  ImageDesc image;                       // u8, 1 or 3 channels: size, pitch, batch (rows and frames at its strides)
+  ImageDesc image;  // u8x1, u8x3, u16x1, f16x1: size, pitch, batch (rows and frames at its strides)
   std::size_t outPitch, outFrameStride;  // the output's strides where they differ (0: the image's)
   Border border;
   bool absolute;  // Combine::Abs: |sum|
@@ -24,15 +24,17 @@ struct TypedTensorStreamLaunch {
   cudaStream_t stream;
 };
 
-// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3; u16x1 for
-// separable masks: tensorStreamTypedU16).
+// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3; u16x1 and f16x1
+// for separable masks: tensorStreamTypedU16, tensorStreamTypedF16).
 constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
-  return (type == PixelType::U8 && (channels == 1 || channels == 3)) || (type == PixelType::U16 && channels == 1);
+  return (type == PixelType::U8 && (channels == 1 || channels == 3)) ||
+         ((type == PixelType::U16 || type == PixelType::F16) && channels == 1);
 }
-// The largest radius the u16 grey instances take (B0 = 1, 2): past it the tensor cores' truncating
-// sums alone pass the 1 LSB budget (convlive/precision.hpp planU16Separable).
+// The largest radius the u16 and f16 grey instances take (B0 = 1, 2): past it the tensor cores'
+// truncating sums alone pass the 1 LSB budget (convlive/precision.hpp planU16Separable), or f16's
+// (planF16Separable).
 inline constexpr int kTensorStreamU16MaxRadius = 16;
-// 16-pixel strips a warp walks on u16 grey frames.
+// 16-pixel strips a warp walks on u16 and f16 grey frames.
 inline constexpr int kTensorStreamU16Strips = 4;
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
@@ -59,6 +61,14 @@ void tensorStreamTypedMagnitude(const TypedTensorStreamLaunch& l, const MaskSep&
 // + low parts (the values' high and low bytes as two sets of subnormal inputs, the intermediate as
 // fp16 high + low parts), within planU16Separable's bound (the variant checks it).
 void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m);
+
+// f16 grey frames: a separable mask, radius 0..kTensorStreamU16MaxRadius, its factors as fp16 high +
+// low parts (the row factor's scaled by 2^A, the column's by 2^-A: f16IntermediateScale), the values
+// the row products' inputs as they are, the intermediate as fp16 high + low parts, within
+// planF16Separable's bound (the variant checks it). A warp that stores an Inf or NaN (an Inf or NaN
+// input, or a sum past fp16's range) makes its outputs of that segment again on the CUDA cores,
+// each from its own window.
+void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m);
 
 // What the calls above launch for l (pointers and stream not read): a separable mask
 // (tensorStreamTyped, with its splitIntermediate and sumsInByteRange), a mask of `terms` factor pairs
@@ -87,6 +97,9 @@ LaunchDescription describeU8x3(const TypedTensorStreamLaunch& l, int radius, int
 // u16 grey: `parts` the factors' scaled fp16 high parts (term 0) and low parts (term 1).
 void launchU16x1(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
 LaunchDescription describeU16x1(const TypedTensorStreamLaunch& l, int radius);
+// f16 grey: likewise, the parts scaled by 2^A (row) and 2^-A (column).
+void launchF16x1(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
+LaunchDescription describeF16x1(const TypedTensorStreamLaunch& l, int radius);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

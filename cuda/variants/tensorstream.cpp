@@ -6,11 +6,13 @@
 // Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu)
 // for RGBA8 frames; kernels/tensor_stream_typed.cuh for u8x1 and u8x3 frames (grey, RGB, BGR) and their
 // batches, separable masks, masks of low rank and gradient magnitudes, in one launch, and for u16x1
-// frames (separable masks to r = 16, the factors as fp16 high + low parts: planU16Separable).
+// and f16x1 frames (separable masks to r = 16, the factors as fp16 high + low parts: planU16Separable,
+// planF16Separable).
 #include <algorithm>
 #include <sstream>
 #include <string>
 
+#include "convlive/reference.hpp"
 #include "convlive/tensor_inputs.hpp"
 #include "kernels/schedules.hpp"
 #include "kernels/tensor_stream_typed.hpp"
@@ -54,6 +56,12 @@ bool sumsInByteRange(const FilterParams& p) {
 // block's shared memory.
 // Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
 // (convlive/tensor_inputs.hpp): both largest weights of a factor pair must fit fp16 so scaled.
+// u16 and f16 grey frames' error plan (separable masks only).
+HalfWeightsPlan sixteenBitPlan(const FilterParams& p, PixelType type) {
+  return type == PixelType::U16 ? planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius)
+                                : planF16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius);
+}
+
 Problem scaleWhyNot(const std::vector<float>& rowFactor, const std::vector<float>& colFactor, const char* which,
                     const char* instead) {
   if (const double row = largestWeight(rowFactor), col = largestWeight(colFactor); tensorInputScale(row, col) < 0) {
@@ -180,7 +188,7 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
 // RGBA8 frames and their batches (one launch, a frame a grid z), rows 4 bytes apart; u8x1 and u8x3
 // frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the
 // typed kernel, with the RGBA8 kernel's error plans (the same byte values) and the same checks past
-// them; u16x1 frames: separable masks within planU16Separable.
+// them; u16x1 and f16x1 frames: separable masks within planU16Separable and planF16Separable.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
     if (Problem why = whyNot(v, p, image.width, image.height)) return why;
@@ -194,14 +202,15 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   }
   const std::string what = image.typeName();
   if (!kernels::tensorStreamTypedTakes(image.type, image.channels))
-    return problem(
-        Code::CannotRun, "variant",
-        "tensorstream filters u8x4 (RGBA8), u8x1, u8x3 and u16x1 frames; these are " + what + ": sweep takes them",
-        "variant", "sweep");
-  if (image.type == PixelType::U16) {
+    return problem(Code::CannotRun, "variant",
+                   "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1 and f16x1 frames; these are " + what +
+                       ": sweep takes them",
+                   "variant", "sweep");
+  if (image.type == PixelType::U16 || image.type == PixelType::F16) {
     // What the numerics refuse first, whatever the device (a 2D mask is no 8-bit mask of low rank here).
-    const HalfWeightsPlan plan = planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius);
-    if (!plan.why.empty()) return problem(Code::CannotRun, "variant", v.name + ": " + plan.why, "variant", "sweep");
+    const HalfWeightsPlan plan = sixteenBitPlan(p, image.type);
+    if (!plan.why.empty())
+      return problem(Code::CannotRun, "variant", v.name + " on " + what + " frames: " + plan.why, "variant", "sweep");
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
     if (auto why = tensorCoreWhyNot(v, "", "sweep"); why) return why;
   } else if (magnitude(p)) {
@@ -229,7 +238,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   return sharedWhyNot(v, kernels::tensorStreamTypedSharedBytes(image, t.w / 16, radiusOf(p), termsOf(p)));
 }
 
-// The typed kernel's launch for u8x1, u8x3 and u16x1 frames (pointers and stream set by the caller).
+// The typed kernel's launch for u8x1, u8x3, u16x1 and f16x1 frames (pointers and stream set by the caller).
 kernels::TypedTensorStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   kernels::TypedTensorStreamLaunch l{};
   l.image = image;
@@ -253,7 +262,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
                                               : std::string());
     return d;
   }
-  if (image.type == PixelType::U16)
+  if (image.type == PixelType::U16 || image.type == PixelType::F16)
     return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 2, false, false, true, false);
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
                                             magnitude(p), splitIntermediate(p, false), sumsInByteRange(p));
@@ -261,12 +270,16 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) return workModel(v, p, image.width, image.height);  // per pixel, a frame or a batch alike
-  if (image.type == PixelType::U16) {
+  if (image.type == PixelType::U16 || image.type == PixelType::F16) {
     WorkModel m = kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 1, false, true);
     std::ostringstream note;
     note.precision(2);
-    note << "u16: error bound "
-         << planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius).bound << " levels";
+    const HalfWeightsPlan plan = sixteenBitPlan(p, image.type);
+    if (image.type == PixelType::U16)
+      note << "u16: error bound " << plan.bound << " levels";
+    else
+      note << "f16: error bound " << plan.bound << " x the largest |value| (the f32 bound "
+           << f32Bound(p.filter.mask, 1.0) << " x it)";
     m.notes.insert(m.notes.begin(), note.str());
     return m;
   }
@@ -294,6 +307,10 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
   l.stream = s;
   if (image.type == PixelType::U16) {  // whyNotImage held the mask to planU16Separable
     kernels::tensorStreamTypedU16(l, pp.sep());
+    return;
+  }
+  if (image.type == PixelType::F16) {  // and to planF16Separable
+    kernels::tensorStreamTypedF16(l, pp.sep());
     return;
   }
   if (magnitude(p)) {
@@ -324,7 +341,9 @@ Variant tensorStreamVariant() {
           "in one launch (a frame a grid z); u8x1 and u8x3 frames (a batch in one launch): separable masks, masks of "
           "low rank and gradient magnitudes, a warp on four 16-pixel strips of grey (two for a magnitude) or one of "
           "RGB; u16x1 frames (separable masks, r <= 16): the factors as fp16 high + low parts, each value's high and "
-          "low bytes as inputs of their own, within 1 LSB of 65535",
+          "low bytes as inputs of their own, within 1 LSB of 65535; f16x1 frames (separable masks, r <= 16): the "
+          "factors as fp16 high + low parts, the values as they are, within f16's contract (outputs past fp16's range "
+          "or near an Inf or NaN made again on the CUDA cores)",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -342,7 +361,7 @@ Variant tensorStreamVariant() {
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
       .takes = MaskTakes::LowRank,
-      .images = "u8x1,3,4 u16x1",
+      .images = "u8x1,3,4 u16x1 f16x1",
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
