@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "convlive/check.hpp"
+#include "convlive/inspect.hpp"
 #include "convlive/plan.hpp"
 #include "convlive/precision.hpp"
 #include "convlive/reference.hpp"
@@ -812,6 +813,52 @@ TEST_F(PlanOnDevice, TensorStreamTakesU16GreyFrames) {
     }
   EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity and the asymmetric factors run";
   EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and the large factors are refused";
+}
+
+// u16 grey frames at r <= 8 take the instance held to 128 registers exactly where it brings the
+// launch into one wave and ptxas's own would take more (heldFillsOneWave): batches of 1024x32 frames
+// at tile 64x32 (4 blocks a frame: a warp's four strips are 64 pixels wide) from 1 to 200 frames; the held launches form one run of batch
+// sizes (on a device whose registers, not shared memory, limit the free instance: blocks past 3 an
+// SM up to 4 on the H200), and the held instance equals the reference, outputs poisoned.
+TEST_F(PlanOnDevice, TensorStreamU16TakesTheHeldInstanceWhereItFillsOneWave) {
+  FilterSpec s;
+  s.mask = "gaussian";
+  s.radius = 6;
+  s.variant = "tensorstream";
+  s.tile = Tile{64, 32};
+  std::vector<int> held;
+  int free = 0;  // the free instance's resident blocks (the single frame's launch)
+  for (int n = 1; n <= 200; ++n) {
+    ImageDesc d{.width = 1024, .height = 32, .type = PixelType::U16, .channels = 1};
+    d.batch = n;
+    Problem why;
+    Plan plan = Plan::make(s, d, {}, why);
+    ASSERT_TRUE(plan) << why.text();
+    const auto passes = plan.launches().passes;
+    ASSERT_EQ(passes.size(), 1u);
+    ASSERT_EQ(passes[0].grid.x * passes[0].grid.y * passes[0].grid.z, 4 * n) << passes[0].kernel;
+    if (n == 1) {
+      const PassResources res = passResources(passes[0]);
+      ASSERT_TRUE(res.available) << res.why;
+      free = res.blocksPerSm * deviceInfo().multiprocessors;
+    }
+    if (passes[0].kernel.find("held to 128 registers") != std::string::npos) held.push_back(n);
+  }
+  RecordProperty("held_batches",
+                 held.empty() ? "none" : std::to_string(held.front()) + ".." + std::to_string(held.back()));
+  if (held.empty()) {
+    EXPECT_LE(4 * 200, free) << "no batch took the held instance, yet some launches passed one wave";
+    GTEST_SKIP() << "every launch fit one wave of the free instance (" << free << " blocks): nothing to hold";
+  }
+  EXPECT_EQ(held.back() - held.front() + 1, int(held.size())) << "one run of batch sizes";
+  EXPECT_GT(4 * held.front(), free) << "held only past the free instance's wave";
+  EXPECT_LE(4 * (held.front() - 1), free) << "from the first batch past it";
+  for (int n : {held.front(), held.back()}) {
+    ImageDesc d{.width = 1024, .height = 32, .type = PixelType::U16, .channels = 1};
+    d.batch = n;
+    Plan plan = Plan::make(s, d);
+    expectEqualsReference(plan, d);
+  }
 }
 
 // tensorstream by name on f16 grey frames (kF16Values: the factors as fp16 high + low parts, the

@@ -228,9 +228,11 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16
 // grey (kU16Values, four strips): 152 registers at B0 = 1, 204 at B0 = 2, no spill; held to 128 at
 // B0 = 1 (renaming then: 4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
-// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's. f16 grey (kF16Values)
-// at B0 = 1 is held to 128 (ptxas's own 154; an 8-byte spill): 4 blocks an SM, 4K r = 4 and 8 0.92x
-// the time, 16 1080p and 64 256x256 frames 0.99-1.01x (H200, alternating in one call).
+// but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's where that held
+// instance would not bring the launch into one wave (Held: launchU16x1 takes it where it does). f16
+// grey (kF16Values) at B0 = 1 is always held to 128 (ptxas's own 154; an 8-byte spill): 4 blocks an
+// SM, 4K r = 4 and 8 0.92x the time, 16 1080p and 64 256x256 frames 0.99-1.01x (H200, alternating in
+// one call).
 //
 // Terms: a mask of low rank (MaskTerms, up to kTensorStreamMaxTerms separable terms, none folded):
 // each plane's row product per term feeds that term's column products, all adding into the same
@@ -252,9 +254,10 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // f16IntermediateScale), the values themselves the row products' inputs (2 products a K chunk, the
 // low parts' first), the column pass as u16's; the sums rounded to fp16 (planF16Separable). A stored
 // Inf or NaN sends the warp's outputs of that segment to directF16Outputs.
-template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false, int Kind = kBytes>
+template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false, int Kind = kBytes,
+          bool Held = false>
 __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3
-                                       : B0 == 1 && Kind == kF16Values              ? 2
+                                       : Held                                       ? 2
                                                                                     : 1)
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
                             int ahead) {
@@ -597,7 +600,8 @@ dim3 typedGrid(const TypedTensorStreamLaunch& l) {
 }
 
 // The launch of an instance; m already scaled for the subnormal inputs.
-template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, int Kind = kBytes, class Factors>
+template <int C, int SS, int B0, int Out, bool SplitH, bool Mag = false, int Kind = kBytes, bool Held = false,
+          class Factors>
 void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m) {
   constexpr bool Terms = std::is_same_v<Factors, MaskTerms>;
   const ImageDesc& d = l.image;
@@ -621,14 +625,15 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
   const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOf(m));
-  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind>;
+  constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind, Held>;
   allowSharedBytes(kernel, shared);
   launchDependent(kernel, typedGrid<SS>(l), dim3(32 * l.warps), shared, l.stream, a, m, kTypedAhead);
 }
 
 // What launchTypedTensorStream<C, SS, B0, Out, SplitH, Mag, Kind> launches for l (`terms` factor
 // pairs; pointers and stream not read).
-template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, bool Mag = false, int Kind = kBytes>
+template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, bool Mag = false, int Kind = kBytes,
+          bool Held = false>
 LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, int radius, int terms) {
   const ImageDesc& d = l.image;
   const dim3 grid = typedGrid<SS>(l);
@@ -644,6 +649,8 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
     p.kernel += " (the factors as fp16 high + low parts; each value's high and low bytes as products of their own)";
   else if (Kind == kF16Values)
     p.kernel += " (the factors as fp16 high + low parts; the values as they are)";
+  if (Held)
+    p.kernel += ", held to 128 registers";
   else if (Terms && !Mag)
     p.kernel += " (" + std::to_string(terms) + " terms)";
   p.grid = dimsOf(grid.x, grid.y, grid.z);
@@ -654,10 +661,32 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   // above and below its segment.
   setFootprint(p, blockW, l.tileRows, blockW + 16 * B0, l.tileRows + 16 * B0, -apronOf(B0, radius), -8 * B0);
   p.dynamicShared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, terms);
-  p.kernelFunction = reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind>);
+  p.kernelFunction =
+      reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind, Held>);
   if (d.batch > kMaxGridZ)
     p.note = "a block walks every " + std::to_string(kMaxGridZ) + "th frame of the " + std::to_string(d.batch);
   return LaunchDescription{{p}, ""};
+}
+
+// Whether the instance held to 128 registers (Held: 4 blocks of 4 warps an SM where ptxas's own
+// takes 3) brings l's launch into one wave where ptxas's would take two: its blocks past the free
+// instance's resident ones and within the held one's (false without a device). Held, the u16 grey
+// instance at B0 = 1 spills 56 bytes: 4K r = 4..8 at 64x64 (510 blocks; 396 resident free, 528 held)
+// 0.93x the time, 64 256x256 0.93-0.94x, but 16 1080p frames (many waves) 1.03-1.04x.
+template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, int Kind>
+bool heldFillsOneWave(const TypedTensorStreamLaunch& l, int terms) {
+  if (!deviceInfo().available) return false;
+  const dim3 g = typedGrid<SS>(l);
+  const long blocks = long(g.x) * g.y * g.z;
+  const int threads = 32 * l.warps;
+  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, terms);
+  if (blocks <= residentBlocks(reinterpret_cast<const void*>(
+                                   &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, false, Kind, false>),
+                               threads, shared))
+    return false;
+  return blocks <= residentBlocks(reinterpret_cast<const void*>(
+                                      &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, false, Kind, true>),
+                                  threads, shared);
 }
 
 // f(B0, Out, SplitH), as integral constants, for the instance of a separable mask (Free: the sums
