@@ -378,8 +378,10 @@ namespace {
 std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height);
 // The largest radius f32 grey frames take stream first for (sweep from the next: fixedOrderChoice).
 constexpr int kF32GreyStreamMaxRadius = 5;
-// The smallest radius u16 and f16 grey frames take tensorstream first for (stream below it).
+// The smallest radius u16 and f16 grey frames take tensorstream first for (stream below it), and
+// their 4-channel frames (stream below it: to its largest radius, 4).
 constexpr int kU16GreyTensorMinRadius = 4;
+constexpr int kU16FourTensorMinRadius = 5;
 }  // namespace
 
 const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
@@ -410,7 +412,9 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // 256x256 frames 0.019 against 0.023, which auto's timing finds; H200, 2026-12-02); f16 grey frames
   // too (4K r = 4 0.027 ms against stream's 0.029, r = 8 0.027 against 0.051, r = 16 0.039 against
   // sweep's 0.080; 16 1080p r = 4 0.076 against 0.084; at r = 3 stream's 0.024 against 0.027, 64
-  // 256x256 frames 0.0176 against 0.021). Then sweep, and
+  // 256x256 frames 0.0176 against 0.021); u16 and f16 frames of 4 channels from r = 5 to 16, past
+  // stream's reach (4K r = 6 0.135-0.140 ms against sweep's 0.155-0.161, r = 16 0.170-0.180 against
+  // 0.254-0.259; at r = 4 stream's 0.097-0.109 against 0.139-0.145). Then sweep, and
   // fft for what sweep refuses. A 2D mask from r = 8 takes fft before sweep (4K u8x1, u16x1, f32x1:
   // 0.27-0.28 ms at any radius against sweep's 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256
   // frames 0.15-0.18 against 0.24-0.25 and 2.4); at r = 4 sweep is faster (0.19-0.21 against
@@ -419,8 +423,9 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   const bool twoD = !p.filter.mask.separable();
   std::vector<const char*> order;
   if (r <= 1) order.push_back("stream");
-  const bool sixteenGrey = (image.type == PixelType::U16 || image.type == PixelType::F16) && image.channels == 1;
-  if (!sixteenGrey || r >= kU16GreyTensorMinRadius) order.push_back("tensorstream");
+  const bool sixteen = image.type == PixelType::U16 || image.type == PixelType::F16;
+  const int tensorFrom = !sixteen ? 0 : image.channels == 1 ? kU16GreyTensorMinRadius : kU16FourTensorMinRadius;
+  if (r >= tensorFrom) order.push_back("tensorstream");
   const bool f32Grey = image.type == PixelType::F32 && image.channels == 1;
   if (r <= (f32Grey ? kF32GreyStreamMaxRadius
                     : kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image))))

@@ -759,13 +759,13 @@ TEST_F(PlanOnDevice, TensorStreamTakesGreyAndRgbFrames) {
   EXPECT_EQ(ran, 2 * 7 * 31);
 }
 
-// tensorstream by name on u16 grey frames (kU16Values: the factors as fp16 high + low parts, each
-// value's bytes as inputs of their own): both K-chunk counts (r = 0..16, each side of 8), odd sizes
-// from 1x1, frames narrower than a warp's window and wide ones whose inner warps take the 16-byte
-// copies, every border, negative weights (clamped and saturated), every offered tile, batches with
-// padded rows and gaps; against the reference within 1 LSB of 65535 (random values over the whole
-// range), the outputs poisoned. What planU16Separable refuses (|sum|, factors too large for the
-// tensor cores' truncating sums) the plan refuses with its reason, naming sweep.
+// tensorstream by name on u16 frames of 1 and 4 channels (kU16Values: the factors as fp16 high + low
+// parts, each value's bytes as inputs of their own; 4 channels: the 4th filtered or copied): both K-chunk counts (r =
+// 0..16, each side of 8), odd sizes from 1x1, frames narrower than a warp's window and wide ones whose inner warps take
+// the 16-byte copies, every border, negative weights (clamped and saturated), every offered tile, batches with padded
+// rows and gaps; against the reference within 1 LSB of 65535 (random values over the whole range), the outputs
+// poisoned. What planU16Separable refuses (|sum|, factors too large for the tensor cores' truncating sums) the plan
+// refuses with its reason, naming sweep.
 TEST_F(PlanOnDevice, TensorStreamTakesU16GreyFrames) {
   const MaskCase cases[] = {{"gaussian", 1, "", ""},
                             {"box", 2, "", ""},
@@ -783,43 +783,45 @@ TEST_F(PlanOnDevice, TensorStreamTakesU16GreyFrames) {
                             {"custom", 0, "1,-2,1", "1,2,1"}};
   const Variant& v = *findVariant("tensorstream");
   int ran = 0, refused = 0;
-  for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
-    for (const MaskCase& k : cases) {
-      ImageDesc d = randomDesc(PixelType::U16, 1, w, h, 4);
-      if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
-      FilterSpec s = specFor(k, "tensorstream");
-      s.tile = v.tiles[rng() % v.tiles.size()];
-      FilterParams params;
-      ASSERT_TRUE(s.compile(params).empty()) << k.mask;
-      const HalfWeightsPlan numerics = planU16Separable(params.filter.mask, params.filter.combine, 16);
-      Problem why;
-      Plan plan = Plan::make(s, d, {}, why);
-      if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
-        EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
-        EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
-        EXPECT_EQ(why.fixValue, "sweep") << why.text();
-        ++refused;
-        continue;
+  for (int c : {1, 4})
+    for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+      for (const MaskCase& k : cases) {
+        ImageDesc d = randomDesc(PixelType::U16, c, w, h, 4);
+        if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
+        FilterSpec s = specFor(k, "tensorstream");
+        s.tile = v.tiles[rng() % v.tiles.size()];
+        s.filterAlpha = rng() % 2;  // 4 channels: the 4th filtered or copied
+        FilterParams params;
+        ASSERT_TRUE(s.compile(params).empty()) << k.mask;
+        const HalfWeightsPlan numerics = planU16Separable(params.filter.mask, params.filter.combine, 16);
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
+          EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
+          EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
+          EXPECT_EQ(why.fixValue, "sweep") << why.text();
+          ++refused;
+          continue;
+        }
+        ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
+        EXPECT_EQ(plan.variant().name, "tensorstream");
+        expectEqualsReference(plan, d);
+        if (std::string(k.row) == "1") {  // the identity: every value exactly (no rounding slack)
+          const auto in = testcases::randomFrames(d, rng);
+          const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 65535);
+          EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
+        }
+        ++ran;
       }
-      ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
-      EXPECT_EQ(plan.variant().name, "tensorstream");
-      expectEqualsReference(plan, d);
-      if (std::string(k.row) == "1") {  // the identity: every value exactly (no rounding slack)
-        const auto in = testcases::randomFrames(d, rng);
-        const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 65535);
-        EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
-      }
-      ++ran;
-    }
-  EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity and the asymmetric factors run";
-  EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and the large factors are refused";
+  EXPECT_EQ(ran, 2 * 7 * 10) << "the blurs, the identity and the asymmetric factors run";
+  EXPECT_EQ(refused, 2 * 7 * 2) << "pitch's |sum| and the large factors are refused";
 }
 
 // u16 grey frames at r <= 8 take the instance held to 128 registers exactly where it brings the
 // launch into one wave and ptxas's own would take more (heldFillsOneWave): batches of 1024x32 frames
-// at tile 64x32 (4 blocks a frame: a warp's four strips are 64 pixels wide) from 1 to 200 frames; the held launches form one run of batch
-// sizes (on a device whose registers, not shared memory, limit the free instance: blocks past 3 an
-// SM up to 4 on the H200), and the held instance equals the reference, outputs poisoned.
+// at tile 64x32 (4 blocks a frame: a warp's four strips are 64 pixels wide) from 1 to 200 frames; the held launches
+// form one run of batch sizes (on a device whose registers, not shared memory, limit the free instance: blocks past 3
+// an SM up to 4 on the H200), and the held instance equals the reference, outputs poisoned.
 TEST_F(PlanOnDevice, TensorStreamU16TakesTheHeldInstanceWhereItFillsOneWave) {
   FilterSpec s;
   s.mask = "gaussian";
@@ -861,12 +863,11 @@ TEST_F(PlanOnDevice, TensorStreamU16TakesTheHeldInstanceWhereItFillsOneWave) {
   }
 }
 
-// tensorstream by name on f16 grey frames (kF16Values: the factors as fp16 high + low parts, the
-// values as they are): both K-chunk counts (r = 0..16), odd sizes from 1x1, narrow and wide frames,
-// every border, negative weights, a derivative factor (its row sums scaled by 1/2), every offered
-// tile, batches with padded rows and gaps; against the reference within f16's contract (random
-// values in [-1, 2)), the outputs poisoned (NaN). What planF16Separable refuses the plan refuses with
-// its reason, naming sweep.
+// tensorstream by name on f16 frames of 1 and 4 channels (kF16Values: the factors as fp16 high + low
+// parts, the values as they are; 4 channels: the 4th filtered or copied): both K-chunk counts (r = 0..16), odd sizes
+// from 1x1, narrow and wide frames, every border, negative weights, a derivative factor (its row sums scaled by 1/2),
+// every offered tile, batches with padded rows and gaps; against the reference within f16's contract (random values in
+// [-1, 2)), the outputs poisoned (NaN). What planF16Separable refuses the plan refuses with its reason, naming sweep.
 TEST_F(PlanOnDevice, TensorStreamTakesF16GreyFrames) {
   const MaskCase cases[] = {{"gaussian", 1, "", ""},
                             {"box", 2, "", ""},
@@ -883,36 +884,38 @@ TEST_F(PlanOnDevice, TensorStreamTakesF16GreyFrames) {
                             {"sobel", 1, "", ""}};
   const Variant& v = *findVariant("tensorstream");
   int ran = 0, refused = 0;
-  for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
-    for (const MaskCase& k : cases) {
-      ImageDesc d = randomDesc(PixelType::F16, 1, w, h, 4);
-      if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
-      FilterSpec s = specFor(k, "tensorstream");
-      s.tile = v.tiles[rng() % v.tiles.size()];
-      FilterParams params;
-      ASSERT_TRUE(s.compile(params).empty()) << k.mask;
-      const HalfWeightsPlan numerics = planF16Separable(params.filter.mask, params.filter.combine, 16);
-      Problem why;
-      Plan plan = Plan::make(s, d, {}, why);
-      if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
-        EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
-        EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
-        EXPECT_EQ(why.fixValue, "sweep") << why.text();
-        ++refused;
-        continue;
+  for (int c : {1, 4})
+    for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+      for (const MaskCase& k : cases) {
+        ImageDesc d = randomDesc(PixelType::F16, c, w, h, 4);
+        if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
+        FilterSpec s = specFor(k, "tensorstream");
+        s.tile = v.tiles[rng() % v.tiles.size()];
+        s.filterAlpha = rng() % 2;  // 4 channels: the 4th filtered or copied
+        FilterParams params;
+        ASSERT_TRUE(s.compile(params).empty()) << k.mask;
+        const HalfWeightsPlan numerics = planF16Separable(params.filter.mask, params.filter.combine, 16);
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
+          EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
+          EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
+          EXPECT_EQ(why.fixValue, "sweep") << why.text();
+          ++refused;
+          continue;
+        }
+        ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
+        EXPECT_EQ(plan.variant().name, "tensorstream");
+        expectEqualsReference(plan, d);
+        if (std::string(k.row) == "1") {  // the identity: every value exactly
+          const auto in = testcases::randomFrames(d, rng);
+          const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 2);
+          EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
+        }
+        ++ran;
       }
-      ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
-      EXPECT_EQ(plan.variant().name, "tensorstream");
-      expectEqualsReference(plan, d);
-      if (std::string(k.row) == "1") {  // the identity: every value exactly
-        const auto in = testcases::randomFrames(d, rng);
-        const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 2);
-        EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
-      }
-      ++ran;
-    }
-  EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
-  EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
+  EXPECT_EQ(ran, 2 * 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
+  EXPECT_EQ(refused, 2 * 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
 }
 
 // f16 grey frames holding Inf, -Inf and NaN here and there, values near fp16's largest (sums past it
@@ -928,37 +931,42 @@ TEST_F(PlanOnDevice, TensorStreamF16FramesWithInfAndNaNEqualTheReference) {
                             {"custom", 0, "0.3,0.6,0.9", "0.25,0.5,0.25"}};  // sums to 1.8 of the largest
   const Variant& v = *findVariant("tensorstream");
   int ran = 0;
-  for (const auto& [w, h] : {std::pair{37, 23}, {300, 40}, {131, 70}, {700, 33}})
-    for (const MaskCase& k : cases) {
-      ImageDesc d = randomDesc(PixelType::F16, 1, w, h, 3);
-      FilterSpec s = specFor(k, "tensorstream");
-      s.tile = v.tiles[rng() % v.tiles.size()];
-      Problem why;
-      Plan plan = Plan::make(s, d, {}, why);
-      ASSERT_TRUE(plan) << k.mask << " on " << d.str() << ": " << why.text();
-      auto in = testcases::randomFrames(d, rng);
-      // In every frame but the last (of a batch): a few specials and subnormals; in the first a 3x3
-      // patch of 65504s.
-      auto put = [&](int f, int x, int y, std::uint16_t bits) {
-        std::memcpy(&in[d.frameStride() * std::size_t(f) + d.rowPitch() * std::size_t(y) + 2 * std::size_t(x)], &bits,
-                    2);
-      };
-      const std::uint16_t specials[] = {0x7c00, 0xfc00, 0x7e00, 0x7bff, 0xfbff, 0x0001, 0x8003};
-      for (int f = 0; f + 1 < d.batch || (d.batch == 1 && f == 0); ++f)
-        for (int i = 0; i < 6; ++i)
-          put(f, int(rng() % unsigned(w)), int(rng() % unsigned(h)), specials[rng() % std::size(specials)]);
-      const int px = int(rng() % unsigned(w - 2)), py = int(rng() % unsigned(h - 2));
-      for (int y = py; y < py + 3; ++y)
-        for (int x = px; x < px + 3; ++x) put(0, x, y, 0x7bff);
-      const auto got = runTyped(plan, d, in);
-      auto want = testcases::poisoned(d);
-      referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
-      const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 65504);
-      EXPECT_EQ(diff.over, 0) << k.mask << " " << d.str() << ": " << diff.first << " (" << diff.over << " over)";
-      EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << d.str();
-      ++ran;
-    }
-  EXPECT_EQ(ran, 4 * 4);
+  for (int c : {1, 4})
+    for (const auto& [w, h] : {std::pair{37, 23}, {300, 40}, {131, 70}, {700, 33}})
+      for (const MaskCase& k : cases) {
+        ImageDesc d = randomDesc(PixelType::F16, c, w, h, 3);
+        FilterSpec s = specFor(k, "tensorstream");
+        s.tile = v.tiles[rng() % v.tiles.size()];
+        s.filterAlpha = rng() % 2;
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        ASSERT_TRUE(plan) << k.mask << " on " << d.str() << ": " << why.text();
+        auto in = testcases::randomFrames(d, rng);
+        // In every frame but the last (of a batch): a few specials and subnormals; in the first a 3x3
+        // patch of 65504s.
+        auto put = [&](int f, int x, int y, std::uint16_t bits) {
+          const std::size_t ch = rng() % unsigned(c);
+          std::memcpy(
+              &in[d.frameStride() * std::size_t(f) + d.rowPitch() * std::size_t(y) + 2 * (std::size_t(x) * c + ch)],
+              &bits, 2);
+        };
+        const std::uint16_t specials[] = {0x7c00, 0xfc00, 0x7e00, 0x7bff, 0xfbff, 0x0001, 0x8003};
+        for (int f = 0; f + 1 < d.batch || (d.batch == 1 && f == 0); ++f)
+          for (int i = 0; i < 6; ++i)
+            put(f, int(rng() % unsigned(w)), int(rng() % unsigned(h)), specials[rng() % std::size(specials)]);
+        const int px = int(rng() % unsigned(w - 2)), py = int(rng() % unsigned(h - 2));
+        for (int y = py; y < py + 3; ++y)
+          for (int x = px; x < px + 3; ++x) put(0, x, y, 0x7bff);
+        const auto got = runTyped(plan, d, in);
+        auto want = testcases::poisoned(d);
+        referenceFrames(plan.params().filter, plan.params().border, plan.params().filterAlpha, d, in.data(),
+                        want.data());
+        const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 65504);
+        EXPECT_EQ(diff.over, 0) << k.mask << " " << d.str() << ": " << diff.first << " (" << diff.over << " over)";
+        EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << d.str();
+        ++ran;
+      }
+  EXPECT_EQ(ran, 2 * 4 * 4);
 }
 
 // A batch runs in one launch, and equals the frames filtered one at a time.

@@ -1326,6 +1326,16 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
       }
       EXPECT_EQ(fixedOrderChoice(p, grey).name, "sweep") << grey.str();
     }
+    // u16 and f16 frames of 4 channels: stream to r = 4, tensorstream r = 5..16 (4K r = 6 0.135-0.140
+    // ms against sweep's 0.155-0.161), then sweep.
+    for (PixelType t : {PixelType::U16, PixelType::F16}) {
+      const ImageDesc four{.width = 3840, .height = 2160, .type = t, .channels = 4};
+      for (const auto& [r, name] :
+           {std::pair{1, "stream"}, {4, "stream"}, {5, "tensorstream"}, {16, "tensorstream"}, {17, "sweep"}}) {
+        p.filter = makeFilter("gaussian", {.radius = r});
+        EXPECT_EQ(fixedOrderChoice(p, four).name, name) << four.str() << " r=" << r;
+      }
+    }
     if (cufftMissingForTests().empty()) {
       // A full 2D mask on such frames: sweep to r = 7, fft from r = 8 (4K f32x1 r=8 0.28 ms against
       // sweep's 0.40); f16 frames stay on sweep (fft refuses them).

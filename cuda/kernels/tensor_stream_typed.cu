@@ -1,6 +1,6 @@
-// tensorstream on u8x1, u8x3, u16x1 and f16x1 frames: the entry points (the kernel:
-// tensor_stream_typed.cuh, its instances in tensor_stream_u8x1.cu, tensor_stream_u8x3.cu,
-// tensor_stream_u16x1.cu and tensor_stream_f16x1.cu).
+// tensorstream on u8x1, u8x3 and u16 and f16 frames of 1 and 4 channels: the entry points (the
+// kernel: tensor_stream_typed.cuh, its instances in tensor_stream_u8x1.cu, tensor_stream_u8x3.cu,
+// tensor_stream_u16x1.cu, tensor_stream_f16x1.cu, tensor_stream_u16x4.cu and tensor_stream_f16x4.cu).
 #include "convlive/half.hpp"
 #include "tensor_stream_typed.cuh"
 
@@ -10,7 +10,8 @@ namespace {
 void checkTypedFrames(const ImageDesc& d) {
   if (!tensorStreamTypedTakes(d.type, d.channels))
     throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
-                                std::to_string(d.channels) + " frames (it takes u8x1, u8x3, u16x1 and f16x1)");
+                                std::to_string(d.channels) +
+                                " frames (it takes u8x1, u8x3, u16x1, u16x4, f16x1 and f16x4)");
 }
 // u8 frames only: masks of low rank and gradient magnitudes.
 void checkByteFrames(const ImageDesc& d, const char* what) {
@@ -31,7 +32,8 @@ void splitScaled(const float* w, int taps, int scale, float* hi, float* lo) {
 
 std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int radius, int terms) {
   auto bytes = [&](auto c) {
-    constexpr int C = decltype(c)::value, SS = C == 2 ? kTensorStreamU16Strips : tensorStreamTypedStripPixels(C) / 16;
+    constexpr int C = decltype(c)::value;
+    constexpr int SS = C == 2 ? kTensorStreamU16Strips : C == 8 ? 1 : tensorStreamTypedStripPixels(C) / 16;
     if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead, terms);
     if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead, terms);
     if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead, terms);
@@ -39,7 +41,7 @@ std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int 
   };
   if (image.type == PixelType::U16 || image.type == PixelType::F16) {  // the factors' high and low parts: two terms'
     terms = 2;
-    return bytes(std::integral_constant<int, 2>{});
+    return image.channels == 1 ? bytes(std::integral_constant<int, 2>{}) : bytes(std::integral_constant<int, 8>{});
   }
   return image.channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
 }
@@ -49,8 +51,8 @@ void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
     throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no u16 instance (0.." +
                                 std::to_string(kTensorStreamU16MaxRadius) + ")");
   const ImageDesc& d = l.image;
-  if (d.type != PixelType::U16 || d.channels != 1)
-    throw std::invalid_argument("tensorstream: tensorStreamTypedU16 on " + d.str() + " (it takes u16x1)");
+  if (d.type != PixelType::U16 || (d.channels != 1 && d.channels != 4))
+    throw std::invalid_argument("tensorstream: tensorStreamTypedU16 on " + d.str() + " (it takes u16x1 and u16x4)");
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   const int taps = 2 * m.radius + 1;
   const int scale = tensorInputScale(largestWeight(m.row, taps), largestWeight(m.col, taps));
@@ -63,7 +65,7 @@ void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
   parts.terms = 2;
   splitScaled(m.row, taps, scale, parts.row[0], parts.row[1]);
   splitScaled(m.col, taps, 24 - scale, parts.col[0], parts.col[1]);
-  typedtensor::launchU16x1(l, parts);
+  (d.channels == 1 ? typedtensor::launchU16x1 : typedtensor::launchU16x4)(l, parts);
 }
 
 void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
@@ -71,8 +73,8 @@ void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
     throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no f16 instance (0.." +
                                 std::to_string(kTensorStreamU16MaxRadius) + ")");
   const ImageDesc& d = l.image;
-  if (d.type != PixelType::F16 || d.channels != 1)
-    throw std::invalid_argument("tensorstream: tensorStreamTypedF16 on " + d.str() + " (it takes f16x1)");
+  if (d.type != PixelType::F16 || (d.channels != 1 && d.channels != 4))
+    throw std::invalid_argument("tensorstream: tensorStreamTypedF16 on " + d.str() + " (it takes f16x1 and f16x4)");
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   const int taps = 2 * m.radius + 1;
   double rowAbs = 0;
@@ -88,7 +90,7 @@ void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
   parts.terms = 2;
   splitScaled(m.row, taps, scale, parts.row[0], parts.row[1]);
   splitScaled(m.col, taps, -scale, parts.col[0], parts.col[1]);
-  typedtensor::launchF16x1(l, parts);
+  (d.channels == 1 ? typedtensor::launchF16x1 : typedtensor::launchF16x4)(l, parts);
 }
 
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
@@ -139,11 +141,11 @@ LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, in
   checkTypedFrames(l.image);
   if (l.image.type == PixelType::U16) {
     if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
-    return typedtensor::describeU16x1(l, radius);
+    return (l.image.channels == 1 ? typedtensor::describeU16x1 : typedtensor::describeU16x4)(l, radius);
   }
   if (l.image.type == PixelType::F16) {
     if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
-    return typedtensor::describeF16x1(l, radius);
+    return (l.image.channels == 1 ? typedtensor::describeF16x1 : typedtensor::describeF16x4)(l, radius);
   }
   return (l.image.channels == 1 ? typedtensor::describeU8x1 : typedtensor::describeU8x3)(
       l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
@@ -155,21 +157,24 @@ namespace {
 // half (the intermediate's high and low parts times the column's high part, its high part times
 // the column's low part).
 // f16 grey: the same walk and column pass; the row pass 2 products a K chunk and 16-row block (the
-// values times the factor's high and low parts).
+// values times the factor's high and low parts). 4 channels: one strip a warp, four planes; the
+// figures per pixel (4 values).
 WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius, bool f16 = false) {
-  const int rowProducts = f16 ? 2 : 4;
-  const int b0 = radius <= 8 ? 1 : 2, kc = b0 + 1, nb = 2 * (b0 + 1), ss = kTensorStreamU16Strips;
+  const int rowProducts = f16 ? 2 : 4, ch = l.image.channels;
+  const int b0 = radius <= 8 ? 1 : 2, kc = b0 + 1, nb = 2 * (b0 + 1), ss = tensorStreamSixteenStrips(ch);
   const double steps = std::max(1, l.tileRows / 16), perOutput = (steps + b0) / steps, taps = 2 * radius + 1;
   WorkModel m;
   m.apron = double(ss + b0) / ss * perOutput;
   m.globalReads = m.apron;
-  m.globalBytes = 2 * m.globalReads;
-  m.dramBytes = 4.0;
-  m.matrixFlops = perOutput * (rowProducts * 2 * kc + 3 * nb) * 2.0 * 16 * 8 * 16 / 256;
-  m.matrixUseful = perOutput * rowProducts * 2 * taps + 3 * 2 * taps;
+  m.globalBytes = 2.0 * ch * m.globalReads;
+  m.dramBytes = 4.0 * ch;
+  m.matrixFlops = ch * perOutput * (rowProducts * 2 * kc + 3 * nb) * 2.0 * 16 * 8 * 16 / 256;
+  m.matrixUseful = ch * (perOutput * rowProducts * 2 * taps + 3 * 2 * taps);
   m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * kc) + " deep, " +
                     std::to_string(2 * radius + 1) + " weighted; " + std::to_string(ss) +
-                    " 16-pixel strips a warp; figures per " + (f16 ? "f16" : "u16") + " value");
+                    " 16-pixel strips a warp; figures per " +
+                    (ch == 1 ? std::string(f16 ? "f16" : "u16") + " value"
+                             : "pixel of " + std::to_string(ch) + (f16 ? " f16" : " u16") + " values"));
   if (f16)
     m.notes.push_back(
         "the factors as fp16 high + low parts, the values as they are: 2 row products a chunk; the intermediate as "
@@ -180,7 +185,7 @@ WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius, bool f16 = fals
         "products a chunk, joined in fp32 (256 high + low); the intermediate as fp16 high + low parts: 3 column "
         "products a block");
   // The staged bytes once; the row fragments (two parts) a chunk, the column ones (two) a block.
-  m.sharedBytes = 2 * m.apron + perOutput * (2 * 512.0 * kc + 2 * 256.0 * nb) / 256;
+  m.sharedBytes = ch * (2 * m.apron + perOutput * (2 * 512.0 * kc + 2 * 256.0 * nb) / 256);
   return m;
 }
 }  // namespace

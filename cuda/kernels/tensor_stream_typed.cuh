@@ -36,6 +36,7 @@ struct TypedTensorArgs {
   bool aligned;     // the input's base, pitch and frame stride are multiples of 16 bytes
   bool aligned4;    // of 4
   bool outAligned;  // the output's are multiples of 4
+  bool copyFourth;  // 16-bit values of 4 channels: the 4th copied from the input (padding, or alpha not filtered)
 };
 
 // What the kernel's bytes are: bytes (u8: C a pixel, a plane per channel), 16-bit unsigned values
@@ -44,21 +45,28 @@ struct TypedTensorArgs {
 // inputs as they are: kF16Values).
 enum TypedValues : int { kBytes, kU16Values, kF16Values };
 
-// f16 grey frames' rare path: the outputs of a warp's strips in one segment of one frame, straight
-// from the input on the CUDA cores in fp32 (a row sum a tap row, then the column sum, as the
-// reference's row and column passes; the factors as the kernel's two parts added, the product of
-// their scales 1). Taken where a value the tensor cores made is Inf or NaN: an Inf or NaN input
-// reaches every output of its 16x16 products through the band's zero weights (0 x Inf is NaN), and
-// an output past fp16's range is Inf; here each output sees only its window, as the reference's.
-// Each lane walks down its columns with the last 2r + 1 row sums in a ring (local memory).
-template <int SS>
+// f16 frames' rare path: the outputs of a warp's strips in one segment of one frame, straight from
+// the input on the CUDA cores in fp32 (a row sum a tap row, then the column sum, as the reference's
+// row and column passes; the factors as the kernel's two parts added, the product of their scales
+// 1), CH channels a pixel (a kept 4th channel copied). Taken where a value the tensor cores made is
+// Inf or NaN: an Inf or NaN input reaches every output of its 16x16 products through the band's zero
+// weights (0 x Inf is NaN), and an output past fp16's range is Inf; here each output sees only its
+// window, as the reference's. Each lane walks down one channel of one pixel at a time, with the last
+// 2r + 1 row sums in a ring (local memory).
+template <int SS, int CH>
 __device__ __noinline__ void directF16Outputs(const TypedTensorArgs& a, const MaskTerms& m, const unsigned char* in,
                                               unsigned char* out, int x0, int y0, int rows, int lane) {
   const int r = m.radius, taps = 2 * r + 1;
   float ring[2 * kTensorStreamMaxRadius + 1];
-  for (int col = lane; col < 16 * SS; col += 32) {
-    const int x = x0 + col;
-    if (x >= a.width) break;
+  for (int idx = lane; idx < 16 * SS * CH; idx += 32) {
+    const int x = x0 + idx / CH, ch = idx % CH;
+    if (x >= a.width) continue;
+    if (CH == 4 && ch == 3 && a.copyFourth) {
+      for (int y = y0; y < y0 + rows; ++y)
+        *reinterpret_cast<__half*>(out + std::size_t(y) * a.outPitch + 2 * (std::size_t(x) * CH + ch)) =
+            *reinterpret_cast<const __half*>(in + std::size_t(y) * a.pitch + 2 * (std::size_t(x) * CH + ch));
+      continue;
+    }
     auto rowSum = [&](int y) {
       const int sy = borderIndex(y, a.height, a.border);
       if (sy < 0) return 0.f;
@@ -66,7 +74,7 @@ __device__ __noinline__ void directF16Outputs(const TypedTensorArgs& a, const Ma
       float h = 0.f;
       for (int j = 0; j < taps; ++j) {
         const int sx = borderIndex(x + j - r, a.width, a.border);
-        h = fmaf(m.row[0][j] + m.row[1][j], sx < 0 ? 0.f : __half2float(row[sx]), h);
+        h = fmaf(m.row[0][j] + m.row[1][j], sx < 0 ? 0.f : __half2float(row[sx * CH + ch]), h);
       }
       return h;
     };
@@ -75,8 +83,22 @@ __device__ __noinline__ void directF16Outputs(const TypedTensorArgs& a, const Ma
       ring[(y - y0 + 2 * r) % taps] = rowSum(y + r);
       float v = 0.f;
       for (int i = 0; i < taps; ++i) v = fmaf(m.col[0][i] + m.col[1][i], ring[(y - y0 + i) % taps], v);
-      *reinterpret_cast<__half*>(out + std::size_t(y) * a.outPitch + 2 * std::size_t(x)) = __float2half_rn(v);
+      *reinterpret_cast<__half*>(out + std::size_t(y) * a.outPitch + 2 * (std::size_t(x) * CH + ch)) =
+          __float2half_rn(v);
     }
+  }
+}
+
+// Channel ch's 16-bit values of a lane's pixels 2h and 2h + 1 as one word (low half: pixel 2h), from
+// the lane's 4 pixels of a 16-pixel unit (CH channels a pixel: 2 CH words; pixel p's channel ch in
+// word p CH / 2 + ch / 2, its half ch % 2).
+template <int CH>
+__device__ __forceinline__ unsigned sixteenPair(const unsigned (&w)[2 * CH], int ch, int h) {
+  if constexpr (CH == 1) {
+    return w[h];
+  } else {
+    const unsigned a = w[(2 * h) * CH / 2 + ch / 2], b = w[(2 * h + 1) * CH / 2 + ch / 2];
+    return __byte_perm(a, b, ch % 2 ? 0x7632u : 0x5410u);
   }
 }
 
@@ -262,8 +284,10 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
                             int ahead) {
 #if __CUDA_ARCH__ >= 800
-  static_assert(Kind == kBytes || (C == 2 && Terms && SplitH && !Mag), "16-bit grey: two bytes a pixel, split parts");
-  using S = TypedShape<C, SS_, B0, Kind == kBytes ? C : 1>;
+  static_assert(Kind == kBytes || ((C == 2 || C == 8) && Terms && SplitH && !Mag),
+                "16-bit values: 1 or 4 channels, split parts");
+  constexpr int CH = Kind == kBytes ? C : C / 2;  // channels a pixel: a plane each, a strip's
+  using S = TypedShape<C, SS_, B0, CH>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
   uint4* rowFrag = reinterpret_cast<uint4*>(typedTensorSmem);  // [KC][32 lanes], term t's kTermStride t on
@@ -375,70 +399,66 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           acc[NO - 1][pl][h][e] = 0.f;
           if constexpr (Mag) accY[NO - 1][pl][h][e] = 0.f;
         });
-      if constexpr (Kind == kF16Values) {
+      if constexpr (Kind != kBytes) {
 #pragma unroll
-        for (int s = 0; s < NP; ++s) {
-          // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk are fp16 pairs already:
-          // the B fragments as staged, times the factor's low parts, then its high parts.
-          float hs[2][4];
-#pragma unroll
-          for (int nb = 0; nb < 2; ++nb)
-#pragma unroll
-            for (int part = 1; part >= 0; --part)
-#pragma unroll
-              for (int c = 0; c < KC; ++c) {
-                const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
-                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
-                if (part == 1 && c == 0)
-                  mma16816Zero(hs[nb], ra, w[nb][s + c][0], w[nb][s + c][1]);
-                else
-                  mma16816(hs[nb], ra, w[nb][s + c][0], w[nb][s + c][1]);
-              }
-          unsigned hi[4], lo[4];
-          columnOperands<true>(hs, hi, lo);
-          columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, 0, s, 1, hi, lo);
-          columnProducts<true, true, false>(acc, accY, colFrag + lane, 0, s, 0, hi, lo);
-        }
-      } else if constexpr (Kind == kU16Values) {
-#pragma unroll
-        for (int s = 0; s < NP; ++s) {
-          // The lane's pixels 0, 1 (word 0) and 2, 3 (word 1) of each chunk: low bytes (0, 2 of a
-          // word) and high bytes (1, 3) as subnormal pairs.
-          unsigned lb[2][KC][2], hb[2][KC][2];
+        for (int pl = 0; pl < NP; ++pl) {
+          const int s = pl / CH, ch = pl % CH;
+          // Plane pl's values of the lane's pixels 0, 1 and 2, 3 of each chunk (sixteenPair).
+          unsigned v[2][KC][2];
 #pragma unroll
           for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
             for (int c = 0; c < KC; ++c)
 #pragma unroll
-              for (int i = 0; i < 2; ++i) {
-                lb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4240);
-                hb[nb][c][i] = __byte_perm(w[nb][s + c][i], 0u, 0x4341);
-              }
-          float hs[2][4], hh[2][4];
+              for (int i = 0; i < 2; ++i) v[nb][c][i] = sixteenPair<CH>(w[nb][s + c], ch, i);
+          float hs[2][4];
+          if constexpr (Kind == kF16Values) {
+            // fp16 pairs already: the B fragments as they are, times the factor's low parts, then
+            // its high parts.
 #pragma unroll
-          for (int nb = 0; nb < 2; ++nb) {
+            for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
-            for (int part = 1; part >= 0; --part)  // the low weight parts' products first
+              for (int part = 1; part >= 0; --part)
 #pragma unroll
-              for (int c = 0; c < KC; ++c) {
-                const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
-                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
-                if (part == 1 && c == 0) {
-                  mma16816Zero(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
-                  mma16816Zero(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
-                } else {
-                  mma16816(hs[nb], ra, lb[nb][c][0], lb[nb][c][1]);
-                  mma16816(hh[nb], ra, hb[nb][c][0], hb[nb][c][1]);
+                for (int c = 0; c < KC; ++c) {
+                  const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
+                  const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                  if (part == 1 && c == 0)
+                    mma16816Zero(hs[nb], ra, v[nb][c][0], v[nb][c][1]);
+                  else
+                    mma16816(hs[nb], ra, v[nb][c][0], v[nb][c][1]);
                 }
-              }
+          } else {
+            // u16: the low bytes (0, 2 of a pair) and high bytes (1, 3) as subnormal pairs, summed
+            // apart and joined in fp32 as 256 high + low.
+            float hh[2][4];
 #pragma unroll
-            for (int e = 0; e < 4; ++e) hs[nb][e] = fmaf(256.f, hh[nb][e], hs[nb][e]);
+            for (int nb = 0; nb < 2; ++nb) {
+#pragma unroll
+              for (int part = 1; part >= 0; --part)  // the low weight parts' products first
+#pragma unroll
+                for (int c = 0; c < KC; ++c) {
+                  const uint4 fr = rowFrag[part * kTermStride + c * 32 + lane];
+                  const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                  const unsigned lb0 = __byte_perm(v[nb][c][0], 0u, 0x4240), lb1 = __byte_perm(v[nb][c][1], 0u, 0x4240);
+                  const unsigned hb0 = __byte_perm(v[nb][c][0], 0u, 0x4341), hb1 = __byte_perm(v[nb][c][1], 0u, 0x4341);
+                  if (part == 1 && c == 0) {
+                    mma16816Zero(hs[nb], ra, lb0, lb1);
+                    mma16816Zero(hh[nb], ra, hb0, hb1);
+                  } else {
+                    mma16816(hs[nb], ra, lb0, lb1);
+                    mma16816(hh[nb], ra, hb0, hb1);
+                  }
+                }
+#pragma unroll
+              for (int e = 0; e < 4; ++e) hs[nb][e] = fmaf(256.f, hh[nb][e], hs[nb][e]);
+            }
           }
           unsigned hi[4], lo[4];
           columnOperands<true>(hs, hi, lo);
           // The column's low part times the intermediate's high part, then its high part times both.
-          columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, 0, s, 1, hi, lo);
-          columnProducts<true, true, false>(acc, accY, colFrag + lane, 0, s, 0, hi, lo);
+          columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, 0, pl, 1, hi, lo);
+          columnProducts<true, true, false>(acc, accY, colFrag + lane, 0, pl, 0, hi, lo);
         }
       } else {
         // Mag: both terms unrolled, so that each one's column products go to its own blocks.
@@ -488,59 +508,54 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           const int y = out0 + 8 * i + g;
           if (y >= y0 + rows) continue;
           unsigned char* orow = out + std::size_t(y) * a.outPitch;
-          if constexpr (Kind == kF16Values) {
-            // Strip s's pixels 2k and 2k + 1 as an fp16 pair, rounded to nearest; each pair stored
-            // also goes into nonFinite (x 0 + nonFinite: NaN once one is Inf or NaN).
-            auto pairOf = [&](int s, int k) {
-              const __half2 v = __floats2half2_rn(acc[0][s][k][2 * i], acc[0][s][k][2 * i + 1]);
-              nonFinite = __hfma2(v, __float2half2_rn(0.f), nonFinite);
-              return *reinterpret_cast<const unsigned*>(&v);
+          if constexpr (Kind != kBytes) {
+            // Strip s's values in the lane's order (value j: pixel j / CH, channel j % CH), two a
+            // word: word k holds values 2k and 2k + 1. f16: rounded to nearest, each word stored
+            // also going into nonFinite (x 0 + nonFinite: NaN once one is Inf or NaN); u16: rounded
+            // and saturated. A kept 4th channel is the input's, read at the store.
+            static_assert(Out == kClamp, "16-bit sums saturated or rounded to fp16");
+            auto valueOf = [&](int s, int j) { return acc[0][s * CH + j % CH][(j / CH) >> 1][2 * i + ((j / CH) & 1)]; };
+            auto wordOf = [&](int s, int k) {
+              unsigned word;
+              if constexpr (Kind == kF16Values) {
+                const __half2 h = __floats2half2_rn(valueOf(s, 2 * k), valueOf(s, 2 * k + 1));
+                nonFinite = __hfma2(h, __float2half2_rn(0.f), nonFinite);
+                word = *reinterpret_cast<const unsigned*>(&h);
+              } else {
+                auto bits = [](float f) { return __float_as_uint(fminf(fmaxf(f, 0.f), 65535.f) + 12582912.f); };
+                word = __byte_perm(bits(valueOf(s, 2 * k)), bits(valueOf(s, 2 * k + 1)), 0x5410);
+              }
+              if constexpr (CH == 4)
+                if (a.copyFourth && (k & 1)) {
+                  const int x = x0 + 16 * s + 4 * t + k / 2;
+                  const unsigned kept =
+                      *reinterpret_cast<const unsigned short*>(in + std::size_t(y) * a.pitch + std::size_t(x) * 8 + 6);
+                  word = (word & 0xffffu) | kept << 16;
+                }
+              return word;
             };
             if (fullRow) {
 #pragma unroll
               for (int s = 0; s < SS; ++s)
 #pragma unroll
-                for (int k = 0; k < 2; ++k)
-                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * 2)[k] = pairOf(s, k);
+                for (int k = 0; k < 2 * CH; ++k)
+                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * C)[k] = wordOf(s, k);
             } else {
 #pragma unroll
               for (int s = 0; s < SS; ++s)
 #pragma unroll
-                for (int k = 0; k < 2; ++k) {
-                  const int x = x0 + 16 * s + 4 * t + 2 * k;
-                  if (x >= a.width) continue;
-                  const unsigned v = pairOf(s, k);
-                  orow[2 * std::size_t(x)] = static_cast<unsigned char>(v);
-                  orow[2 * std::size_t(x) + 1] = static_cast<unsigned char>(v >> 8);
-                  if (x + 1 < a.width) {
-                    orow[2 * std::size_t(x) + 2] = static_cast<unsigned char>(v >> 16);
-                    orow[2 * std::size_t(x) + 3] = static_cast<unsigned char>(v >> 24);
+                for (int k = 0; k < 2 * CH; ++k) {
+                  const int px0 = (2 * k) / CH, px1 = (2 * k + 1) / CH;
+                  if (x0 + 16 * s + 4 * t + px0 >= a.width) continue;
+                  const unsigned word = wordOf(s, k);
+                  unsigned char* at = orow + std::size_t(x0 + 16 * s + 4 * t) * C + 4 * k;
+                  at[0] = static_cast<unsigned char>(word);
+                  at[1] = static_cast<unsigned char>(word >> 8);
+                  if (x0 + 16 * s + 4 * t + px1 < a.width) {
+                    at[2] = static_cast<unsigned char>(word >> 16);
+                    at[3] = static_cast<unsigned char>(word >> 24);
                   }
                 }
-            }
-          } else if constexpr (Kind == kU16Values) {
-            // Strip s's pixel px: plane s's element, rounded and saturated into the low 16 bits.
-            static_assert(Out == kClamp, "u16 sums saturated");
-            auto valueOf = [&](int s, int px) {
-              return __float_as_uint(fminf(fmaxf(acc[0][s][px >> 1][2 * i + (px & 1)], 0.f), 65535.f) + 12582912.f);
-            };
-            if (fullRow) {
-#pragma unroll
-              for (int s = 0; s < SS; ++s)
-#pragma unroll
-                for (int k = 0; k < 2; ++k)
-                  reinterpret_cast<unsigned*>(orow + std::size_t(x0 + 16 * s + 4 * t) * 2)[k] =
-                      __byte_perm(valueOf(s, 2 * k), valueOf(s, 2 * k + 1), 0x5410);
-            } else {
-#pragma unroll
-              for (int s = 0; s < SS; ++s)
-#pragma unroll
-                for (int px = 0; px < 4; ++px)
-                  if (const int x = x0 + 16 * s + 4 * t + px; x < a.width) {
-                    const unsigned v = valueOf(s, px);
-                    orow[2 * std::size_t(x)] = static_cast<unsigned char>(v);
-                    orow[2 * std::size_t(x) + 1] = static_cast<unsigned char>(v >> 8);
-                  }
             }
           } else {
             // Strip s's 4 pixels: byte px C + ch is plane s C + ch's element for pixel px.
@@ -583,7 +598,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
       const float2 seen = __half22float2(nonFinite);
       if (__any_sync(0xffffffffu, isnan(seen.x) || isnan(seen.y))) {
         __syncwarp();  // every lane's stores of the walk done before the outputs are made again
-        directF16Outputs<SS>(a, m, in, out, x0, y0, rows, lane);
+        directF16Outputs<SS, CH>(a, m, in, out, x0, y0, rows, lane);
       }
     }
   }
@@ -621,6 +636,7 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   a.aligned = inBits % 16 == 0;
   a.aligned4 = inBits % 4 == 0;
   a.outAligned = (reinterpret_cast<std::uintptr_t>(a.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % 4 == 0;
+  a.copyFourth = l.copyFourth;
   if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
@@ -640,8 +656,8 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   const int blockW = 16 * SS * l.warps;
   PassLaunch p;
   p.kernel = std::string("tensorStreamTypedKernel<") +
-             (Kind == kU16Values   ? "u16x1"
-              : Kind == kF16Values ? "f16x1"
+             (Kind == kU16Values   ? "u16x" + std::to_string(C / 2)
+              : Kind == kF16Values ? "f16x" + std::to_string(C / 2)
                                    : "u8x" + std::to_string(C)) +
              ", " + std::to_string(SS) + " strips a warp, " + std::to_string(B0) + ", " + outName(Out) + ", " +
              (SplitH ? "fp16 high + low" : "fp16") + (Mag ? ", magnitude>" : ">");

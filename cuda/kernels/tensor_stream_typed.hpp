@@ -18,24 +18,26 @@ struct TypedTensorStreamLaunch {
   ImageDesc image;  // u8x1, u8x3, u16x1, f16x1: size, pitch, batch (rows and frames at its strides)
   std::size_t outPitch, outFrameStride;  // the output's strides where they differ (0: the image's)
   Border border;
-  bool absolute;  // Combine::Abs: |sum|
-  int warps;      // warps a block (the tile's width / 16)
-  int tileRows;   // rows a warp walks, a multiple of 16 (the tile's height)
+  bool absolute;            // Combine::Abs: |sum|
+  bool copyFourth = false;  // u16x4, f16x4: the 4th channel copied from the input (ImageDesc::copiesFourth)
+  int warps;                // warps a block (the tile's width / 16)
+  int tileRows;             // rows a warp walks, a multiple of 16 (the tile's height)
   cudaStream_t stream;
 };
 
-// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3; u16x1 and f16x1
-// for separable masks: tensorStreamTypedU16, tensorStreamTypedF16).
+// Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3; u16 and f16 of 1
+// and 4 channels for separable masks: tensorStreamTypedU16, tensorStreamTypedF16).
 constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
   return (type == PixelType::U8 && (channels == 1 || channels == 3)) ||
-         ((type == PixelType::U16 || type == PixelType::F16) && channels == 1);
+         ((type == PixelType::U16 || type == PixelType::F16) && (channels == 1 || channels == 4));
 }
 // The largest radius the u16 and f16 grey instances take (B0 = 1, 2): past it the tensor cores'
 // truncating sums alone pass the 1 LSB budget (convlive/precision.hpp planU16Separable), or f16's
 // (planF16Separable).
 inline constexpr int kTensorStreamU16MaxRadius = 16;
-// 16-pixel strips a warp walks on u16 and f16 grey frames.
+// 16-pixel strips a warp walks on u16 and f16 grey frames (4 channels: one, four planes).
 inline constexpr int kTensorStreamU16Strips = 4;
+constexpr int tensorStreamSixteenStrips(int channels) { return channels == 1 ? kTensorStreamU16Strips : 1; }
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
 // 16-pixel strips a warp walks for a gradient magnitude: two on grey (four planes' two sets of
@@ -100,6 +102,11 @@ LaunchDescription describeU16x1(const TypedTensorStreamLaunch& l, int radius);
 // f16 grey: likewise, the parts scaled by 2^A (row) and 2^-A (column).
 void launchF16x1(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
 LaunchDescription describeF16x1(const TypedTensorStreamLaunch& l, int radius);
+// u16 and f16 frames of 4 channels: a warp on one 16-pixel strip, four planes.
+void launchU16x4(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
+LaunchDescription describeU16x4(const TypedTensorStreamLaunch& l, int radius);
+void launchF16x4(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
+LaunchDescription describeF16x4(const TypedTensorStreamLaunch& l, int radius);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

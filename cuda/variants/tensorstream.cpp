@@ -5,9 +5,9 @@
 // shared memory; the row product's result is the column product's operand in the same registers.
 // Kernels: kernels/tensor_stream.cuh (tensor_stream.cu, tensor_stream_terms.cu, tensor_stream_magnitude.cu)
 // for RGBA8 frames; kernels/tensor_stream_typed.cuh for u8x1 and u8x3 frames (grey, RGB, BGR) and their
-// batches, separable masks, masks of low rank and gradient magnitudes, in one launch, and for u16x1
-// and f16x1 frames (separable masks to r = 16, the factors as fp16 high + low parts: planU16Separable,
-// planF16Separable).
+// batches, separable masks, masks of low rank and gradient magnitudes, in one launch, and for u16
+// and f16 frames of 1 and 4 channels (separable masks to r = 16, the factors as fp16 high + low
+// parts: planU16Separable, planF16Separable).
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -188,7 +188,8 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
 // RGBA8 frames and their batches (one launch, a frame a grid z), rows 4 bytes apart; u8x1 and u8x3
 // frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the
 // typed kernel, with the RGBA8 kernel's error plans (the same byte values) and the same checks past
-// them; u16x1 and f16x1 frames: separable masks within planU16Separable and planF16Separable.
+// them; u16 and f16 frames of 1 and 4 channels: separable masks within planU16Separable and
+// planF16Separable (a kept 4th channel copied).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
     if (Problem why = whyNot(v, p, image.width, image.height)) return why;
@@ -203,8 +204,8 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   const std::string what = image.typeName();
   if (!kernels::tensorStreamTypedTakes(image.type, image.channels))
     return problem(Code::CannotRun, "variant",
-                   "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1 and f16x1 frames; these are " + what +
-                       ": sweep takes them",
+                   "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1 and f16x4 frames; these are " +
+                       what + ": sweep takes them",
                    "variant", "sweep");
   if (image.type == PixelType::U16 || image.type == PixelType::F16) {
     // What the numerics refuse first, whatever the device (a 2D mask is no 8-bit mask of low rank here).
@@ -238,12 +239,13 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   return sharedWhyNot(v, kernels::tensorStreamTypedSharedBytes(image, t.w / 16, radiusOf(p), termsOf(p)));
 }
 
-// The typed kernel's launch for u8x1, u8x3, u16x1 and f16x1 frames (pointers and stream set by the caller).
+// The typed kernel's launch for u8x1, u8x3 and 16-bit frames (pointers and stream set by the caller).
 kernels::TypedTensorStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   kernels::TypedTensorStreamLaunch l{};
   l.image = image;
   l.border = p.border;
   l.absolute = p.filter.combine == Combine::Abs;
+  l.copyFourth = image.copiesFourth(p.filterAlpha);
   const Tile t = v.tileFor(p);
   l.warps = t.w / 16;
   l.tileRows = t.h;
@@ -343,7 +345,8 @@ Variant tensorStreamVariant() {
           "RGB; u16x1 frames (separable masks, r <= 16): the factors as fp16 high + low parts, each value's high and "
           "low bytes as inputs of their own, within 1 LSB of 65535; f16x1 frames (separable masks, r <= 16): the "
           "factors as fp16 high + low parts, the values as they are, within f16's contract (outputs past fp16's range "
-          "or near an Inf or NaN made again on the CUDA cores)",
+          "or near an Inf or NaN made again on the CUDA cores); u16x4 and f16x4 frames likewise, a warp on one "
+          "16-pixel strip of four planes (a kept 4th channel copied)",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -361,7 +364,7 @@ Variant tensorStreamVariant() {
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
       .takes = MaskTakes::LowRank,
-      .images = "u8x1,3,4 u16x1 f16x1",
+      .images = "u8x1,3,4 u16x1,4 f16x1,4",
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
