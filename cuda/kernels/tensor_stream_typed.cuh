@@ -248,7 +248,9 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3) are held to 80, 3 blocks of
 // 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four strips a warp (128
 // registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16
-// grey (kU16Values, four strips): 152 registers at B0 = 1, 204 at B0 = 2, no spill; held to 128 at
+// grey (kU16Values, four strips): 152 registers at B0 = 1, 210 at B0 = 2 (204 when its bytes were
+// split before the products, as timed below; split at each product since 4 channels came), no
+// spill; held to 128 at
 // B0 = 1 (renaming then: 4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
 // but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's where that held
 // instance would not bring the launch into one wave (Held: launchU16x1 takes it where it does). f16
@@ -687,8 +689,9 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
 // Whether the instance held to 128 registers (Held: 4 blocks of 4 warps an SM where ptxas's own
 // takes 3) brings l's launch into one wave where ptxas's would take two: its blocks past the free
 // instance's resident ones and within the held one's (false without a device). Held, the u16 grey
-// instance at B0 = 1 spills 56 bytes: 4K r = 4..8 at 64x64 (510 blocks; 396 resident free, 528 held)
-// 0.93x the time, 64 256x256 0.93-0.94x, but 16 1080p frames (many waves) 1.03-1.04x.
+// instance at B0 = 1 spilled 56 bytes as timed (8 since the bytes are split at each product): 4K
+// r = 4..8 at 64x64 (510 blocks; 396 resident free, 528 held) 0.93x the time, 64 256x256
+// 0.93-0.94x, but 16 1080p frames (many waves) 1.03-1.04x.
 template <int C, int SS, int B0, int Out, bool SplitH, bool Terms, int Kind>
 bool heldFillsOneWave(const TypedTensorStreamLaunch& l, int terms) {
   if (!deviceInfo().available) return false;
