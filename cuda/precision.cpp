@@ -252,28 +252,29 @@ double splitError(const std::vector<float>& factor, int scale) {
 }
 }  // namespace
 
+namespace {
+// What tensorstream's 16-bit instances refuse before any bound (type "u16" or "f16"; `budget`: what
+// the truncating sums alone could pass past maxRadius): gradient magnitudes, |sum| (pitch's factors,
+// |sum| 2, would pass the budget anyway), masks that are not separable, r past maxRadius. Empty: none.
+std::string sixteenBitRefusal(const Mask& mask, Combine combine, int maxRadius, const char* type, const char* budget) {
+  if (combine == Combine::Magnitude) return "tensorstream runs gradient magnitudes on u8 frames only";
+  if (combine == Combine::Abs) return "tensorstream runs |sum| masks (pitch) on u8 frames only";
+  if (!mask.separable()) return "tensorstream runs masks that are not separable on u8 frames only";
+  if (const int r = mask.radius(); r > maxRadius) {
+    std::ostringstream s;
+    s << "tensorstream takes " << type << " frames up to r = " << maxRadius
+      << " (past it the tensor cores' truncating sums alone could pass " << budget << "); this mask is r = " << r;
+    return s.str();
+  }
+  return "";
+}
+}  // namespace
+
 HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadius) {
   HalfWeightsPlan plan;
-  if (combine == Combine::Magnitude) {
-    plan.why = "tensorstream runs gradient magnitudes on u8 frames only";
-    return plan;
-  }
-  if (combine == Combine::Abs) {  // pitch's factors (|sum| 2) would pass the budget anyway
-    plan.why = "tensorstream runs |sum| masks (pitch) on u8 frames only";
-    return plan;
-  }
-  if (!mask.separable()) {
-    plan.why = "tensorstream runs masks that are not separable on u8 frames only";
-    return plan;
-  }
+  plan.why = sixteenBitRefusal(mask, combine, maxRadius, "u16", "the 1 LSB budget");
+  if (!plan.why.empty()) return plan;
   const int r = mask.radius();
-  if (r > maxRadius) {
-    std::ostringstream s;
-    s << "tensorstream takes u16 frames up to r = " << maxRadius
-      << " (past it the tensor cores' truncating sums alone could pass the 1 LSB budget); this mask is r = " << r;
-    plan.why = s.str();
-    return plan;
-  }
   const int scale = tensorInputScale(largestWeight(mask.row()), largestWeight(mask.col()));
   if (scale < 0) {
     std::ostringstream s;
@@ -310,26 +311,9 @@ HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadiu
 
 HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadius) {
   HalfWeightsPlan plan;
-  if (combine == Combine::Magnitude) {
-    plan.why = "tensorstream runs gradient magnitudes on u8 frames only";
-    return plan;
-  }
-  if (combine == Combine::Abs) {
-    plan.why = "tensorstream runs |sum| masks (pitch) on u8 frames only";
-    return plan;
-  }
-  if (!mask.separable()) {
-    plan.why = "tensorstream runs masks that are not separable on u8 frames only";
-    return plan;
-  }
+  plan.why = sixteenBitRefusal(mask, combine, maxRadius, "f16", "the f32 bound");
+  if (!plan.why.empty()) return plan;
   const int r = mask.radius();
-  if (r > maxRadius) {
-    std::ostringstream s;
-    s << "tensorstream takes f16 frames up to r = " << maxRadius
-      << " (past it the tensor cores' truncating sums alone could pass the f32 bound); this mask is r = " << r;
-    plan.why = s.str();
-    return plan;
-  }
   const double rowAbs = absoluteSum(mask.row()), colAbs = absoluteSum(mask.col()), magnitude = rowAbs * colAbs;
   const int scale = f16IntermediateScale(rowAbs);
   const double rowErr = splitError(mask.row(), scale), colErr = splitError(mask.col(), -scale);

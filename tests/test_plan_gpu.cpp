@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 
@@ -125,6 +126,13 @@ class PlanOnDevice : public testing::Test {
     }
     return d;
   }
+  // tensorstream by name on `type` frames of 1 and 4 channels (the 4th filtered or copied) over
+  // `cases` at odd sizes from 1x1, narrow and packed wide frames, every border (specFor), a random
+  // tile each, batches with padded rows and gaps: a case `numerics` refuses the plan refuses with its
+  // reason, naming sweep; the others equal the reference, the identity (row "1") exactly. Adds what
+  // ran and what was refused.
+  template <class Numerics>
+  void sixteenBitCases(PixelType type, std::span<const MaskCase> cases, Numerics numerics, int& ran, int& refused);
   // The plan on fresh random frames (output poisoned) against the reference under the accuracy
   // contract, the gaps between rows and frames untouched.
   void expectEqualsReference(Plan& plan, const ImageDesc& d);
@@ -273,6 +281,43 @@ std::vector<unsigned char> runTyped(Plan& plan, const ImageDesc& d, const std::v
   CL_CUDA(cudaStreamSynchronize(s));
   CL_CUDA(cudaMemcpy(got.data(), dout.get(), o.span(), cudaMemcpyDeviceToHost));
   return got;
+}
+
+template <class Numerics>
+void PlanOnDevice::sixteenBitCases(PixelType type, std::span<const MaskCase> cases, Numerics numerics, int& ran,
+                                   int& refused) {
+  const Variant& v = *findVariant("tensorstream");
+  for (int c : {1, 4})
+    for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
+      for (const MaskCase& k : cases) {
+        ImageDesc d = randomDesc(type, c, w, h, 4);
+        if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed rows
+        FilterSpec s = specFor(k, "tensorstream");
+        s.tile = v.tiles[rng() % v.tiles.size()];
+        s.filterAlpha = rng() % 2;
+        FilterParams params;
+        ASSERT_TRUE(s.compile(params).empty()) << k.mask;
+        const HalfWeightsPlan plan16 = numerics(params.filter.mask, params.filter.combine, 16);
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        if (plan16.mode == HalfWeightsPlan::Mode::Refused) {
+          EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << plan16.why << ")";
+          EXPECT_NE(why.text().find(plan16.why), std::string::npos) << why.text();
+          EXPECT_EQ(why.fixValue, "sweep") << why.text();
+          ++refused;
+          continue;
+        }
+        ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
+        EXPECT_EQ(plan.variant().name, "tensorstream");
+        expectEqualsReference(plan, d);
+        if (std::string(k.row) == "1") {  // the identity: every value exactly (no rounding slack)
+          const auto in = testcases::randomFrames(d, rng);
+          const auto diff =
+              testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, testcases::typeRange(type));
+          EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
+        }
+        ++ran;
+      }
 }
 
 void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
@@ -781,38 +826,8 @@ TEST_F(PlanOnDevice, TensorStreamTakesU16GreyFrames) {
                             // refused: |sum| (pitch), factors whose absolute sums multiply to 16
                             {"pitch", 0, "", ""},
                             {"custom", 0, "1,-2,1", "1,2,1"}};
-  const Variant& v = *findVariant("tensorstream");
   int ran = 0, refused = 0;
-  for (int c : {1, 4})
-    for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
-      for (const MaskCase& k : cases) {
-        ImageDesc d = randomDesc(PixelType::U16, c, w, h, 4);
-        if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
-        FilterSpec s = specFor(k, "tensorstream");
-        s.tile = v.tiles[rng() % v.tiles.size()];
-        s.filterAlpha = rng() % 2;  // 4 channels: the 4th filtered or copied
-        FilterParams params;
-        ASSERT_TRUE(s.compile(params).empty()) << k.mask;
-        const HalfWeightsPlan numerics = planU16Separable(params.filter.mask, params.filter.combine, 16);
-        Problem why;
-        Plan plan = Plan::make(s, d, {}, why);
-        if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
-          EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
-          EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
-          EXPECT_EQ(why.fixValue, "sweep") << why.text();
-          ++refused;
-          continue;
-        }
-        ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
-        EXPECT_EQ(plan.variant().name, "tensorstream");
-        expectEqualsReference(plan, d);
-        if (std::string(k.row) == "1") {  // the identity: every value exactly (no rounding slack)
-          const auto in = testcases::randomFrames(d, rng);
-          const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 65535);
-          EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
-        }
-        ++ran;
-      }
+  sixteenBitCases(PixelType::U16, cases, planU16Separable, ran, refused);
   EXPECT_EQ(ran, 2 * 7 * 10) << "the blurs, the identity and the asymmetric factors run";
   EXPECT_EQ(refused, 2 * 7 * 2) << "pitch's |sum| and the large factors are refused";
 }
@@ -882,38 +897,8 @@ TEST_F(PlanOnDevice, TensorStreamTakesF16GreyFrames) {
                             // refused: |sum| (pitch), a gradient magnitude
                             {"pitch", 0, "", ""},
                             {"sobel", 1, "", ""}};
-  const Variant& v = *findVariant("tensorstream");
   int ran = 0, refused = 0;
-  for (int c : {1, 4})
-    for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
-      for (const MaskCase& k : cases) {
-        ImageDesc d = randomDesc(PixelType::F16, c, w, h, 4);
-        if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed: 16-byte rows
-        FilterSpec s = specFor(k, "tensorstream");
-        s.tile = v.tiles[rng() % v.tiles.size()];
-        s.filterAlpha = rng() % 2;  // 4 channels: the 4th filtered or copied
-        FilterParams params;
-        ASSERT_TRUE(s.compile(params).empty()) << k.mask;
-        const HalfWeightsPlan numerics = planF16Separable(params.filter.mask, params.filter.combine, 16);
-        Problem why;
-        Plan plan = Plan::make(s, d, {}, why);
-        if (numerics.mode == HalfWeightsPlan::Mode::Refused) {
-          EXPECT_FALSE(plan) << k.mask << " r=" << k.radius << ": the plan refuses it (" << numerics.why << ")";
-          EXPECT_NE(why.text().find(numerics.why), std::string::npos) << why.text();
-          EXPECT_EQ(why.fixValue, "sweep") << why.text();
-          ++refused;
-          continue;
-        }
-        ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
-        EXPECT_EQ(plan.variant().name, "tensorstream");
-        expectEqualsReference(plan, d);
-        if (std::string(k.row) == "1") {  // the identity: every value exactly
-          const auto in = testcases::randomFrames(d, rng);
-          const auto diff = testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, 2);
-          EXPECT_EQ(diff.worst, 0.0) << d.str() << ": " << diff.first;
-        }
-        ++ran;
-      }
+  sixteenBitCases(PixelType::F16, cases, planF16Separable, ran, refused);
   EXPECT_EQ(ran, 2 * 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
   EXPECT_EQ(refused, 2 * 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
 }
