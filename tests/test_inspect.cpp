@@ -187,7 +187,7 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_NE(mag.passes[0].kernel.find("magnitude>"), std::string::npos) << mag.passes[0].kernel;
   const ImageDesc rgb{.width = 64, .height = 48, .type = PixelType::U8, .channels = 3};
   const LaunchDescription sharpen = ts.describeLaunch(paramsFor("sharpen", 8), rgb);
-  EXPECT_EQ(sharpen.passes.at(0).kernel.rfind("tensorStreamTypedKernel<u8x3, 1 strips a warp, ", 0), 0u)
+  EXPECT_EQ(sharpen.passes.at(0).kernel.rfind("tensorStreamTypedKernel<u8x3, 1 strip a warp, ", 0), 0u)
       << sharpen.passes[0].kernel;
   EXPECT_NE(sharpen.passes[0].kernel.find(" terms)"), std::string::npos) << sharpen.passes[0].kernel;
   // Its work per pixel of the frame's values: at r = 8 (B0 = 1) a step stages 4 + 1 units for 4 made.
@@ -228,6 +228,42 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
     ASSERT_GE(w16.notes.size(), 2u);
     EXPECT_EQ(w16.notes[0].rfind("u16: error bound ", 0), 0u) << w16.notes[0];
     for (const std::string& note : w16.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
+  }
+  // f16 grey frames and 16-bit frames of 4 channels: their instances (f16: the values as they are,
+  // grey's B0 = 1 held to 128 registers; 4 channels: one strip a warp), the model per pixel of 2-byte values
+  // (4 channels: 4 of them), the error plan's bound first among its notes.
+  for (const auto& [type, c] : {std::pair{PixelType::F16, 1}, {PixelType::U16, 4}, {PixelType::F16, 4}}) {
+    ImageDesc frames{.width = 1000, .height = 77, .type = type, .channels = c};
+    frames.batch = 2;
+    const std::string name = std::string(pixelTypeName(type)) + "x" + std::to_string(c);
+    for (const auto& [r, b0] : {std::pair{8, 1}, {16, 2}}) {
+      const FilterParams gr = paramsFor("gaussian", r);
+      const LaunchDescription d = ts.describeLaunch(gr, frames);
+      ASSERT_EQ(d.passes.size(), 1u) << name;
+      const PassLaunch& pass = d.passes[0];
+      const int strips = c == 1 ? 4 : 1;
+      EXPECT_EQ(pass.kernel.rfind("tensorStreamTypedKernel<" + name + ", " + std::to_string(strips) +
+                                      (strips == 1 ? " strip a warp, " : " strips a warp, ") + std::to_string(b0) +
+                                      ", clamp, fp16 high + low>",
+                                  0),
+                0u)
+          << pass.kernel;
+      EXPECT_EQ(pass.kernel.find("held to 128 registers") != std::string::npos,
+                type == PixelType::F16 && c == 1 && b0 == 1)
+          << pass.kernel;
+      EXPECT_EQ(pass.kernel.find("terms)"), std::string::npos) << "the parts are no terms of the mask: " << pass.kernel;
+      const Tile tile = ts.tileFor(gr);
+      EXPECT_EQ(pass.grid.x, (1000 + 16 * strips * (tile.w / 16) - 1) / (16 * strips * (tile.w / 16))) << name;
+      EXPECT_EQ(pass.grid.z, 2);
+      EXPECT_NE(pass.kernelFunction, nullptr);
+      EXPECT_GT(pass.dynamicShared, 0u);
+      const WorkModel work16 = ts.workModel(gr, frames);
+      EXPECT_DOUBLE_EQ(work16.dramBytes, 4.0 * c) << name << ": each 2-byte value read and written";
+      EXPECT_GT(work16.matrixFlops, work16.matrixUseful);
+      ASSERT_GE(work16.notes.size(), 2u);
+      EXPECT_EQ(work16.notes[0].rfind(std::string(pixelTypeName(type)) + ": error bound ", 0), 0u) << work16.notes[0];
+      for (const std::string& note : work16.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
+    }
   }
   // An RGBA8 batch runs the RGBA8 kernel in one launch, a frame a grid z, and says so.
   ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);

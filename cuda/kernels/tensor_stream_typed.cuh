@@ -661,16 +661,15 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
              (Kind == kU16Values   ? "u16x" + std::to_string(C / 2)
               : Kind == kF16Values ? "f16x" + std::to_string(C / 2)
                                    : "u8x" + std::to_string(C)) +
-             ", " + std::to_string(SS) + " strips a warp, " + std::to_string(B0) + ", " + outName(Out) + ", " +
-             (SplitH ? "fp16 high + low" : "fp16") + (Mag ? ", magnitude>" : ">");
+             ", " + std::to_string(SS) + (SS == 1 ? " strip a warp, " : " strips a warp, ") + std::to_string(B0) +
+             ", " + outName(Out) + ", " + (SplitH ? "fp16 high + low" : "fp16") + (Mag ? ", magnitude>" : ">");
   if (Kind == kU16Values)
     p.kernel += " (the factors as fp16 high + low parts; each value's high and low bytes as products of their own)";
   else if (Kind == kF16Values)
     p.kernel += " (the factors as fp16 high + low parts; the values as they are)";
-  if (Held)
-    p.kernel += ", held to 128 registers";
   else if (Terms && !Mag)
     p.kernel += " (" + std::to_string(terms) + " terms)";
+  if (Held) p.kernel += ", held to 128 registers";
   p.grid = dimsOf(grid.x, grid.y, grid.z);
   p.block = dimsOf(32 * l.warps);
   p.threadsPerBlock = 32 * l.warps;
