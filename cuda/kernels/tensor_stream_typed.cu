@@ -46,36 +46,45 @@ std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int 
   return image.channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
 }
 
-void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+namespace {
+// A 16-bit instance's frames (type, 1 or 4 channels) and radius, or the reason; false: nothing to filter.
+bool takesSixteenBit(const TypedTensorStreamLaunch& l, const MaskSep& m, PixelType type, const char* entry) {
+  const char* name = pixelTypeName(type);
   if (m.radius < 0 || m.radius > kTensorStreamU16MaxRadius)
-    throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no u16 instance (0.." +
-                                std::to_string(kTensorStreamU16MaxRadius) + ")");
+    throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no " + name +
+                                " instance (0.." + std::to_string(kTensorStreamU16MaxRadius) + ")");
   const ImageDesc& d = l.image;
-  if (d.type != PixelType::U16 || (d.channels != 1 && d.channels != 4))
-    throw std::invalid_argument("tensorstream: tensorStreamTypedU16 on " + d.str() + " (it takes u16x1 and u16x4)");
-  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  if (d.type != type || (d.channels != 1 && d.channels != 4))
+    throw std::invalid_argument(std::string("tensorstream: ") + entry + " on " + d.str() + " (it takes " + name +
+                                "x1 and " + name + "x4)");
+  return d.width >= 1 && d.height >= 1 && d.batch >= 1;
+}
+// m's factors scaled by 2^rowScale and 2^colScale as the 16-bit instances take them: two terms, the
+// fp16 high parts and what they leave.
+MaskTerms scaledParts(const MaskSep& m, int rowScale, int colScale) {
+  const int taps = 2 * m.radius + 1;
+  MaskTerms parts{};
+  parts.radius = m.radius;
+  parts.terms = 2;
+  splitScaled(m.row, taps, rowScale, parts.row[0], parts.row[1]);
+  splitScaled(m.col, taps, colScale, parts.col[0], parts.col[1]);
+  return parts;
+}
+}  // namespace
+
+void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+  if (!takesSixteenBit(l, m, PixelType::U16, "tensorStreamTypedU16")) return;
   const int taps = 2 * m.radius + 1;
   const int scale = tensorInputScale(largestWeight(m.row, taps), largestWeight(m.col, taps));
   if (scale < 0)
     throw std::invalid_argument(
         "tensorstream: no input scale keeps both factors' largest weights within fp16's range (the variant's whyNot "
         "refuses such masks before a launch)");
-  MaskTerms parts{};
-  parts.radius = m.radius;
-  parts.terms = 2;
-  splitScaled(m.row, taps, scale, parts.row[0], parts.row[1]);
-  splitScaled(m.col, taps, 24 - scale, parts.col[0], parts.col[1]);
-  (d.channels == 1 ? typedtensor::launchU16x1 : typedtensor::launchU16x4)(l, parts);
+  (l.image.channels == 1 ? typedtensor::launchU16x1 : typedtensor::launchU16x4)(l, scaledParts(m, scale, 24 - scale));
 }
 
 void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
-  if (m.radius < 0 || m.radius > kTensorStreamU16MaxRadius)
-    throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no f16 instance (0.." +
-                                std::to_string(kTensorStreamU16MaxRadius) + ")");
-  const ImageDesc& d = l.image;
-  if (d.type != PixelType::F16 || (d.channels != 1 && d.channels != 4))
-    throw std::invalid_argument("tensorstream: tensorStreamTypedF16 on " + d.str() + " (it takes f16x1 and f16x4)");
-  if (d.width < 1 || d.height < 1 || d.batch < 1) return;
+  if (!takesSixteenBit(l, m, PixelType::F16, "tensorStreamTypedF16")) return;
   const int taps = 2 * m.radius + 1;
   double rowAbs = 0;
   for (int t = 0; t < taps; ++t) rowAbs += std::fabs(double(m.row[t]));
@@ -85,12 +94,7 @@ void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
     throw std::invalid_argument(
         "tensorstream: the factors' largest weights, scaled for f16 frames, pass fp16's range (the variant's whyNot "
         "refuses such masks before a launch)");
-  MaskTerms parts{};
-  parts.radius = m.radius;
-  parts.terms = 2;
-  splitScaled(m.row, taps, scale, parts.row[0], parts.row[1]);
-  splitScaled(m.col, taps, -scale, parts.col[0], parts.col[1]);
-  (d.channels == 1 ? typedtensor::launchF16x1 : typedtensor::launchF16x4)(l, parts);
+  (l.image.channels == 1 ? typedtensor::launchF16x1 : typedtensor::launchF16x4)(l, scaledParts(m, scale, -scale));
 }
 
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,

@@ -52,16 +52,18 @@ bool sumsInByteRange(const FilterParams& p) {
   return p.filter.combine == Combine::Identity && planOf(p).sumsInByteRange;
 }
 
-// Past the separable tensor-core checks: the factors' scale, the frame's size in tiles, and the
-// block's shared memory.
-// Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
-// (convlive/tensor_inputs.hpp): both largest weights of a factor pair must fit fp16 so scaled.
-// u16 and f16 grey frames' error plan (separable masks only).
+// 16-bit frames (u16 and f16, 1 or 4 channels): their own kernel instances and error plans.
+bool sixteenBit(const ImageDesc& image) { return image.type == PixelType::U16 || image.type == PixelType::F16; }
+// Their error plan (separable masks only).
 HalfWeightsPlan sixteenBitPlan(const FilterParams& p, PixelType type) {
   return type == PixelType::U16 ? planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius)
                                 : planF16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius);
 }
 
+// Past the separable tensor-core checks: the factors' scale, the frame's size in tiles, and the
+// block's shared memory.
+// Its inputs are fp16 subnormals with the factors scaled by 2^S and 2^(24 - S)
+// (convlive/tensor_inputs.hpp): both largest weights of a factor pair must fit fp16 so scaled.
 Problem scaleWhyNot(const std::vector<float>& rowFactor, const std::vector<float>& colFactor, const char* which,
                     const char* instead) {
   if (const double row = largestWeight(rowFactor), col = largestWeight(colFactor); tensorInputScale(row, col) < 0) {
@@ -207,7 +209,7 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
                    "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1 and f16x4 frames; these are " +
                        what + ": sweep takes them",
                    "variant", "sweep");
-  if (image.type == PixelType::U16 || image.type == PixelType::F16) {
+  if (sixteenBit(image)) {
     // What the numerics refuse first, whatever the device (a 2D mask is no 8-bit mask of low rank here).
     const HalfWeightsPlan plan = sixteenBitPlan(p, image.type);
     if (!plan.why.empty())
@@ -264,7 +266,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
                                               : std::string());
     return d;
   }
-  if (image.type == PixelType::U16 || image.type == PixelType::F16)
+  if (sixteenBit(image))
     return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 2, false, false, true, false);
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
                                             magnitude(p), splitIntermediate(p, false), sumsInByteRange(p));
@@ -272,7 +274,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) return workModel(v, p, image.width, image.height);  // per pixel, a frame or a batch alike
-  if (image.type == PixelType::U16 || image.type == PixelType::F16) {
+  if (sixteenBit(image)) {
     WorkModel m = kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 1, false, true);
     std::ostringstream note;
     note.precision(2);
@@ -307,12 +309,8 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
   l.in = in;
   l.out = out;
   l.stream = s;
-  if (image.type == PixelType::U16) {  // whyNotImage held the mask to planU16Separable
-    kernels::tensorStreamTypedU16(l, pp.sep());
-    return;
-  }
-  if (image.type == PixelType::F16) {  // and to planF16Separable
-    kernels::tensorStreamTypedF16(l, pp.sep());
+  if (sixteenBit(image)) {  // whyNotImage held the mask to planU16Separable or planF16Separable
+    (image.type == PixelType::U16 ? kernels::tensorStreamTypedU16 : kernels::tensorStreamTypedF16)(l, pp.sep());
     return;
   }
   if (magnitude(p)) {
