@@ -248,9 +248,9 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // 128 registers and spilled 70-460 bytes; three planes at B0 = 1 (u8x3) are held to 80, 3 blocks of
 // 256 threads an SM (120 free; 4K r=8 3% faster). One channel keeps four strips a warp (128
 // registers at B0 = 1): two, at 80 registers, were 1.1x slower at 4K r <= 8, level at 1080p. u16
-// grey (kU16Values, four strips): 152 registers at B0 = 1, 210 at B0 = 2 (204 when its bytes were
-// split before the products, as timed below; split at each product since 4 channels came), no
-// spill; held to 128 at
+// grey (kU16Values, four strips): 152 registers at B0 = 1, 210 at B0 = 2, no spill (its bytes split
+// at each product since 4 channels came; split before the products again, 204 registers and the held
+// instance's spill 56 bytes, not 8: 1.03-1.045x the time at 4K and 64 256x256 r <= 8); held to 128 at
 // B0 = 1 (renaming then: 4 blocks of 4 warps an SM, an 84-byte spill) it took 0.90x the time at 4K
 // but 1.02-1.04x on 16 1080p frames and 64 256x256 ones, so it keeps ptxas's where that held
 // instance would not bring the launch into one wave (Held: launchU16x1 takes it where it does). f16
