@@ -342,6 +342,42 @@ HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadiu
   return plan;
 }
 
+HalfWeightsPlan planF32Separable(const Mask& mask, Combine combine, int maxRadius) {
+  HalfWeightsPlan plan;
+  plan.why = sixteenBitRefusal(mask, combine, maxRadius, "f32", "the f32 bound");
+  if (!plan.why.empty()) return plan;
+  const int r = mask.radius();
+  const double rowAbs = absoluteSum(mask.row()), colAbs = absoluteSum(mask.col()), magnitude = rowAbs * colAbs;
+  const int scale = f16IntermediateScale(rowAbs);
+  const double rowErr = splitError(mask.row(), scale), colErr = splitError(mask.col(), -scale);
+  const double weights = rowErr * colAbs + rowAbs * colErr + rowErr * colErr;
+  // The values' split and the dropped low x low product, the intermediate's split and its dropped
+  // low x low product (2^-22 each).
+  const double split = magnitude * 4 * std::ldexp(1.0, -22);
+  const double fp32 = magnitude * 2 * std::ldexp(1.0, -24);
+  // The values' and the intermediate's low parts below fp16's normal range, over the step's largest
+  // |value| scaled to at least 2^14.
+  const double floors = magnitude * std::ldexp(1.0, -39) + colAbs * std::ldexp(1.0, -39 - scale);
+  const int chunks = productChunks(r);
+  plan.accumulationBound = magnitude * std::ldexp(1.0, -21) * (chunks * (1 + 2 * std::ldexp(1.0, -11)) + 3 * chunks);
+  plan.splitBound = weights + split + fp32 + floors;
+  plan.singleBound = plan.splitBound;
+  plan.bound = plan.splitBound + plan.accumulationBound;
+  const double contract = f32Bound(mask, 1.0);
+  if (!std::isfinite(plan.bound)) {
+    plan.why = "a factor weight, scaled for the row sums, is beyond fp16's range (65504)";
+  } else if (plan.bound <= contract) {
+    plan.mode = HalfWeightsPlan::Mode::Split;
+  } else {
+    std::ostringstream s;
+    s << "on f32 frames the output could be off by up to " << plan.bound << " x the largest |value| (the f32 bound is "
+      << contract << " x it): the factors' absolute sums (" << rowAbs << " and " << colAbs
+      << ") lie beyond what the tensor cores' truncating adds and fp16's parts hold";
+    plan.why = s.str();
+  }
+  return plan;
+}
+
 namespace {
 // Whether every row sum of bytes with these fp16 weights is a value fp16 holds exactly
 // (planHalfTerms): each weight is an integer times 2^e, e the least exponent of the weights' last

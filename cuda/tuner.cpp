@@ -18,6 +18,7 @@
 #include "convlive/resources.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/stream_typed.hpp"
+#include "kernels/tensor_stream_typed.hpp"
 
 namespace convlive {
 namespace fs = std::filesystem;
@@ -382,6 +383,8 @@ constexpr int kF32GreyStreamMaxRadius = 5;
 // their 4-channel frames (stream below it: to its largest radius, 4).
 constexpr int kU16GreyTensorMinRadius = 4;
 constexpr int kU16FourTensorMinRadius = 5;
+// The smallest radius f32 grey frames take tensorstream first for (stream below it).
+constexpr int kF32GreyTensorMinRadius = 6;
 }  // namespace
 
 const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
@@ -414,7 +417,11 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // sweep's 0.080; 16 1080p r = 4 0.076 against 0.084; at r = 3 stream's 0.024 against 0.027, 64
   // 256x256 frames 0.0176 against 0.021); u16 and f16 frames of 4 channels from r = 5 to 16, past
   // stream's reach (4K r = 6 0.135-0.140 ms against sweep's 0.155-0.161, r = 16 0.170-0.180 against
-  // 0.254-0.259; at r = 4 stream's 0.097-0.109 against 0.139-0.145). Then sweep, and
+  // 0.254-0.259; at r = 4 stream's 0.097-0.109 against 0.139-0.145); f32 grey frames from r = 6 to
+  // 16 (4K r = 6 0.0388 ms against sweep's 0.0391, r = 8 0.0391 against 0.0418, r = 16 0.0586
+  // against 0.0619; 48 512x512 frames r = 8 0.0604 against 0.0704; at r = 5 stream's 0.0355 against
+  // 0.0391, and 0.0548 against 0.0604 on 48 512x512, but 64 256x256 frames 0.0240 against 0.0285,
+  // which auto's timing finds; H200, 2026-12-02). Then sweep, and
   // fft for what sweep refuses. A 2D mask from r = 8 takes fft before sweep (4K u8x1, u16x1, f32x1:
   // 0.27-0.28 ms at any radius against sweep's 0.40-0.42 at r = 8 and 3.6-3.7 at r = 32; 64 256x256
   // frames 0.15-0.18 against 0.24-0.25 and 2.4); at r = 4 sweep is faster (0.19-0.21 against
@@ -423,8 +430,11 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   const bool twoD = !p.filter.mask.separable();
   std::vector<const char*> order;
   if (r <= 1) order.push_back("stream");
-  const bool sixteen = image.type == PixelType::U16 || image.type == PixelType::F16;
-  const int tensorFrom = !sixteen ? 0 : image.channels == 1 ? kU16GreyTensorMinRadius : kU16FourTensorMinRadius;
+  const bool splits = kernels::tensorStreamTypedSplitsFactors(image.type);  // u16, f16, f32
+  const int tensorFrom = !splits                        ? 0
+                         : image.type == PixelType::F32 ? kF32GreyTensorMinRadius
+                         : image.channels == 1          ? kU16GreyTensorMinRadius
+                                                        : kU16FourTensorMinRadius;
   if (r >= tensorFrom) order.push_back("tensorstream");
   const bool f32Grey = image.type == PixelType::F32 && image.channels == 1;
   if (r <= (f32Grey ? kF32GreyStreamMaxRadius

@@ -121,30 +121,33 @@ FilterParams compiled(const FilterSpec& s) {
   return p;
 }
 
-// tensorstream takes u8x4, u8x1, u8x3 and u16 and f16 frames of 1 and 4 channels; it refuses the
-// other types naming sweep, whether or not there is a device, and on u8x1 and u8x3 gradient
-// magnitudes past r = 16; on 16-bit frames what planU16Separable and planF16Separable refuse (masks
-// of low rank, magnitudes, r > 16), naming sweep.
+// tensorstream takes u8x4, u8x1, u8x3, u16 and f16 frames of 1 and 4 channels and f32 grey frames;
+// it refuses the other types naming sweep, whether or not there is a device, and on u8x1 and u8x3
+// gradient magnitudes past r = 16; on 16-bit and f32 frames what planU16Separable, planF16Separable
+// and planF32Separable refuse (masks of low rank, magnitudes, r > 16), naming sweep.
 TEST(Plan, TensorStreamTakesGreyAndRgbFramesAndNamesSweepForTheOthers) {
   const Variant& v = *findVariant("tensorstream");
   EXPECT_TRUE(v.takesAnyImage());
-  EXPECT_EQ(v.imagesTaken(), "u8x1,3,4 u16x1,4 f16x1,4");
+  EXPECT_EQ(v.imagesTaken(), "u8x1,3,4 u16x1,4 f16x1,4 f32x1");
   for (PixelType t : {PixelType::U16, PixelType::F16, PixelType::F32})
     for (int c : {1, 3, 4}) {
-      if ((t == PixelType::U16 || t == PixelType::F16) && c != 3) continue;
+      if (((t == PixelType::U16 || t == PixelType::F16) && c != 3) || (t == PixelType::F32 && c == 1)) continue;
       const Problem why = v.whyNot(compiled(spec("gaussian", 2, "tensorstream")),
                                    ImageDesc{.width = 9, .height = 7, .type = t, .channels = c});
       EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
-      EXPECT_NE(why.text().find("u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1 and f16x4"), std::string::npos)
+      EXPECT_NE(why.text().find("u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1, f16x4 and f32x1"), std::string::npos)
           << why.text();
       EXPECT_NE(why.text().find(std::string(pixelTypeName(t)) + "x" + std::to_string(c)), std::string::npos)
           << why.text();
       EXPECT_EQ(why.fixValue, "sweep") << why.text();
     }
-  // u16 and f16 of 1 and 4 channels: separable masks to r = 16 (without a device: no device); the
-  // others refused naming sweep, whatever the device.
-  for (const auto& [t, c] :
-       {std::pair{PixelType::U16, 1}, {PixelType::F16, 1}, {PixelType::U16, 4}, {PixelType::F16, 4}}) {
+  // u16 and f16 of 1 and 4 channels, f32 grey: separable masks to r = 16 (without a device: no
+  // device); the others refused naming sweep, whatever the device.
+  for (const auto& [t, c] : {std::pair{PixelType::U16, 1},
+                             {PixelType::F16, 1},
+                             {PixelType::U16, 4},
+                             {PixelType::F16, 4},
+                             {PixelType::F32, 1}}) {
     const ImageDesc grey16{.width = 9, .height = 7, .type = t, .channels = c};
     const Problem blur = v.whyNot(compiled(spec("gaussian", 16, "tensorstream")), grey16);
     EXPECT_EQ(blur.code, deviceInfo().available ? Problem::Code::None : Problem::Code::NoDevice) << blur.text();

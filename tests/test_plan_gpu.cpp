@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <span>
@@ -127,7 +129,7 @@ class PlanOnDevice : public testing::Test {
     return d;
   }
   // tensorstream by name on `type` frames of 1 and 4 channels (the 4th filtered or copied) over
-  // `cases` at odd sizes from 1x1, narrow and packed wide frames, every border (specFor), a random
+  // `cases` (f32: grey only) at odd sizes from 1x1, narrow and packed wide frames, every border (specFor), a random
   // tile each, batches with padded rows and gaps: a case `numerics` refuses the plan refuses with its
   // reason, naming sweep; the others equal the reference, the identity (row "1") exactly. Adds what
   // ran and what was refused.
@@ -290,6 +292,7 @@ void PlanOnDevice::sixteenBitCases(PixelType type, std::span<const MaskCase> cas
   for (int c : {1, 4})
     for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}, {640, 37}, {1024, 19}, {1031, 9}})
       for (const MaskCase& k : cases) {
+        if (type == PixelType::F32 && c != 1) continue;  // f32: grey only
         ImageDesc d = randomDesc(type, c, w, h, 4);
         if (w >= 640 && rng() % 2) d.pitch = d.batchStride = 0, d.batch = 1 + int(rng() % 3);  // packed rows
         FilterSpec s = specFor(k, "tensorstream");
@@ -310,7 +313,9 @@ void PlanOnDevice::sixteenBitCases(PixelType type, std::span<const MaskCase> cas
         ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " on " << d.str() << ": " << why.text();
         EXPECT_EQ(plan.variant().name, "tensorstream");
         expectEqualsReference(plan, d);
-        if (std::string(k.row) == "1") {  // the identity: every value exactly (no rounding slack)
+        // The identity: every value exactly (no rounding slack); f32's pass through fp16 high + low
+        // parts (22 bits), within the bound above.
+        if (std::string(k.row) == "1" && type != PixelType::F32) {
           const auto in = testcases::randomFrames(d, rng);
           const auto diff =
               testcases::compareTyped(d, runTyped(plan, d, in), in, params.filter.mask, testcases::typeRange(type));
@@ -952,6 +957,141 @@ TEST_F(PlanOnDevice, TensorStreamF16FramesWithInfAndNaNEqualTheReference) {
         ++ran;
       }
   EXPECT_EQ(ran, 2 * 4 * 4);
+}
+
+// tensorstream by name on f32 grey frames (kF32Values: each step's values scaled by a power of two
+// and split into fp16 high + low parts): the f16 cases, within the f32 bound (random values in
+// [-1, 2)), outputs poisoned (NaN); what planF32Separable refuses the plan refuses, naming sweep.
+TEST_F(PlanOnDevice, TensorStreamTakesF32GreyFrames) {
+  const MaskCase cases[] = {{"gaussian", 1, "", ""},
+                            {"box", 2, "", ""},
+                            {"gaussian", 4, "", ""},
+                            {"gaussian", 8, "", ""},
+                            {"gaussian", 9, "", ""},
+                            {"box", 13, "", ""},
+                            {"gaussian", 16, "", ""},
+                            {"custom", 0, "1", "1"},  // r = 0: the identity
+                            {"custom", 0, "-0.05,0.6,0.3,0.2,-0.05", "0.25,0.5,0.3,-0.05,0"},
+                            {"custom", 0, "-1,0,1", "0.25,0.5,0.25"},  // a derivative: |row| sums to 2
+                            // refused: |sum| (pitch), a gradient magnitude
+                            {"pitch", 0, "", ""},
+                            {"sobel", 1, "", ""}};
+  int ran = 0, refused = 0;
+  sixteenBitCases(PixelType::F32, cases, planF32Separable, ran, refused);
+  EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
+  EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
+}
+
+// f32 grey frames of any magnitude: whole frames scaled by 2^e from the subnormals' edge to near
+// f32's largest, each within the f32 bound of its own largest |value| (so that the step scale is
+// seen to bring each into fp16's range); frames of bands of rows (1 to 40 rows, across step and
+// segment edges) each scaled by its own power of two, and all-zero bands, within the frame's bound
+// (the blocks rescaled where the step scale moves); both K-chunk counts, odd sizes, every border.
+TEST_F(PlanOnDevice, TensorStreamF32FramesOfAnyMagnitudeEqualTheReference) {
+  const MaskCase cases[] = {{"gaussian", 3, "", ""}, {"box", 12, "", ""}, {"custom", 0, "-1,0,1", "0.25,0.5,0.25"}};
+  const Variant& v = *findVariant("tensorstream");
+  auto scaleValues = [](const ImageDesc& d, std::vector<unsigned char>& in, auto&& factorOfRow) {
+    for (int f = 0; f < d.batch; ++f)
+      for (int y = 0; y < d.height; ++y) {
+        const double k = factorOfRow(y);
+        for (int x = 0; x < d.width; ++x) {
+          const std::size_t at = d.frameStride() * std::size_t(f) + d.rowPitch() * std::size_t(y) + 4 * std::size_t(x);
+          float value;
+          std::memcpy(&value, &in[at], 4);
+          value = float(double(value) * k);
+          std::memcpy(&in[at], &value, 4);
+        }
+      }
+  };
+  int ran = 0;
+  for (const MaskCase& k : cases)
+    for (const auto& [w, h] : {std::pair{37, 23}, {300, 70}, {131, 150}}) {
+      FilterSpec s = specFor(k, "tensorstream");
+      s.tile = v.tiles[rng() % v.tiles.size()];
+      for (int e : {-140, -120, -60, -13, 0, 15, 60, 100, 124}) {
+        ImageDesc d = randomDesc(PixelType::F32, 1, w, h, 1);
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        ASSERT_TRUE(plan) << k.mask << " on " << d.str() << ": " << why.text();
+        auto in = testcases::randomFrames(d, rng);
+        scaleValues(d, in, [&](int) { return std::ldexp(1.0, e); });
+        const auto got = runTyped(plan, d, in);
+        auto want = testcases::poisoned(d);
+        referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+        const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, std::ldexp(2.0, e));
+        EXPECT_EQ(diff.over, 0) << k.mask << " x 2^" << e << " " << d.str() << ": " << diff.first << " (" << diff.over
+                                << " over)";
+        ++ran;
+      }
+      for (int spread : {3, 40}) {
+        ImageDesc d = randomDesc(PixelType::F32, 1, w, h, 3);
+        Problem why;
+        Plan plan = Plan::make(s, d, {}, why);
+        ASSERT_TRUE(plan) << k.mask << " on " << d.str() << ": " << why.text();
+        std::vector<double> rowScale(static_cast<std::size_t>(h));
+        double largest = 0;
+        for (int y = 0; y < h;) {
+          const int band = 1 + int(rng() % 40), e = int(rng() % unsigned(2 * spread + 1)) - spread;
+          const double scale = rng() % 5 == 0 ? 0.0 : std::ldexp(1.0, e);
+          for (int i = 0; i < band && y < h; ++i, ++y) rowScale[std::size_t(y)] = scale;
+          largest = std::max(largest, scale);
+        }
+        auto in = testcases::randomFrames(d, rng);
+        scaleValues(d, in, [&](int y) { return rowScale[std::size_t(y)]; });
+        const auto got = runTyped(plan, d, in);
+        auto want = testcases::poisoned(d);
+        referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+        const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, 2 * largest);
+        EXPECT_EQ(diff.over, 0) << k.mask << " bands within 2^" << spread << " " << d.str() << ": " << diff.first
+                                << " (" << diff.over << " over)";
+        EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << d.str();
+        ++ran;
+      }
+    }
+  EXPECT_EQ(ran, 3 * 3 * (9 + 2));
+}
+
+// f32 grey frames holding Inf, -Inf and NaN here and there, f32's largest values (a 3x3 patch whose
+// sums pass it, to Inf) and subnormals: the warps that store an Inf or NaN make their outputs again
+// from each window (in double, as the reference); every output equals the reference's (NaN where
+// it is NaN, the same Inf, finite values within the contract of the frame's largest |value|).
+TEST_F(PlanOnDevice, TensorStreamF32FramesWithInfAndNaNEqualTheReference) {
+  const MaskCase cases[] = {{"gaussian", 2, "", ""},
+                            {"gaussian", 8, "", ""},
+                            {"box", 12, "", ""},
+                            {"custom", 0, "0.3,0.6,0.9", "0.25,0.5,0.25"}};  // sums to 1.8 of the largest
+  const Variant& v = *findVariant("tensorstream");
+  int ran = 0;
+  for (const auto& [w, h] : {std::pair{37, 23}, {300, 40}, {131, 70}, {700, 33}})
+    for (const MaskCase& k : cases) {
+      ImageDesc d = randomDesc(PixelType::F32, 1, w, h, 3);
+      FilterSpec s = specFor(k, "tensorstream");
+      s.tile = v.tiles[rng() % v.tiles.size()];
+      Problem why;
+      Plan plan = Plan::make(s, d, {}, why);
+      ASSERT_TRUE(plan) << k.mask << " on " << d.str() << ": " << why.text();
+      auto in = testcases::randomFrames(d, rng);
+      auto put = [&](int f, int x, int y, float value) {
+        std::memcpy(&in[d.frameStride() * std::size_t(f) + d.rowPitch() * std::size_t(y) + 4 * std::size_t(x)], &value,
+                    4);
+      };
+      const float big = std::numeric_limits<float>::max();
+      const float specials[] = {INFINITY, -INFINITY, NAN, big, -big, 1e-45f, -3e-42f};
+      for (int f = 0; f + 1 < d.batch || (d.batch == 1 && f == 0); ++f)
+        for (int i = 0; i < 6; ++i)
+          put(f, int(rng() % unsigned(w)), int(rng() % unsigned(h)), specials[rng() % std::size(specials)]);
+      const int px = int(rng() % unsigned(w - 2)), py = int(rng() % unsigned(h - 2));
+      for (int y = py; y < py + 3; ++y)
+        for (int x = px; x < px + 3; ++x) put(0, x, y, big);
+      const auto got = runTyped(plan, d, in);
+      auto want = testcases::poisoned(d);
+      referenceFrames(plan.params().filter, plan.params().border, false, d, in.data(), want.data());
+      const auto diff = testcases::compareTyped(d, got, want, plan.params().filter.mask, big);
+      EXPECT_EQ(diff.over, 0) << k.mask << " " << d.str() << ": " << diff.first << " (" << diff.over << " over)";
+      EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << d.str();
+      ++ran;
+    }
+  EXPECT_EQ(ran, 4 * 4);
 }
 
 // A batch runs in one launch, and equals the frames filtered one at a time.

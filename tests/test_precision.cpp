@@ -578,6 +578,43 @@ TEST(F16Separable, ScalesTheRowSumsIntoFp16sRangeAndRefusesWhatItCannotHold) {
   EXPECT_NE(plan.why.find("on f16 frames the output could be off by up to"), std::string::npos) << plan.why;
 }
 
+// f32 grey frames on tensorstream: f16's plan plus the values' split and a third row product; blurs
+// and the derivative fit the f32 bound to r = 16 with room (the floors far below it), the same
+// refusals as f16's, naming the type.
+TEST(F32Separable, BlursFitTheF32BoundToRadius16AndTheRefusalsAreF16s) {
+  for (const char* kind : {"gaussian", "box"})
+    for (int r : {1, 2, 5, 8, 9, 12, 16}) {
+      const Filter f = makeFilter(kind, {.radius = r});
+      const auto plan = planF32Separable(f.mask, f.combine, 16);
+      EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Split) << kind << " r=" << r << ": " << plan.why;
+      EXPECT_LE(plan.bound, 0.9 * f32Bound(f.mask, 1.0)) << kind << " r=" << r;
+      const auto f16 = planF16Separable(f.mask, f.combine, 16);
+      const double sums = absoluteSum(f.mask.row()) * absoluteSum(f.mask.col());
+      // The values' split and the dropped product: 2^-21 of the sums more than f16's (no floor apart).
+      EXPECT_NEAR(plan.splitBound - f16.splitBound, sums * std::ldexp(1.0, -21), sums * std::ldexp(1.0, -30));
+      EXPECT_GT(plan.accumulationBound, f16.accumulationBound);
+      EXPECT_LT(plan.accumulationBound, f16.accumulationBound * 1.001);
+    }
+  const Mask derivative = Mask::fromFactors({-1.f, 0.f, 1.f}, {0.25f, 0.5f, 0.25f});
+  EXPECT_EQ(planF32Separable(derivative, Combine::Identity, 16).mode, HalfWeightsPlan::Mode::Split);
+  const Filter far = makeFilter("gaussian", {.radius = 17});
+  auto plan = planF32Separable(far.mask, far.combine, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("f32 frames up to r = 16"), std::string::npos) << plan.why;
+  for (const auto& [kind, text] : {std::pair{"sharpen", "not separable"}, {"pitch", "|sum|"}, {"sobel", "gradient"}}) {
+    const Filter f = makeFilter(kind, {.radius = 2});
+    plan = planF32Separable(f.mask, f.combine, 16);
+    EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused) << kind;
+    EXPECT_NE(plan.why.find(text), std::string::npos) << plan.why;
+  }
+  plan = planF32Separable(Mask::fromFactors({1.f, 1.f, 1.f}, {1e5f, 1.f, 1e5f}), Combine::Identity, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused);
+  EXPECT_NE(plan.why.find("fp16's range"), std::string::npos) << plan.why;
+  plan = planF32Separable(Mask::fromFactors({1e-6f, 1e-6f, 1e-6f}, {3e-4f, 7e-4f, 3e-4f}), Combine::Identity, 16);
+  EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused) << plan.bound;
+  EXPECT_NE(plan.why.find("on f32 frames the output could be off by up to"), std::string::npos) << plan.why;
+}
+
 // tensorstream's inputs: bytes as fp16 subnormals, the row factor scaled by 2^S and the column factor
 // by 2^(24 - S), S = 14 where both fit fp16's range, else the nearest S that does; none when the
 // largest weights' product passes about 256.

@@ -92,6 +92,16 @@ HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadiu
 // past fp16's range so scaled, or a bound past the contract.
 HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadius);
 
+// The same for f32 grey frames on tensorstream (kernels::tensorStreamTypedF32): the factors as for
+// f16, each step's values multiplied by a power of two into [2^14, 2^15) of the step's largest and
+// split into fp16 high + low parts (3 row products: low x low dropped). Over max |x|: f16's terms,
+// plus the values' split and the dropped low x low product (2^-22 each of sum |row| sum |col|), the
+// two small row products first into each sum (2^-11 of the high one's each); the floors (the
+// values' and the intermediate's low parts below fp16's normal range) lie 2^-39 and below of the
+// step's largest |value|, counted in the bound. Split (accepted) where the bound is within the f32
+// contract's 1e-5 x sum |w|; else Refused, as f16's.
+HalfWeightsPlan planF32Separable(const Mask& mask, Combine combine, int maxRadius);
+
 // The terms as tensorstream's kernels take them (kernels::MaskTerms). fp16 holds few weights of the
 // form j / n (emboss's ramp, j / r: 1/3, 2/3 round by up to 2^-12), but n times them are integers it
 // holds exactly: where every term's factors are that far from fp16's, one factor of each term

@@ -85,7 +85,7 @@ struct Variant {
   // One-mask variants that also run the gradient magnitude (sobel, scharr) of separable masks up to
   // this radius (stream: 3x3 and 5x5 ones on single RGBA8 frames); 0: none.
   int magnitudeRadius = 0;
-  // The frames it takes where that is some of all (runFramesImpl set): "u8x1,3,4 u16x1,4 f16x1,4"
+  // The frames it takes where that is some of all (runFramesImpl set): "u8x1,3,4 u16x1,4 f16x1,4 f32x1"
   // (8-bit values in 1, 3 or 4 channels, 16-bit in 1 or 4), "u8,u16,f32"; empty: all of them (with
   // runFramesImpl), or u8x4 (without).
   std::string images;

@@ -1,6 +1,7 @@
-// tensorstream on u8x1, u8x3 and u16 and f16 frames of 1 and 4 channels: the entry points (the
-// kernel: tensor_stream_typed.cuh, its instances in tensor_stream_u8x1.cu, tensor_stream_u8x3.cu,
-// tensor_stream_u16x1.cu, tensor_stream_f16x1.cu, tensor_stream_u16x4.cu and tensor_stream_f16x4.cu).
+// tensorstream on u8x1, u8x3, u16 and f16 frames of 1 and 4 channels and f32 grey frames: the entry
+// points (the kernel: tensor_stream_typed.cuh, its instances in tensor_stream_u8x1.cu,
+// tensor_stream_u8x3.cu, tensor_stream_u16x1.cu, tensor_stream_f16x1.cu, tensor_stream_u16x4.cu,
+// tensor_stream_f16x4.cu and tensor_stream_f32x1.cu).
 #include "convlive/half.hpp"
 #include "tensor_stream_typed.cuh"
 
@@ -11,7 +12,7 @@ void checkTypedFrames(const ImageDesc& d) {
   if (!tensorStreamTypedTakes(d.type, d.channels))
     throw std::invalid_argument("tensorstream: no typed instance for " + std::string(pixelTypeName(d.type)) + "x" +
                                 std::to_string(d.channels) +
-                                " frames (it takes u8x1, u8x3, u16x1, u16x4, f16x1 and f16x4)");
+                                " frames (it takes u8x1, u8x3, u16x1, u16x4, f16x1, f16x4 and f32x1)");
 }
 // u8 frames only: masks of low rank and gradient magnitudes.
 void checkByteFrames(const ImageDesc& d, const char* what) {
@@ -33,30 +34,35 @@ void splitScaled(const float* w, int taps, int scale, float* hi, float* lo) {
 std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int radius, int terms) {
   auto bytes = [&](auto c) {
     constexpr int C = decltype(c)::value;
-    constexpr int SS = C == 2 ? kTensorStreamU16Strips : C == 8 ? 1 : tensorStreamTypedStripPixels(C) / 16;
+    constexpr int SS = C == 2   ? kTensorStreamU16Strips
+                       : C == 8 ? 1
+                       : C == 4 ? kTensorStreamF32Strips
+                                : tensorStreamTypedStripPixels(C) / 16;
     if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead, terms);
     if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead, terms);
     if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead, terms);
     return typedSharedBytes<C, SS, 4>(warps, kTypedAhead, terms);
   };
-  if (image.type == PixelType::U16 || image.type == PixelType::F16) {  // the factors' high and low parts: two terms'
+  if (tensorStreamTypedSplitsFactors(image.type)) {  // the factors' high and low parts: two terms'
     terms = 2;
+    if (image.type == PixelType::F32) return bytes(std::integral_constant<int, 4>{});
     return image.channels == 1 ? bytes(std::integral_constant<int, 2>{}) : bytes(std::integral_constant<int, 8>{});
   }
   return image.channels == 1 ? bytes(std::integral_constant<int, 1>{}) : bytes(std::integral_constant<int, 3>{});
 }
 
 namespace {
-// A 16-bit instance's frames (type, 1 or 4 channels) and radius, or the reason; false: nothing to filter.
+// A split-factor instance's frames (type; 1 or 4 channels, f32: 1) and radius, or the reason; false:
+// nothing to filter.
 bool takesSixteenBit(const TypedTensorStreamLaunch& l, const MaskSep& m, PixelType type, const char* entry) {
   const char* name = pixelTypeName(type);
   if (m.radius < 0 || m.radius > kTensorStreamU16MaxRadius)
     throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no " + name +
                                 " instance (0.." + std::to_string(kTensorStreamU16MaxRadius) + ")");
   const ImageDesc& d = l.image;
-  if (d.type != type || (d.channels != 1 && d.channels != 4))
+  if (d.type != type || !tensorStreamTypedTakes(d.type, d.channels))
     throw std::invalid_argument(std::string("tensorstream: ") + entry + " on " + d.str() + " (it takes " + name +
-                                "x1 and " + name + "x4)");
+                                (type == PixelType::F32 ? "x1)" : "x1 and " + std::string(name) + "x4)"));
   return d.width >= 1 && d.height >= 1 && d.batch >= 1;
 }
 // m's factors scaled by 2^rowScale and 2^colScale as the 16-bit instances take them: two terms, the
@@ -83,18 +89,30 @@ void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
   (l.image.channels == 1 ? typedtensor::launchU16x1 : typedtensor::launchU16x4)(l, scaledParts(m, scale, 24 - scale));
 }
 
-void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
-  if (!takesSixteenBit(l, m, PixelType::F16, "tensorStreamTypedF16")) return;
+namespace {
+// f16 and f32: the factors' parts scaled so that the row sums stay within fp16's range
+// (f16IntermediateScale), or the reason.
+MaskTerms halfRangeParts(const MaskSep& m, const char* frames) {
   const int taps = 2 * m.radius + 1;
   double rowAbs = 0;
   for (int t = 0; t < taps; ++t) rowAbs += std::fabs(double(m.row[t]));
   const int scale = f16IntermediateScale(rowAbs);
   if (largestWeight(m.row, taps) * std::ldexp(1.0, scale) >= 65504.0 ||
       largestWeight(m.col, taps) * std::ldexp(1.0, -scale) >= 65504.0)
-    throw std::invalid_argument(
-        "tensorstream: the factors' largest weights, scaled for f16 frames, pass fp16's range (the variant's whyNot "
-        "refuses such masks before a launch)");
-  (l.image.channels == 1 ? typedtensor::launchF16x1 : typedtensor::launchF16x4)(l, scaledParts(m, scale, -scale));
+    throw std::invalid_argument(std::string("tensorstream: the factors' largest weights, scaled for ") + frames +
+                                " frames, pass fp16's range (the variant's whyNot refuses such masks before a launch)");
+  return scaledParts(m, scale, -scale);
+}
+}  // namespace
+
+void tensorStreamTypedF32(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+  if (!takesSixteenBit(l, m, PixelType::F32, "tensorStreamTypedF32")) return;
+  typedtensor::launchF32x1(l, halfRangeParts(m, "f32"));
+}
+
+void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
+  if (!takesSixteenBit(l, m, PixelType::F16, "tensorStreamTypedF16")) return;
+  (l.image.channels == 1 ? typedtensor::launchF16x1 : typedtensor::launchF16x4)(l, halfRangeParts(m, "f16"));
 }
 
 void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool splitIntermediate,
@@ -106,6 +124,7 @@ void tensorStreamTyped(const TypedTensorStreamLaunch& l, const MaskSep& m, bool 
   checkTypedFrames(d);
   if (d.type == PixelType::U16) return tensorStreamTypedU16(l, m);
   if (d.type == PixelType::F16) return tensorStreamTypedF16(l, m);
+  if (d.type == PixelType::F32) return tensorStreamTypedF32(l, m);
   if (d.width < 1 || d.height < 1 || d.batch < 1) return;
   const MaskSep scaled = scaledForTensorInputs(m);
   if (d.channels == 1)
@@ -151,6 +170,10 @@ LaunchDescription describeTensorStreamTyped(const TypedTensorStreamLaunch& l, in
     if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
     return (l.image.channels == 1 ? typedtensor::describeF16x1 : typedtensor::describeF16x4)(l, radius);
   }
+  if (l.image.type == PixelType::F32) {
+    if (asTerms || magnitude) checkByteFrames(l.image, asTerms ? "masks of low rank" : "gradient magnitudes");
+    return typedtensor::describeF32x1(l, radius);
+  }
   return (l.image.channels == 1 ? typedtensor::describeU8x1 : typedtensor::describeU8x3)(
       l, radius, terms, asTerms, magnitude, splitIntermediate, sumsInByteRange);
 }
@@ -162,24 +185,33 @@ namespace {
 // the column's low part).
 // f16 grey: the same walk and column pass; the row pass 2 products a K chunk and 16-row block (the
 // values times the factor's high and low parts). 4 channels: one strip a warp, four planes; the
-// figures per pixel (4 values).
-WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius, bool f16 = false) {
-  const int rowProducts = f16 ? 2 : 4, ch = l.image.channels;
-  const int b0 = radius <= 8 ? 1 : 2, kc = b0 + 1, nb = 2 * (b0 + 1), ss = tensorStreamSixteenStrips(ch);
+// figures per pixel (4 values). f32 grey: two strips a warp, 3 row products (the values' high and
+// low parts).
+WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius) {
+  const PixelType type = l.image.type;
+  const bool f16 = type == PixelType::F16, f32 = type == PixelType::F32;
+  const int rowProducts = f16 ? 2 : f32 ? 3 : 4, ch = l.image.channels, bytes = f32 ? 4 : 2;
+  const int b0 = radius <= 8 ? 1 : 2, kc = b0 + 1, nb = 2 * (b0 + 1);
+  const int ss = f32 ? kTensorStreamF32Strips : tensorStreamSixteenStrips(ch);
   const double steps = std::max(1, l.tileRows / 16), perOutput = (steps + b0) / steps, taps = 2 * radius + 1;
   WorkModel m;
   m.apron = double(ss + b0) / ss * perOutput;
   m.globalReads = m.apron;
-  m.globalBytes = 2.0 * ch * m.globalReads;
-  m.dramBytes = 4.0 * ch;
+  m.globalBytes = double(bytes) * ch * m.globalReads;
+  m.dramBytes = 2.0 * bytes * ch;
   m.matrixFlops = ch * perOutput * (rowProducts * 2 * kc + 3 * nb) * 2.0 * 16 * 8 * 16 / 256;
   m.matrixUseful = ch * (perOutput * rowProducts * 2 * taps + 3 * 2 * taps);
   m.notes.push_back("row and column products with Toeplitz bands " + std::to_string(16 * kc) + " deep, " +
                     std::to_string(2 * radius + 1) + " weighted; " + std::to_string(ss) +
                     " 16-pixel strips a warp; figures per " +
-                    (ch == 1 ? std::string(f16 ? "f16" : "u16") + " value"
-                             : "pixel of " + std::to_string(ch) + (f16 ? " f16" : " u16") + " values"));
-  if (f16)
+                    (ch == 1 ? std::string(pixelTypeName(type)) + " value"
+                             : "pixel of " + std::to_string(ch) + " " + pixelTypeName(type) + " values"));
+  if (f32)
+    m.notes.push_back(
+        "the factors as fp16 high + low parts, each step's values scaled by a power of two as fp16 high + low parts: "
+        "3 row products a chunk (low x low dropped); the intermediate as fp16 high + low parts: 3 column products a "
+        "block");
+  else if (f16)
     m.notes.push_back(
         "the factors as fp16 high + low parts, the values as they are: 2 row products a chunk; the intermediate as "
         "fp16 high + low parts: 3 column products a block");
@@ -189,7 +221,7 @@ WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius, bool f16 = fals
         "products a chunk, joined in fp32 (256 high + low); the intermediate as fp16 high + low parts: 3 column "
         "products a block");
   // The staged bytes once; the row fragments (two parts) a chunk, the column ones (two) a block.
-  m.sharedBytes = ch * (2 * m.apron + perOutput * (2 * 512.0 * kc + 2 * 256.0 * nb) / 256);
+  m.sharedBytes = ch * (bytes * m.apron + perOutput * (2 * 512.0 * kc + 2 * 256.0 * nb) / 256);
   return m;
 }
 }  // namespace
@@ -197,8 +229,7 @@ WorkModel modelU16(const TypedTensorStreamLaunch& l, int radius, bool f16 = fals
 WorkModel modelTensorStreamTyped(const TypedTensorStreamLaunch& l, int radius, int terms, bool magnitude,
                                  bool splitIntermediate) {
   checkTypedFrames(l.image);
-  if (l.image.type == PixelType::U16 || l.image.type == PixelType::F16)
-    return modelU16(l, radius, l.image.type == PixelType::F16);
+  if (tensorStreamTypedSplitsFactors(l.image.type)) return modelU16(l, radius);
   const int c = l.image.channels;
   // The instance's shape, as the launches pick it.
   auto b0Of = [](auto b0, auto, auto) { return int(decltype(b0)::value); };

@@ -33,61 +33,68 @@ struct TypedTensorArgs {
   std::size_t pitch, frameStride, outPitch, outFrameStride;
   int width, height, batch, tileRows;
   Border border;
-  bool aligned;     // the input's base, pitch and frame stride are multiples of 16 bytes
-  bool aligned4;    // of 4
-  bool outAligned;  // the output's are multiples of 4
-  bool copyFourth;  // 16-bit values of 4 channels: the 4th copied from the input (padding, or alpha not filtered)
+  bool aligned;       // the input's base, pitch and frame stride are multiples of 16 bytes
+  bool aligned4;      // of 4
+  bool outAligned;    // the output's are multiples of 4
+  bool copyFourth;    // 16-bit values of 4 channels: the 4th copied from the input (padding, or alpha not filtered)
+  bool outAligned16;  // the output's base, pitch and frame stride are multiples of 16 bytes
 };
 
 // What the kernel's bytes are: bytes (u8: C a pixel, a plane per channel), 16-bit unsigned values
 // (u16 grey: C = 2 bytes a pixel, one plane, whose high and low bytes enter as two sets of fp16
 // subnormals: kU16Values), or fp16 values (f16 grey: C = 2, one plane, the values the tensor cores'
-// inputs as they are: kF16Values).
-enum TypedValues : int { kBytes, kU16Values, kF16Values };
+// inputs as they are: kF16Values), or f32 values (f32 grey: C = 4, one plane, each step's values
+// scaled by a power of two into [2^14, 2^15) and split into fp16 high + low parts: kF32Values).
+enum TypedValues : int { kBytes, kU16Values, kF16Values, kF32Values };
 
-// f16 frames' rare path: the outputs of a warp's strips in one segment of one frame, straight from
-// the input on the CUDA cores in fp32 (a row sum a tap row, then the column sum, as the reference's
-// row and column passes; the factors as the kernel's two parts added, the product of their scales
-// 1), CH channels a pixel (a kept 4th channel copied). Taken where a value the tensor cores made is
-// Inf or NaN: an Inf or NaN input reaches every output of its 16x16 products through the band's zero
-// weights (0 x Inf is NaN), and an output past fp16's range is Inf; here each output sees only its
-// window, as the reference's. Each lane walks down one channel of one pixel at a time, with the last
-// 2r + 1 row sums in a ring (local memory).
-template <int SS, int CH>
-__device__ __noinline__ void directF16Outputs(const TypedTensorArgs& a, const MaskTerms& m, const unsigned char* in,
-                                              unsigned char* out, int x0, int y0, int rows, int lane) {
+// f16 and f32 frames' rare path (T: __half or float): the outputs of a warp's strips in one segment of one frame,
+// straight from the input on the CUDA cores in fp32 (f32 frames: in fp64, so that a row sum past f32's range whose
+// output is not does not become Inf) (a row sum a tap row, then the column sum, as the reference's row and column
+// passes; the factors as the kernel's two parts added, the product of their scales 1), CH channels a pixel (a kept 4th
+// channel copied). Taken where a value the tensor cores made is Inf or NaN: an Inf or NaN input reaches every output of
+// its 16x16 products through the band's zero weights (0 x Inf is NaN), and an output past fp16's range is Inf; here
+// each output sees only its window, as the reference's. Each lane walks down one channel of one pixel at a time, with
+// the last 2r + 1 row sums in a ring (local memory).
+template <int SS, int CH, class T>
+__device__ __noinline__ void directOutputs(const TypedTensorArgs& a, const MaskTerms& m, const unsigned char* in,
+                                           unsigned char* out, int x0, int y0, int rows, int lane) {
+  using Sum = std::conditional_t<std::is_same_v<T, float>, double, float>;
   const int r = m.radius, taps = 2 * r + 1;
-  float ring[2 * kTensorStreamMaxRadius + 1];
+  Sum ring[2 * kTensorStreamMaxRadius + 1];
   for (int idx = lane; idx < 16 * SS * CH; idx += 32) {
     const int x = x0 + idx / CH, ch = idx % CH;
     if (x >= a.width) continue;
     if (CH == 4 && ch == 3 && a.copyFourth) {
       for (int y = y0; y < y0 + rows; ++y)
-        *reinterpret_cast<__half*>(out + std::size_t(y) * a.outPitch + 2 * (std::size_t(x) * CH + ch)) =
-            *reinterpret_cast<const __half*>(in + std::size_t(y) * a.pitch + 2 * (std::size_t(x) * CH + ch));
+        *reinterpret_cast<T*>(out + std::size_t(y) * a.outPitch + sizeof(T) * (std::size_t(x) * CH + ch)) =
+            *reinterpret_cast<const T*>(in + std::size_t(y) * a.pitch + sizeof(T) * (std::size_t(x) * CH + ch));
       continue;
     }
     auto rowSum = [&](int y) {
       const int sy = borderIndex(y, a.height, a.border);
-      if (sy < 0) return 0.f;
-      const __half* row = reinterpret_cast<const __half*>(in + std::size_t(sy) * a.pitch);
-      float h = 0.f;
+      if (sy < 0) return Sum(0);
+      const T* row = reinterpret_cast<const T*>(in + std::size_t(sy) * a.pitch);
+      Sum h = 0;
       for (int j = 0; j < taps; ++j) {
         const int sx = borderIndex(x + j - r, a.width, a.border);
-        h = fmaf(m.row[0][j] + m.row[1][j], sx < 0 ? 0.f : __half2float(row[sx * CH + ch]), h);
+        h += Sum(m.row[0][j] + m.row[1][j]) * (sx < 0 ? Sum(0) : Sum(float(row[sx * CH + ch])));
       }
       return h;
     };
     for (int i = 0; i < 2 * r; ++i) ring[i] = rowSum(y0 - r + i);
     for (int y = y0; y < y0 + rows; ++y) {
       ring[(y - y0 + 2 * r) % taps] = rowSum(y + r);
-      float v = 0.f;
-      for (int i = 0; i < taps; ++i) v = fmaf(m.col[0][i] + m.col[1][i], ring[(y - y0 + i) % taps], v);
-      *reinterpret_cast<__half*>(out + std::size_t(y) * a.outPitch + 2 * (std::size_t(x) * CH + ch)) =
-          __float2half_rn(v);
+      Sum v = 0;
+      for (int i = 0; i < taps; ++i) v += Sum(m.col[0][i] + m.col[1][i]) * ring[(y - y0 + i) % taps];
+      *reinterpret_cast<T*>(out + std::size_t(y) * a.outPitch + sizeof(T) * (std::size_t(x) * CH + ch)) = T(float(v));
     }
   }
 }
+
+// f32 frames: the step scale that marks an all-zero window (the largest taken: 2^126), and 2^p
+// (p in -126..127) as a float.
+constexpr int kF32NoScale = 126;
+__device__ __forceinline__ float powerOfTwo(int p) { return __int_as_float((127 + p) << 23); }
 
 // Channel ch's 16-bit values of a lane's pixels 2h and 2h + 1 as one word (low half: pixel 2h), from
 // the lane's 4 pixels of a 16-pixel unit (CH channels a pixel: 2 CH words; pixel p's channel ch in
@@ -277,7 +284,16 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // factor scaled by 2^A and the column's by 2^-A, so that the intermediate stays within fp16's range:
 // f16IntermediateScale), the values themselves the row products' inputs (2 products a K chunk, the
 // low parts' first), the column pass as u16's; the sums rounded to fp16 (planF16Separable). A stored
-// Inf or NaN sends the warp's outputs of that segment to directF16Outputs.
+// Inf or NaN sends the warp's outputs of that segment to directOutputs.
+//
+// Kind = kF32Values (C = 4, Terms, SplitH): f32 grey frames, the factors as for f16. Each step's
+// values are multiplied by 2^P, P from the warp's largest |value| of the step so that it lies in
+// [2^14, 2^15) (never more than the B0 steps' before, whose sums the output blocks still hold; the
+// blocks rescaled by a power of two where P moves), and split into fp16 high + low parts: 3 row
+// products a K chunk (the factor's low parts x the high values and its high parts x the low values
+// first, then high x high), the column pass as u16's, the sums times 2^-P stored as they are. Values
+// far below the step's largest lose only what lies below 2^-25 of 2^-14 of it. A stored Inf or NaN
+// sends the warp's outputs of that segment to directOutputs.
 template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false, int Kind = kBytes,
           bool Held = false>
 __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3
@@ -286,9 +302,10 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
                             int ahead) {
 #if __CUDA_ARCH__ >= 800
-  static_assert(Kind == kBytes || ((C == 2 || C == 8) && Terms && SplitH && !Mag),
-                "16-bit values: 1 or 4 channels, split parts");
-  constexpr int CH = Kind == kBytes ? C : C / 2;  // channels a pixel: a plane each, a strip's
+  static_assert(Kind == kBytes || (Kind != kF32Values && (C == 2 || C == 8) && Terms && SplitH && !Mag) ||
+                    (Kind == kF32Values && C == 4 && Terms && SplitH && !Mag),
+                "16-bit values: 1 or 4 channels, split parts; f32 values: grey, split parts");
+  constexpr int CH = Kind == kBytes ? C : Kind == kF32Values ? C / 4 : C / 2;  // channels a pixel: a plane each
   using S = TypedShape<C, SS_, B0, CH>;
   constexpr int KC = S::KC, NO = S::NO, NP = S::NP, U = S::U, SS = S::SS;
   extern __shared__ __align__(16) unsigned char typedTensorSmem[];
@@ -363,6 +380,13 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     float acc[NO][NP][2][4];
     float accY[Mag ? NO : 1][NP][2][4];         // Mag: gy's blocks, likewise (otherwise unused, dropped)
     __half2 nonFinite = __float2half2_rn(0.f);  // kF16Values: NaN once a stored value is Inf or NaN
+    float nonFiniteF = 0.f;                     // kF32Values: likewise
+    // kF32Values: the scale 2^P of the step's values and of the blocks' sums (the least P of this
+    // step and the B0 before, so that every sum a block holds stays within fp16's and fp32's range),
+    // and the B0 steps' own (kF32NoScale: all zero).
+    int scaleNow = kF32NoScale, scaleBefore[B0];
+#pragma unroll
+    for (int k = 0; k < B0; ++k) scaleBefore[k] = kF32NoScale;
 #pragma unroll
     for (int j = 0; j < NO - 1; ++j) forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = 0.f; });
     int stage = 0, next = ahead;
@@ -401,7 +425,75 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           acc[NO - 1][pl][h][e] = 0.f;
           if constexpr (Mag) accY[NO - 1][pl][h][e] = 0.f;
         });
-      if constexpr (Kind != kBytes) {
+      if constexpr (Kind == kF32Values) {
+        // The step's scale: its largest |value| (the warp's, from the words' magnitude bits) into
+        // [2^14, 2^15) (an Inf or NaN takes the least: its outputs are made again), no less than the
+        // B0 steps' before it, whose sums the blocks still hold; the blocks rescaled where it moves.
+        unsigned most = 0u;
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int i = 0; i < C; ++i) most = max(most, w[nb][u][i] & 0x7fffffffu);
+        most = __reduce_max_sync(0xffffffffu, most);
+        const int own = most == 0u ? kF32NoScale : min(kF32NoScale, 141 - int(most >> 23));
+        int scale = own;
+#pragma unroll
+        for (int k = 0; k < B0; ++k) scale = min(scale, scaleBefore[k]);
+#pragma unroll
+        for (int k = B0 - 1; k > 0; --k) scaleBefore[k] = scaleBefore[k - 1];
+        scaleBefore[0] = own;
+        if (scale != scaleNow) {
+          const int d = scale - scaleNow;
+          const float f0 = powerOfTwo(d >> 1), f1 = powerOfTwo(d - (d >> 1));
+#pragma unroll
+          for (int j = 0; j < NO - 1; ++j)
+            forEachElement<NP>([&](int pl, int h, int e) { acc[j][pl][h][e] = acc[j][pl][h][e] * f0 * f1; });
+          scaleNow = scale;
+        }
+        // Each unit's values, scaled, as fp16 high and low pairs (pixels 0, 1 and 2, 3).
+        const float sc = powerOfTwo(scale);
+        unsigned hiv[2][U][2], lov[2][U][2];
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+              const float x0v = __uint_as_float(w[nb][u][2 * i]) * sc, x1v = __uint_as_float(w[nb][u][2 * i + 1]) * sc;
+              const __half2 h = __floats2half2_rn(x0v, x1v);
+              const float2 hf = __half22float2(h);
+              const __half2 l = __floats2half2_rn(x0v - hf.x, x1v - hf.y);
+              hiv[nb][u][i] = *reinterpret_cast<const unsigned*>(&h);
+              lov[nb][u][i] = *reinterpret_cast<const unsigned*>(&l);
+            }
+#pragma unroll
+        for (int pl = 0; pl < NP; ++pl) {
+          float hs[2][4];
+          // The small products first (the factor's low parts times the high values, its high parts
+          // times the low values: 2^-11 of the sum each), then the high parts times the high values;
+          // the low x low product dropped (2^-22 of the sum).
+#pragma unroll
+          for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+            for (int k = 0; k < 3; ++k)
+#pragma unroll
+              for (int c = 0; c < KC; ++c) {
+                const uint4 fr = rowFrag[(k == 0 ? kTermStride : 0) + c * 32 + lane];
+                const unsigned ra[4] = {fr.x, fr.y, fr.z, fr.w};
+                const unsigned(&b)[2] = k == 1 ? lov[nb][pl + c] : hiv[nb][pl + c];
+                if (k == 0 && c == 0)
+                  mma16816Zero(hs[nb], ra, b[0], b[1]);
+                else
+                  mma16816(hs[nb], ra, b[0], b[1]);
+              }
+          unsigned hi[4], lo[4];
+          columnOperands<true>(hs, hi, lo);
+          columnProducts<false, true, false>(acc, accY, colFrag + kTermStride + lane, 0, pl, 1, hi, lo);
+          columnProducts<true, true, false>(acc, accY, colFrag + lane, 0, pl, 0, hi, lo);
+        }
+      } else if constexpr (Kind != kBytes) {
 #pragma unroll
         for (int pl = 0; pl < NP; ++pl) {
           const int s = pl / CH, ch = pl % CH;
@@ -510,7 +602,37 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           const int y = out0 + 8 * i + g;
           if (y >= y0 + rows) continue;
           unsigned char* orow = out + std::size_t(y) * a.outPitch;
-          if constexpr (Kind != kBytes) {
+          if constexpr (Kind == kF32Values) {
+            // Strip s's 4 values, unscaled (exact: a power of two), each going into nonFiniteF.
+            static_assert(Out == kClamp, "f32 sums stored as they are");
+            const float unscale = powerOfTwo(-scaleNow);
+#pragma unroll
+            for (int s = 0; s < SS; ++s) {
+              float v[4];
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                v[j] = acc[0][s][j >> 1][2 * i + (j & 1)] * unscale;
+                nonFiniteF = fmaf(v[j], 0.f, nonFiniteF);
+              }
+              const int x = x0 + 16 * s + 4 * t;
+              unsigned char* at = orow + std::size_t(x) * 4;
+              if (fullRow && a.outAligned16) {
+                *reinterpret_cast<float4*>(at) = make_float4(v[0], v[1], v[2], v[3]);
+              } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                  if (x + j >= a.width) continue;
+                  if (a.outAligned) {
+                    reinterpret_cast<float*>(at)[j] = v[j];
+                  } else {
+                    const unsigned word = __float_as_uint(v[j]);
+#pragma unroll
+                    for (int b = 0; b < 4; ++b) at[4 * j + b] = static_cast<unsigned char>(word >> (8 * b));
+                  }
+                }
+              }
+            }
+          } else if constexpr (Kind != kBytes) {
             // Strip s's values in the lane's order (value j: pixel j / CH, channel j % CH), two a
             // word: word k holds values 2k and 2k + 1. f16: rounded to nearest, each word stored
             // also going into nonFinite (x 0 + nonFinite: NaN once one is Inf or NaN); u16: rounded
@@ -594,13 +716,22 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     }
     waitAsync<0>();  // nothing in flight into the ring
     __syncwarp();    // every lane's reads of the last steps done before the next frame's copies
-    if constexpr (Kind == kF16Values) {
+    if constexpr (Kind == kF16Values || Kind == kF32Values) {
       // An Inf or NaN reaches every output of its products: the warp's outputs made again, each from
-      // its own window (directF16Outputs), where any lane stored one.
-      const float2 seen = __half22float2(nonFinite);
-      if (__any_sync(0xffffffffu, isnan(seen.x) || isnan(seen.y))) {
+      // its own window (directOutputs), where any lane stored one.
+      bool seen;
+      if constexpr (Kind == kF16Values) {
+        const float2 f = __half22float2(nonFinite);
+        seen = isnan(f.x) || isnan(f.y);
+      } else {
+        seen = isnan(nonFiniteF);
+      }
+      if (__any_sync(0xffffffffu, seen)) {
         __syncwarp();  // every lane's stores of the walk done before the outputs are made again
-        directF16Outputs<SS, CH>(a, m, in, out, x0, y0, rows, lane);
+        if constexpr (Kind == kF16Values)
+          directOutputs<SS, CH, __half>(a, m, in, out, x0, y0, rows, lane);
+        else
+          directOutputs<SS, CH, float>(a, m, in, out, x0, y0, rows, lane);
       }
     }
   }
@@ -639,6 +770,8 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   a.aligned4 = inBits % 4 == 0;
   a.outAligned = (reinterpret_cast<std::uintptr_t>(a.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % 4 == 0;
   a.copyFourth = l.copyFourth;
+  a.outAligned16 =
+      (reinterpret_cast<std::uintptr_t>(a.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % 16 == 0;
   if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
@@ -660,6 +793,7 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   p.kernel = std::string("tensorStreamTypedKernel<") +
              (Kind == kU16Values   ? "u16x" + std::to_string(C / 2)
               : Kind == kF16Values ? "f16x" + std::to_string(C / 2)
+              : Kind == kF32Values ? "f32x" + std::to_string(C / 4)
                                    : "u8x" + std::to_string(C)) +
              ", " + std::to_string(SS) + (SS == 1 ? " strip a warp, " : " strips a warp, ") + std::to_string(B0) +
              ", " + outName(Out) + ", " + (SplitH ? "fp16 high + low" : "fp16") + (Mag ? ", magnitude>" : ">");
@@ -667,6 +801,10 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
     p.kernel += " (the factors as fp16 high + low parts; each value's high and low bytes as products of their own)";
   else if (Kind == kF16Values)
     p.kernel += " (the factors as fp16 high + low parts; the values as they are)";
+  else if (Kind == kF32Values)
+    p.kernel +=
+        " (the factors as fp16 high + low parts; each step's values scaled by a power of two, as fp16 high + "
+        "low parts)";
   else if (Terms && !Mag)
     p.kernel += " (" + std::to_string(terms) + " terms)";
   if (Held) p.kernel += ", held to 128 registers";

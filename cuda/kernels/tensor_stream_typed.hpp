@@ -15,7 +15,7 @@ namespace convlive::kernels {
 struct TypedTensorStreamLaunch {
   const void* in;
   void* out;
-  ImageDesc image;  // u8x1, u8x3, u16x1, f16x1: size, pitch, batch (rows and frames at its strides)
+  ImageDesc image;  // u8x1, u8x3, u16x1,4, f16x1,4, f32x1: size, pitch, batch (rows and frames at its strides)
   std::size_t outPitch, outFrameStride;  // the output's strides where they differ (0: the image's)
   Border border;
   bool absolute;            // Combine::Abs: |sum|
@@ -26,10 +26,16 @@ struct TypedTensorStreamLaunch {
 };
 
 // Whether the typed kernel takes frames of this type and channel count (u8x1, u8x3; u16 and f16 of 1
-// and 4 channels for separable masks: tensorStreamTypedU16, tensorStreamTypedF16).
+// and 4 channels and f32 grey for separable masks: tensorStreamTypedU16, tensorStreamTypedF16,
+// tensorStreamTypedF32).
 constexpr bool tensorStreamTypedTakes(PixelType type, int channels) {
   return (type == PixelType::U8 && (channels == 1 || channels == 3)) ||
-         ((type == PixelType::U16 || type == PixelType::F16) && (channels == 1 || channels == 4));
+         ((type == PixelType::U16 || type == PixelType::F16) && (channels == 1 || channels == 4)) ||
+         (type == PixelType::F32 && channels == 1);
+}
+// The frames whose factors come as fp16 high + low parts (separable masks only, r <= 16).
+constexpr bool tensorStreamTypedSplitsFactors(PixelType type) {
+  return type == PixelType::U16 || type == PixelType::F16 || type == PixelType::F32;
 }
 // The largest radius the u16 and f16 grey instances take (B0 = 1, 2): past it the tensor cores'
 // truncating sums alone pass the 1 LSB budget (convlive/precision.hpp planU16Separable), or f16's
@@ -38,6 +44,8 @@ inline constexpr int kTensorStreamU16MaxRadius = 16;
 // 16-pixel strips a warp walks on u16 and f16 grey frames (4 channels: one, four planes).
 inline constexpr int kTensorStreamU16Strips = 4;
 constexpr int tensorStreamSixteenStrips(int channels) { return channels == 1 ? kTensorStreamU16Strips : 1; }
+// 16-pixel strips a warp walks on f32 grey frames: two (four would hold 48 words of a step's window).
+inline constexpr int kTensorStreamF32Strips = 2;
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
 // 16-pixel strips a warp walks for a gradient magnitude: two on grey (four planes' two sets of
@@ -71,6 +79,13 @@ void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m);
 // input, or a sum past fp16's range) makes its outputs of that segment again on the CUDA cores,
 // each from its own window.
 void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m);
+
+// f32 grey frames (and channels-first planes): a separable mask, radius 0..kTensorStreamU16MaxRadius,
+// the factors as for f16, each 16-row step's values multiplied by the power of two that brings the
+// warp's largest |value| of the step into [2^14, 2^15) and split into fp16 high + low parts, the
+// intermediate as fp16 high + low parts, the sums unscaled and stored as f32, within
+// planF32Separable's bound (the variant checks it). Inf and NaN as for f16.
+void tensorStreamTypedF32(const TypedTensorStreamLaunch& l, const MaskSep& m);
 
 // What the calls above launch for l (pointers and stream not read): a separable mask
 // (tensorStreamTyped, with its splitIntermediate and sumsInByteRange), a mask of `terms` factor pairs
@@ -107,6 +122,9 @@ void launchU16x4(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
 LaunchDescription describeU16x4(const TypedTensorStreamLaunch& l, int radius);
 void launchF16x4(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
 LaunchDescription describeF16x4(const TypedTensorStreamLaunch& l, int radius);
+// f32 grey: a warp on two 16-pixel strips, the parts scaled as f16's.
+void launchF32x1(const TypedTensorStreamLaunch& l, const MaskTerms& parts);
+LaunchDescription describeF32x1(const TypedTensorStreamLaunch& l, int radius);
 }  // namespace typedtensor
 
 }  // namespace convlive::kernels

@@ -52,12 +52,15 @@ bool sumsInByteRange(const FilterParams& p) {
   return p.filter.combine == Combine::Identity && planOf(p).sumsInByteRange;
 }
 
-// 16-bit frames (u16 and f16, 1 or 4 channels): their own kernel instances and error plans.
-bool sixteenBit(const ImageDesc& image) { return image.type == PixelType::U16 || image.type == PixelType::F16; }
+// 16-bit frames (u16 and f16, 1 or 4 channels) and f32 grey ones: their own kernel instances and
+// error plans, the factors as fp16 high + low parts.
+bool sixteenBit(const ImageDesc& image) { return kernels::tensorStreamTypedSplitsFactors(image.type); }
 // Their error plan (separable masks only).
 HalfWeightsPlan sixteenBitPlan(const FilterParams& p, PixelType type) {
-  return type == PixelType::U16 ? planU16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius)
-                                : planF16Separable(p.filter.mask, p.filter.combine, kernels::kTensorStreamU16MaxRadius);
+  const int maxRadius = kernels::kTensorStreamU16MaxRadius;
+  if (type == PixelType::U16) return planU16Separable(p.filter.mask, p.filter.combine, maxRadius);
+  if (type == PixelType::F16) return planF16Separable(p.filter.mask, p.filter.combine, maxRadius);
+  return planF32Separable(p.filter.mask, p.filter.combine, maxRadius);
 }
 
 // Past the separable tensor-core checks: the factors' scale, the frame's size in tiles, and the
@@ -190,8 +193,8 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
 // RGBA8 frames and their batches (one launch, a frame a grid z), rows 4 bytes apart; u8x1 and u8x3
 // frames (a batch in one launch): separable masks, masks of low rank and gradient magnitudes on the
 // typed kernel, with the RGBA8 kernel's error plans (the same byte values) and the same checks past
-// them; u16 and f16 frames of 1 and 4 channels: separable masks within planU16Separable and
-// planF16Separable (a kept 4th channel copied).
+// them; u16 and f16 frames of 1 and 4 channels and f32 grey frames: separable masks within
+// planU16Separable, planF16Separable and planF32Separable (a kept 4th channel copied).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) {
     if (Problem why = whyNot(v, p, image.width, image.height)) return why;
@@ -205,10 +208,11 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
   }
   const std::string what = image.typeName();
   if (!kernels::tensorStreamTypedTakes(image.type, image.channels))
-    return problem(Code::CannotRun, "variant",
-                   "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1 and f16x4 frames; these are " +
-                       what + ": sweep takes them",
-                   "variant", "sweep");
+    return problem(
+        Code::CannotRun, "variant",
+        "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1, f16x4 and f32x1 frames; these are " +
+            what + ": sweep takes them",
+        "variant", "sweep");
   if (sixteenBit(image)) {
     // What the numerics refuse first, whatever the device (a 2D mask is no 8-bit mask of low rank here).
     const HalfWeightsPlan plan = sixteenBitPlan(p, image.type);
@@ -282,8 +286,8 @@ WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDes
     if (image.type == PixelType::U16)
       note << "u16: error bound " << plan.bound << " levels";
     else
-      note << "f16: error bound " << plan.bound << " x the largest |value| (the f32 bound "
-           << f32Bound(p.filter.mask, 1.0) << " x it)";
+      note << image.typeName().substr(0, 3) << ": error bound " << plan.bound
+           << " x the largest |value| (the f32 bound " << f32Bound(p.filter.mask, 1.0) << " x it)";
     m.notes.insert(m.notes.begin(), note.str());
     return m;
   }
@@ -309,8 +313,10 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
   l.in = in;
   l.out = out;
   l.stream = s;
-  if (sixteenBit(image)) {  // whyNotImage held the mask to planU16Separable or planF16Separable
-    (image.type == PixelType::U16 ? kernels::tensorStreamTypedU16 : kernels::tensorStreamTypedF16)(l, pp.sep());
+  if (sixteenBit(image)) {  // whyNotImage held the mask to planU16Separable, planF16Separable or planF32Separable
+    (image.type == PixelType::U16   ? kernels::tensorStreamTypedU16
+     : image.type == PixelType::F16 ? kernels::tensorStreamTypedF16
+                                    : kernels::tensorStreamTypedF32)(l, pp.sep());
     return;
   }
   if (magnitude(p)) {
@@ -344,7 +350,9 @@ Variant tensorStreamVariant() {
           "low bytes as inputs of their own, within 1 LSB of 65535; f16x1 frames (separable masks, r <= 16): the "
           "factors as fp16 high + low parts, the values as they are, within f16's contract (outputs past fp16's range "
           "or near an Inf or NaN made again on the CUDA cores); u16x4 and f16x4 frames likewise, a warp on one "
-          "16-pixel strip of four planes (a kept 4th channel copied)",
+          "16-pixel strip of four planes (a kept 4th channel copied); f32x1 frames (and channels-first f32 planes; "
+          "separable masks, r <= 16): each 16-row step's values scaled by a power of two and split into fp16 high + "
+          "low parts (3 row products a chunk), within the f32 bound",
       .maxRadius = kernels::kTensorStreamMaxRadius,
       .tiles = {{64, 64},
                 {64, 32},
@@ -362,7 +370,7 @@ Variant tensorStreamVariant() {
                 {64, 144}},
       .tileMeaning = "block width (16 pixels a warp) x rows each warp walks",
       .takes = MaskTakes::LowRank,
-      .images = "u8x1,3,4 u16x1,4 f16x1,4",
+      .images = "u8x1,3,4 u16x1,4 f16x1,4 f32x1",
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
