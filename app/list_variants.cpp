@@ -45,7 +45,7 @@ void listVariants(std::ostream& out, int width) {
   out << "device: " << (dev.available ? dev.name : dev.reason) << "\n\n";
   // The tiles wrap within their column, the descriptions within what is left of `width`; the other
   // columns are as wide as their longest entry.
-  // The frames wrap at their spaces past kFramesWidth ("u8x1,3,4 u16x1,4 f16x1,4 f32x1": three lines).
+  // The frames wrap at their spaces past kFramesWidth ("u8x1,3,4 u16x1,4 f16x1,4 f32x1": four lines).
   constexpr int kTilesWidth = 27, kFramesWidth = 12;
   std::size_t nameWidth = std::string_view("variant").size();
   std::size_t takesWidth = std::string_view("masks").size();

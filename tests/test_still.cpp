@@ -144,7 +144,7 @@ TEST_F(StillCommand, ListVariants) {
   for (const Variant& v : variants())
     EXPECT_EQ(frames[v.name].find("+f32") != std::string::npos, v.floatOutput) << v.name << ": " << frames[v.name];
   EXPECT_EQ(frames["sweep"], "all +f32");
-  EXPECT_EQ(frames["tensorstream"], "u8x1,3,4 u16x1,4 f16x1,4 f32x1") << "its frames on three lines, read as one";
+  EXPECT_EQ(frames["tensorstream"], "u8x1,3,4 u16x1,4 f16x1,4 f32x1") << "its frames on four lines, read as one";
   EXPECT_EQ(frames["naive"], "u8x4");
 }
 
