@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "convlive/inspect.hpp"
@@ -21,6 +22,7 @@
 #include "filter_cases.hpp"
 #include "kernels/schedules.hpp"
 #include "kernels/stream_typed.hpp"
+#include "kernels/tensor_stream_typed.hpp"
 #include "run_program.hpp"
 
 namespace convlive {
@@ -264,6 +266,39 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
       EXPECT_EQ(work16.notes[0].rfind(std::string(pixelTypeName(type)) + ": error bound ", 0), 0u) << work16.notes[0];
       for (const std::string& note : work16.notes) EXPECT_EQ(note.find("not described"), std::string::npos) << note;
     }
+  }
+  // f32 grey frames: two strips a warp, each step's values scaled and split; blocks of 8 warps at
+  // r <= 8 the instance held to 80 registers with a two-stage ring (less shared memory than 4-warp
+  // blocks' three stages per warp), the others ptxas's own; the model per 4-byte value.
+  {
+    ImageDesc frames{.width = 1000, .height = 77, .type = PixelType::F32, .channels = 1};
+    frames.batch = 3;
+    for (const auto& [r, b0, tileW] : {std::tuple{8, 1, 64}, {8, 1, 128}, {16, 2, 128}}) {
+      FilterParams gr = paramsFor("gaussian", r);
+      gr.tile = Tile{tileW, 64};
+      const LaunchDescription d = ts.describeLaunch(gr, frames);
+      ASSERT_EQ(d.passes.size(), 1u);
+      const PassLaunch& pass = d.passes[0];
+      EXPECT_EQ(
+          pass.kernel.rfind(
+              "tensorStreamTypedKernel<f32x1, 2 strips a warp, " + std::to_string(b0) + ", clamp, fp16 high + low>", 0),
+          0u)
+          << pass.kernel;
+      const bool held = tileW == 128 && b0 == 1;
+      EXPECT_EQ(pass.kernel.find("held to 80 registers, a two-stage ring") != std::string::npos, held) << pass.kernel;
+      EXPECT_EQ(pass.grid.x, (1000 + 32 * (tileW / 16) - 1) / (32 * (tileW / 16)));
+      EXPECT_EQ(pass.grid.z, 3);
+      EXPECT_EQ(pass.dynamicShared, kernels::tensorStreamTypedSharedBytes(frames, tileW / 16, r)) << pass.kernel;
+      const WorkModel work = ts.workModel(gr, frames);
+      EXPECT_DOUBLE_EQ(work.dramBytes, 8.0) << "a 4-byte value read and one written";
+      ASSERT_GE(work.notes.size(), 2u);
+      EXPECT_EQ(work.notes[0].rfind("f32: error bound ", 0), 0u) << work.notes[0];
+    }
+    FilterParams gr = paramsFor("gaussian", 8);
+    gr.tile = Tile{64, 64};
+    const std::size_t four = ts.describeLaunch(gr, frames).passes.at(0).dynamicShared;
+    gr.tile = Tile{128, 64};
+    EXPECT_LT(ts.describeLaunch(gr, frames).passes.at(0).dynamicShared, 2 * four) << "two stages a warp, not three";
   }
   // An RGBA8 batch runs the RGBA8 kernel in one launch, a frame a grid z, and says so.
   ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);

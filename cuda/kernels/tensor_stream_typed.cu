@@ -38,7 +38,9 @@ std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int 
                        : C == 8 ? 1
                        : C == 4 ? kTensorStreamF32Strips
                                 : tensorStreamTypedStripPixels(C) / 16;
-    if (radius <= 8) return typedSharedBytes<C, SS, 1>(warps, kTypedAhead, terms);
+    if (radius <= 8)
+      return typedSharedBytes<C, SS, 1>(
+          warps, C == 4 && tensorStreamF32Held(warps, radius) ? typedAheadOf<kF32Values, true>() : kTypedAhead, terms);
     if (radius <= 16) return typedSharedBytes<C, SS, 2>(warps, kTypedAhead, terms);
     if (radius <= 24) return typedSharedBytes<C, SS, 3>(warps, kTypedAhead, terms);
     return typedSharedBytes<C, SS, 4>(warps, kTypedAhead, terms);

@@ -128,9 +128,14 @@ constexpr std::size_t typedSharedBytes(int warps, int ahead, int terms = 1) {
   using S = TypedShape<C, SS, B0>;  // the planes change no shared memory
   return std::size_t(terms) * S::WeightBytes + std::size_t(warps) * ((1 + ahead) * S::StageBytes + S::PlanBytes);
 }
-// Steps a ring holds ahead of the one being read: two (1 to 2 KB a step at r <= 8, a third to half an
+// Steps a ring holds ahead of the one being read: one for the f32 instance held to 80 registers
+// (typedAheadOf), else kTypedAhead. Two (1 to 2 KB a step at r <= 8, a third to half an
 // RGBA8 step's, so that as many bytes are in flight).
 constexpr int kTypedAhead = 2;
+template <int Kind, bool Held>
+constexpr int typedAheadOf() {
+  return Held && Kind == kF32Values ? 1 : kTypedAhead;
+}
 
 // Off the hot path, the rows of a warp whose window leaves the frame (or whose rows are not 16-byte
 // aligned): a lane's 16-byte pieces of a staged row (bytes ba + 16 i, i = t, t + 4, ...) that lie in
@@ -293,10 +298,12 @@ __device__ __forceinline__ unsigned packBytes(unsigned b0, unsigned b1, unsigned
 // products a K chunk (the factor's low parts x the high values and its high parts x the low values
 // first, then high x high), the column pass as u16's, the sums times 2^-P stored as they are. Values
 // far below the step's largest lose only what lies below 2^-25 of 2^-14 of it. A stored Inf or NaN
-// sends the warp's outputs of that segment to directOutputs.
+// sends the warp's outputs of that segment to directOutputs. Held (B0 = 1): held to 80 registers (a
+// 20-byte spill) with a two-stage ring (typedAheadOf), for blocks of 8 warps (tensorStreamF32Held).
 template <int C, int SS_, int B0, int Out, bool SplitH, bool Terms = false, bool Mag = false, int Kind = kBytes,
           bool Held = false>
 __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <= 3 ? 3
+                                       : Held && Kind == kF32Values                 ? 3
                                        : Held                                       ? 2
                                                                                     : 1)
     tensorStreamTypedKernel(const __grid_constant__ TypedTensorArgs a, const __grid_constant__ FactorsOf<Terms> m,
@@ -775,10 +782,11 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");
-  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, termsOf(m));
+  constexpr int ahead = typedAheadOf<Kind, Held>();
+  const std::size_t shared = typedSharedBytes<C, SS, B0>(l.warps, ahead, termsOf(m));
   constexpr auto kernel = &tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind, Held>;
   allowSharedBytes(kernel, shared);
-  launchDependent(kernel, typedGrid<SS>(l), dim3(32 * l.warps), shared, l.stream, a, m, kTypedAhead);
+  launchDependent(kernel, typedGrid<SS>(l), dim3(32 * l.warps), shared, l.stream, a, m, ahead);
 }
 
 // What launchTypedTensorStream<C, SS, B0, Out, SplitH, Mag, Kind> launches for l (`terms` factor
@@ -807,7 +815,7 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
         "low parts)";
   else if (Terms && !Mag)
     p.kernel += " (" + std::to_string(terms) + " terms)";
-  if (Held) p.kernel += ", held to 128 registers";
+  if (Held) p.kernel += Kind == kF32Values ? ", held to 80 registers, a two-stage ring" : ", held to 128 registers";
   p.grid = dimsOf(grid.x, grid.y, grid.z);
   p.block = dimsOf(32 * l.warps);
   p.threadsPerBlock = 32 * l.warps;
@@ -815,7 +823,7 @@ LaunchDescription describeTypedTensorStream(const TypedTensorStreamLaunch& l, in
   // Each warp stages (SS + B0) 16-pixel units from apronOf(B0, r) left of its strips, and 8 B0 rows
   // above and below its segment.
   setFootprint(p, blockW, l.tileRows, blockW + 16 * B0, l.tileRows + 16 * B0, -apronOf(B0, radius), -8 * B0);
-  p.dynamicShared = typedSharedBytes<C, SS, B0>(l.warps, kTypedAhead, terms);
+  p.dynamicShared = typedSharedBytes<C, SS, B0>(l.warps, typedAheadOf<Kind, Held>(), terms);
   p.kernelFunction =
       reinterpret_cast<const void*>(&tensorStreamTypedKernel<C, SS, B0, Out, SplitH, Terms, Mag, Kind, Held>);
   if (d.batch > kMaxGridZ)

@@ -46,6 +46,11 @@ inline constexpr int kTensorStreamU16Strips = 4;
 constexpr int tensorStreamSixteenStrips(int channels) { return channels == 1 ? kTensorStreamU16Strips : 1; }
 // 16-pixel strips a warp walks on f32 grey frames: two (four would hold 48 words of a step's window).
 inline constexpr int kTensorStreamF32Strips = 2;
+// Whether f32 grey frames take the instance held to 80 registers with a two-stage ring (3 blocks of
+// 8 warps an SM, 24 warps, where ptxas's own with three stages keeps 4 blocks of 4 warps by its 46
+// KB of shared memory): blocks of 8 warps (tiles 128 wide) at r <= 8. auto's timing of the tiles
+// chooses between them.
+constexpr bool tensorStreamF32Held(int warps, int radius) { return warps == 8 && radius <= 8; }
 // Pixels one warp's strip is wide: 64 for one channel (four 16-pixel strips side by side), 16 for three.
 constexpr int tensorStreamTypedStripPixels(int channels) { return channels == 1 ? 64 : 16; }
 // 16-pixel strips a warp walks for a gradient magnitude: two on grey (four planes' two sets of
