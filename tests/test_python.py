@@ -170,6 +170,17 @@ class ReferenceTest(unittest.TestCase):
         self.check(dict(mask="custom", row_weights=row, col_weights=col, normalize=True),
                    np.outer(np.pad(col, 1), row) / (col.sum() * row.sum()))
 
+    def test_a_repeated_spec_is_checked_as_the_first_time(self):
+        # The module remembers the specs that passed its checks (a call's host work); one that
+        # differs only by a setting the checks refuse is refused every time, with the same reason.
+        img = frame(9, 11, 5)
+        first = convlive.filter(img, variant="cpu", mask="gaussian", radius=2)
+        for _ in range(3):
+            self.assertTrue(np.array_equal(convlive.filter(img, variant="cpu", mask="gaussian", radius=2), first))
+            with self.assertRaises(ValueError) as ctx:
+                convlive.filter(img, variant="cpu", mask="gaussian", radius=2, tile="32x8")
+            self.assertIn("cpu has no tile shapes", str(ctx.exception))
+
     def test_default_is_gaussian_radius_1(self):
         img = frame(23, 37, 3)
         self.assertTrue(np.array_equal(convlive.filter(img, variant="cpu"),

@@ -151,6 +151,25 @@ std::optional<std::string> settingText(const Setting& s, py::handle v) {
   throw py::type_error(kw + ": expected a str, got " + typeName(v));
 }
 
+// spec.validate(), remembered for the last few specs that passed: validate() parses every setting
+// again and builds the filter, the same answer each time for the same spec, and for custom weights
+// it was most of a call's host work (tens of microseconds, as long as a small batch's kernel).
+Problem validated(const FilterSpec& spec) {
+  static std::mutex mutex;
+  static auto* passed = new std::vector<FilterSpec>;  // never freed, as the plans (interpreter exit)
+  {
+    std::lock_guard lock(mutex);
+    if (std::find(passed->begin(), passed->end(), spec) != passed->end()) return {};
+  }
+  Problem p = spec.validate();
+  if (!p) {
+    std::lock_guard lock(mutex);
+    if (passed->size() >= 8) passed->erase(passed->begin());
+    passed->push_back(spec);
+  }
+  return p;
+}
+
 // A spec from keywords; `ignored` names keywords that are not settings (out, stream).
 FilterSpec specFrom(const py::kwargs& kw, std::initializer_list<const char*> ignored = {}) {
   for (auto item : kw) {
@@ -168,7 +187,7 @@ FilterSpec specFrom(const py::kwargs& kw, std::initializer_list<const char*> ign
     if (!text) continue;
     if (Problem p = spec.set(s.name, *text)) throw py::value_error(forPython(p));
   }
-  if (Problem p = spec.validate()) throw py::value_error(forPython(p));
+  if (Problem p = validated(spec)) throw py::value_error(forPython(p));
   return spec;
 }
 
