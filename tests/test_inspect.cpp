@@ -294,11 +294,15 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
       ASSERT_GE(work.notes.size(), 2u);
       EXPECT_EQ(work.notes[0].rfind("f32: error bound ", 0), 0u) << work.notes[0];
     }
+    // A warp's stage: 16 rows of 13 16-byte pieces (3 units of 16 4-byte values, and one for the
+    // skew), padded to 52 words (4 mod 8): 3328 bytes; its patch plan 768; the two parts' weight
+    // fragments 4096 a block. 4 warps, three stages each: 47104 bytes; 8 warps held, two: 63488.
     FilterParams gr = paramsFor("gaussian", 8);
     gr.tile = Tile{64, 64};
-    const std::size_t four = ts.describeLaunch(gr, frames).passes.at(0).dynamicShared;
+    EXPECT_EQ(ts.describeLaunch(gr, frames).passes.at(0).dynamicShared, 4096u + 4 * (3 * 3328u + 768u));
     gr.tile = Tile{128, 64};
-    EXPECT_LT(ts.describeLaunch(gr, frames).passes.at(0).dynamicShared, 2 * four) << "two stages a warp, not three";
+    EXPECT_EQ(ts.describeLaunch(gr, frames).passes.at(0).dynamicShared, 4096u + 8 * (2 * 3328u + 768u))
+        << "two stages a warp, not three";
   }
   // An RGBA8 batch runs the RGBA8 kernel in one launch, a frame a grid z, and says so.
   ImageDesc rgbaFrames = ImageDesc::rgba8(64, 48);

@@ -110,9 +110,12 @@ inline TypedDifference compareTyped(const ImageDesc& d, const std::vector<unsign
           } else if (d.type == PixelType::U8 || d.type == PixelType::U16) {
             ok = diff <= 1;
           } else if (d.type == PixelType::F32) {
-            // The bound, or one ulp of the output where that is more (f32's subnormals).
+            // The bound, or one ulp of the output where that is more (f32's subnormals): the larger
+            // gap to its neighbours (a power of two's differ).
             const float wf = float(w);
-            ok = diff <= std::max(f32, double(std::nextafter(wf, INFINITY)) - wf);
+            const double ulp =
+                std::max(double(std::nextafter(wf, INFINITY)) - wf, wf - double(std::nextafter(wf, -INFINITY)));
+            ok = diff <= std::max(f32, ulp);
           } else {
             std::uint16_t gb, wb;
             std::memcpy(&gb, &got[at], 2);

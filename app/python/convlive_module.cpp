@@ -153,8 +153,10 @@ std::optional<std::string> settingText(const Setting& s, py::handle v) {
 
 // spec.validate(), remembered for the last few specs that passed: validate() parses every setting
 // again and builds the filter, the same answer each time for the same spec, and for custom weights
-// it was most of a call's host work (tens of microseconds, as long as a small batch's kernel).
+// it was most of a call's host work (tens of microseconds, as long as a small batch's kernel). A
+// spec naming a weights file is checked every time: the file is read then, and may have changed.
 Problem validated(const FilterSpec& spec) {
+  if (!spec.weightsFile.empty()) return spec.validate();
   static std::mutex mutex;
   static auto* passed = new std::vector<FilterSpec>;  // never freed, as the plans (interpreter exit)
   {

@@ -98,8 +98,12 @@ HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadiu
 // plus the values' split and the dropped low x low product (2^-22 each of sum |row| sum |col|), the
 // two small row products first into each sum (2^-11 of the high one's each); the floors (the
 // values' and the intermediate's low parts below fp16's normal range) lie 2^-39 and below of the
-// step's largest |value|, counted in the bound. Split (accepted) where the bound is within the f32
-// contract's 1e-5 x sum |w|; else Refused, as f16's.
+// step's largest |value|, counted in the bound (a step whose largest |value| is below 2^-112 is
+// scaled by 2^126 only, so that its outputs, f32 subnormals, may be an ulp off: not counted). The
+// bound is over the largest |value| the output's products share, up to B0 + 1 steps of 16 rows and
+// the warp's 48- or 64-pixel window, not only the output's own window: the frame's largest bounds
+// it. Split (accepted) where the bound is within the f32 contract's 1e-5 x sum |w|; else Refused, as
+// f16's.
 HalfWeightsPlan planF32Separable(const Mask& mask, Combine combine, int maxRadius);
 
 // The terms as tensorstream's kernels take them (kernels::MaskTerms). fp16 holds few weights of the
