@@ -309,23 +309,39 @@ HalfWeightsPlan planU16Separable(const Mask& mask, Combine combine, int maxRadiu
   return plan;
 }
 
+namespace {
+// What f16's and f32's plans share: the factors' absolute sums, the row factor's scale into fp16's
+// range (f16IntermediateScale, the column's its inverse), the parts' rounding over max |x|
+// (sum |row - parts| sum |col| + sum |row| sum |col - parts|) and the K chunks a row product takes.
+struct HalfRangeFactors {
+  double rowAbs, colAbs, magnitude, weights;
+  int scale, chunks;
+};
+HalfRangeFactors halfRangeFactors(const Mask& mask) {
+  HalfRangeFactors f;
+  f.rowAbs = absoluteSum(mask.row());
+  f.colAbs = absoluteSum(mask.col());
+  f.magnitude = f.rowAbs * f.colAbs;
+  f.scale = f16IntermediateScale(f.rowAbs);
+  const double rowErr = splitError(mask.row(), f.scale), colErr = splitError(mask.col(), -f.scale);
+  f.weights = rowErr * f.colAbs + f.rowAbs * colErr + rowErr * colErr;
+  f.chunks = productChunks(mask.radius());
+  return f;
+}
+}  // namespace
+
 HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadius) {
   HalfWeightsPlan plan;
   plan.why = sixteenBitRefusal(mask, combine, maxRadius, "f16", "the f32 bound");
   if (!plan.why.empty()) return plan;
-  const int r = mask.radius();
-  const double rowAbs = absoluteSum(mask.row()), colAbs = absoluteSum(mask.col()), magnitude = rowAbs * colAbs;
-  const int scale = f16IntermediateScale(rowAbs);
-  const double rowErr = splitError(mask.row(), scale), colErr = splitError(mask.col(), -scale);
-  const double weights = rowErr * colAbs + rowAbs * colErr + rowErr * colErr;
-  const double intermediate = magnitude * 2 * std::ldexp(1.0, -22);
-  const double fp32 = magnitude * 2 * std::ldexp(1.0, -24);
-  const int chunks = productChunks(r);
-  plan.accumulationBound = magnitude * std::ldexp(1.0, -21) * (chunks * (1 + std::ldexp(1.0, -11)) + 3 * chunks);
-  plan.splitBound = weights + intermediate + fp32;
+  const HalfRangeFactors f = halfRangeFactors(mask);
+  const double intermediate = f.magnitude * 2 * std::ldexp(1.0, -22);
+  const double fp32 = f.magnitude * 2 * std::ldexp(1.0, -24);
+  plan.accumulationBound = f.magnitude * std::ldexp(1.0, -21) * (f.chunks * (1 + std::ldexp(1.0, -11)) + 3 * f.chunks);
+  plan.splitBound = f.weights + intermediate + fp32;
   plan.singleBound = plan.splitBound;
   plan.bound = plan.splitBound + plan.accumulationBound;
-  plan.absoluteFloor = colAbs * std::ldexp(1.0, -25 - scale);
+  plan.absoluteFloor = f.colAbs * std::ldexp(1.0, -25 - f.scale);
   const double contract = f32Bound(mask, 1.0);
   if (!std::isfinite(plan.bound)) {
     plan.why = "a factor weight, scaled for f16 frames' sums, is beyond fp16's range (65504)";
@@ -335,7 +351,7 @@ HalfWeightsPlan planF16Separable(const Mask& mask, Combine combine, int maxRadiu
     std::ostringstream s;
     s << "on f16 frames the output could be off by up to " << plan.bound << " x the largest |value|";
     if (plan.absoluteFloor > std::ldexp(1.0, -24)) s << " plus " << plan.absoluteFloor;
-    s << " (the f32 bound is " << contract << " x it): the factors' absolute sums (" << rowAbs << " and " << colAbs
+    s << " (the f32 bound is " << contract << " x it): the factors' absolute sums (" << f.rowAbs << " and " << f.colAbs
       << ") are too large for the tensor cores' truncating adds and fp16's intermediate";
     plan.why = s.str();
   }
@@ -346,21 +362,17 @@ HalfWeightsPlan planF32Separable(const Mask& mask, Combine combine, int maxRadiu
   HalfWeightsPlan plan;
   plan.why = sixteenBitRefusal(mask, combine, maxRadius, "f32", "the f32 bound");
   if (!plan.why.empty()) return plan;
-  const int r = mask.radius();
-  const double rowAbs = absoluteSum(mask.row()), colAbs = absoluteSum(mask.col()), magnitude = rowAbs * colAbs;
-  const int scale = f16IntermediateScale(rowAbs);
-  const double rowErr = splitError(mask.row(), scale), colErr = splitError(mask.col(), -scale);
-  const double weights = rowErr * colAbs + rowAbs * colErr + rowErr * colErr;
+  const HalfRangeFactors f = halfRangeFactors(mask);
   // The values' split and the dropped low x low product, the intermediate's split and its dropped
   // low x low product (2^-22 each).
-  const double split = magnitude * 4 * std::ldexp(1.0, -22);
-  const double fp32 = magnitude * 2 * std::ldexp(1.0, -24);
+  const double split = f.magnitude * 4 * std::ldexp(1.0, -22);
+  const double fp32 = f.magnitude * 2 * std::ldexp(1.0, -24);
   // The values' and the intermediate's low parts below fp16's normal range, over the step's largest
   // |value| scaled to at least 2^14.
-  const double floors = magnitude * std::ldexp(1.0, -39) + colAbs * std::ldexp(1.0, -39 - scale);
-  const int chunks = productChunks(r);
-  plan.accumulationBound = magnitude * std::ldexp(1.0, -21) * (chunks * (1 + 2 * std::ldexp(1.0, -11)) + 3 * chunks);
-  plan.splitBound = weights + split + fp32 + floors;
+  const double floors = f.magnitude * std::ldexp(1.0, -39) + f.colAbs * std::ldexp(1.0, -39 - f.scale);
+  plan.accumulationBound =
+      f.magnitude * std::ldexp(1.0, -21) * (f.chunks * (1 + 2 * std::ldexp(1.0, -11)) + 3 * f.chunks);
+  plan.splitBound = f.weights + split + fp32 + floors;
   plan.singleBound = plan.splitBound;
   plan.bound = plan.splitBound + plan.accumulationBound;
   const double contract = f32Bound(mask, 1.0);
@@ -371,7 +383,7 @@ HalfWeightsPlan planF32Separable(const Mask& mask, Combine combine, int maxRadiu
   } else {
     std::ostringstream s;
     s << "on f32 frames the output could be off by up to " << plan.bound << " x the largest |value| (the f32 bound is "
-      << contract << " x it): the factors' absolute sums (" << rowAbs << " and " << colAbs
+      << contract << " x it): the factors' absolute sums (" << f.rowAbs << " and " << f.colAbs
       << ") lie beyond what the tensor cores' truncating adds and fp16's parts hold";
     plan.why = s.str();
   }

@@ -57,6 +57,21 @@ class PlanOnDevice : public testing::Test {
     const char* row = "";
     const char* col = "";
   };
+  // The f16 and f32 tensorstream cases: blurs at both K-chunk counts, the identity, asymmetric factors
+  // with negative weights, a derivative factor (its row sums scaled by 1/2); refused: |sum| (pitch) and
+  // a gradient magnitude.
+  static constexpr MaskCase kFloatSeparableCases[] = {{"gaussian", 1, "", ""},
+                                                      {"box", 2, "", ""},
+                                                      {"gaussian", 4, "", ""},
+                                                      {"gaussian", 8, "", ""},
+                                                      {"gaussian", 9, "", ""},
+                                                      {"box", 13, "", ""},
+                                                      {"gaussian", 16, "", ""},
+                                                      {"custom", 0, "1", "1"},  // r = 0: the identity
+                                                      {"custom", 0, "-0.05,0.6,0.3,0.2,-0.05", "0.25,0.5,0.3,-0.05,0"},
+                                                      {"custom", 0, "-1,0,1", "0.25,0.5,0.25"},  // |row| sums to 2
+                                                      {"pitch", 0, "", ""},
+                                                      {"sobel", 1, "", ""}};
   // The spec for a case through `variant`, on a border drawn at random.
   FilterSpec specFor(const MaskCase& k, const char* variant) {
     FilterSpec s;
@@ -889,21 +904,8 @@ TEST_F(PlanOnDevice, TensorStreamU16TakesTheHeldInstanceWhereItFillsOneWave) {
 // every offered tile, batches with padded rows and gaps; against the reference within f16's contract (random values in
 // [-1, 2)), the outputs poisoned (NaN). What planF16Separable refuses the plan refuses with its reason, naming sweep.
 TEST_F(PlanOnDevice, TensorStreamTakesF16GreyFrames) {
-  const MaskCase cases[] = {{"gaussian", 1, "", ""},
-                            {"box", 2, "", ""},
-                            {"gaussian", 4, "", ""},
-                            {"gaussian", 8, "", ""},
-                            {"gaussian", 9, "", ""},
-                            {"box", 13, "", ""},
-                            {"gaussian", 16, "", ""},
-                            {"custom", 0, "1", "1"},  // r = 0: the identity
-                            {"custom", 0, "-0.05,0.6,0.3,0.2,-0.05", "0.25,0.5,0.3,-0.05,0"},
-                            {"custom", 0, "-1,0,1", "0.25,0.5,0.25"},  // a derivative: |row| sums to 2
-                            // refused: |sum| (pitch), a gradient magnitude
-                            {"pitch", 0, "", ""},
-                            {"sobel", 1, "", ""}};
   int ran = 0, refused = 0;
-  sixteenBitCases(PixelType::F16, cases, planF16Separable, ran, refused);
+  sixteenBitCases(PixelType::F16, kFloatSeparableCases, planF16Separable, ran, refused);
   EXPECT_EQ(ran, 2 * 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
   EXPECT_EQ(refused, 2 * 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
 }
@@ -963,21 +965,8 @@ TEST_F(PlanOnDevice, TensorStreamF16FramesWithInfAndNaNEqualTheReference) {
 // and split into fp16 high + low parts): the f16 cases, within the f32 bound (random values in
 // [-1, 2)), outputs poisoned (NaN); what planF32Separable refuses the plan refuses, naming sweep.
 TEST_F(PlanOnDevice, TensorStreamTakesF32GreyFrames) {
-  const MaskCase cases[] = {{"gaussian", 1, "", ""},
-                            {"box", 2, "", ""},
-                            {"gaussian", 4, "", ""},
-                            {"gaussian", 8, "", ""},
-                            {"gaussian", 9, "", ""},
-                            {"box", 13, "", ""},
-                            {"gaussian", 16, "", ""},
-                            {"custom", 0, "1", "1"},  // r = 0: the identity
-                            {"custom", 0, "-0.05,0.6,0.3,0.2,-0.05", "0.25,0.5,0.3,-0.05,0"},
-                            {"custom", 0, "-1,0,1", "0.25,0.5,0.25"},  // a derivative: |row| sums to 2
-                            // refused: |sum| (pitch), a gradient magnitude
-                            {"pitch", 0, "", ""},
-                            {"sobel", 1, "", ""}};
   int ran = 0, refused = 0;
-  sixteenBitCases(PixelType::F32, cases, planF32Separable, ran, refused);
+  sixteenBitCases(PixelType::F32, kFloatSeparableCases, planF32Separable, ran, refused);
   EXPECT_EQ(ran, 7 * 10) << "the blurs, the identity, the asymmetric factors and the derivative run";
   EXPECT_EQ(refused, 7 * 2) << "pitch's |sum| and sobel's magnitude are refused";
 }

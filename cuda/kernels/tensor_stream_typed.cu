@@ -56,7 +56,7 @@ std::size_t tensorStreamTypedSharedBytes(const ImageDesc& image, int warps, int 
 namespace {
 // A split-factor instance's frames (type; 1 or 4 channels, f32: 1) and radius, or the reason; false:
 // nothing to filter.
-bool takesSixteenBit(const TypedTensorStreamLaunch& l, const MaskSep& m, PixelType type, const char* entry) {
+bool takesSplitFactors(const TypedTensorStreamLaunch& l, const MaskSep& m, PixelType type, const char* entry) {
   const char* name = pixelTypeName(type);
   if (m.radius < 0 || m.radius > kTensorStreamU16MaxRadius)
     throw std::invalid_argument("tensorstream: radius " + std::to_string(m.radius) + " has no " + name +
@@ -81,7 +81,7 @@ MaskTerms scaledParts(const MaskSep& m, int rowScale, int colScale) {
 }  // namespace
 
 void tensorStreamTypedU16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
-  if (!takesSixteenBit(l, m, PixelType::U16, "tensorStreamTypedU16")) return;
+  if (!takesSplitFactors(l, m, PixelType::U16, "tensorStreamTypedU16")) return;
   const int taps = 2 * m.radius + 1;
   const int scale = tensorInputScale(largestWeight(m.row, taps), largestWeight(m.col, taps));
   if (scale < 0)
@@ -108,12 +108,12 @@ MaskTerms halfRangeParts(const MaskSep& m, const char* frames) {
 }  // namespace
 
 void tensorStreamTypedF32(const TypedTensorStreamLaunch& l, const MaskSep& m) {
-  if (!takesSixteenBit(l, m, PixelType::F32, "tensorStreamTypedF32")) return;
+  if (!takesSplitFactors(l, m, PixelType::F32, "tensorStreamTypedF32")) return;
   typedtensor::launchF32x1(l, halfRangeParts(m, "f32"));
 }
 
 void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m) {
-  if (!takesSixteenBit(l, m, PixelType::F16, "tensorStreamTypedF16")) return;
+  if (!takesSplitFactors(l, m, PixelType::F16, "tensorStreamTypedF16")) return;
   (l.image.channels == 1 ? typedtensor::launchF16x1 : typedtensor::launchF16x4)(l, halfRangeParts(m, "f16"));
 }
 

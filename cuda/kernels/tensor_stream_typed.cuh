@@ -924,8 +924,9 @@ LaunchDescription describeTypedInstance(const TypedTensorStreamLaunch& l, int ra
   });
 }
 
-// f(B0) for a u16 or f16 grey instance (r <= kTensorStreamU16MaxRadius: B0 = 1 or 2; no |sum|:
-// planU16Separable and planF16Separable refuse it). What f returns.
+// f(B0) for a split-factor instance: u16 and f16 of 1 or 4 channels, f32 grey (r <=
+// kTensorStreamU16MaxRadius: B0 = 1 or 2; no |sum|: planU16Separable, planF16Separable and
+// planF32Separable refuse it). What f returns.
 template <class F>
 auto withU16Instance(int radius, bool absolute, F&& f) {
   if (absolute) throw std::invalid_argument("tensorstream: no 16-bit instance for |sum| (it takes that on u8 frames)");

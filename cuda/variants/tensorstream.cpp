@@ -53,10 +53,10 @@ bool sumsInByteRange(const FilterParams& p) {
 }
 
 // 16-bit frames (u16 and f16, 1 or 4 channels) and f32 grey ones: their own kernel instances and
-// error plans, the factors as fp16 high + low parts.
-bool sixteenBit(const ImageDesc& image) { return kernels::tensorStreamTypedSplitsFactors(image.type); }
+// error plans, the factors as fp16 high + low parts (split factors).
+bool splitsFactors(const ImageDesc& image) { return kernels::tensorStreamTypedSplitsFactors(image.type); }
 // Their error plan (separable masks only).
-HalfWeightsPlan sixteenBitPlan(const FilterParams& p, PixelType type) {
+HalfWeightsPlan splitFactorsPlan(const FilterParams& p, PixelType type) {
   const int maxRadius = kernels::kTensorStreamU16MaxRadius;
   if (type == PixelType::U16) return planU16Separable(p.filter.mask, p.filter.combine, maxRadius);
   if (type == PixelType::F16) return planF16Separable(p.filter.mask, p.filter.combine, maxRadius);
@@ -213,9 +213,9 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
         "tensorstream filters u8x4 (RGBA8), u8x1, u8x3, u16x1, u16x4, f16x1, f16x4 and f32x1 frames; these are " +
             what + ": sweep takes them",
         "variant", "sweep");
-  if (sixteenBit(image)) {
+  if (splitsFactors(image)) {
     // What the numerics refuse first, whatever the device (a 2D mask is no 8-bit mask of low rank here).
-    const HalfWeightsPlan plan = sixteenBitPlan(p, image.type);
+    const HalfWeightsPlan plan = splitFactorsPlan(p, image.type);
     if (!plan.why.empty())
       return problem(Code::CannotRun, "variant", v.name + " on " + what + " frames: " + plan.why, "variant", "sweep");
     if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
@@ -270,7 +270,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
                                               : std::string());
     return d;
   }
-  if (sixteenBit(image))
+  if (splitsFactors(image))
     return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 2, false, false, true, false);
   return kernels::describeTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), termsOf(p), asTerms(p),
                                             magnitude(p), splitIntermediate(p, false), sumsInByteRange(p));
@@ -278,11 +278,11 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (image.isRgba8()) return workModel(v, p, image.width, image.height);  // per pixel, a frame or a batch alike
-  if (sixteenBit(image)) {
+  if (splitsFactors(image)) {
     WorkModel m = kernels::modelTensorStreamTyped(typedLaunchOf(v, p, image), radiusOf(p), 1, false, true);
     std::ostringstream note;
     note.precision(2);
-    const HalfWeightsPlan plan = sixteenBitPlan(p, image.type);
+    const HalfWeightsPlan plan = splitFactorsPlan(p, image.type);
     if (image.type == PixelType::U16)
       note << "u16: error bound " << plan.bound << " levels";
     else
@@ -313,7 +313,7 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
   l.in = in;
   l.out = out;
   l.stream = s;
-  if (sixteenBit(image)) {  // whyNotImage held the mask to planU16Separable, planF16Separable or planF32Separable
+  if (splitsFactors(image)) {  // whyNotImage held the mask to planU16Separable, planF16Separable or planF32Separable
     (image.type == PixelType::U16   ? kernels::tensorStreamTypedU16
      : image.type == PixelType::F16 ? kernels::tensorStreamTypedF16
                                     : kernels::tensorStreamTypedF32)(l, pp.sep());
