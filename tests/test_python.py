@@ -258,6 +258,85 @@ class HostArraysTest(unittest.TestCase):
         self.assertTrue(np.array_equal(convlive.filter(img, stream=None), convlive.filter(img)))
 
 
+class FilterObjectTest(unittest.TestCase):
+    """convlive.Filter: settings checked once, then called as filter() is."""
+
+    def test_same_as_filter(self):
+        img = frame(23, 37, 40)
+        grey = np.random.default_rng(41).random((2, 3, 19, 21), dtype=np.float32)
+        for s in MASKS + (dict(mask="custom", row_weights=[1, 2, 3, 2, 1], col_weights="1,0,-1", border="wrap"),):
+            f = convlive.Filter(**s)
+            with self.subTest(**s):
+                out = np.full_like(img, POISON)
+                self.assertIs(f(img, out=out), out)
+                self.assertTrue(np.array_equal(out, convlive.filter(img, **s)))
+                if s["mask"] != "pitch":  # pitch is a uint8 RGBA filter
+                    self.assertTrue(np.array_equal(f(grey, layout="NCHW"), convlive.filter(grey, layout="NCHW", **s)))
+        f = convlive.Filter(mask="gaussian", radius=2)
+        self.assertTrue(np.array_equal(f(img, dtype="float32"), convlive.filter(img, dtype="float32", mask="gaussian",
+                                                                                 radius=2)))
+
+    def test_settings_and_repr(self):
+        self.assertEqual(repr(convlive.Filter()), "convlive.Filter()")
+        self.assertEqual(convlive.Filter().settings, {})
+        f = convlive.Filter(mask="box", radius=2, border="wrap", normalize=False, variant="naive", tile=(32, 8))
+        self.assertEqual(f.settings, {"mask": "box", "radius": 2, "border": "wrap", "variant": "naive", "tile": "32x8"})
+        self.assertEqual(repr(f), "convlive.Filter(mask='box', radius=2, border='wrap', variant='naive', tile='32x8')")
+        self.assertEqual(f.describe(), convlive.describe(mask="box", radius=2, border="wrap", variant="naive",
+                                                         tile=(32, 8)))
+        g = convlive.Filter(mask="gaussian", radius=3, sigma=1.2345678, filter_alpha=True)
+        self.assertEqual(g.settings, {"radius": 3, "sigma": 1.2345678, "filter_alpha": True})
+        p = convlive.Filter(mask="pitch", pitch=2.0000002)  # 6 digits would write the default's "2"
+        self.assertEqual(p.settings, {"mask": "pitch", "pitch": 2.0000002})
+        for h in (f, g, p, convlive.Filter(mask="custom", weights=ASYMMETRIC, normalize=True)):
+            self.assertEqual(convlive.Filter(**h.settings).describe(), h.describe())
+            self.assertEqual(eval(repr(h), {"convlive": convlive}).settings, h.settings)
+
+    def test_choose(self):
+        f = convlive.Filter(mask="gaussian", radius=2)
+        got = f.choose(37, 23, dtype="float32", channels=1)
+        want = convlive.choose(37, 23, dtype="float32", channels=1, mask="gaussian", radius=2)
+        for key in ("variant", "tile", "why_not"):  # why says "measured" then "cached" where auto times
+            self.assertEqual(got[key], want[key], key)
+        with self.assertRaisesRegex(ValueError, "unknown keyword 'radius'.*settings are the Filter's"):
+            f.choose(37, 23, radius=3)
+
+    def test_weights_file_read_when_made(self):
+        import tempfile
+        img = frame(23, 37, 42)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.txt")
+            with open(path, "w") as fh:
+                fh.write("0,1,0\n1,4,1\n0,1,0\n")
+            f = convlive.Filter(mask="custom", weights_file=path, normalize=True)
+            with open(path, "w") as fh:
+                fh.write("1,0,0\n0,0,0\n0,0,0\n")
+            want = convlive.filter(img, mask="custom", weights="0,1,0;1,4,1;0,1,0", normalize=True)
+            self.assertTrue(np.array_equal(f(img), want))
+            self.assertEqual(f.settings, {"mask": "custom", "weights": "0,1,0;1,4,1;0,1,0", "normalize": True})
+            with self.assertRaisesRegex(ValueError, "missing.txt"):
+                convlive.Filter(mask="custom", weights_file=os.path.join(d, "missing.txt"))
+            # a mask other than custom reads no weights file, as filter()
+            self.assertEqual(convlive.Filter(mask="box", weights_file=os.path.join(d, "missing.txt")).describe(),
+                             convlive.describe(mask="box", weights_file=os.path.join(d, "missing.txt")))
+
+    def test_bad_keywords(self):
+        img = frame(5, 6, 43)
+        f = convlive.Filter(mask="box")
+        with self.assertRaisesRegex(ValueError, "out: given to a call, not when the Filter is made"):
+            convlive.Filter(mask="box", out=img)
+        with self.assertRaisesRegex(ValueError, "radius: 99 is out of range"):
+            convlive.Filter(radius=99)
+        with self.assertRaisesRegex(ValueError, "unknown keyword 'bogus': a Filter takes the settings mask, "):
+            convlive.Filter(bogus=1)
+        with self.assertRaisesRegex(ValueError, r"radius: a Filter's settings are fixed when it is made.*Filter\(radius"):
+            f(img, radius=2)
+        with self.assertRaisesRegex(ValueError, "unknown keyword 'bogus': a Filter call takes out, dtype"):
+            f(img, bogus=1)
+        with self.assertRaises(TypeError):
+            convlive.Filter("box")  # settings are keywords
+
+
 class BadInputsTest(unittest.TestCase):
     def raises(self, exc, pieces, img, **kw):
         with self.assertRaises(exc) as ctx:
@@ -680,6 +759,16 @@ class StubTest(unittest.TestCase):
             args = {a.arg for a in self.defs[fn].args.kwonlyargs}
             self.assertEqual(args, keywords | extra, fn)
 
+    def test_filter_class(self):
+        import ast
+        keywords = {s["keyword"] for s in convlive.spec_settings()}
+        methods = {n.name: n for n in self.defs["Filter"].body if isinstance(n, ast.FunctionDef)}
+        for method, extra in (("__init__", keywords), ("__call__", {"out", "dtype", "stream", "layout", "device"}),
+                              ("choose", {"dtype", "out_dtype", "channels", "batch", "device"})):
+            self.assertEqual({a.arg for a in methods[method].args.kwonlyargs}, extra, method)
+        public = {n for n in dir(convlive.Filter) if not n.startswith("_")}
+        self.assertEqual(public, {n for n in methods if not n.startswith("_")})
+
     def test_choices(self):
         import ast
         aliases = {node.targets[0].id: node.value for node in self.tree.body
@@ -798,6 +887,19 @@ class CupyTest(unittest.TestCase, ContractCheck):
 
     def test_every_gpu_variant_cai(self):
         self.run_variants(OnlyCAI)
+
+    def test_filter_object(self):
+        """convlive.Filter on CUDA arrays, as filter(): auto's variant, each dtype, channels-first planes."""
+        cp = self.cp
+        for dtype in DTYPES:
+            img = typed_frames((2, 3, 23, 37), dtype, 44)
+            f = convlive.Filter(mask="custom", weights=EXACT_3x3, border="wrap")
+            with self.subTest(dtype=dtype.__name__):
+                d_out = cp.asarray(np.full(img.shape, 3, dtype))
+                self.assertIs(f(cp.asarray(img), out=d_out, layout="NCHW"), d_out)
+                cp.cuda.Device().synchronize()
+                self.assert_within_contract(cp.asnumpy(d_out), img, exact_result(img, "NCHW", EXACT_3x3, "wrap", False),
+                                               EXACT_3x3)
 
     def test_every_gpu_variant_dlpack(self):
         self.run_variants(OnlyDLPack)

@@ -4,7 +4,8 @@ CuPy user would reach for, in the same run, measured as peers.py measures (CUDA 
 each call, warm-up excluded, median of --repeats, --frames inputs in rotation):
 
 * convlive.filter on a CuPy array of shape (N, C, H, W), layout="NCHW", the separable weights given
-  as row_weights and col_weights, out= given, on CuPy's current stream;
+  as row_weights and col_weights, out= given, on CuPy's current stream; and the same settings made
+  once into a convlive.Filter, called the same way;
 * CuPy: cupyx.scipy.ndimage.convolve1d along W, then along H (mode "nearest": the clamp border);
 * PyTorch: the separable depthwise conv2d (1 x k then k x 1, groups = C, replicate padding) and the
   dense k x k depthwise conv2d; torchvision's gaussian_blur where it is installed;
@@ -100,6 +101,16 @@ def main() -> int:
 
         row("convlive.filter (auto)", lambda: convlive_run(next_frame()), convlive_run,
             f"convlive {convlive.__version__}, layout NCHW, the weights as row_weights and col_weights")
+        try:
+            prepared = convlive.Filter(mask="custom", row_weights=weights, col_weights=weights, border="clamp")
+
+            def prepared_run(x):
+                return prepared(x, out=out, layout="NCHW", stream=cp.cuda.get_current_stream())
+
+            row("convlive.Filter (auto)", lambda: prepared_run(next_frame()), prepared_run,
+                "the same settings made once into a convlive.Filter, then called")
+        except Exception as e:  # a module without Filter
+            rows.append({"impl": "convlive.Filter (auto)", "error": f"{type(e).__name__}: {e}"})
     except Exception as e:
         rows.append({"impl": "convlive.filter (auto)", "error": f"{type(e).__name__}: {e}"})
         print("convlive:", rows[-1]["error"], flush=True)

@@ -48,6 +48,55 @@ def filter(
     dtype="float32" asks for it from a uint8 img, or out is float32: the filtered values unrounded
     and unclamped)."""
 
+class Filter:
+    """A filter made once and called on many frames: the settings are checked (and a weights_file
+    read) when it is made, not at each call as filter() does."""
+
+    def __init__(
+        self,
+        *,
+        mask: Mask = "gaussian",
+        radius: int = 1,
+        sigma: Union[float, Literal["auto"]] = "auto",
+        pitch: float = 2.0,
+        direction: Literal["horizontal", "vertical"] = "horizontal",
+        weights: Optional[Weights] = None,
+        weights_file: Optional[Union[str, os.PathLike[str]]] = None,
+        row_weights: Optional[Weights] = None,
+        col_weights: Optional[Weights] = None,
+        normalize: bool = False,
+        border: Border = "clamp",
+        filter_alpha: bool = False,
+        variant: str = "auto",
+        tile: Optional[Union[str, tuple[int, int]]] = None,
+    ) -> None: ...
+    def __call__(
+        self,
+        img: Any,
+        *,
+        out: Optional[ArrayT] = None,
+        dtype: Any = None,
+        stream: Union[Stream, _Stream] = None,
+        layout: Optional[Layout] = None,
+        device: Optional[int] = None,
+    ) -> Any:
+        """filter(img, ...) with this Filter's settings."""
+    def choose(
+        self,
+        width: int,
+        height: int,
+        *,
+        dtype: Any = "uint8",
+        out_dtype: Any = None,
+        channels: Literal[1, 3, 4] = 4,
+        batch: int = 1,
+        device: Optional[int] = None,
+    ) -> Choice: ...
+    def describe(self) -> str: ...
+    @property
+    def settings(self) -> dict[str, Union[str, int, float, bool]]:
+        """The settings that differ from the defaults: Filter(**f.settings) makes the same filter."""
+
 class VariantInfo(TypedDict):
     name: str
     description: str

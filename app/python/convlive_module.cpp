@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -29,6 +31,7 @@
 #include "convlive/resources.hpp"
 #include "convlive/spec.hpp"
 #include "convlive/variants.hpp"
+#include "convlive/weights_file.hpp"
 #include "dlpack_abi.hpp"
 #include "npy_header.hpp"
 
@@ -63,6 +66,16 @@ std::string forPython(const Problem& p) { return words(p, pythonWording()); }
 
 std::string typeName(py::handle v) { return py::str(py::type::of(v).attr("__name__")); }
 
+// NumPy, imported once (an import per use is a trip through the import machinery each call).
+// Never freed, as the plans: the module outlives the interpreter's teardown of its own objects.
+// Not a guarded static: the import may hand the GIL to a thread that would then wait on the guard
+// holding it. The GIL orders the reads and writes; two threads may both import (the same module).
+const py::module_& numpy() {
+  static py::module_* np = nullptr;
+  if (!np) np = new py::module_(py::module_::import("numpy"));
+  return *np;
+}
+
 std::string keywordList() {
   std::string s;
   for (const Setting& x : specSettings()) {
@@ -77,6 +90,11 @@ std::string keywordList() {
 std::string numberText(double d) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that reads back as d
+  return std::string(buf, r.ptr);
+}
+std::string numberText(float f) {  // shortest text that reads back as f: 0.1f as "0.1"
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, f);
   return std::string(buf, r.ptr);
 }
 
@@ -109,7 +127,7 @@ std::string gridText(const std::string& keyword, py::handle v, int maxDims) {
 std::optional<std::string> settingText(const Setting& s, py::handle v) {
   const std::string kw = keywordOf(s.name);
   if (v.is_none()) return std::nullopt;
-  const bool isBool = PyBool_Check(v.ptr()) || py::isinstance(v, py::module_::import("numpy").attr("bool_"));
+  const bool isBool = PyBool_Check(v.ptr()) || py::isinstance(v, numpy().attr("bool_"));
   const bool isStr = py::isinstance<py::str>(v);
   switch (s.type) {
     case Setting::Type::Flag:
@@ -123,7 +141,7 @@ std::optional<std::string> settingText(const Setting& s, py::handle v) {
       if (isBool || isStr || !PyNumber_Check(v.ptr()))
         throw py::type_error(kw + ": expected a number" + (s.name == "sigma" ? " or 'auto'" : "") + ", got " +
                              typeName(v));
-      return numberText(py::float_(py::reinterpret_borrow<py::object>(v)));
+      return numberText(py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>());
     case Setting::Type::Choice:
       if (!isStr) throw py::type_error(kw + ": expected a str, got " + typeName(v));
       return std::string(py::str(v));
@@ -172,12 +190,16 @@ Problem validated(const FilterSpec& spec) {
   return p;
 }
 
+bool oneOf(std::span<const char* const> keys, const std::string& key) {
+  return std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) != keys.end();
+}
+
 // A spec from keywords; `ignored` names keywords that are not settings (out, stream).
-FilterSpec specFrom(const py::kwargs& kw, std::initializer_list<const char*> ignored = {}) {
+
+FilterSpec specFrom(const py::kwargs& kw, std::span<const char* const> ignored = {}) {
   for (auto item : kw) {
     const std::string key = py::str(item.first);
-    if (std::find_if(ignored.begin(), ignored.end(), [&](const char* k) { return key == k; }) != ignored.end())
-      continue;
+    if (oneOf(ignored, key)) continue;
     if (key.find('-') != std::string::npos || !findSetting(settingOf(key)))
       throw py::value_error("unknown keyword '" + key + "': use one of " + keywordList());
   }
@@ -303,7 +325,7 @@ PixelType pixelTypeOf(const Element& e, const Fix& fix) {
   throw py::value_error(msg);
 }
 
-bool isNumpyArray(py::handle v) { return py::isinstance(v, py::module_::import("numpy").attr("ndarray")); }
+bool isNumpyArray(py::handle v) { return py::isinstance(v, numpy().attr("ndarray")); }
 
 Array hostArray(const py::array& a, Framework fw) {
   Array r;
@@ -316,7 +338,7 @@ Array hostArray(const py::array& a, Framework fw) {
   const py::object dt = a.attr("dtype");
   const std::string kind = py::str(dt.attr("kind"));
   const std::string order = py::str(dt.attr("byteorder"));
-  const bool little = std::string(py::str(py::module_::import("sys").attr("byteorder"))) == "little";
+  constexpr bool little = std::endian::native == std::endian::little;
   r.element.kind = kind.empty() ? '?' : kind[0];
   r.element.bytes = dt.attr("itemsize").cast<int>();
   r.element.native = order == "=" || order == "|" || order == (little ? "<" : ">");
@@ -327,13 +349,34 @@ Array hostArray(const py::array& a, Framework fw) {
   return r;
 }
 
-bool hasCudaArrayInterface(py::handle v) { return py::hasattr(v, "__cuda_array_interface__"); }
 bool hasCudaDlpack(py::handle v) {
   if (!py::hasattr(v, "__dlpack_device__") || !py::hasattr(v, "__dlpack__")) return false;
   py::tuple dev = v.attr("__dlpack_device__")();
   return dev.size() == 2 && dev[0].cast<int>() == dlpack::kCUDA;
 }
-bool isDeviceArray(py::handle v) { return hasCudaArrayInterface(v) || hasCudaDlpack(v); }
+
+// Where an object's data is, asked once a call: its __cuda_array_interface__ (CuPy builds the dict at
+// each read, PyTorch in Python: reading it once is most of a call's host work saved), else whether
+// it is a DLPack tensor on a CUDA device. A getter that raises (PyTorch's, for a tensor that requires
+// grad) counts as no interface, as hasattr() has it; DLPack then says what is wrong.
+struct DataAt {
+  py::object cai;  // null: none
+  bool dlpack = false;
+  bool onDevice() const { return cai || dlpack; }
+};
+DataAt dataAt(py::handle v) {
+  DataAt at;
+  if (PyObject* cai = PyObject_GetAttrString(v.ptr(), "__cuda_array_interface__")) {
+    if (cai != Py_None)
+      at.cai = py::reinterpret_steal<py::object>(cai);
+    else
+      Py_DECREF(cai);
+  } else {
+    PyErr_Clear();
+  }
+  if (!at.cai) at.dlpack = hasCudaDlpack(v);
+  return at;
+}
 
 int deviceOfPointer(std::uintptr_t p) {
   cudaPointerAttributes attr{};
@@ -350,7 +393,7 @@ Element typestrElement(const std::string& typestr) {
   if (typestr.size() < 3) return e;
   int bytes = 0;
   std::from_chars(typestr.data() + 2, typestr.data() + typestr.size(), bytes);
-  const bool little = py::str(py::module_::import("sys").attr("byteorder")).cast<std::string>() == "little";
+  constexpr bool little = std::endian::native == std::endian::little;
   e.kind = typestr[1] == 'u' || typestr[1] == 'i' || typestr[1] == 'f' || typestr[1] == 'c' || typestr[1] == 'b'
                ? typestr[1]
                : '?';
@@ -360,8 +403,10 @@ Element typestrElement(const std::string& typestr) {
   return e;
 }
 
-Array caiArray(const char* what, py::handle obj) {
-  py::dict cai = obj.attr("__cuda_array_interface__");
+Array caiArray(const char* what, py::handle obj, const py::object& interface) {
+  if (!py::isinstance<py::dict>(interface))
+    throw py::type_error(std::string(what) + ": __cuda_array_interface__ is not a dict, got " + typeName(interface));
+  const py::dict cai = py::reinterpret_borrow<py::dict>(interface);
   if (cai.contains("mask") && !cai["mask"].is_none())
     throw py::value_error(std::string(what) + ": masked arrays (__cuda_array_interface__ 'mask') are not supported");
   Array r;
@@ -462,10 +507,10 @@ struct DeviceArg {
   Array array;
   std::unique_ptr<DlpackTensor> dl;
 };
-DeviceArg deviceArray(const char* what, py::handle obj, cudaStream_t stream) {
+DeviceArg deviceArray(const char* what, py::handle obj, const DataAt& at, cudaStream_t stream) {
   DeviceArg a;
-  if (hasCudaArrayInterface(obj)) {
-    a.array = caiArray(what, obj);
+  if (at.cai) {
+    a.array = caiArray(what, obj, at.cai);
   } else {
     a.dl = std::make_unique<DlpackTensor>(what, obj, stream);
     a.array = a.dl->array();
@@ -909,7 +954,7 @@ void runFrames(PlanSlot& slot, const FilterSpec& spec, const Frames& in, const F
 // ---- filter() ---------------------------------------------------------------------------------
 
 struct Call {
-  FilterSpec spec;
+  const FilterSpec* spec = nullptr;  // the caller's, for the call
   std::optional<PixelType> outType;  // float32 from uint8 (dtype=, or out's dtype)
   std::string dtype;                 // dtype= ("": img's, or out's)
   py::object out, layout;
@@ -941,7 +986,7 @@ std::string dtypeFrom(const py::kwargs& kw) {
   if (!kw.contains("dtype") || py::object(kw["dtype"]).is_none()) return "";
   const py::object v = kw["dtype"];
   try {
-    return py::str(py::module_::import("numpy").attr("dtype")(v).attr("name"));
+    return py::str(numpy().attr("dtype")(v).attr("name"));
   } catch (const py::error_already_set&) {
     std::string name = py::str(v);  // torch.float32 prints as "torch.float32"
     return name.rfind("torch.", 0) == 0 ? name.substr(6) : name;
@@ -963,14 +1008,14 @@ std::optional<PixelType> outTypeFor(const std::string& dtype, const std::string&
 py::array hostNumpy(const char* what, py::handle v, bool isOut) {
   if (isOut && !isNumpyArray(v) && frameworkOf(v) != Framework::Torch)
     throw py::type_error(std::string(what) + ": expected a numpy.ndarray for a host img, got " + typeName(v));
-  return py::module_::import("numpy").attr("asarray")(v);
+  return numpy().attr("asarray")(v);
 }
 
 // A new host array: img's shape and dtype (float32 where outType says), C-contiguous, or with img's
 // strides in elements (a buffer of img's span in elements).
 py::array newHostArray(const py::array& img, const std::optional<PixelType>& outType, bool withImgStrides,
                        std::size_t span) {
-  py::module_ np = py::module_::import("numpy");
+  const py::module_& np = numpy();
   const py::object dtype = outType ? np.attr("dtype")("float32") : img.attr("dtype");
   if (!withImgStrides) return np.attr("empty")(img.attr("shape"), dtype);
   const std::size_t scale = outType ? 4 : 1;  // float32 from uint8 (itemsize() is not read: NumPy 2's layout)
@@ -985,7 +1030,7 @@ void filterHostInto(const Call& c, const Frames& in, const Frames& out) {
   if (device < 0 && deviceInfo().available) device = currentDevice();
   PlanSlot& slot = slotFor(device, c.stream);
   std::lock_guard lock(slot.mutex);
-  runFrames(slot, c.spec, in, out, Memory::Host, device, c.stream, c.outType);
+  runFrames(slot, *c.spec, in, out, Memory::Host, device, c.stream, c.outType);
 }
 
 py::object filterHost(py::handle img, const Call& c) {
@@ -993,46 +1038,47 @@ py::object filterHost(py::handle img, const Call& c) {
   const py::array a = hostNumpy("img", img, false);
   const Array inArray = hostArray(a, fw);
   const ReadAs as = layoutOf(inArray, c.layout, Fix{fw, "img"});
-  Frames in = framesOf(inArray, as, Fix{fw, "img"}, c.spec.filterAlpha);
+  Frames in = framesOf(inArray, as, Fix{fw, "img"}, c.spec->filterAlpha);
   Call call = c;
   call.outType = outTypeFor(c.dtype, inArray.element.name);
   const py::array result = c.out.is_none() ? newHostArray(a, call.outType, false, 0) : hostNumpy("out", c.out, true);
   const Array outArray = hostArray(result, c.out.is_none() ? Framework::NumPy : frameworkOf(c.out));
   checkOutArray(inArray, outArray, call.outType, !c.dtype.empty());
   readForOutput(in, call.outType);
-  const Frames out = framesOf(outArray, as, Fix{outArray.framework, "out"}, c.spec.filterAlpha);
+  const Frames out = framesOf(outArray, as, Fix{outArray.framework, "out"}, c.spec->filterAlpha);
   checkOut(in, out);
   if (outLaidOutFor(in, out, call.outType)) {
     filterHostInto(call, in, out);
   } else {  // one plan per layout: filtered with img's strides, then copied into out's (documented)
     const py::array tmp = newHostArray(a, call.outType, true, in.span);
     filterHostInto(call, in,
-                   framesOf(hostArray(tmp, Framework::NumPy), as, Fix{Framework::NumPy, "out"}, c.spec.filterAlpha));
-    py::module_::import("numpy").attr("copyto")(result, tmp);
+                   framesOf(hostArray(tmp, Framework::NumPy), as, Fix{Framework::NumPy, "out"}, c.spec->filterAlpha));
+    numpy().attr("copyto")(result, tmp);
   }
   if (!c.out.is_none()) return c.out;
   if (fw == Framework::Torch) return py::module_::import("torch").attr("from_numpy")(result);
   return result;
 }
 
-py::object filterDevice(py::handle img, const Call& c) {
+py::object filterDevice(py::handle img, const DataAt& imgAt, const Call& c) {
   if (c.out.is_none())
     throw py::value_error(
         "out: a CUDA img needs out=, a device array of img's shape and dtype (for example cupy.empty_like(img) or "
         "torch.empty_like(img); for dtype=float32, cupy.empty(img.shape, cupy.float32) or torch.empty_like(img, "
         "dtype=torch.float32)) that the result is written into");
-  if (!isDeviceArray(c.out))
+  const DataAt outAt = dataAt(c.out);
+  if (!outAt.onDevice())
     throw py::type_error("out: expected a CUDA array (__cuda_array_interface__ or DLPack) for a CUDA img, got " +
                          typeName(c.out));
-  const DeviceArg inArg = deviceArray("img", img, c.stream);
-  const DeviceArg outArg = deviceArray("out", c.out, c.stream);
+  const DeviceArg inArg = deviceArray("img", img, imgAt, c.stream);
+  const DeviceArg outArg = deviceArray("out", c.out, outAt, c.stream);
   const Fix inFix{inArg.array.framework, "img"}, outFix{outArg.array.framework, "out"};
   const ReadAs as = layoutOf(inArg.array, c.layout, inFix);
-  Frames in = framesOf(inArg.array, as, inFix, c.spec.filterAlpha);
+  Frames in = framesOf(inArg.array, as, inFix, c.spec->filterAlpha);
   std::optional<PixelType> outType = outTypeFor(c.dtype, inArg.array.element.name);
   checkOutArray(inArg.array, outArg.array, outType, !c.dtype.empty());
   readForOutput(in, outType);
-  const Frames out = framesOf(outArg.array, as, outFix, c.spec.filterAlpha);
+  const Frames out = framesOf(outArg.array, as, outFix, c.spec->filterAlpha);
   if (in.device != out.device)
     throw py::value_error("out: on CUDA device " + std::to_string(out.device) + ", img on device " +
                           std::to_string(in.device) + ": both must be on one device");
@@ -1055,23 +1101,131 @@ py::object filterDevice(py::handle img, const Call& c) {
     const DeviceScope current(in.device);
     PlanSlot& slot = slotFor(in.device, c.stream);
     std::lock_guard lock(slot.mutex);
-    runFrames(slot, c.spec, in, out, Memory::Device, in.device, c.stream, outType);
+    runFrames(slot, *c.spec, in, out, Memory::Device, in.device, c.stream, outType);
   }
   return c.out;
 }
 
-py::object filter(py::handle img, const py::kwargs& kw) {
+// The call's own keywords, beside the settings.
+constexpr const char* kCallKeywords[] = {"out", "dtype", "stream", "layout", "device"};
+
+Call callFrom(const FilterSpec& spec, const py::kwargs& kw) {
   Call c;
-  c.spec = specFrom(kw, {"out", "stream", "layout", "device", "dtype"});
+  c.spec = &spec;
   c.device = deviceFrom(kw);
   c.dtype = dtypeFrom(kw);
   c.out = kw.contains("out") ? py::object(kw["out"]) : py::none();
   c.layout = kw.contains("layout") ? py::object(kw["layout"]) : py::none();
   c.stream = streamFrom(kw.contains("stream") ? py::object(kw["stream"]) : py::none());
-  if (isDeviceArray(img)) return filterDevice(img, c);
-  if (!c.out.is_none() && isDeviceArray(c.out))
+  return c;
+}
+
+py::object filterWith(py::handle img, const Call& c) {
+  if (const DataAt at = dataAt(img); at.onDevice()) return filterDevice(img, at, c);
+  if (!c.out.is_none() && dataAt(c.out).onDevice())
     throw py::type_error("out: a CUDA array, and img is in host memory: pass both in host memory or both on the GPU");
   return filterHost(img, c);
+}
+
+py::object filter(py::handle img, const py::kwargs& kw) {
+  const FilterSpec spec = specFrom(kw, kCallKeywords);
+  return filterWith(img, callFrom(spec, kw));
+}
+
+// ---- Filter: settings checked once, called on many frames ------------------------------------
+
+// A filter made once (its settings checked, its weights file read) and called on frames: a call
+// does no settings work, as filter() must (it parses its keywords each time: row and column weights
+// of 17 taps took tens of microseconds, as long as the GPU work of a small batch).
+class PreparedFilter {
+ public:
+  explicit PreparedFilter(FilterSpec spec) : spec_(std::move(spec)) {}
+  const FilterSpec& spec() const { return spec_; }
+
+ private:
+  FilterSpec spec_;
+};
+
+// The numbers of a weights file as the weights setting's text, so that a Filter keeps the mask the
+// file held when it was made (a plan made later, for another frame size, reads no file).
+FilterSpec withWeightsFileRead(FilterSpec spec) {
+  if (spec.weightsFile.empty() || spec.mask != "custom") return spec;  // other masks do not read it
+  WeightGrid grid;
+  if (Problem p = readWeightsFile(spec.weightsFile, grid)) {
+    p.setting = "weights-file";
+    throw py::value_error(forPython(p));
+  }
+  std::string text;
+  for (int y = 0; y < grid.rows; ++y) {
+    if (y) text += ';';
+    for (int x = 0; x < grid.cols; ++x) {
+      if (x) text += ',';
+      text += numberText(grid.values[std::size_t(y) * std::size_t(grid.cols) + std::size_t(x)]);
+    }
+  }
+  FilterSpec read = spec;
+  read.weightsFile.clear();
+  if (Problem p = read.set("weights", text)) throw py::value_error(forPython(p));
+  if (Problem p = validated(read)) throw py::value_error(forPython(p));
+  return read;
+}
+
+PreparedFilter makeFilter(const py::kwargs& kw) {
+  for (auto item : kw) {
+    const std::string key = py::str(item.first);
+    if (oneOf(kCallKeywords, key))
+      throw py::value_error(key +
+                            ": given to a call, not when the Filter is made: f = convlive.Filter(mask=...); f(img, " +
+                            key + "=...)");
+    if (key.find('-') != std::string::npos || !findSetting(settingOf(key))) {
+      std::string names;
+      for (const Setting& x : specSettings()) names += (names.empty() ? "" : ", ") + keywordOf(x.name);
+      throw py::value_error("unknown keyword '" + key + "': a Filter takes the settings " + names);
+    }
+  }
+  return PreparedFilter(withWeightsFileRead(specFrom(kw)));
+}
+
+py::object callFilter(const PreparedFilter& f, py::handle img, const py::kwargs& kw) {
+  for (auto item : kw) {
+    const std::string key = py::str(item.first);
+    if (oneOf(kCallKeywords, key)) continue;
+    if (findSetting(settingOf(key)))
+      throw py::value_error(key + ": a Filter's settings are fixed when it is made: make another, convlive.Filter(" +
+                            key + "=...), or call convlive.filter(img, " + key + "=...)");
+    throw py::value_error("unknown keyword '" + key + "': a Filter call takes out, dtype, stream, layout and device");
+  }
+  return filterWith(img, callFrom(f.spec(), kw));
+}
+
+// The settings that differ from the defaults, as Python values: Filter(**f.settings) makes f again.
+py::dict filterSettings(const PreparedFilter& f) {
+  py::dict d;
+  for (const Setting& s : specSettings()) {
+    // get() writes numbers to 6 digits: sigma and pitch as the values, in the shortest text that
+    // reads back as each, and told from the default by value
+    static const FilterSpec defaults;
+    const float* value = s.name == "sigma" ? &f.spec().sigma : s.name == "pitch" ? &f.spec().pitch : nullptr;
+    const float* byDefault = s.name == "sigma" ? &defaults.sigma : s.name == "pitch" ? &defaults.pitch : nullptr;
+    const std::string text = value ? numberText(*value) : f.spec().get(s.name);
+    if (value ? *value == *byDefault : text == s.defaultText()) continue;
+    py::object v = py::str(text);
+    if (s.type == Setting::Type::Int) v = py::int_(std::stoll(text));
+    if (s.type == Setting::Type::Flag) v = py::bool_(text == "true");
+    if (value) v = py::float_(std::stod(text));
+    d[py::str(keywordOf(s.name))] = v;
+  }
+  return d;
+}
+
+std::string filterRepr(const PreparedFilter& f) {
+  std::string s = "convlive.Filter(";
+  bool first = true;
+  for (auto item : filterSettings(f)) {
+    s += (first ? "" : ", ") + std::string(py::str(item.first)) + "=" + std::string(py::repr(item.second));
+    first = false;
+  }
+  return s + ")";
 }
 
 // ---- The tables ---------------------------------------------------------------------------------
@@ -1181,8 +1335,7 @@ ImageDesc chooseDesc(int width, int height, const py::kwargs& kw, bool keepBatch
   ImageDesc d = ImageDesc::rgba8(width, height);
   const auto get = [&](const char* k) { return kw.contains(k) ? py::object(kw[k]) : py::object(py::none()); };
   if (const py::object dt = get("dtype"); !dt.is_none()) {
-    const py::object numpy = py::module_::import("numpy");
-    const py::array probe = numpy.attr("empty")(0, numpy.attr("dtype")(dt));
+    const py::array probe = numpy().attr("empty")(0, numpy().attr("dtype")(dt));
     d.type = pixelTypeOf(hostArray(probe, Framework::NumPy).element, Fix{Framework::NumPy, "dtype"});
   }
   for (const auto& [key, field] : {std::pair{"channels", &d.channels}, std::pair{"batch", &d.batch}}) {
@@ -1198,8 +1351,7 @@ ImageDesc chooseDesc(int width, int height, const py::kwargs& kw, bool keepBatch
 }
 
 // What filter() would run for these settings on width x height frames (auto: measured on a GPU).
-py::dict choose(int width, int height, const py::kwargs& kw) {
-  const FilterSpec spec = specFrom(kw, {"dtype", "out_dtype", "channels", "batch", "device"});
+py::dict chooseFor(const FilterSpec& spec, int width, int height, const py::kwargs& kw) {
   ImageDesc desc = chooseDesc(width, height, kw);
   const int device = deviceFrom(kw);
   // out_dtype: filter()'s dtype= (float32 from uint8).
@@ -1227,6 +1379,23 @@ py::dict choose(int width, int height, const py::kwargs& kw) {
   d["why"] = plan ? plan.autoWhy() : std::string();
   d["why_not"] = why ? py::object(py::str(forPython(why))) : py::object(py::none());
   return d;
+}
+
+constexpr const char* kChooseKeywords[] = {"dtype", "out_dtype", "channels", "batch", "device"};
+
+py::dict choose(int width, int height, const py::kwargs& kw) {
+  return chooseFor(specFrom(kw, kChooseKeywords), width, height, kw);
+}
+
+py::dict chooseFilter(const PreparedFilter& f, int width, int height, const py::kwargs& kw) {
+  for (auto item : kw) {
+    const std::string key = py::str(item.first);
+    if (!oneOf(kChooseKeywords, key))
+      throw py::value_error("unknown keyword '" + key +
+                            "': Filter.choose takes dtype, out_dtype, channels, batch and device (the settings are "
+                            "the Filter's)");
+  }
+  return chooseFor(f.spec(), width, height, kw);
 }
 
 std::string filterDoc() {
@@ -1292,6 +1461,27 @@ PYBIND11_MODULE(convlive, m) {
   });
   static const std::string filterDocText = filterDoc();
   m.def("filter", &filter, py::arg("img"), filterDocText.c_str());
+  py::class_<PreparedFilter>(m, "Filter",
+                             "Filter(**settings)\n\nA filter made once and called on many frames: f = "
+                             "convlive.Filter(mask='gaussian', radius=8); f(img, out=out, stream=s). The settings "
+                             "(filter()'s, the same keywords and defaults) are checked when it is made, and a "
+                             "weights_file read then; a call does no settings work, so back-to-back calls on small "
+                             "batches cost less host time than filter()'s. Calls take filter()'s other keywords: "
+                             "out, dtype, stream, layout, device.")
+      .def(py::init([](const py::kwargs& kw) { return makeFilter(kw); }))
+      .def("__call__", &callFilter, py::arg("img"),
+           "__call__(img, *, out=None, dtype=None, stream=None, layout=None, device=None) -> the filtered frames\n\n"
+           "filter(img, ..., **settings) with this Filter's settings")
+      .def("choose", &chooseFilter, py::arg("width"), py::arg("height"),
+           "choose(width, height, *, dtype='uint8', out_dtype=None, channels=4, batch=1, device=None) -> dict\n\n"
+           "convlive.choose() with this Filter's settings")
+      .def(
+          "describe", [](const PreparedFilter& f) { return f.spec().describe(); },
+          "describe() -> str\n\nOne line for the settings, as convlive.describe() writes it")
+      .def_property_readonly("settings", &filterSettings,
+                             "The settings that differ from the defaults, as a dict: convlive.Filter(**f.settings) "
+                             "makes the same filter")
+      .def("__repr__", &filterRepr);
   m.def("variants", &variantTable,
         "variants() -> list of dict\n\nThe variant table: a list of dicts (name, description, on_gpu, max_radius, "
         "tiles as (w, h), tile_meaning)");
