@@ -320,6 +320,31 @@ class FilterObjectTest(unittest.TestCase):
             self.assertEqual(convlive.Filter(mask="box", weights_file=os.path.join(d, "missing.txt")).describe(),
                              convlive.describe(mask="box", weights_file=os.path.join(d, "missing.txt")))
 
+    def test_pickle_copy_and_equality(self):
+        import copy
+        import pickle
+        import tempfile
+        img = frame(23, 37, 45)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.npy")
+            np.save(path, np.array([[0.5, 0.25, 0.0], [0.125, 1.0, 0.0], [0.0, 0.0, 0.1]], np.float32))
+            from_file = convlive.Filter(mask="custom", weights_file=path)
+        # the file is gone: its numbers travel with the Filter
+        for f in (convlive.Filter(), convlive.Filter(mask="sobel", border="mirror", filter_alpha=True),
+                  convlive.Filter(mask="gaussian", radius=3, sigma=1.2345678), from_file):
+            for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+                g = pickle.loads(pickle.dumps(f, protocol))
+                with self.subTest(filter=repr(f), protocol=protocol):
+                    self.assertEqual(g, f)
+                    self.assertEqual(hash(g), hash(f))
+                    self.assertEqual(g.settings, f.settings)
+                    self.assertTrue(np.array_equal(g(img), f(img)))
+            self.assertEqual(copy.deepcopy(f), f)
+            self.assertEqual(copy.copy(f), f)
+        self.assertNotEqual(convlive.Filter(radius=2), convlive.Filter(radius=3))
+        self.assertNotEqual(convlive.Filter(), "convlive.Filter()")
+        self.assertEqual(len({convlive.Filter(radius=2), convlive.Filter(radius=2), convlive.Filter()}), 2)
+
     def test_bad_keywords(self):
         img = frame(5, 6, 43)
         f = convlive.Filter(mask="box")

@@ -96,6 +96,9 @@ class Filter:
     @property
     def settings(self) -> dict[str, Union[str, int, float, bool]]:
         """The settings that differ from the defaults: Filter(**f.settings) makes the same filter."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[Any, tuple[()]]: ...
 
 class VariantInfo(TypedDict):
     name: str

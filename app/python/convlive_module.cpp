@@ -7,6 +7,7 @@
 // Threads: filter() releases the GIL while it filters. Calls on one (device, stream) share its plans
 // (convlive/plan.hpp) and are serialised on them; calls on different streams run side by side.
 #include <pybind11/numpy.h>
+#include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -1141,6 +1143,7 @@ class PreparedFilter {
  public:
   explicit PreparedFilter(FilterSpec spec) : spec_(std::move(spec)) {}
   const FilterSpec& spec() const { return spec_; }
+  bool operator==(const PreparedFilter&) const = default;
 
  private:
   FilterSpec spec_;
@@ -1481,12 +1484,27 @@ PYBIND11_MODULE(convlive, m) {
       .def_property_readonly("settings", &filterSettings,
                              "The settings that differ from the defaults, as a dict: convlive.Filter(**f.settings) "
                              "makes the same filter")
-      .def("__repr__", &filterRepr);
+      .def("__repr__", &filterRepr)
+      .def(py::self == py::self)
+      .def("__hash__", [](const PreparedFilter& f) { return std::hash<std::string>{}(filterRepr(f)); })
+      // Pickled as its settings (a weights file's numbers among them): a Filter in a dataset's
+      // transform travels to DataLoader workers and other processes, which need no file. Made again
+      // by functools.partial(Filter, **settings)(), which every protocol pickles (py::pickle's
+      // __setstate__ would make the object with object.__new__ at protocols 0 and 1, which a
+      // pybind11 class cannot take).
+      .def("__reduce__", [](const py::object& self) {
+        const py::object remake =
+            py::module_::import("functools")
+                .attr("partial")(py::type::of(self), **filterSettings(self.cast<const PreparedFilter&>()));
+        return py::make_tuple(remake, py::tuple());
+      });
   m.def("variants", &variantTable,
-        "variants() -> list of dict\n\nThe variant table: a list of dicts (name, description, on_gpu, max_radius, "
+        "variants() -> list of dict\n\nThe variant table: a list of dicts (name, description, on_gpu, "
+        "max_radius, "
         "tiles as (w, h), tile_meaning)");
   m.def("spec_settings", &settingTable,
-        "spec_settings() -> list of dict\n\nThe filter spec's settings as dicts (keyword, name, label, type, default, "
+        "spec_settings() -> list of dict\n\nThe filter spec's settings as dicts (keyword, name, label, type, "
+        "default, "
         "min/max/step for numbers, "
         "choices, masks it applies to, help): filter()'s keywords");
   m.def(
@@ -1497,13 +1515,17 @@ PYBIND11_MODULE(convlive, m) {
         "device(index=None) -> types.SimpleNamespace\n\nA CUDA device (None: the current one): a namespace with "
         "available, index, name, reason (why not available), compute_capability, multiprocessors, memory_bytes");
   m.def("devices", &deviceList,
-        "devices() -> list of types.SimpleNamespace\n\nEvery CUDA device this process sees, as device() describes "
+        "devices() -> list of types.SimpleNamespace\n\nEvery CUDA device this process sees, as device() "
+        "describes "
         "it (empty without one: device().reason says why)");
   m.def("choose", &choose, py::arg("width"), py::arg("height"),
-        "choose(width, height, *, dtype='uint8', out_dtype=None, channels=4, batch=1, device=None, **settings) -> "
+        "choose(width, height, *, dtype='uint8', out_dtype=None, channels=4, batch=1, device=None, **settings) "
+        "-> "
         "dict\n\nWhat "
         "filter() runs on device (None: the current one) "
-        "for these settings on width x height frames (channels-first arrays: channels=1, batch=N*C planes): a dict "
-        "with variant, tile, why (auto's reason) and why_not (None when it can run); out_dtype='float32' asks what "
+        "for these settings on width x height frames (channels-first arrays: channels=1, batch=N*C planes): a "
+        "dict "
+        "with variant, tile, why (auto's reason) and why_not (None when it can run); out_dtype='float32' asks "
+        "what "
         "filter(..., dtype='float32') runs for uint8 frames");
 }
