@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "convlive/weights_file.hpp"
+
 namespace convlive {
 namespace {
 
@@ -305,7 +307,7 @@ Mask parseCustomMask(std::string_view text, bool normalize) {
       char* end = nullptr;
       const double v = std::strtod(token.c_str(), &end);
       if (end != token.c_str() + token.size()) fail("custom weight '" + token + "' is not a number");
-      if (!std::isfinite(v) || std::fabs(v) > 3.4e38)
+      if (!roundsToFiniteFloat(v))
         fail("custom weight '" + token + "' is not a finite number (floats hold up to about 3.4e38)");
       row.push_back(static_cast<float>(v));  // tiny values (1e-50) round to 0, as floats do
     };

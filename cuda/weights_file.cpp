@@ -50,8 +50,7 @@ std::optional<std::string> parseNumber(std::string_view token, float& out) {
   } else if (ec != std::errc() || end != t.data() + t.size()) {
     return "is not a number";
   }
-  if (!std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
-    return "is not a finite number (floats hold up to about 3.4e38)";
+  if (!roundsToFiniteFloat(v)) return "is not a finite number (floats hold up to about 3.4e38)";
   out = static_cast<float>(v);
   return std::nullopt;
 }
@@ -275,7 +274,7 @@ Problem parseNpy(std::string_view bytes, const std::string& name, WeightGrid& ou
                                 : std::bit_cast<double>(littleEndian(p, 8));
       const std::string where = " at row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1);
       if (std::isnan(v)) return invalid(file + " holds NaN" + where + ": masks take finite numbers only");
-      if (!std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
+      if (!roundsToFiniteFloat(v))
         return invalid(file + " holds " + (std::isfinite(v) ? std::to_string(v) : std::string("infinity")) + where +
                        ": masks take finite numbers (floats hold up to about 3.4e38)");
       g.values[std::size_t(i * cols + j)] = static_cast<float>(v);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -144,6 +145,9 @@ TEST(Mask, CustomErrorsNameTheProblem) {
   EXPECT_NE(errorOf([] { parseCustomMask("1,2;3,4", false); }).find("odd square"), std::string::npos);
   EXPECT_NE(errorOf([] { parseCustomMask("1,x,1", false); }).find("'x' is not a number"), std::string::npos);
   EXPECT_NE(errorOf([] { parseCustomMask("1,nan,1", false); }).find("finite"), std::string::npos);
+  EXPECT_NE(errorOf([] { parseCustomMask("1,3.41e38,1", false); }).find("finite"), std::string::npos);
+  // f32's largest value is a weight, as in a weights file (whose numbers a Python Filter keeps as text)
+  EXPECT_FLOAT_EQ(parseCustomMask("1,3.4028235e38,1", false).at(0, 0), std::numeric_limits<float>::max());
   EXPECT_NE(errorOf([] { parseCustomMask("", false); }).find("empty"), std::string::npos);
   EXPECT_NE(errorOf([] { parseCustomMask("1,-2,1", true); }).find("sum to 0"), std::string::npos);
   EXPECT_NE(errorOf([] { Mask(1, {1, 2}); }).find("needs 9 weights"), std::string::npos);

@@ -1045,7 +1045,8 @@ TEST_F(PlanOnDevice, TensorStreamF32FramesOfAnyMagnitudeEqualTheReference) {
 // f32 grey frames holding Inf, -Inf and NaN here and there, f32's largest values (a 3x3 patch whose
 // sums pass it, to Inf) and subnormals: the warps that store an Inf or NaN make their outputs again
 // from each window (in double, as the reference); every output equals the reference's (NaN where
-// it is NaN, the same Inf, finite values within the contract of the frame's largest |value|).
+// it is NaN, the same Inf, finite values within the contract: frame 0, which holds FLT_MAX, at that
+// magnitude; the frames after it, which hold no value past the random [-1, 2), at theirs).
 TEST_F(PlanOnDevice, TensorStreamF32FramesWithInfAndNaNEqualTheReference) {
   const MaskCase cases[] = {{"gaussian", 2, "", ""},
                             {"gaussian", 8, "", ""},

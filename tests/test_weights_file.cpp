@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -105,6 +106,9 @@ TEST(WeightsText, RowsOfNumbersCommasSpacesCommentsAndBlankLines) {
   EXPECT_EQ(e.rows, 1);
   EXPECT_EQ(e.values, (std::vector<float>{-0.15f, 2.f, 0.5f}));
   EXPECT_EQ(parsedText("1e-50").values, (std::vector<float>{0.f}));  // rounds to 0, as floats do
+  // f32's largest value by its shortest text, which as a double lies a little above it
+  EXPECT_EQ(parsedText("3.4028235e38,-3.4028235e38").values,
+            (std::vector<float>{std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()}));
 }
 
 TEST(WeightsText, EachBadFileSaysWhereAndWhat) {
@@ -116,6 +120,7 @@ TEST(WeightsText, EachBadFileSaysWhereAndWhat) {
       {"1,2,1\n1,nan,1\n", "row 2, column 2 (line 2): 'nan' is not a finite number"},
       {"1,2,inf\n", "row 1, column 3 (line 1): 'inf' is not a finite number"},
       {"1,1e39,1\n", "'1e39' is not a finite number (floats hold up to about 3.4e38)"},
+      {"1,3.4028236e38,1\n", "'3.4028236e38' is not a finite number"},  // past the halfway point to Inf
       {"1,,1\n", "row 1, column 2 (line 1): nothing between commas"},
       {",1,1\n", "row 1, column 1 (line 1): nothing between commas"},
       {"1,2,\n", "row 1, column 3 (line 1): the row ends in a comma"},

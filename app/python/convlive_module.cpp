@@ -1215,7 +1215,11 @@ py::dict filterSettings(const PreparedFilter& f) {
     py::object v = py::str(text);
     if (s.type == Setting::Type::Int) v = py::int_(std::stoll(text));
     if (s.type == Setting::Type::Flag) v = py::bool_(text == "true");
-    if (value) v = py::float_(std::stod(text));
+    if (value) {  // from_chars: the C locale's decimal point, whatever the process's
+      double d = 0;
+      std::from_chars(text.data(), text.data() + text.size(), d);
+      v = py::float_(d);
+    }
     d[py::str(keywordOf(s.name))] = v;
   }
   return d;

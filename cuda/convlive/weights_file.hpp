@@ -12,6 +12,12 @@
 
 namespace convlive {
 
+// Whether a number read as a double is a finite float once rounded: up to f32's largest value and
+// the texts that round to it ("3.4028235e38", its shortest text, is a little above it as a double).
+inline bool roundsToFiniteFloat(double v) {
+  return v == v && v < 0x1.ffffffp+127 && v > -0x1.ffffffp+127;  // the halfway point rounds to Inf
+}
+
 // rows x cols numbers, row-major (row 0 on top).
 struct WeightGrid {
   int rows = 0, cols = 0;
