@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -78,25 +79,27 @@ const py::module_& numpy() {
   return *np;
 }
 
-std::string keywordList() {
+std::string settingKeywords() {
   std::string s;
   for (const Setting& x : specSettings()) {
     if (!s.empty()) s += ", ";
     s += keywordOf(x.name);
   }
-  return s + ", out, dtype, stream, layout, device";
+  return s;
+}
+std::string keywordList() { return settingKeywords() + ", out, dtype, stream, layout, device"; }
+// Whether a keyword names a setting (underscores: "filter_alpha", not "filter-alpha").
+bool isSettingKeyword(const std::string& key) {
+  return key.find('-') == std::string::npos && findSetting(settingOf(key));
 }
 
 // ---- Keyword values as the text FilterSpec::set reads ----------------------------------------
 
-std::string numberText(double d) {
+// The shortest text that reads back as v, in v's own type (0.1f as "0.1").
+template <class T>
+requires std::is_floating_point_v<T> std::string numberText(T v) {
   char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that reads back as d
-  return std::string(buf, r.ptr);
-}
-std::string numberText(float f) {  // shortest text that reads back as f: 0.1f as "0.1"
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
@@ -202,8 +205,7 @@ FilterSpec specFrom(const py::kwargs& kw, std::span<const char* const> ignored =
   for (auto item : kw) {
     const std::string key = py::str(item.first);
     if (oneOf(ignored, key)) continue;
-    if (key.find('-') != std::string::npos || !findSetting(settingOf(key)))
-      throw py::value_error("unknown keyword '" + key + "': use one of " + keywordList());
+    if (!isSettingKeyword(key)) throw py::value_error("unknown keyword '" + key + "': use one of " + keywordList());
   }
   FilterSpec spec;
   for (const Setting& s : specSettings()) {  // the table's order: mask before what depends on it
@@ -1180,11 +1182,8 @@ PreparedFilter makeFilter(const py::kwargs& kw) {
       throw py::value_error(key +
                             ": given to a call, not when the Filter is made: f = convlive.Filter(mask=...); f(img, " +
                             key + "=...)");
-    if (key.find('-') != std::string::npos || !findSetting(settingOf(key))) {
-      std::string names;
-      for (const Setting& x : specSettings()) names += (names.empty() ? "" : ", ") + keywordOf(x.name);
-      throw py::value_error("unknown keyword '" + key + "': a Filter takes the settings " + names);
-    }
+    if (!isSettingKeyword(key))
+      throw py::value_error("unknown keyword '" + key + "': a Filter takes the settings " + settingKeywords());
   }
   return PreparedFilter(withWeightsFileRead(specFrom(kw)));
 }
@@ -1208,10 +1207,12 @@ py::dict filterSettings(const PreparedFilter& f) {
     // get() writes numbers to 6 digits: sigma and pitch as the values, in the shortest text that
     // reads back as each, and told from the default by value
     static const FilterSpec defaults;
-    const float* value = s.name == "sigma" ? &f.spec().sigma : s.name == "pitch" ? &f.spec().pitch : nullptr;
-    const float* byDefault = s.name == "sigma" ? &defaults.sigma : s.name == "pitch" ? &defaults.pitch : nullptr;
+    auto number = [&](const FilterSpec& x) {
+      return s.name == "sigma" ? &x.sigma : s.name == "pitch" ? &x.pitch : nullptr;
+    };
+    const float* value = number(f.spec());
     const std::string text = value ? numberText(*value) : f.spec().get(s.name);
-    if (value ? *value == *byDefault : text == s.defaultText()) continue;
+    if (value ? *value == *number(defaults) : text == s.defaultText()) continue;
     py::object v = py::str(text);
     if (s.type == Setting::Type::Int) v = py::int_(std::stoll(text));
     if (s.type == Setting::Type::Flag) v = py::bool_(text == "true");
