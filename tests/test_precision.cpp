@@ -12,6 +12,7 @@
 #include "convlive/tensor_inputs.hpp"
 #include "half_sums_emulation.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/tensor_stream_typed.hpp"
 
 using namespace convlive;
 
@@ -613,6 +614,42 @@ TEST(F32Separable, BlursFitTheF32BoundToRadius16AndTheRefusalsAreF16s) {
   plan = planF32Separable(Mask::fromFactors({1e-6f, 1e-6f, 1e-6f}, {3e-4f, 7e-4f, 3e-4f}), Combine::Identity, 16);
   EXPECT_EQ(plan.mode, HalfWeightsPlan::Mode::Refused) << plan.bound;
   EXPECT_NE(plan.why.find("on f32 frames the output could be off by up to"), std::string::npos) << plan.why;
+}
+
+// The step scale at or below which an f32 grey warp makes its outputs again: every sum below 2^127
+// above it, and an Inf or NaN input's scale (-114) always at or below it.
+TEST(F32Separable, TheRerunScaleKeepsEverySumWithinF32sRange) {
+  auto parts = [](float rowScale, float colScale) {
+    kernels::MaskTerms m{};
+    m.radius = 1;
+    m.terms = 2;
+    const float hi[3] = {0.25f, 0.5f, 0.25f}, lo[3] = {1e-4f, -2e-4f, 1e-4f};
+    for (int i = 0; i < 3; ++i) {
+      m.row[0][i] = rowScale * hi[i];
+      m.row[1][i] = rowScale * lo[i];
+      m.col[0][i] = colScale * hi[i];
+      m.col[1][i] = colScale * lo[i];
+    }
+    return m;
+  };
+  for (const auto& [rowScale, colScale] :
+       {std::pair{1.f, 1.f}, {1024.f, 1.f / 1024.f}, {3.f, 5.f}, {1e-20f, 1e-20f}, {1e18f, 1e18f}, {0.5f, 0.75f}}) {
+    const kernels::MaskTerms m = parts(rowScale, colScale);
+    const int p = kernels::f32RerunScale(m);
+    double sums = 0.;
+    {
+      double row = 0., col = 0.;
+      for (int t = 0; t < 2; ++t)
+        for (int i = 0; i < 3; ++i) row += std::fabs(double(m.row[t][i])), col += std::fabs(double(m.col[t][i]));
+      sums = row * col;
+    }
+    EXPECT_GE(p, -114) << rowScale << " x " << colScale;
+    // The largest sum a step's values (below 2^15 once scaled) make at the least scale above p.
+    EXPECT_LT(std::ldexp(sums, 15 - (p + 1)), std::ldexp(1.0, 127)) << rowScale << " x " << colScale;
+    // And no lower than it needs to be but by one: at p itself a sum may pass 2^126 (or p is the least).
+    EXPECT_TRUE(p == -114 || std::ldexp(sums, 15 - p) >= std::ldexp(1.0, 126)) << rowScale << " x " << colScale;
+  }
+  EXPECT_EQ(kernels::f32RerunScale(parts(1.f, 1.f)), -112);
 }
 
 // tensorstream's inputs: bytes as fp16 subnormals, the row factor scaled by 2^S and the column factor

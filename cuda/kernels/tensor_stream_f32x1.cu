@@ -6,8 +6,9 @@
 namespace convlive::kernels::typedtensor {
 
 // Blocks of 8 warps at r <= 8 take the instance held to 80 registers with a two-stage ring
-// (tensorStreamF32Held): 48 512x512 planes r = 6..8 0.89x the time (0.0605 -> 0.054 ms at 128x64),
-// but 1.03-1.11x at 4K, on 16 1080p and 64 256x256 frames, whose best tiles are 4 warps wide.
+// (tensorStreamF32Held): 48 512x512 planes r = 6..8 0.89x the time (0.0605 -> 0.054 ms at 128x64;
+// 0.050 at 128x128, one wave), but 1.03-1.11x at 4K, on 16 1080p and 64 256x256 frames, whose best
+// tiles are 4 warps wide.
 void launchF32x1(const TypedTensorStreamLaunch& l, const MaskTerms& parts) {
   withU16Instance(parts.radius, l.absolute, [&](auto b0) {
     constexpr int B0 = decltype(b0)::value;

@@ -38,6 +38,10 @@ struct TypedTensorArgs {
   bool outAligned;    // the output's are multiples of 4
   bool copyFourth;    // 16-bit values of 4 channels: the 4th copied from the input (padding, or alpha not filtered)
   bool outAligned16;  // the output's base, pitch and frame stride are multiples of 16 bytes
+  // f32 grey frames: a warp whose stored steps' scale 2^P has P at or below this makes its outputs
+  // again (directOutputs): an Inf or NaN input takes the least P, and only a P this low lets a sum
+  // pass f32's range (f32RerunScale).
+  int f32RerunScale;
 };
 
 // What the kernel's bytes are: bytes (u8: C a pixel, a plane per channel), 16-bit unsigned values
@@ -352,6 +356,22 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
   // Step q's input: rows y0 - 8 B0 + 16 q .. + 15 (lane (g, t): rows g and g + 8), pieces t, t + 4, ...
   auto issue = [&](const unsigned char* frame, int q, int stage) {
     unsigned char* st = ring + stage * S::StageBytes;
+    if constexpr (Kind == kF32Values) {
+      // Every row of the step in the frame (most steps): the copies with no border check, one
+      // address a lane.
+      const int first = y0 - 8 * B0 + 16 * q;
+      if (fast && first >= 0 && first + 16 <= a.height) {
+        const unsigned char* src = frame + std::size_t(first + g) * a.pitch + ba + 16 * t;
+        unsigned char* d = st + g * S::RowBytes + 16 * t;
+#pragma unroll
+        for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+          for (int k = 0; k < (S::Pieces + 3) / 4; ++k)
+            if (t + 4 * k < S::Pieces)
+              copyAsync<16, true>(d + 8 * nb * S::RowBytes + 64 * k, src + 8 * nb * a.pitch + 64 * k);
+        return;
+      }
+    }
 #pragma unroll
     for (int nb = 0; nb < 2; ++nb) {
       const int row = 8 * nb + g, sy = borderIndex(y0 - 8 * B0 + 16 * q + row, a.height, a.border);
@@ -387,7 +407,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
     float acc[NO][NP][2][4];
     float accY[Mag ? NO : 1][NP][2][4];         // Mag: gy's blocks, likewise (otherwise unused, dropped)
     __half2 nonFinite = __float2half2_rn(0.f);  // kF16Values: NaN once a stored value is Inf or NaN
-    float nonFiniteF = 0.f;                     // kF32Values: likewise
+    int leastStored = kF32NoScale;              // kF32Values: the least scale P a stored step had
     // kF32Values: the scale 2^P of the step's values and of the blocks' sums (the least P of this
     // step and the B0 before, so that every sum a block holds stays within fp16's and fp32's range),
     // and the B0 steps' own (kF32NoScale: all zero).
@@ -593,6 +613,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
       }
 
       if (q >= B0) {
+        if constexpr (Kind == kF32Values) leastStored = min(leastStored, scaleNow);
         // Block 0 is rows out0 .. out0 + 15: lane (g, t) stores pixels 4 t .. 4 t + 3 of each strip
         // in rows out0 + g (C elements 0, 1 of both halves) and out0 + 8 + g (elements 2, 3).
         // Mag: block 0 becomes sqrt(gx^2 + gy^2) a channel (the blocks move on past it).
@@ -610,7 +631,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
           if (y >= y0 + rows) continue;
           unsigned char* orow = out + std::size_t(y) * a.outPitch;
           if constexpr (Kind == kF32Values) {
-            // Strip s's 4 values, unscaled (exact: a power of two), each going into nonFiniteF.
+            // Strip s's 4 values, unscaled (exact: a power of two).
             static_assert(Out == kClamp, "f32 sums stored as they are");
             const float unscale = powerOfTwo(-scaleNow);
 #pragma unroll
@@ -619,7 +640,6 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
 #pragma unroll
               for (int j = 0; j < 4; ++j) {
                 v[j] = acc[0][s][j >> 1][2 * i + (j & 1)] * unscale;
-                nonFiniteF = fmaf(v[j], 0.f, nonFiniteF);
               }
               const int x = x0 + 16 * s + 4 * t;
               unsigned char* at = orow + std::size_t(x) * 4;
@@ -731,7 +751,7 @@ __global__ void __launch_bounds__(256, B0 == 1 && !SplitH && !Terms && SS_ * C <
         const float2 f = __half22float2(nonFinite);
         seen = isnan(f.x) || isnan(f.y);
       } else {
-        seen = isnan(nonFiniteF);
+        seen = leastStored <= a.f32RerunScale;
       }
       if (__any_sync(0xffffffffu, seen)) {
         __syncwarp();  // every lane's stores of the walk done before the outputs are made again
@@ -779,6 +799,7 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   a.copyFourth = l.copyFourth;
   a.outAligned16 =
       (reinterpret_cast<std::uintptr_t>(a.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % 16 == 0;
+  if constexpr (Kind == kF32Values) a.f32RerunScale = f32RerunScale(m);
   if (l.warps < 1 || l.warps > 8 || l.tileRows < 16 || l.tileRows % 16)
     throw std::invalid_argument("tensorstream: no typed launch of " + std::to_string(l.warps) + " warps x " +
                                 std::to_string(l.tileRows) + " rows");

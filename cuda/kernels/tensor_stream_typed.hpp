@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "convlive/border.hpp"
@@ -91,6 +93,24 @@ void tensorStreamTypedF16(const TypedTensorStreamLaunch& l, const MaskSep& m);
 // intermediate as fp16 high + low parts, the sums unscaled and stored as f32, within
 // planF32Separable's bound (the variant checks it). Inf and NaN as for f16.
 void tensorStreamTypedF32(const TypedTensorStreamLaunch& l, const MaskSep& m);
+
+// f32 grey frames: the step scale 2^P at or below which a warp makes its outputs of a segment again
+// on the CUDA cores (TypedTensorArgs::f32RerunScale), from `parts` (the factors' high and low parts
+// as the kernel takes them). A step's values are scaled below 2^15, so a stored sum lies below
+// 2^(15 - P) S, S the product of the factors' absolute sums (both parts): from P = floor(log2 S) - 111
+// up it lies below 2^127, within f32's range. An Inf or NaN input takes the least P, -114, always at
+// or below it.
+inline int f32RerunScale(const MaskTerms& parts) {
+  double row = 0., col = 0.;
+  for (int t = 0; t < parts.terms; ++t)
+    for (int i = 0; i < 2 * parts.radius + 1; ++i) {
+      row += std::fabs(double(parts.row[t][i]));
+      col += std::fabs(double(parts.col[t][i]));
+    }
+  const double s = row * col;
+  const int e = s > 0. ? static_cast<int>(std::floor(std::log2(s))) : -1000;
+  return std::max(-114, e - 112);
+}
 
 // What the calls above launch for l (pointers and stream not read): a separable mask
 // (tensorStreamTyped, with its splitIntermediate and sumsInByteRange), a mask of `terms` factor pairs
