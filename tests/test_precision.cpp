@@ -643,11 +643,12 @@ TEST(F32Separable, TheRerunScaleKeepsEverySumWithinF32sRange) {
         for (int i = 0; i < 3; ++i) row += std::fabs(double(m.row[t][i])), col += std::fabs(double(m.col[t][i]));
       sums = row * col;
     }
-    EXPECT_GE(p, -114) << rowScale << " x " << colScale;
+    EXPECT_GE(p, kernels::kF32LeastScale) << rowScale << " x " << colScale;
     // The largest sum a step's values (below 2^15 once scaled) make at the least scale above p.
     EXPECT_LT(std::ldexp(sums, 15 - (p + 1)), std::ldexp(1.0, 127)) << rowScale << " x " << colScale;
     // And no lower than it needs to be but by one: at p itself a sum may pass 2^126 (or p is the least).
-    EXPECT_TRUE(p == -114 || std::ldexp(sums, 15 - p) >= std::ldexp(1.0, 126)) << rowScale << " x " << colScale;
+    EXPECT_TRUE(p == kernels::kF32LeastScale || std::ldexp(sums, 15 - p) >= std::ldexp(1.0, 126))
+        << rowScale << " x " << colScale;
   }
   EXPECT_EQ(kernels::f32RerunScale(parts(1.f, 1.f)), -112);
 }

@@ -98,6 +98,8 @@ __device__ __noinline__ void directOutputs(const TypedTensorArgs& a, const MaskT
 // f32 frames: the step scale that marks an all-zero window (the largest taken: 2^126), and 2^p
 // (p in -126..127) as a float.
 constexpr int kF32NoScale = 126;
+// An Inf or NaN's exponent bits (255) give the least step scale (own below), f32RerunScale's floor.
+static_assert(141 - 255 == kF32LeastScale, "the step scale an Inf or NaN input takes");
 __device__ __forceinline__ float powerOfTwo(int p) { return __int_as_float((127 + p) << 23); }
 
 // Channel ch's 16-bit values of a lane's pixels 2h and 2h + 1 as one word (low half: pixel 2h), from

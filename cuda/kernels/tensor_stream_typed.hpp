@@ -98,8 +98,9 @@ void tensorStreamTypedF32(const TypedTensorStreamLaunch& l, const MaskSep& m);
 // on the CUDA cores (TypedTensorArgs::f32RerunScale), from `parts` (the factors' high and low parts
 // as the kernel takes them). A step's values are scaled below 2^15, so a stored sum lies below
 // 2^(15 - P) S, S the product of the factors' absolute sums (both parts): from P = floor(log2 S) - 111
-// up it lies below 2^127, within f32's range. An Inf or NaN input takes the least P, -114, always at
-// or below it.
+// up it lies below 2^127, within f32's range. An Inf or NaN input takes the least P (kF32LeastScale),
+// always at or below it.
+inline constexpr int kF32LeastScale = -114;
 inline int f32RerunScale(const MaskTerms& parts) {
   double row = 0., col = 0.;
   for (int t = 0; t < parts.terms; ++t)
@@ -109,7 +110,7 @@ inline int f32RerunScale(const MaskTerms& parts) {
     }
   const double s = row * col;
   const int e = s > 0. ? static_cast<int>(std::floor(std::log2(s))) : -1000;
-  return std::max(-114, e - 112);
+  return std::max(kF32LeastScale, e - 112);
 }
 
 // What the calls above launch for l (pointers and stream not read): a separable mask
