@@ -201,6 +201,7 @@ void Variant::runFrames(const FilterParams& p, const ImageDesc& image, const voi
                         cudaStream_t stream) const {
   if (takesAnyImage()) return runFramesImpl(*this, p, image, in, out, ws, stream);
   if (!image.isRgba8()) throw ProblemError(whyNot(p, image));
+  if (runRgba8BatchImpl && image.batch > 1) return runRgba8BatchImpl(*this, p, image, in, out, ws, stream);
   const std::size_t stride = image.frameStride(), pitch = image.rowPitch();
   for (int f = 0; f < image.batch; ++f) {
     const std::size_t at = stride * std::size_t(f);

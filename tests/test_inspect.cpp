@@ -625,12 +625,12 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   EXPECT_EQ(t.grid, (Dims{8, 32, 1}));
   EXPECT_EQ(t.block, (Dims{256, 1, 1}));  // 8 warps of 4 rows
   // tile width, warps, K chunks, split weights, fp16 lines a pixel
-  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8, 2, false, 4>");
+  EXPECT_EQ(t.kernel, "tensor2dKernel<128, 8, 2, false, 4, false>");
   const LaunchDescription kept = launchOf("tensor2d", paramsFor("gaussian", 2, {128, 32}), 1000, 1000);
   EXPECT_EQ(kept.passes.at(0).grid, (Dims{8, 32, 1}));
   // 8 warps: 4 of 8 rows x 2 of 64 pixels (no lines for alpha)
   EXPECT_EQ(kept.passes.at(0).block, (Dims{256, 1, 1}));
-  EXPECT_EQ(kept.passes.at(0).kernel, "tensor2dKernel<128, 8, 2, false, 3>");
+  EXPECT_EQ(kept.passes.at(0).kernel, "tensor2dKernel<128, 8, 2, false, 3, false>");
   // The tile of 36 rows of 3 fp16 lines (152 halves each), the weights.
   EXPECT_EQ(kept.passes.at(0).dynamicShared, 36u * 3 * 152 * 2 + 5 * 48 * 4);
   // At r = 12 a 16-row tile would fill more apron rows than it makes: the block walks rows, with a
@@ -647,6 +647,13 @@ TEST(InspectLaunch, FusedAndTensorTiles) {
   const std::size_t weights = w.kernel.find("true") == std::string::npos ? 25 * 64 * 4 : 2 * 25 * 64 * 4;
   EXPECT_EQ(w.dynamicShared, 40u * 3 * 104 * 2 + 16 * 88 * 4 + weights);
   EXPECT_NE(kept.passes.at(0).note.find("alpha is kept"), std::string::npos) << kept.passes.at(0).note;
+  // An RGBA8 batch: the instance that takes its frame from grid z, one launch, and the note.
+  ImageDesc batch = ImageDesc::rgba8(1000, 1000);
+  batch.batch = 5;
+  const PassLaunch b = variant("tensor2d").describeLaunch(paramsFor("gaussian", 2, {128, 32}), batch).passes.at(0);
+  EXPECT_EQ(b.kernel, "tensor2dKernel<128, 8, 2, false, 3, true>");
+  EXPECT_EQ(b.grid, (Dims{8, 32, 5}));
+  EXPECT_NE(b.note.find("a frame of the batch a grid z"), std::string::npos) << b.note;
   const PassLaunch s = launchOf("tensorsep", paramsFor("gaussian", 2, {64, 16}), 65, 17).passes.at(0);
   EXPECT_EQ(s.grid, (Dims{2, 2, 1}));
   const PassLaunch ts = launchOf("tensorstream", paramsFor("gaussian", 2, {128, 64}), 1920, 1080).passes.at(0);

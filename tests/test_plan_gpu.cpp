@@ -83,6 +83,43 @@ class PlanOnDevice : public testing::Test {
     s.variant = variant;
     return s;
   }
+  // A built-in mask or custom 2D weights (rows split by ';') through `variant`, on a border and
+  // an alpha rule at random.
+  struct WeightsCase {
+    const char* mask;
+    int radius;
+    std::string weights;
+  };
+  FilterSpec weightsSpecFor(const WeightsCase& k, const char* variant) {
+    FilterSpec s;
+    s.mask = k.mask;
+    if (k.radius) s.radius = k.radius;
+    s.weights = k.weights;
+    s.border = testcases::kBorders[rng() % 4];
+    s.filterAlpha = rng() % 2;
+    s.variant = variant;
+    return s;
+  }
+  // 2..5 RGBA8 frames of w x h, rows padded by up to 8 pixels, frames by up to 16 bytes (strides
+  // that are not multiples of 16).
+  ImageDesc paddedRgba8Batch(int w, int h) {
+    ImageDesc d = ImageDesc::rgba8(w, h);
+    d.pitch = std::size_t(w + int(rng() % 9)) * 4;
+    d.batch = 2 + int(rng() % 4);
+    d.batchStride = d.pitch * std::size_t(h) + 4 * (rng() % 5);
+    return d;
+  }
+  // s's plan for the batch d launches a frame a grid z, says so, and equals the reference.
+  void expectABatchInOneLaunch(const FilterSpec& s, const ImageDesc& d, const std::string& what) {
+    Problem why;
+    Plan plan = Plan::make(s, d, {}, why);
+    ASSERT_TRUE(plan) << what << " " << d.str() << ": " << why.text();
+    for (const PassLaunch& pass : plan.launches().passes) {
+      EXPECT_EQ(pass.grid.z, d.batch) << what << " " << pass.kernel << ": a frame a grid z";
+      EXPECT_NE(pass.note.find("a frame of the batch a grid z"), std::string::npos) << pass.note;
+    }
+    expectEqualsReference(plan, d);
+  }
   // A plan refused only on integer frames (of `types`) whose weights' fp32 sums could pass half a
   // level, saying so.
   static void expectRefusedForTheErrorBound(const Problem& why, PixelType t, std::initializer_list<PixelType> types,
@@ -1137,23 +1174,45 @@ TEST_F(PlanOnDevice, TensorStreamFiltersAnRgba8BatchInOneLaunch) {
   int ran = 0;
   for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {16, 40}, {200, 33}})
     for (const MaskCase& k : cases) {
-      ImageDesc d = ImageDesc::rgba8(w, h);
-      d.pitch = std::size_t(w + int(rng() % 9)) * 4;
-      d.batch = 2 + int(rng() % 4);
-      d.batchStride = d.pitch * std::size_t(h) + 4 * (rng() % 5);
+      const ImageDesc d = paddedRgba8Batch(w, h);
       FilterSpec s = specFor(k, "tensorstream");
       s.filterAlpha = rng() % 2;
-      Problem why;
-      Plan plan = Plan::make(s, d, {}, why);
-      ASSERT_TRUE(plan) << k.mask << " r=" << k.radius << " " << d.str() << ": " << why.text();
-      for (const PassLaunch& pass : plan.launches().passes) {
-        EXPECT_EQ(pass.grid.z, d.batch) << pass.kernel << ": a frame a grid z";
-        EXPECT_NE(pass.note.find("a frame of the batch a grid z"), std::string::npos) << pass.note;
-      }
-      expectEqualsReference(plan, d);
+      expectABatchInOneLaunch(s, d, std::string(k.mask) + " r=" + std::to_string(k.radius));
       ++ran;
     }
   EXPECT_EQ(ran, 4 * 12);
+}
+
+// tensor2d takes an RGBA8 batch in one launch (a frame a grid z): 2D masks of full rank and of
+// every chunk count, on the tile kernel and the walking one (16-row tiles from r = 9, 32-row tiles
+// from r = 25), every offered tile, padded rows and frames whose stride is not a multiple of 16
+// bytes; equal to the reference frame by frame, the outputs poisoned; the launch described with its
+// grid z.
+TEST_F(PlanOnDevice, Tensor2dFiltersAnRgba8BatchInOneLaunch) {
+  const Variant& v = *findVariant("tensor2d");
+  auto randomTwoD = [&](int r) {  // full rank, normalised (weights of both signs)
+    const int n = 2 * r + 1;
+    std::vector<double> w(std::size_t(n) * n);
+    double sum = 0;
+    for (double& x : w) sum += x = double(rng() % 1000) / 1000.0 - 0.2;
+    std::string text;
+    for (int i = 0; i < n * n; ++i) text += std::to_string(w[std::size_t(i)] / sum) + (i % n == n - 1 ? ";" : ",");
+    text.pop_back();
+    return text;
+  };
+  const WeightsCase cases[] = {{"custom", 0, randomTwoD(1)}, {"custom", 0, randomTwoD(8)}, {"gaussian", 12, ""},
+                               {"laplacian", 3, ""},         {"gaussian", 26, ""},         {"box", 0, ""}};
+  int ran = 0;
+  for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {16, 70}, {200, 33}})
+    for (const WeightsCase& k : cases)
+      for (const Tile& tile : v.tiles) {
+        const ImageDesc d = paddedRgba8Batch(w, h);
+        FilterSpec s = weightsSpecFor(k, "tensor2d");
+        s.tile = tile;
+        expectABatchInOneLaunch(s, d, std::string(k.mask) + " r=" + std::to_string(k.radius));
+        ++ran;
+      }
+  EXPECT_EQ(ran, 4 * 6 * int(v.tiles.size()));
 }
 
 // Frames taller than a grid's 65535 rows of blocks times a block's rows (1 and 3 pixels wide,
@@ -1282,27 +1341,16 @@ TEST_F(PlanOnDevice, FftTakesEveryTypeChannelCountAndBatch) {
     for (double& v : w) sum += v = u(rng);
     for (int i = 0; i < 25; ++i) twoD += std::to_string(w[i] / sum) + (i % 5 == 4 ? (i < 24 ? ";" : "") : ",");
   }
-  struct Case {
-    const char* mask;
-    int radius;
-    std::string weights;
-  };
-  const Case cases[] = {{"gaussian", 1, ""}, {"gaussian", 9, ""}, {"box", 3, ""},       {"sobel", 1, ""},
-                        {"pitch", 0, ""},    {"emboss", 3, ""},   {"laplacian", 1, ""}, {"custom", 0, twoD},
-                        {"sharpen", 2, ""},  {"gaussian", 40, ""}};
+  const WeightsCase cases[] = {{"gaussian", 1, ""}, {"gaussian", 9, ""}, {"box", 3, ""},       {"sobel", 1, ""},
+                               {"pitch", 0, ""},    {"emboss", 3, ""},   {"laplacian", 1, ""}, {"custom", 0, twoD},
+                               {"sharpen", 2, ""},  {"gaussian", 40, ""}};
   int ran = 0, refused = 0;
   for (PixelType t : testcases::kPixelTypes)
     for (int c : {1, 3, 4})
       for (const auto& [w, h] : {std::pair{1, 1}, {37, 23}, {300, 2}, {5, 131}})
-        for (const Case& k : cases) {
+        for (const WeightsCase& k : cases) {
           const ImageDesc d = randomDesc(t, c, w, h, 3);
-          FilterSpec s;
-          s.mask = k.mask;
-          if (k.radius) s.radius = k.radius;
-          s.weights = k.weights;
-          s.border = testcases::kBorders[rng() % 4];
-          s.filterAlpha = rng() % 2;
-          s.variant = "fft";
+          const FilterSpec s = weightsSpecFor(k, "fft");
           Problem why;
           Plan plan = Plan::make(s, d, {}, why);
           if (t == PixelType::F16) {  // its error is relative to the frame's largest value, not 1 ulp of each

@@ -104,6 +104,10 @@ struct Variant {
   Problem (*whyNotImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;
   void (*runFramesImpl)(const Variant&, const FilterParams&, const ImageDesc&, const void* in, void* out, Workspace&,
                         cudaStream_t stream) = nullptr;
+  // u8x4-only variants whose kernel takes a batch of u8x4 frames in one launch (tensor2d: a frame a
+  // grid z). nullptr: a batch runs frame by frame, one run() each.
+  void (*runRgba8BatchImpl)(const Variant&, const FilterParams&, const ImageDesc&, const void* in, void* out,
+                            Workspace&, cudaStream_t stream) = nullptr;
   // What it launches for frames `image` describes where that is another kernel than the one for a
   // single u8x4 frame (nullptr: not described; describeLaunch(p, image) then says so).
   LaunchDescription (*describeImageImpl)(const Variant&, const FilterParams&, const ImageDesc&) = nullptr;

@@ -59,11 +59,36 @@ __device__ __forceinline__ uchar4* rowPtr(uchar4* base, std::size_t pitch, int y
   return reinterpret_cast<uchar4*>(reinterpret_cast<char*>(base) + static_cast<std::size_t>(y) * pitch);
 }
 
+// Frame f of l's batch (Launch::frames): its input and output. A block's is frame blockIdx.z; the
+// host starts each launch of a batch past 65535 frames at its first.
+__host__ __device__ __forceinline__ const uchar4* frameIn(const Launch& l, std::size_t f) {
+  return reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) + l.inFrameStride * f);
+}
+__host__ __device__ __forceinline__ uchar4* frameOut(const Launch& l, std::size_t f) {
+  return reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) + l.outFrameStride * f);
+}
+
 // The input pixel at (x, y), any coordinates, read through the border mode.
 __device__ __forceinline__ uchar4 loadBordered(const Launch& l, int x, int y) {
   const int sx = borderIndex(x, l.width, l.border), sy = borderIndex(y, l.height, l.border);
   if (sx < 0 || sy < 0) return make_uchar4(0, 0, 0, 0);
   return rowPtr(l.in, l.inPitch, sy)[sx];
+}
+
+// A block's frame of l's batch: grid z's where Batch, else l's own, its pointers read where they
+// are used (so a kernel for single frames is the one it was before batches).
+template <bool Batch>
+struct BlockFrame {
+  const Launch& l;
+  __device__ __forceinline__ const uchar4* in() const { return Batch ? frameIn(l, blockIdx.z) : l.in; }
+  __device__ __forceinline__ uchar4* out() const { return Batch ? frameOut(l, blockIdx.z) : l.out; }
+};
+// loadBordered from frame f (a BlockFrame).
+template <class Frame>
+__device__ __forceinline__ uchar4 loadBordered(const Launch& l, const Frame& f, int x, int y) {
+  const int sx = borderIndex(x, l.width, l.border), sy = borderIndex(y, l.height, l.border);
+  if (sx < 0 || sy < 0) return make_uchar4(0, 0, 0, 0);
+  return rowPtr(f.in(), l.inPitch, sy)[sx];
 }
 
 __device__ __forceinline__ void storeOut(const Launch& l, int x, int y, uchar4 v) {

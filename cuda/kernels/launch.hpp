@@ -63,8 +63,8 @@ struct Launch {
   bool filterAlpha;  // false: output alpha = input alpha
   int tileW, tileH;  // one of the variant's offered tiles
   cudaStream_t stream;
-  // A batch of frames of this size (tensorstream, grid z a frame; the other RGBA8 kernels take
-  // one frame a launch and leave these as they are): bytes from one frame to the next.
+  // A batch of frames of this size (tensorstream and tensor2d, grid z a frame; the other RGBA8
+  // kernels take one frame a launch and leave these as they are): bytes from one frame to the next.
   int frames = 1;
   std::size_t inFrameStride = 0, outFrameStride = 0;
 };

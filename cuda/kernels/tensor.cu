@@ -48,23 +48,23 @@ __host__ __device__ constexpr int kChunks16(int r) { return r < 1 ? 2 : (16 + 2 
 // tensor2d's weight pairs per mask row: (w[q], w[q + 1]) at q + 16 for q = -16 .. 16 KC - 1.
 __host__ __device__ constexpr int pairPitch(int kc) { return 16 * kc + 16; }
 
-// Writes a TW x TH tile of RGBA8 results (staged in shared memory) at (x0, y0), 16 bytes a thread
+// Writes a TW x TH tile of RGBA8 results (staged in shared memory) at (x0, y0) of frame f, 16 bytes a thread
 // where the row allows; alpha comes from the input unless it was filtered.
-template <int TW, int TH>
-__device__ __forceinline__ void storeTile(const Launch& l, const unsigned* staged, int x0, int y0, int tid,
-                                          int threads) {
-  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % 16 == 0;
+template <int TW, int TH, class Frame>
+__device__ __forceinline__ void storeTile(const Launch& l, const Frame& f, const unsigned* staged, int x0, int y0,
+                                          int tid, int threads) {
+  const bool alignedOut = (reinterpret_cast<std::size_t>(f.out()) | l.outPitch) % 16 == 0;
   for (int i = tid; i < TH * TW / 4; i += threads) {
     const int yy = i / (TW / 4), x = 4 * (i - yy * (TW / 4)), y = y0 + yy;
     if (y >= l.height || x0 + x >= l.width) continue;
     unsigned px[4];
-    const uchar4* src = rowPtr(l.in, l.inPitch, y) + x0 + x;
+    const uchar4* src = rowPtr(f.in(), l.inPitch, y) + x0 + x;
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       px[q] = staged[yy * TW + x + q];
       if (!l.filterAlpha && x0 + x + q < l.width) px[q] = (px[q] & 0x00FFFFFFu) | unsigned(src[q].w) << 24;
     }
-    uchar4* dst = rowPtr(l.out, l.outPitch, y) + x0 + x;
+    uchar4* dst = rowPtr(f.out(), l.outPitch, y) + x0 + x;
     if (alignedOut && x0 + x + 4 <= l.width) {
       *reinterpret_cast<uint4*>(dst) = make_uint4(px[0], px[1], px[2], px[3]);
     } else {
@@ -73,14 +73,14 @@ __device__ __forceinline__ void storeTile(const Launch& l, const unsigned* stage
   }
 }
 
-// The input pixels x0..x0+inW-1 of rows y0..y0+inH-1 (through the border mode where they leave
-// the frame) as fp16 lines, one per (row, channel), P halves apart: line C row + channel, channels
+// Frame f's input pixels x0..x0+inW-1 of rows y0..y0+inH-1 (through the border mode where they
+// leave the frame) as fp16 lines, one per (row, channel), P halves apart: line C row + channel, channels
 // 0..C-1 (C = 3: alpha is not filtered, so it gets no lines). Columns inW..P-1 and rows
 // inH..rows-1 are zero (the Toeplitz factors are zero there too, but products must not meet
 // garbage that could be NaN).
-template <int C = 4>
-__device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int x0, int y0, int inW, int inH, int rows,
-                                             int P, int tid, int threads) {
+template <int C = 4, class Frame>
+__device__ __forceinline__ void fillHalfTile(const Launch& l, const Frame& f, __half* tile, int x0, int y0, int inW,
+                                             int inH, int rows, int P, int tid, int threads) {
   const bool interior = x0 >= 0 && x0 + inW <= l.width && y0 >= 0 && y0 + inH <= l.height;
   const int pairs = P / 2, n = rows * pairs;
   // kBatch pairs a thread at a time, every load before any store: the loads' latencies overlap
@@ -94,12 +94,12 @@ __device__ __forceinline__ void fillHalfTile(const Launch& l, __half* tile, int 
       p0[k] = p1[k] = 0;
       if (i < n && ir < inH) {
         if (interior) {
-          const uchar4* row = rowPtr(l.in, l.inPitch, y);
+          const uchar4* row = rowPtr(f.in(), l.inPitch, y);
           if (c < inW) p0[k] = packPixel(row[x]);
           if (c + 1 < inW) p1[k] = packPixel(row[x + 1]);
         } else {
-          if (c < inW) p0[k] = packPixel(loadBordered(l, x, y));
-          if (c + 1 < inW) p1[k] = packPixel(loadBordered(l, x + 1, y));
+          if (c < inW) p0[k] = packPixel(loadBordered(l, f, x, y));
+          if (c + 1 < inW) p1[k] = packPixel(loadBordered(l, f, x + 1, y));
         }
       }
     }
@@ -127,11 +127,12 @@ __host__ __device__ constexpr int warpsAcross2D(int tw, int c) { return c == 4 ?
 // r=24 at 128x32 0.468 against 0.403 (its 8 warps of 94 registers hold 2 blocks an SM, against 3).
 __host__ __device__ constexpr bool streamsRows2D(int th, int kc) { return 16 * (kc - 1) >= 2 * th; }
 
-// The input pixels x0..x0 + inW - 1 of rows y0..y0 + n - 1, 4 bytes each, into `raw` (inW a row)
+// Frame f's input pixels x0..x0 + inW - 1 of rows y0..y0 + n - 1, 4 bytes each, into `raw` (inW a row)
 // by cp.async, through the border mode where they leave the frame (zeros for a constant border).
 // inX: the columns are all inside the frame.
-__device__ __forceinline__ void fetchRows(const Launch& l, unsigned* raw, int x0, int inW, int y0, int n, bool inX,
-                                          int tid, int threads) {
+template <class Frame>
+__device__ __forceinline__ void fetchRows(const Launch& l, const Frame& f, unsigned* raw, int x0, int inW, int y0,
+                                          int n, bool inX, int tid, int threads) {
   // (row, c) of element i = tid + k threads, stepped without a division.
   int row = tid / inW, c = tid - row * inW;
   const int dRow = threads / inW, dC = threads - dRow * inW;
@@ -145,7 +146,7 @@ __device__ __forceinline__ void fetchRows(const Launch& l, unsigned* raw, int x0
     if (sx < 0 || sy < 0)
       raw[i] = 0;
     else
-      copyAsync<4>(raw + i, rowPtr(l.in, l.inPitch, sy) + sx);
+      copyAsync<4>(raw + i, rowPtr(f.in(), l.inPitch, sy) + sx);
     row += dRow;
     c += dC;
     if (c >= inW) {
@@ -247,10 +248,11 @@ __device__ __forceinline__ void stageSums(const float (&acc)[NB][NCH][4], unsign
 //
 // A block makes one TW x TH tile: it fills the tile's input with its apron (TH + 2r rows), then
 // makes its products, then stores. Where 2r may be twice TH, tensor2dStreamKernel below walks rows.
-template <int TW, int WARPS, int KC, bool Split, int C>
+template <int TW, int WARPS, int KC, bool Split, int C, bool Batch>
 __global__ void __launch_bounds__(32 * WARPS)
     tensor2dKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m) {
 #if __CUDA_ARCH__ >= 800
+  const BlockFrame<Batch> frame{l};
   static_assert(TW % 16 == 0, "tensor2d tile width");
   static_assert(C == 4 || (C == 3 && TW % 64 == 0), "tensor2d lines a pixel");
   constexpr int WC = warpsAcross2D(TW, C), NCH = TW / 16 / WC, R = warpRows2D(C), NB = R * C / 8;
@@ -272,7 +274,7 @@ __global__ void __launch_bounds__(32 * WARPS)
   stageWeights<WARPS, WQ, Split>(m, taps, whi, wlo, warp, lane);
   // 2. The input tile with apron as fp16 lines, once the previous kernel's writes are visible.
   waitForPrerequisites();
-  fillHalfTile<C>(l, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
+  fillHalfTile<C>(l, frame, tile, x0 - r, y0 - r, inW, inH, inH, P, tid, kThreads);
   __syncthreads();
 
   // 3. The products. Warp w makes rows R wr..R wr + R - 1 (wr = w / WC) of pixels 16 NCH wc.. (wc =
@@ -319,7 +321,7 @@ __global__ void __launch_bounds__(32 * WARPS)
   // 4. Round into the RGBA8 staging tile, then whole pixels out.
   stageSums<TW, R, C>(acc, outBytes, wr, xw, g, t4, l.combine == Combine::Abs);
   __syncthreads();
-  storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
+  storeTile<TW, TH>(l, frame, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
 #endif
 }
 
@@ -329,10 +331,13 @@ __global__ void __launch_bounds__(32 * WARPS)
 // the next step's TH new rows come into `raw` by cp.async; then they are converted over the ring's
 // oldest TH rows, which that step no longer needs. So each input row is read and converted once a
 // segment, and its loads overlap the products.
-template <int TW, int WARPS, int KC, bool Split, int C>
+template <int TW, int WARPS, int KC, bool Split, int C, bool Batch>
 __global__ void __launch_bounds__(32 * WARPS)
     tensor2dStreamKernel(const __grid_constant__ Launch l, const __grid_constant__ Mask2D m, int segmentRows) {
 #if __CUDA_ARCH__ >= 800
+  // The block's frame of the batch (its pointers made where they are used: held across the walk,
+  // they took up to 21 more registers).
+  const BlockFrame<Batch> frame{l};
   static_assert(TW % 16 == 0, "tensor2d tile width");
   static_assert(C == 4 || (C == 3 && TW % 64 == 0), "tensor2d lines a pixel");
   constexpr int WC = warpsAcross2D(TW, C), NCH = TW / 16 / WC, R = warpRows2D(C), NB = R * C / 8;
@@ -360,7 +365,7 @@ __global__ void __launch_bounds__(32 * WARPS)
   waitForPrerequisites();
   for (int done = 0; done < ringRows; done += TH) {
     const int n = min(TH, ringRows - done);
-    fetchRows(l, raw, x0 - r, inW, ys - r + done, n, inX, tid, kThreads);
+    fetchRows(l, frame, raw, x0 - r, inW, ys - r + done, n, inX, tid, kThreads);
     waitAsync<0>();
     __syncthreads();
     convertRows<C>(raw, inW, ring, P, done, ringRows, n, tid, kThreads);
@@ -382,7 +387,7 @@ __global__ void __launch_bounds__(32 * WARPS)
   int oldest = 0;  // the ring row of the step's first window row
   for (int y = ys; y < yEnd; y += TH) {
     const bool more = y + TH < yEnd;
-    if (more) fetchRows(l, raw, x0 - r, inW, y + TH + r, TH, inX, tid, kThreads);
+    if (more) fetchRows(l, frame, raw, x0 - r, inW, y + TH + r, TH, inX, tid, kThreads);
 
     float acc[NB][NCH][4];
 #pragma unroll
@@ -428,7 +433,7 @@ __global__ void __launch_bounds__(32 * WARPS)
     // 4. Round into the RGBA8 staging tile, then whole pixels out.
     stageSums<TW, R, C>(acc, outBytes, wr, xw, g, t4, absolute);
     __syncthreads();
-    storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y, tid, kThreads);
+    storeTile<TW, TH>(l, frame, reinterpret_cast<const unsigned*>(outBytes), x0, y, tid, kThreads);
     __syncthreads();  // the staged result is read before the next rows come over it
     oldest += TH;
     if (oldest >= ringRows) oldest -= ringRows;
@@ -477,7 +482,7 @@ __global__ void __launch_bounds__(256)
     hHi[rows4 * HP + i] = __float2half_rn(0.f);
     hLo[rows4 * HP + i] = __float2half_rn(0.f);
   }
-  fillHalfTile(l, tile, x0 - r, y0 - r, inW, inH, rows4, P, tid, kThreads);
+  fillHalfTile(l, BlockFrame<false>{l}, tile, x0 - r, y0 - r, inW, inH, rows4, P, tid, kThreads);
   __syncthreads();
 
   {  // Horizontal.
@@ -551,7 +556,7 @@ __global__ void __launch_bounds__(256)
     }
   }
   __syncthreads();
-  storeTile<TW, TH>(l, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
+  storeTile<TW, TH>(l, BlockFrame<false>{l}, reinterpret_cast<const unsigned*>(outBytes), x0, y0, tid, kThreads);
 #endif
 }
 
@@ -562,35 +567,47 @@ dim3 tileGrid(const Launch& l, int tw, int th) { return dim3(ceilDiv(l.width, tw
 // warpsAcross2D(TW, C) of them across the tile.
 // Split: weights as fp16 high + low parts (a template argument: the low parts' registers cost the
 // single-part kernel 30% more registers, and so a block an SM, when only known at run time).
+// Batch: blocks take their frame from grid z (a template argument: with it, single 4K frames ran
+// up to 13% slower at r = 32 on 128x32, the H200, so single frames keep the kernel without it).
 // The instance's kernel (its host stub) and its segment's rows (TH where it makes one tile a block).
-template <int TW, int WARPS, int KC, bool Split, int C>
+template <int TW, int WARPS, int KC, bool Split, int C, bool Batch>
 const void* kernel2D() {
   constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
   if constexpr (streamsRows2D(TH, KC))
-    return reinterpret_cast<const void*>(&tensor2dStreamKernel<TW, WARPS, KC, Split, C>);
-  return reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, Split, C>);
+    return reinterpret_cast<const void*>(&tensor2dStreamKernel<TW, WARPS, KC, Split, C, Batch>);
+  return reinterpret_cast<const void*>(&tensor2dKernel<TW, WARPS, KC, Split, C, Batch>);
 }
-template <int TW, int WARPS, int KC, bool Split, int C>
+// A batch's frames share the GPU's slots: the segments are sized for a frame's share of them.
+template <int TW, int WARPS, int KC, bool Split, int C, bool Batch>
 int segmentRows2D(const Launch& l, int radius) {
   constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
   if (!streamsRows2D(TH, KC) || !deviceInfo().available) return TH;
-  return tensor2dSegmentRows(l.width, l.height, TW, TH, radius,
-                             residentBlocks(kernel2D<TW, WARPS, KC, Split, C>(), 32 * WARPS,
-                                            tensor2dSharedBytes(TW, TH, radius, Split, C == 4)));
+  const int slots = residentBlocks(kernel2D<TW, WARPS, KC, Split, C, Batch>(), 32 * WARPS,
+                                   tensor2dSharedBytes(TW, TH, radius, Split, C == 4));
+  const int frames = std::min(std::max(1, l.frames), kMaxGridZ);
+  return tensor2dSegmentRows(l.width, l.height, TW, TH, radius, slots > 0 ? std::max(1, slots / frames) : slots);
 }
-template <int TW, int WARPS, int KC, bool Split, int C>
+// A batch in one launch, a frame a grid z (a launch per kMaxGridZ frames past that).
+template <int TW, int WARPS, int KC, bool Split, int C, bool Batch>
 void launchTensor2D(const Launch& l, const Mask2D& m) {
   constexpr int TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
   const std::size_t shared = tensor2dSharedBytes(TW, TH, m.radius, Split, C == 4);
-  if constexpr (streamsRows2D(TH, KC)) {
-    allowSharedBytes(tensor2dStreamKernel<TW, WARPS, KC, Split, C>, shared);
-    const int rows = segmentRows2D<TW, WARPS, KC, Split, C>(l, m.radius);
-    launchDependent(tensor2dStreamKernel<TW, WARPS, KC, Split, C>, dim3(ceilDiv(l.width, TW), ceilDiv(l.height, rows)),
-                    dim3(32 * WARPS), shared, l.stream, l, m, rows);
-  } else {
-    allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split, C>, shared);
-    launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C>, tileGrid(l, TW, TH), dim3(32 * WARPS), shared, l.stream, l,
-                    m);
+  const int rows = segmentRows2D<TW, WARPS, KC, Split, C, Batch>(l, m.radius);
+  if constexpr (streamsRows2D(TH, KC))
+    allowSharedBytes(tensor2dStreamKernel<TW, WARPS, KC, Split, C, Batch>, shared);
+  else
+    allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split, C, Batch>, shared);
+  for (int f0 = 0; f0 < std::max(1, l.frames); f0 += kMaxGridZ) {
+    Launch c = l;
+    c.frames = std::min(kMaxGridZ, std::max(1, l.frames) - f0);
+    c.in = frameIn(l, std::size_t(f0));
+    c.out = frameOut(l, std::size_t(f0));
+    const dim3 grid(ceilDiv(l.width, TW), ceilDiv(l.height, rows), static_cast<unsigned>(c.frames));
+    if constexpr (streamsRows2D(TH, KC))
+      launchDependent(tensor2dStreamKernel<TW, WARPS, KC, Split, C, Batch>, grid, dim3(32 * WARPS), shared, l.stream, c,
+                      m, rows);
+    else
+      launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C, Batch>, grid, dim3(32 * WARPS), shared, l.stream, c, m);
   }
 }
 // `f` gets the compiled K-chunk count for radius r (std::integral_constant<int, KC>).
@@ -710,8 +727,9 @@ std::size_t tensor2dSharedBytes(int tileW, int tileH, int radius, bool split, bo
 }
 
 namespace {
-// `f` gets the compiled instance for l's tile and mask: TW, WARPS, KC, Split and C as integral
-// constants (C = 3 where alpha is kept, so a warp makes 8 rows, 4 otherwise).
+// `f` gets the compiled instance for l's tile and mask: TW, WARPS, KC, Split, C and Batch as integral
+// constants (C = 3 where alpha is kept, so a warp makes 8 rows, 4 otherwise; Batch where l has more
+// than one frame: its blocks find their frame from grid z, which single frames do not pay for).
 template <class F>
 decltype(auto) withTensor2D(const Launch& l, int radius, bool split, F&& f) {
   return tensor2dInstance(l, [&](auto t) {
@@ -719,37 +737,42 @@ decltype(auto) withTensor2D(const Launch& l, int radius, bool split, F&& f) {
       constexpr int TW = decltype(t)::w, TH = decltype(t)::h, KC = decltype(kc)::value;
       using C3 = std::integral_constant<int, 3>;
       using C4 = std::integral_constant<int, 4>;
-      auto pick = [&](auto s) -> decltype(auto) {
+      auto pick = [&](auto s, auto b) -> decltype(auto) {
         if (l.filterAlpha)
           return f(std::integral_constant<int, TW>{}, std::integral_constant<int, TH / 4>{},
-                   std::integral_constant<int, KC>{}, s, C4{});
+                   std::integral_constant<int, KC>{}, s, C4{}, b);
         return f(std::integral_constant<int, TW>{}, std::integral_constant<int, TH / 8 * warpsAcross2D(TW, 3)>{},
-                 std::integral_constant<int, KC>{}, s, C3{});
+                 std::integral_constant<int, KC>{}, s, C3{}, b);
       };
-      return split ? pick(std::true_type{}) : pick(std::false_type{});
+      auto batched = [&](auto s) -> decltype(auto) {
+        return l.frames > 1 ? pick(s, std::true_type{}) : pick(s, std::false_type{});
+      };
+      return split ? batched(std::true_type{}) : batched(std::false_type{});
     });
   });
 }
 }  // namespace
 
 void tensor2d(const Launch& l, const Mask2D& m, bool split) {
-  withTensor2D(l, m.radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c) {
-    launchTensor2D<tw.value, warps.value, kc.value, s.value, c.value>(l, m);
+  withTensor2D(l, m.radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c, auto b) {
+    launchTensor2D<tw.value, warps.value, kc.value, s.value, c.value, b.value>(l, m);
   });
 }
 
 LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
-  return withTensor2D(l, radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c) {
+  return withTensor2D(l, radius, split, [&](auto tw, auto warps, auto kc, auto s, auto c, auto b) {
     constexpr int TW = tw.value, WARPS = warps.value, C = c.value, TH = warpRows2D(C) * WARPS / warpsAcross2D(TW, C);
-    const int rows = segmentRows2D<TW, WARPS, kc.value, s.value, C>(l, radius);
+    const int rows = segmentRows2D<TW, WARPS, kc.value, s.value, C, b.value>(l, radius);
     // A block's footprint is its segment: TW x rows outputs.
     constexpr bool ring = streamsRows2D(TH, kc.value);
-    PassLaunch p = tilePass(l,
-                            std::string(ring ? "tensor2dStreamKernel<" : "tensor2dKernel<") + std::to_string(TW) +
-                                ", " + std::to_string(WARPS) + ", " + std::to_string(kc.value) +
-                                (s.value ? ", true, " : ", false, ") + std::to_string(C) + ">",
-                            TW, rows, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split, C == 4),
-                            kernel2D<TW, WARPS, kc.value, s.value, C>());
+    PassLaunch p =
+        tilePass(l,
+                 std::string(ring ? "tensor2dStreamKernel<" : "tensor2dKernel<") + std::to_string(TW) + ", " +
+                     std::to_string(WARPS) + ", " + std::to_string(kc.value) + (s.value ? ", true, " : ", false, ") +
+                     std::to_string(C) + (b.value ? ", true>" : ", false>"),
+                 TW, rows, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split, C == 4),
+                 kernel2D<TW, WARPS, kc.value, s.value, C, b.value>());
+    p.grid.z = std::min(std::max(1, l.frames), kMaxGridZ);
     if (ring)
       p.note = "the apron's rows may be twice the tile's: a block walks " + std::to_string(rows) + " rows, " +
                std::to_string(TH) + " a step, the next step's input rows loaded while its products run" +
@@ -757,6 +780,9 @@ LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
     if (C == 3)
       p.note += std::string(ring ? "; " : "") +
                 "alpha is kept, so it gets no products: 3 fp16 lines a pixel, 8 rows x 64 pixels a warp";
+    if (l.frames > 1)
+      p.note += std::string(p.note.empty() ? "" : "; ") + "a frame of the batch a grid z" +
+                (l.frames > kMaxGridZ ? ", a launch per " + std::to_string(kMaxGridZ) + " frames" : std::string());
     return LaunchDescription{{std::move(p)}, ""};
   });
 }
@@ -770,8 +796,8 @@ WorkModel modelTensor2D(const Launch& l, int radius, bool split) {
   const int lines = l.filterAlpha ? 4 : 3, blocks = l.filterAlpha ? 2 : 3, across = warpsAcross2D(t.x, lines);
   const int warps = t.y / warpRows2D(lines) * across, nch = t.x / 16 / across;  // output chunks a warp
   const int taps = 2 * radius + 1, kc = kChunks16(radius), parts = split ? 2 : 1;
-  const int rows = withTensor2D(l, radius, split, [&](auto tw, auto w, auto k, auto s, auto c) {
-    return segmentRows2D<tw.value, w.value, k.value, s.value, c.value>(l, radius);
+  const int rows = withTensor2D(l, radius, split, [&](auto tw, auto w, auto k, auto s, auto c, auto b) {
+    return segmentRows2D<tw.value, w.value, k.value, s.value, c.value, b.value>(l, radius);
   });
   const double out = double(t.x) * t.y;  // a step's
   WorkModel m;

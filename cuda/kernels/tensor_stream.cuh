@@ -314,15 +314,6 @@ __device__ __forceinline__ void makeWeightFragments(const Factors& m, int terms,
   }
 }
 
-// Frame f of l's batch (Launch::frames): its input and output. A block's is frame blockIdx.z; the
-// host starts each launch of a batch past 65535 frames at its first.
-__host__ __device__ __forceinline__ const uchar4* frameIn(const Launch& l, std::size_t f) {
-  return reinterpret_cast<const uchar4*>(reinterpret_cast<const unsigned char*>(l.in) + l.inFrameStride * f);
-}
-__host__ __device__ __forceinline__ uchar4* frameOut(const Launch& l, std::size_t f) {
-  return reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) + l.outFrameStride * f);
-}
-
 // B0 = ceil(r / 8): r <= 8 takes two K chunks and four live output blocks, r <= 16 three and
 // six, r <= 24 four and eight, r <= 32 five and ten (ptxas -v, sm_90, alpha kept: about 80, 107,
 // 156 and 176 registers). Every blur at r <= 8 (alpha kept, one fp16 intermediate) is held to 80 registers,
