@@ -86,6 +86,16 @@ inline void showFrames(Viewer& v, int n) {
   ASSERT_GE(v.framesShown(), target) << "the viewer showed no new frame in 400 passes";
 }
 
+// Draws passes until the pipeline reports a source error, for up to 20 s: the error comes from
+// GStreamer's threads, which a loaded machine may run late (a bound of 200 passes was not enough
+// with the test suite on both cores).
+inline void frameUntilSourceError(Viewer& v) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (v.pipeline().lastError().empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+    v.frame();
+  ASSERT_FALSE(v.pipeline().lastError().empty()) << "no source error in 20 s";
+}
+
 // Shows frames until the shown frame went through `variant` with the controller's filter.
 inline void showApplied(Viewer& v, const std::string& variant = "") {
   for (int i = 0; i < 50; ++i) {
