@@ -312,6 +312,15 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
     EXPECT_NE(pass.note.find("a frame of the batch a grid z"), std::string::npos) << pass.note;
   }
 
+  // stream's RGBA8 kernel takes a batch of gradient magnitudes and masks of any rank the same way.
+  for (const char* mask : {"sobel", "laplacian"}) {
+    const LaunchDescription sb = variant("stream").describeLaunch(paramsFor(mask, 1), rgbaFrames);
+    ASSERT_EQ(sb.passes.size(), 1u) << mask;
+    EXPECT_EQ(sb.passes[0].kernel.rfind("streamKernel<1, ", 0), 0u) << sb.passes[0].kernel;
+    EXPECT_EQ(sb.passes[0].grid.z, 4) << mask;
+    EXPECT_NE(sb.passes[0].note.find("a frame of the batch a grid z"), std::string::npos) << sb.passes[0].note;
+  }
+
   // One u8x4 frame: the size's description, as it was, with no such note.
   const LaunchDescription rgba = variant("stream").describeLaunch(paramsFor("gaussian", 2), ImageDesc::rgba8(64, 48));
   const LaunchDescription bySize = launchOf("stream", paramsFor("gaussian", 2));

@@ -283,17 +283,28 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   // stream's masks of any rank run on its RGBA8 kernel: other frames are refused, naming sweep.
   const Problem grey = findVariant("stream")->whyNot(fullRank, ImageDesc{.width = 64, .height = 64, .channels = 1});
   EXPECT_EQ(grey.code, Problem::Code::CannotRun) << grey.text();
-  EXPECT_NE(grey.detail.find("single RGBA8 frames written as RGBA8 only"), std::string::npos) << grey.text();
+  EXPECT_NE(grey.detail.find("RGBA8 frames (one or a batch, rows and frames 4-byte aligned) written as RGBA8 only"),
+            std::string::npos)
+      << grey.text();
   EXPECT_EQ(grey.fixValue, "sweep");
-  // So are its gradient magnitudes, and an RGBA8 batch of either.
-  ImageDesc batch = ImageDesc::rgba8(64, 64);
-  batch.batch = 3;
-  for (const ImageDesc& d : {ImageDesc{.width = 64, .height = 64, .channels = 1}, batch}) {
+  // So are its gradient magnitudes, and an RGBA8 batch of either whose frames are not 4-byte aligned.
+  ImageDesc unaligned = ImageDesc::rgba8(64, 64);
+  unaligned.batch = 3;
+  unaligned.batchStride = unaligned.rowPitch() * 64 + 2;
+  for (const ImageDesc& d : {ImageDesc{.width = 64, .height = 64, .channels = 1}, unaligned}) {
     const Problem why = findVariant("stream")->whyNot(magnitude, d);
     EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
-    EXPECT_NE(why.detail.find("gradient magnitudes, on single RGBA8"), std::string::npos) << why.text();
+    EXPECT_NE(why.detail.find("gradient magnitudes, on RGBA8 frames"), std::string::npos) << why.text();
     EXPECT_EQ(why.fixValue, "sweep");
     EXPECT_TRUE(findVariant("stream")->whyNot(fullRank, d)) << d.str();
+  }
+  // An RGBA8 batch of 4-byte aligned frames takes both, in one launch (here, without a device, only
+  // that is refused).
+  ImageDesc batch = ImageDesc::rgba8(64, 64);
+  batch.batch = 3;
+  for (const FilterParams& p : {magnitude, fullRank}) {
+    const Problem why = findVariant("stream")->whyNot(p, batch);
+    EXPECT_TRUE(why.code == Problem::Code::None || why.code == Problem::Code::NoDevice) << why.text();
   }
   // A gradient magnitude of a mask that is not separable: refused by stream, naming a 2D variant
   // (separable would refuse it too).

@@ -100,6 +100,17 @@ class PlanOnDevice : public testing::Test {
     s.variant = variant;
     return s;
   }
+  // Custom 2D weights of radius r (rows split by ';'), of full rank, normalised, of both signs.
+  std::string randomFullRank(int r) {
+    const int n = 2 * r + 1;
+    std::vector<double> w(std::size_t(n) * n);
+    double sum = 0;
+    for (double& x : w) sum += x = double(rng() % 1000) / 1000.0 - 0.2;
+    std::string text;
+    for (int i = 0; i < n * n; ++i) text += std::to_string(w[std::size_t(i)] / sum) + (i % n == n - 1 ? ";" : ",");
+    text.pop_back();
+    return text;
+  }
   // 2..5 RGBA8 frames of w x h, rows padded by up to 8 pixels, frames by up to 16 bytes (strides
   // that are not multiples of 16).
   ImageDesc paddedRgba8Batch(int w, int h) {
@@ -1190,18 +1201,12 @@ TEST_F(PlanOnDevice, TensorStreamFiltersAnRgba8BatchInOneLaunch) {
 // grid z.
 TEST_F(PlanOnDevice, Tensor2dFiltersAnRgba8BatchInOneLaunch) {
   const Variant& v = *findVariant("tensor2d");
-  auto randomTwoD = [&](int r) {  // full rank, normalised (weights of both signs)
-    const int n = 2 * r + 1;
-    std::vector<double> w(std::size_t(n) * n);
-    double sum = 0;
-    for (double& x : w) sum += x = double(rng() % 1000) / 1000.0 - 0.2;
-    std::string text;
-    for (int i = 0; i < n * n; ++i) text += std::to_string(w[std::size_t(i)] / sum) + (i % n == n - 1 ? ";" : ",");
-    text.pop_back();
-    return text;
-  };
-  const WeightsCase cases[] = {{"custom", 0, randomTwoD(1)}, {"custom", 0, randomTwoD(8)}, {"gaussian", 12, ""},
-                               {"laplacian", 3, ""},         {"gaussian", 26, ""},         {"box", 0, ""}};
+  const WeightsCase cases[] = {{"custom", 0, randomFullRank(1)},
+                               {"custom", 0, randomFullRank(8)},
+                               {"gaussian", 12, ""},
+                               {"laplacian", 3, ""},
+                               {"gaussian", 26, ""},
+                               {"box", 0, ""}};
   int ran = 0;
   for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {16, 70}, {200, 33}})
     for (const WeightsCase& k : cases)
@@ -1213,6 +1218,32 @@ TEST_F(PlanOnDevice, Tensor2dFiltersAnRgba8BatchInOneLaunch) {
         ++ran;
       }
   EXPECT_EQ(ran, 4 * 6 * int(v.tiles.size()));
+}
+
+// stream's RGBA8 kernel on a batch of 3x3 and 5x5 masks of any rank and gradient magnitudes: one
+// launch, a frame a grid z, each frame's units its share of the warps; every tile, padded rows and
+// frame strides that are not multiples of 16 (the lanes' copies of such frames go value by value).
+TEST_F(PlanOnDevice, StreamFiltersAnRgba8BatchOfAnyRankAndMagnitudesInOneLaunch) {
+  const Variant& v = *findVariant("stream");
+  const WeightsCase cases[] = {{"sobel", 1, ""},
+                               {"scharr", 1, ""},
+                               {"sobel", 2, ""},
+                               {"laplacian", 1, ""},
+                               {"emboss", 2, ""},
+                               {"custom", 0, randomFullRank(1)},
+                               {"custom", 0, randomFullRank(2)}};
+  int ran = 0;
+  for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {1, 9}, {300, 41}})
+    for (const WeightsCase& k : cases)
+      for (const Tile& tile : v.tiles) {
+        ImageDesc d = paddedRgba8Batch(w, h);
+        if (rng() % 2) d.batchStride = d.pitch * std::size_t(h) + 64;  // aligned frames: the lanes' whole copies
+        FilterSpec s = weightsSpecFor(k, "stream");
+        s.tile = tile;
+        expectABatchInOneLaunch(s, d, std::string(k.mask) + " r=" + std::to_string(k.radius));
+        ++ran;
+      }
+  EXPECT_EQ(ran, 4 * 7 * int(v.tiles.size()));
 }
 
 // Frames taller than a grid's 65535 rows of blocks times a block's rows (1 and 3 pixels wide,

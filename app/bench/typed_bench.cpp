@@ -44,7 +44,8 @@ struct TypedOptions {
   std::vector<std::pair<int, int>> sizes{{3840, 2160}};
   std::vector<BatchSpec> batches;
   std::vector<int> radii{1, 2, 4, 8, 16, 32};
-  std::vector<int> customRadii;  // random full 2D masks (positive, summing to 1), beside the gaussians
+  std::vector<int> customRadii;    // random full 2D masks (positive, summing to 1), beside the gaussians
+  std::vector<std::string> masks;  // other built-in kinds timed at --radii, beside the gaussian (sobel, laplacian)
   int repeats = 30, warmup = 5, frames = 3;
   int warmupMs = 30;                  // each case; the first cases have brought the clocks up
   std::vector<std::string> variants;  // empty: auto's candidates (Tuner::candidates())
@@ -53,10 +54,16 @@ struct TypedOptions {
   unsigned long long seed = 0;  // 0: a fresh one (std::random_device), written into the JSON
 };
 
+// The printed radius's prefix: none for the gaussian, c for a random 2D mask, else the mask's name.
+std::string maskLabel(const std::string& mask) {
+  return mask == "gaussian" ? "" : mask == "custom2d" ? "c" : mask + " ";
+}
+
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "convlive-bench: " << why << "\n"
             << "usage: convlive-bench --types u8x1,u8x4,f32x4 [--sizes 3840x2160] [--batches 16x1920x1080,64x256x256]\n"
-               "                      [--radii 1,2,4,8,16,32] [--custom-radii 8,32] [--variants a,b] [--repeats 30]\n"
+               "                      [--radii 1,2,4,8,16,32] [--custom-radii 8,32] [--masks sobel,laplacian]\n"
+               "                      [--variants a,b] [--repeats 30]\n"
                "                      [--tiles 64x48,64x192] [--warmup 5]"
                " [--warmup-ms 30] [--frames 3] [--seed N] [--out-dir DIR]\n"
                "  types: u8, u16, f16, f32 values x 1, 3 or 4 channels (default with --batches alone: "
@@ -115,6 +122,11 @@ TypedOptions parse(int argc, char** argv) {
         if (o.customRadii.back() > Mask::kMaxRadius)
           usage("custom radius '" + s + "' is past " + std::to_string(Mask::kMaxRadius) + ", the largest mask radius");
       }
+    } else if (a == "--masks") {
+      o.masks = splitList(next());
+      for (const auto& m : o.masks)
+        if (const auto& k = filterKinds(); m == "custom" || std::find(k.begin(), k.end(), m) == k.end())
+          usage("--masks: '" + m + "' is not a built-in mask (sharpen, emboss, laplacian, sobel, ...)");
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -433,9 +445,8 @@ int typedMain(int argc, char** argv) {
             row["error"] = e.what();
             (void)cudaGetLastError();
           }
-          const std::string r = row["radius"].is_null()
-                                    ? "-"
-                                    : (row.value("mask", "gaussian") == "gaussian" ? "" : "c") + row["radius"].dump();
+          const std::string r =
+              row["radius"].is_null() ? "-" : maskLabel(row.value("mask", "gaussian")) + row["radius"].dump();
           if (row["error"].is_null()) {
             char ratio[32] = "-";
             if (row["ratio_to_copy"].is_number())
@@ -459,13 +470,21 @@ int typedMain(int argc, char** argv) {
           if (rows.back().contains("median_ms")) copyMs = rows.back()["median_ms"].get<double>();
         }
         const std::vector<const Variant*> named = variantsFor(o, desc);
-        // The gaussian at each radius, then a random full 2D mask at each custom radius.
+        // The gaussian at each radius, the other masks asked for at each, then a random full 2D mask at
+        // each custom radius.
         std::vector<std::pair<std::string, Filter>> filters;
         for (int r : o.radii) {
           FilterSpec spec;
           spec.radius = r;
           filters.emplace_back("gaussian", makeFilter("gaussian", spec));
         }
+        for (const std::string& kind : o.masks)
+          for (int r : o.radii) try {
+              FilterSpec spec;
+              spec.radius = r;
+              filters.emplace_back(kind, makeFilter(kind, spec));
+            } catch (const std::invalid_argument&) {  // a radius the kind does not have (scharr past 1)
+            }
         for (int r : o.customRadii) filters.emplace_back("custom2d", randomPositiveFilter(r, rng));
         for (const auto& [maskName, filter] : filters) {
           const int r = filter.mask.radius();
@@ -499,7 +518,7 @@ int typedMain(int argc, char** argv) {
             }
             if (!plan) {
               if (row["error"].is_null()) row["error"] = why ? why.text() : std::string("no plan");
-              const std::string rr = (maskName == "gaussian" ? "" : "c") + std::to_string(r);
+              const std::string rr = maskLabel(maskName) + std::to_string(r);
               std::printf("%-6s %-15s %3s %-12s %-8s %s\n", type.str().c_str(), frames.c_str(), rr.c_str(),
                           c.name.c_str(), row["tile"].get<std::string>().c_str(),
                           row["error"].get<std::string>().c_str());

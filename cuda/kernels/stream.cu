@@ -22,6 +22,7 @@
 // sums of its own, sqrt(gx^2 + gy^2) at the store; fp32.
 #include <cuda_fp16.h>
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -403,7 +404,13 @@ __device__ __forceinline__ float sqrtApprox(float x) {
   return r;
 }
 
-template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false>
+// Batch: the block's frame of the batch is grid z's (its units that frame's); a byte offset from l's
+// pointers (written out where they are used: a function of l, or l's pointers held from the kernel's
+// start, changed the single-frame instances' code).
+#define CL_STREAM_FRAME(P, STRIDE) \
+  (Batch ? reinterpret_cast<decltype(P)>(reinterpret_cast<std::uintptr_t>(P) + (STRIDE)*blockIdx.z) : (P))
+
+template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false, bool Batch = false>
 __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full, Mag>))
     streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full, Mag> m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
@@ -420,7 +427,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   const typename A::W offset = A::weight(halfOffset);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const bool writes = lane >= L && lane < 32 - L;
-  const bool alignedOut = (reinterpret_cast<std::size_t>(l.out) | l.outPitch) % (4 * N) == 0;
+  const bool alignedOut =
+      (reinterpret_cast<std::size_t>(CL_STREAM_FRAME(l.out, l.outFrameStride)) | l.outPitch) % (4 * N) == 0;
   const unsigned inPitch = static_cast<unsigned>(l.inPitch), outPitch = static_cast<unsigned>(l.outPitch);
   unsigned* const laneSlot = &ring[warp][0][N * lane];  // slot s of this lane: laneSlot + s * 32 * N
 
@@ -430,8 +438,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
     const int xs = place.strip * S::OutW, xin = xs - N * L + N * lane;
     const bool fast = aligned && xin >= 0 && xin + N <= l.width;  // this lane's N pixels: one aligned copy
     // Per unit, so that a row step only adds a row offset (one IMAD.WIDE.U32) to these.
-    const char* const inLane = reinterpret_cast<const char*>(l.in) + 4 * xin;
-    char* const outLane = reinterpret_cast<char*>(l.out) + 4 * xin;
+    const char* const inLane = reinterpret_cast<const char*>(CL_STREAM_FRAME(l.in, l.inFrameStride)) + 4 * xin;
+    char* const outLane = reinterpret_cast<char*>(CL_STREAM_FRAME(l.out, l.outFrameStride)) + 4 * xin;
     const bool storeWhole = writes && alignedOut && xin + N <= l.width, storeSome = writes && xin < l.width;
 
     // Input row i (0-based from ys - R) into slot i % kRing: one commit group per row, always.
@@ -442,7 +450,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         if (fast && unsigned(y) < unsigned(l.height))
           copyAsync<4 * N>(dst, inLane + std::size_t(unsigned(y)) * inPitch);
         else
-          copyBorderedRow<N>(l.in, l.inPitch, l.width, l.height, l.border, fast, dst, xin, y);
+          copyBorderedRow<N>(CL_STREAM_FRAME(l.in, l.inFrameStride), l.inPitch, l.width, l.height, l.border, fast, dst,
+                             xin, y);
       }
       commitAsync();
     };
@@ -540,6 +549,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
     waitAsync<0>();  // no copy in flight into the ring when the next unit starts
   }
 }
+#undef CL_STREAM_FRAME
 
 // The work units of a launch: strips of outW output pixels (a lane's n pixels, l apron lanes a
 // side), segments of sh rows, the edge strips' of sh / divisor rows, counted so that all of them
@@ -582,11 +592,18 @@ float halfPairBits(float w) {
 
 // The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
 // rank: full; a gradient magnitude: mag), handed to `f`.
-template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false>
+template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false,
+          bool Batch_ = false>
 struct StreamInstance {
   static constexpr int R = R_;
-  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_;
+  static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_,
+                        batch = Batch_;
 };
+// K's instance for a batch of RGBA8 frames, a frame a grid z (masks of any rank and gradient
+// magnitudes: separable masks' batches take the typed kernel). A template argument, so that the
+// single-frame instances' code stays as it was.
+template <class K>
+using BatchOf = StreamInstance<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true>;
 // Masks of any rank (Full) take fp32 sums only.
 template <int R, bool Absolute, bool FilterAlpha, bool Full, class F>
 decltype(auto) streamSumsInstance(bool half, F&& f) {
@@ -649,18 +666,24 @@ decltype(auto) streamMagInstance(const Launch& l, int radius, F&& f) {
 
 template <class K>
 const void* streamKernelOf() {
-  return reinterpret_cast<const void*>(&streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>);
+  return reinterpret_cast<const void*>(
+      &streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, K::batch>);
 }
 // Warps of instance K the current GPU holds at once (residentBlocks keeps each device's answer).
 template <class K>
 int residentWarpsOf() {
   return residentBlocks(streamKernelOf<K>(), 32 * kStreamWarps, 0) * kStreamWarps;
 }
-// What a launch of instance K makes, for residentWarps warps at once (0: unknown, see streamGeometry).
+// What a launch of instance K makes, for residentWarps warps at once (0: unknown, see streamGeometry);
+// a batch's frame, for its share of them.
 template <class K>
 StreamGeometry geometryOf(const Launch& l, int residentWarps) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   using S = StreamShape<K::R, K::half, K::full, K::mag>;
+  if constexpr (K::batch) {
+    const int frames = std::min(std::max(1, l.frames), kMaxGridZ);
+    if (residentWarps > 0) residentWarps = std::max(1, residentWarps / frames);
+  }
   return streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
 }
 // The same on this device (without one: see streamGeometry).
@@ -671,14 +694,28 @@ StreamGeometry streamGeometryOn(const Launch& l) {
 
 // One wave: as many work units as warps the GPU holds at once, so every warp walks one segment
 // of about the same height (at least the tile's), and none waits on a partial last wave.
+// A batch: that for each frame, a frame a grid z (a launch per kMaxGridZ frames past that).
 template <class K>
 void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m, float halfOffset) {
   using S = StreamShape<K::R, K::half, K::full, K::mag>;
   const StreamGeometry g = geometryOf<K>(l, residentWarpsOf<K>());
-  const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-  streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>
-      <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, g.u, halfOffset);
-  CL_CUDA_LAUNCHED("streamKernel<<<>>>");
+  if constexpr (K::batch) {
+    const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch | l.inFrameStride) % (4 * S::N) == 0;
+    for (int f0 = 0; f0 < std::max(1, l.frames); f0 += kMaxGridZ) {
+      Launch c = l;
+      c.frames = std::min(kMaxGridZ, std::max(1, l.frames) - f0);
+      c.in = frameIn(l, std::size_t(f0));
+      c.out = frameOut(l, std::size_t(f0));
+      streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true>
+          <<<dim3(g.blocks, 1, c.frames), 32 * kStreamWarps, 0, l.stream>>>(c, m, aligned, g.u, halfOffset);
+      CL_CUDA_LAUNCHED("streamKernel<<<>>>");
+    }
+  } else {
+    const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
+    streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>
+        <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, g.u, halfOffset);
+    CL_CUDA_LAUNCHED("streamKernel<<<>>>");
+  }
 }
 
 // The masks as the kernels take them. Separable: the column factor over 255, so that each output's
@@ -729,6 +766,7 @@ LaunchDescription describeInstance(const Launch& l) {
                        : std::string()) +
              ">";
   p.grid = dimsOf(g.blocks);
+  if constexpr (K::batch) p.grid.z = std::min(std::max(1, l.frames), kMaxGridZ);
   p.block = dimsOf(32 * kStreamWarps);
   p.threadsPerBlock = 32 * kStreamWarps;
   p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);
@@ -744,6 +782,9 @@ LaunchDescription describeInstance(const Launch& l) {
       "), one a warp" +
       (deviceInfo().available ? ", as many warps as the device holds at once"
                               : "; on a device, as many as it holds at once, walking taller segments");
+  if constexpr (K::batch)
+    p.note += "; a frame of the batch a grid z, its units sized for its share of the warps" +
+              (l.frames > kMaxGridZ ? ", a launch per " + std::to_string(kMaxGridZ) + " frames" : std::string());
   return LaunchDescription{{p}, ""};
 }
 
@@ -806,32 +847,43 @@ WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
   return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
+// Masks of any rank and gradient magnitudes on l's frames: one, or a batch (Launch::frames > 1).
 void streamMagnitude(const Launch& l, const MaskSep& m) {
   streamMagInstance(l, m.radius, [&](auto k) {
     using K = decltype(k);
+    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, scaledGrad<K::R>(m), 0.f);
     launchInstance<K>(l, scaledGrad<K::R>(m), 0.f);
   });
 }
 LaunchDescription describeStreamMagnitude(const Launch& l, int radius) {
-  return streamMagInstance(l, radius, [&](auto k) { return describeInstance<decltype(k)>(l); });
+  return streamMagInstance(l, radius, [&](auto k) {
+    return l.frames > 1 ? describeInstance<BatchOf<decltype(k)>>(l) : describeInstance<decltype(k)>(l);
+  });
 }
 WorkModel modelStreamMagnitude(const Launch& l, int radius) {
-  return streamMagInstance(l, radius, [&](auto k) { return modelInstance<decltype(k)>(l); });
+  return streamMagInstance(l, radius, [&](auto k) {
+    return l.frames > 1 ? modelInstance<BatchOf<decltype(k)>>(l) : modelInstance<decltype(k)>(l);
+  });
 }
 
 void streamAnyRank(const Launch& l, const Mask2D& m) {
   streamFullInstance(l, m.radius, [&](auto k) {
     using K = decltype(k);
+    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, scaledFull<K::R>(m), 0.f);
     launchInstance<K>(l, scaledFull<K::R>(m), 0.f);
   });
 }
 
 LaunchDescription describeStreamAnyRank(const Launch& l, int radius) {
-  return streamFullInstance(l, radius, [&](auto k) { return describeInstance<decltype(k)>(l); });
+  return streamFullInstance(l, radius, [&](auto k) {
+    return l.frames > 1 ? describeInstance<BatchOf<decltype(k)>>(l) : describeInstance<decltype(k)>(l);
+  });
 }
 
 WorkModel modelStreamAnyRank(const Launch& l, int radius) {
-  return streamFullInstance(l, radius, [&](auto k) { return modelInstance<decltype(k)>(l); });
+  return streamFullInstance(l, radius, [&](auto k) {
+    return l.frames > 1 ? modelInstance<BatchOf<decltype(k)>>(l) : modelInstance<decltype(k)>(l);
+  });
 }
 
 }  // namespace convlive::kernels

@@ -1,7 +1,8 @@
 // stream: separable masks of radius up to 4 at close to the memory floor. Each warp walks down a
 // strip of the frame, rows arriving through a cp.async ring, the row taps by warp shuffles and the
 // column window in registers; no block-wide barrier. Kernels: kernels/stream.cu for single RGBA8
-// frames, kernels/stream_typed*.cu for every other type, channel count and batch (one launch).
+// frames and RGBA8 batches of masks of any rank and gradient magnitudes (a frame a grid z),
+// kernels/stream_typed*.cu for every other type, channel count and batch (one launch).
 #include "kernels/stream_any_rank.hpp"
 #include "kernels/stream_typed.hpp"
 #include "variants/all.hpp"
@@ -65,16 +66,23 @@ bool rgba8Kernel(const FilterParams& p, const ImageDesc& image) {
   return image.isRgba8() && image.batch == 1 && image.rowPitch() % 4 == 0 && !writesOtherType(p, image);
 }
 
+// RGBA8 batches of masks of any rank and gradient magnitudes (3x3 and 5x5): the RGBA8 kernel, a frame
+// a grid z (rows and frames 4-byte aligned; separable masks' batches take the typed kernel).
+bool rgba8Batch(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  return image.isRgba8() && image.batch > 1 && image.rowPitch() % 4 == 0 && image.frameStride() % 4 == 0 &&
+         !writesOtherType(p, image) && (anyRank(v, p) || magnitude(p));
+}
+
 // The typed kernel past r = 4 holds 2r + 1 rows of a lane's values in registers only where a lane
 // has 4 of them: 16- and 32-bit frames of one channel, to r = 8 (the variant's maxRadius, 4, is the
 // RGBA8 kernel's and every other frame's).
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  if (rgba8Kernel(p, image)) return whyNot(v, p, image.width, image.height);
+  if (rgba8Kernel(p, image) || rgba8Batch(v, p, image)) return whyNot(v, p, image.width, image.height);
   if ((anyRank(v, p) || magnitude(p)) && !maskWhyNot(v, p))
     return problem(
         Problem::Code::CannotRun, "variant",
-        "stream takes 3x3 and 5x5 masks that are not separable, and 3x3 and 5x5 gradient magnitudes, on single RGBA8 "
-        "frames written as RGBA8 only; "
+        "stream takes 3x3 and 5x5 masks that are not separable, and 3x3 and 5x5 gradient magnitudes, on RGBA8 "
+        "frames (one or a batch, rows and frames 4-byte aligned) written as RGBA8 only; "
         "sweep takes these frames",
         "variant", "sweep");
   const int most = kernels::typedStreamMaxRadius(image.type, image.channels, writesOtherType(p, image)),
@@ -95,24 +103,52 @@ Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& im
 }
 
 // Frames the typed kernel takes (r = 0 only runs on the RGBA8 kernel, whyNotImage says).
-bool typedKernel(const FilterParams& p, const ImageDesc& image) {
-  return !rgba8Kernel(p, image) && radiusOf(p) >= kernels::kTypedStreamMinRadius;
+bool typedKernel(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  return !rgba8Kernel(p, image) && !rgba8Batch(v, p, image) && radiusOf(p) >= kernels::kTypedStreamMinRadius;
 }
 
-// Frames that take the typed kernel: its launch and work (the RGBA8 kernel's otherwise, as describe
-// and workModel give them).
+// The RGBA8 kernel's launch for a batch (its frames' strides; pointers set by the caller).
+kernels::Launch batchLaunchFor(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  kernels::Launch l = launchFor(v, p, image.width, image.height);
+  l.frames = image.batch;
+  l.inFrameStride = l.outFrameStride = image.frameStride();
+  return l;
+}
+
+// Frames that take the typed kernel: its launch and work; an RGBA8 batch the RGBA8 kernel's with its
+// grid z (the RGBA8 kernel's otherwise, as describe and workModel give them).
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  if (!typedKernel(p, image)) return describe(v, p, image.width, image.height);
+  if (rgba8Batch(v, p, image)) {
+    const kernels::Launch l = batchLaunchFor(v, p, image);
+    return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p))
+                         : kernels::describeStreamMagnitude(l, radiusOf(p));
+  }
+  if (!typedKernel(v, p, image)) return describe(v, p, image.width, image.height);
   return kernels::describeStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
 }
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  if (!typedKernel(p, image)) return workModel(v, p, image.width, image.height);
+  if (rgba8Batch(v, p, image)) {
+    const kernels::Launch l = batchLaunchFor(v, p, image);
+    return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p)) : kernels::modelStreamMagnitude(l, radiusOf(p));
+  }
+  if (!typedKernel(v, p, image)) return workModel(v, p, image.width, image.height);
   return kernels::modelStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
 }
 
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
+  if (rgba8Batch(v, p, image)) {  // one launch, a frame a grid z
+    const std::size_t pitch = image.rowPitch();
+    const ConstImageView first(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch);
+    const ImageView firstOut{static_cast<std::uint8_t*>(out), image.width, image.height, pitch};
+    Prepared& pp = prepared(v, p, first, firstOut, ws);
+    kernels::Launch l = launchOf(v, p, first, firstOut, s);
+    l.frames = image.batch;
+    l.inFrameStride = l.outFrameStride = image.frameStride();
+    if (anyRank(v, p)) return kernels::streamAnyRank(l, pp.mask2d());
+    return kernels::streamMagnitude(l, pp.sep());
+  }
   if (rgba8Kernel(p, image)) {
     const std::size_t pitch = image.rowPitch();
     run(v, p, ConstImageView(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch),
@@ -138,8 +174,9 @@ Variant streamVariant() {
           "each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp shuffles, the "
           "column window in registers; no block barrier; "
           "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32; "
-          "single RGBA8 frames also take 3x3 and 5x5 masks of any rank (each input row summed with each mask row, "
-          "fp32) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one window, fp32)",
+          "RGBA8 frames (one, or a batch in one launch) also take 3x3 and 5x5 masks of any rank (each input row summed "
+          "with each mask row, fp32) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one "
+          "window, fp32)",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
@@ -147,8 +184,8 @@ Variant streamVariant() {
       .anyRankRadius = kernels::kStreamAnyRankRadius,
       .magnitudeRadius = kernels::kStreamMagnitudeRadius,
       // Past the checks every variant makes, only the fp32 bound of masks of any rank and magnitudes: both kernels'
-      // grids are one-dimensional, as many blocks as the GPU holds, their warps walking every strip, segment and frame
-      // of any height and batch.
+      // grids hold as many blocks as the GPU holds (a batch's frames a share each, a frame a grid z), their warps
+      // walking every strip and segment of any height.
       .whyNotImpl = whyNot,
       .runImpl = run,
       .describeLaunchImpl = describe,
