@@ -131,6 +131,25 @@ class PlanOnDevice : public testing::Test {
     }
     expectEqualsReference(plan, d);
   }
+  // Each case through v at each of its tiles on a batch of each size (paddedRgba8Batch; alignedToo:
+  // half the time frames a whole 64 bytes past their rows, for the lanes' whole copies), one launch
+  // each against the reference. How many ran.
+  template <std::size_t N>
+  int expectBatchesOnEveryTile(const Variant& v, const WeightsCase (&cases)[N],
+                               std::initializer_list<std::pair<int, int>> sizes, bool alignedToo) {
+    int ran = 0;
+    for (const auto& [w, h] : sizes)
+      for (const WeightsCase& k : cases)
+        for (const Tile& tile : v.tiles) {
+          ImageDesc d = paddedRgba8Batch(w, h);
+          if (alignedToo && rng() % 2) d.batchStride = d.pitch * std::size_t(h) + 64;
+          FilterSpec s = weightsSpecFor(k, v.name.c_str());
+          s.tile = tile;
+          expectABatchInOneLaunch(s, d, std::string(k.mask) + " r=" + std::to_string(k.radius) + " " + tile.str());
+          ++ran;
+        }
+    return ran;
+  }
   // A plan refused only on integer frames (of `types`) whose weights' fp32 sums could pass half a
   // level, saying so.
   static void expectRefusedForTheErrorBound(const Problem& why, PixelType t, std::initializer_list<PixelType> types,
@@ -1207,16 +1226,7 @@ TEST_F(PlanOnDevice, Tensor2dFiltersAnRgba8BatchInOneLaunch) {
                                {"laplacian", 3, ""},
                                {"gaussian", 26, ""},
                                {"box", 0, ""}};
-  int ran = 0;
-  for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {16, 70}, {200, 33}})
-    for (const WeightsCase& k : cases)
-      for (const Tile& tile : v.tiles) {
-        const ImageDesc d = paddedRgba8Batch(w, h);
-        FilterSpec s = weightsSpecFor(k, "tensor2d");
-        s.tile = tile;
-        expectABatchInOneLaunch(s, d, std::string(k.mask) + " r=" + std::to_string(k.radius));
-        ++ran;
-      }
+  const int ran = expectBatchesOnEveryTile(v, cases, {{37, 23}, {131, 5}, {16, 70}, {200, 33}}, false);
   EXPECT_EQ(ran, 4 * 6 * int(v.tiles.size()));
 }
 
@@ -1232,17 +1242,7 @@ TEST_F(PlanOnDevice, StreamFiltersAnRgba8BatchOfAnyRankAndMagnitudesInOneLaunch)
                                {"emboss", 2, ""},
                                {"custom", 0, randomFullRank(1)},
                                {"custom", 0, randomFullRank(2)}};
-  int ran = 0;
-  for (const auto& [w, h] : {std::pair{37, 23}, {131, 5}, {1, 9}, {300, 41}})
-    for (const WeightsCase& k : cases)
-      for (const Tile& tile : v.tiles) {
-        ImageDesc d = paddedRgba8Batch(w, h);
-        if (rng() % 2) d.batchStride = d.pitch * std::size_t(h) + 64;  // aligned frames: the lanes' whole copies
-        FilterSpec s = weightsSpecFor(k, "stream");
-        s.tile = tile;
-        expectABatchInOneLaunch(s, d, std::string(k.mask) + " r=" + std::to_string(k.radius));
-        ++ran;
-      }
+  const int ran = expectBatchesOnEveryTile(v, cases, {{37, 23}, {131, 5}, {1, 9}, {300, 41}}, true);
   EXPECT_EQ(ran, 4 * 7 * int(v.tiles.size()));
 }
 

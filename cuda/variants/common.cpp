@@ -264,5 +264,25 @@ kernels::Launch launchOf(const Variant& v, const FilterParams& p, ConstImageView
   return l;
 }
 
+kernels::Launch rgba8BatchLaunchFor(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+  kernels::Launch l = launchFor(v, p, image.width, image.height);
+  l.inPitch = l.outPitch = image.rowPitch();
+  l.frames = image.batch;
+  l.inFrameStride = l.outFrameStride = image.frameStride();
+  return l;
+}
+
+Rgba8Batch rgba8BatchOf(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+                        Workspace& ws, cudaStream_t s) {
+  const std::size_t pitch = image.rowPitch();
+  const ConstImageView first(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch);
+  const ImageView firstOut{static_cast<std::uint8_t*>(out), image.width, image.height, pitch};
+  Prepared& pp = prepared(v, p, first, firstOut, ws);
+  kernels::Launch l = launchOf(v, p, first, firstOut, s);
+  l.frames = image.batch;
+  l.inFrameStride = l.outFrameStride = image.frameStride();
+  return {pp, l};
+}
+
 }  // namespace detail
 }  // namespace convlive

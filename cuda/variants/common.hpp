@@ -207,6 +207,17 @@ Prepared& prepared(const Variant& v, const FilterParams& p, const ImageDesc& ima
 // The launch description for the kernels (after prepared()).
 kernels::Launch launchOf(const Variant& v, const FilterParams& p, ConstImageView in, ImageView out, cudaStream_t s);
 
+// An RGBA8 batch for an RGBA8 kernel that takes one (a frame a grid z: Variant::runRgba8BatchImpl,
+// stream's magnitudes): p prepared for its first frame, and the launch over all of its frames.
+struct Rgba8Batch {
+  Prepared& prepared;
+  kernels::Launch launch;
+};
+Rgba8Batch rgba8BatchOf(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
+                        Workspace& ws, cudaStream_t s);
+// Its launch parameters without images (what the inspector's figures read).
+kernels::Launch rgba8BatchLaunchFor(const Variant& v, const FilterParams& p, const ImageDesc& image);
+
 inline int radiusOf(const FilterParams& p) { return p.filter.mask.radius(); }
 
 // f32 output from u8 frames (writesOtherType) on a typed launch (stream's, sweep's): its floatOut

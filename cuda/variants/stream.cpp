@@ -107,19 +107,11 @@ bool typedKernel(const Variant& v, const FilterParams& p, const ImageDesc& image
   return !rgba8Kernel(p, image) && !rgba8Batch(v, p, image) && radiusOf(p) >= kernels::kTypedStreamMinRadius;
 }
 
-// The RGBA8 kernel's launch for a batch (its frames' strides; pointers set by the caller).
-kernels::Launch batchLaunchFor(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  kernels::Launch l = launchFor(v, p, image.width, image.height);
-  l.frames = image.batch;
-  l.inFrameStride = l.outFrameStride = image.frameStride();
-  return l;
-}
-
 // Frames that take the typed kernel: its launch and work; an RGBA8 batch the RGBA8 kernel's with its
 // grid z (the RGBA8 kernel's otherwise, as describe and workModel give them).
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Batch(v, p, image)) {
-    const kernels::Launch l = batchLaunchFor(v, p, image);
+    const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
     return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p))
                          : kernels::describeStreamMagnitude(l, radiusOf(p));
   }
@@ -129,7 +121,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Batch(v, p, image)) {
-    const kernels::Launch l = batchLaunchFor(v, p, image);
+    const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
     return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p)) : kernels::modelStreamMagnitude(l, radiusOf(p));
   }
   if (!typedKernel(v, p, image)) return workModel(v, p, image.width, image.height);
@@ -139,15 +131,9 @@ WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDes
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                Workspace& ws, cudaStream_t s) {
   if (rgba8Batch(v, p, image)) {  // one launch, a frame a grid z
-    const std::size_t pitch = image.rowPitch();
-    const ConstImageView first(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch);
-    const ImageView firstOut{static_cast<std::uint8_t*>(out), image.width, image.height, pitch};
-    Prepared& pp = prepared(v, p, first, firstOut, ws);
-    kernels::Launch l = launchOf(v, p, first, firstOut, s);
-    l.frames = image.batch;
-    l.inFrameStride = l.outFrameStride = image.frameStride();
-    if (anyRank(v, p)) return kernels::streamAnyRank(l, pp.mask2d());
-    return kernels::streamMagnitude(l, pp.sep());
+    const Rgba8Batch b = rgba8BatchOf(v, p, image, in, out, ws, s);
+    if (anyRank(v, p)) return kernels::streamAnyRank(b.launch, b.prepared.mask2d());
+    return kernels::streamMagnitude(b.launch, b.prepared.sep());
   }
   if (rgba8Kernel(p, image)) {
     const std::size_t pitch = image.rowPitch();

@@ -38,20 +38,12 @@ LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h
 // frame, a 256x256 frame's 16-32 blocks left most of it idle a launch).
 void runBatch(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out, Workspace& ws,
               cudaStream_t s) {
-  const std::size_t pitch = image.rowPitch();
-  const ConstImageView first(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch);
-  const ImageView firstOut{static_cast<std::uint8_t*>(out), image.width, image.height, pitch};
-  Prepared& pp = prepared(v, p, first, firstOut, ws);
-  kernels::Launch l = launchOf(v, p, first, firstOut, s);
-  l.frames = image.batch;
-  l.inFrameStride = l.outFrameStride = image.frameStride();
-  kernels::tensor2d(l, pp.mask2d(), pp.halfWeights().split());
+  const Rgba8Batch b = rgba8BatchOf(v, p, image, in, out, ws, s);
+  kernels::tensor2d(b.launch, b.prepared.mask2d(), b.prepared.halfWeights().split());
 }
 // The batch's launch (grid z); other frames are refused before this is asked.
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
-  kernels::Launch l = launchFor(v, p, image.width, image.height);
-  l.frames = image.batch;
-  return kernels::describeTensor2D(l, radiusOf(p), split(p));
+  return kernels::describeTensor2D(rgba8BatchLaunchFor(v, p, image), radiusOf(p), split(p));
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   return kernels::modelTensor2D(launchFor(v, p, w, h), radiusOf(p), split(p));
