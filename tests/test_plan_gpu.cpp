@@ -1246,6 +1246,44 @@ TEST_F(PlanOnDevice, StreamFiltersAnRgba8BatchOfAnyRankAndMagnitudesInOneLaunch)
   EXPECT_EQ(ran, 4 * 7 * int(v.tiles.size()));
 }
 
+// A batch past a grid's 65535 frames (65537 frames of 5x3): each variant that launches a batch a
+// frame a grid z, on RGBA8 and grey frames, equals the reference on every frame, the last two
+// included; tensor2d and stream (which launch again for the frames past 65535) say so.
+TEST_F(PlanOnDevice, BatchesPastAGridsFramesEqualTheReference) {
+  ImageDesc rgba = ImageDesc::rgba8(5, 3);
+  rgba.batch = 65537;
+  ImageDesc grey{.width = 5, .height = 3, .type = PixelType::U8, .channels = 1};
+  grey.batch = 65537;
+  struct Case {
+    const char* variant;
+    WeightsCase mask;
+    ImageDesc frames;
+    bool noted;  // its description names the launch a 65535 frames
+  };
+  const Case cases[] = {{"tensor2d", {"custom", 0, randomFullRank(1)}, rgba, true},
+                        {"stream", {"sobel", 1, ""}, rgba, true},
+                        {"stream", {"emboss", 2, ""}, rgba, true},
+                        {"tensorstream", {"gaussian", 4, ""}, rgba, false},
+                        {"tensorstream", {"gaussian", 4, ""}, grey, false},
+                        {"stream", {"gaussian", 1, ""}, grey, false},
+                        {"sweep", {"gaussian", 2, ""}, grey, false}};
+  for (const Case& c : cases) {
+    const FilterSpec s = weightsSpecFor(c.mask, c.variant);
+    const std::string what = std::string(c.variant) + " " + c.mask.mask + " " + c.frames.str();
+    Problem why;
+    Plan plan = Plan::make(s, c.frames, {}, why);
+    ASSERT_TRUE(plan) << what << ": " << why.text();
+    if (c.noted) {
+      const LaunchDescription d = plan.launches();
+      ASSERT_FALSE(d.passes.empty()) << what;
+      EXPECT_EQ(d.passes[0].grid.z, 65535) << what;
+      EXPECT_NE(d.passes[0].note.find("a launch per 65535 frames"), std::string::npos) << d.passes[0].note;
+    }
+    SCOPED_TRACE(what);
+    expectEqualsReference(plan, c.frames);
+  }
+}
+
 // Frames taller than a grid's 65535 rows of blocks times a block's rows (1 and 3 pixels wide,
 // 2.2 M rows: past every default tile's limit but tensorstream's): every GPU variant filters them
 // within 1 LSB or refuses them, naming the tallest frame it takes and a variant that takes this

@@ -138,3 +138,29 @@ TEST(Reference, SeparablePathEqualsTheDirectSum) {
       ASSERT_TRUE(testcases::imagesMatch(d.view(), a.view(), 1, "2D")) << kind << " " << borderName(b);
     }
 }
+
+// A batch of at least a frame a thread runs its frames in parallel, each on one thread: the same
+// bytes as each frame filtered alone (grey u16 and RGBA8 frames, separable and 2D masks, padded
+// rows and gaps between frames).
+TEST(Reference, ABatchFilteredFramesInParallelEqualsEachFrameAlone) {
+  std::mt19937 rng(std::random_device{}());
+  for (const auto& [type, channels] : {std::pair{PixelType::U16, 1}, {PixelType::U8, 4}})
+    for (const char* kind : {"gaussian", "emboss", "sobel"}) {
+      ImageDesc d{.width = 7, .height = 3, .type = type, .channels = channels};
+      d.pitch = d.rowBytes() + 6;
+      d.batch = 37;
+      d.batchStride = d.pitch * 3 + 10;
+      std::vector<unsigned char> in(d.span()), all(d.span(), 0xa5), alone(d.span(), 0xa5);
+      for (auto& b : in) b = static_cast<unsigned char>(rng());
+      const Filter f = makeFilter(kind, {.radius = 2});
+      referenceFrames(f, Border::Mirror, false, d, in.data(), all.data(), 4);
+      ImageDesc one = d;
+      one.batch = 1;
+      one.batchStride = 0;
+      for (int i = 0; i < d.batch; ++i) {
+        const std::size_t at = d.frameStride() * std::size_t(i);
+        referenceFrames(f, Border::Mirror, false, one, in.data() + at, alone.data() + at, 4);
+      }
+      EXPECT_EQ(all, alone) << kind << " " << d.str();
+    }
+}
