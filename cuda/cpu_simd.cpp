@@ -98,20 +98,16 @@ struct Job {
   const Filter& filter;
   Border border;
   bool filterAlpha;
-  ConstImageView in;
-  ImageView out;
   int r;
   bool byTerms, magnitude;
   std::vector<Term<T>> termsA, termsB;  // separable or low rank: the mask's (A) and its transpose's (B)
   std::vector<T> mask, maskT;           // 2D: the mask and its transpose
   int bands;
 
-  Job(const CpuSimdPlan& plan, const Filter& f, Border b, bool alpha, ConstImageView i, ImageView o)
+  Job(const CpuSimdPlan& plan, const Filter& f, Border b, bool alpha, int height)
       : filter(f),
         border(b),
         filterAlpha(alpha),
-        in(i),
-        out(o),
         r(f.mask.radius()),
         byTerms(plan.path != CpuSimdPlan::Path::Direct),
         magnitude(f.combine == Combine::Magnitude) {
@@ -125,7 +121,7 @@ struct Job {
     // Enough bands that a core slowed by other work does not hold up the frame; each band reads
     // 2r rows beyond its own.
     const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
-    bands = std::min(in.height, 4 * cores);
+    bands = std::min(height, 4 * cores);
   }
 };
 
@@ -139,9 +135,11 @@ class TileFilter {
  public:
   static constexpr int kBlock = 4;  // output rows a column pass makes at once
 
-  TileFilter(const Job<T>& job, Scratch<T>& s, int y0, int x0, int x1)
+  TileFilter(const Job<T>& job, Scratch<T>& s, ConstImageView in, ImageView out, int y0, int x0, int x1)
       : job_(job),
         s_(s),
+        in_(in),
+        out_(out),
         first_(y0 - job.r),
         slots_(2 * job.r + kBlock),
         x0_(x0),
@@ -153,7 +151,7 @@ class TileFilter {
     grow(s.window, stride_ * slots_);
     s.windowValid.assign(slots_, false);
     grow(s.zeroRow, stride_);
-    if (fromBytes_) grow(s.zeroBytes, 4 * std::size_t(job.in.width));
+    if (fromBytes_) grow(s.zeroBytes, 4 * std::size_t(in.width));
     grow(s.columns, stride_ * kBlock * std::max<std::size_t>(1, job.termsA.size() + job.termsB.size()));
     grow(s.a, n);
     if (job.magnitude) grow(s.b, n);
@@ -193,12 +191,12 @@ class TileFilter {
 
   void load(int v) {
     const std::size_t s = slotOf(v);
-    const int sy = borderIndex(v, job_.in.height, job_.border);
+    const int sy = borderIndex(v, in_.height, job_.border);
     s_.windowValid[s] = sy >= 0;
     if (sy < 0) return;
     T* p = s_.window.data() + s * stride_;
-    const std::uint8_t* src = job_.in.row(sy);
-    const int r = job_.r, w = job_.in.width, from = x0_ - r, to = x1_ + r;
+    const std::uint8_t* src = in_.row(sy);
+    const int r = job_.r, w = in_.width, from = x0_ - r, to = x1_ + r;
     const int inFrom = std::max(from, 0), inTo = std::min(to, w);
     simd::widen(src + 4 * inFrom, p + 4 * (inFrom - from), 4 * std::size_t(inTo - inFrom));
     const auto outside = [&](int x) {
@@ -236,10 +234,10 @@ class TileFilter {
   // (four output rows at a time, always four: a band's last block makes up to three rows more than
   // it uses), then the border mode fills the r columns either side from the sums.
   void columnsFromBytes(int y, int m, const Factor<T>& f, T* out) {
-    const std::size_t n = 4 * std::size_t(job_.in.width);
+    const std::size_t n = 4 * std::size_t(in_.width);
     for (std::size_t k = 0; k < f.w.size() + kBlock - 1; ++k) {
-      const int sy = borderIndex(y + f.first + static_cast<int>(k), job_.in.height, job_.border);
-      s_.byteRows.push_back(sy < 0 ? s_.zeroBytes.data() : job_.in.row(sy));
+      const int sy = borderIndex(y + f.first + static_cast<int>(k), in_.height, job_.border);
+      s_.byteRows.push_back(sy < 0 ? s_.zeroBytes.data() : in_.row(sy));
     }
     T* acc[kBlock] = {out + lead_, out + stride_ + lead_, out + 2 * stride_ + lead_, out + 3 * stride_ + lead_};
     simd::accumulateFour(s_.byteRows.data(), f.w.data(), f.w.size(), acc, n);
@@ -249,7 +247,7 @@ class TileFilter {
 
   // Fills the r pixels either side of a column row (pixel x at p + lead_ + 4x) as the border reads.
   void padColumns(T* row) const {
-    const int r = job_.r, w = job_.in.width;
+    const int r = job_.r, w = in_.width;
     T* p = row + lead_;
     const auto fill = [&](int x) {
       T* d = p + 4 * x;
@@ -305,11 +303,13 @@ class TileFilter {
       a = s_.a.data();
       if (job_.magnitude) b = s_.b.data();
     }
-    simd::finish(a, b, job_.filter.combine, job_.filterAlpha, job_.in.row(y) + 4 * x0_, job_.out.row(y) + 4 * x0_, n);
+    simd::finish(a, b, job_.filter.combine, job_.filterAlpha, in_.row(y) + 4 * x0_, out_.row(y) + 4 * x0_, n);
   }
 
   const Job<T>& job_;
   Scratch<T>& s_;
+  ConstImageView in_;  // the frame
+  ImageView out_;
   int first_;  // the first input row the tile reads (y0 - r)
   std::size_t slots_;
   int x0_, x1_;
@@ -318,18 +318,27 @@ class TileFilter {
   std::size_t stride_;  // a row with its slack, rounded up to a cache line
   // Separable or low-rank float sums over whole rows: the column passes read the frame's 8-bit rows
   // (no window).
-  bool fromBytes_ = std::is_same_v<T, float> && job_.byTerms && x0_ == 0 && x1_ == job_.in.width;
+  bool fromBytes_ = std::is_same_v<T, float> && job_.byTerms && x0_ == 0 && x1_ == in_.width;
 };
 
+// `frames` frames (their first in and out, the next ones inStride and outStride bytes on): each
+// frame's bands, all frames' in one parallel loop; a frame takes a share of the bands, at least one
+// (a loop a frame cost more than small frames' filtering: 16384 8x8 frames ran 15x as long, 1024
+// 32x32 frames 4x; convlive-cpu-bench --batches, 2 cores).
 template <class T>
 void runTiles(const CpuSimdPlan& plan, const Filter& f, Border border, bool filterAlpha, ConstImageView in,
-              ImageView out) {
-  const Job<T> job(plan, f, border, filterAlpha, in, out);
+              ImageView out, int frames, std::size_t inStride, std::size_t outStride) {
+  const Job<T> job(plan, f, border, filterAlpha, in.height);
+  const int per = frames > 1 ? std::max(1, std::min(job.bands, (job.bands + frames - 1) / frames)) : job.bands;
   auto& scratch = scratchOf<T>();
-  tbb::parallel_for(0, job.bands, [&](int band) {
-    const int y0 = static_cast<int>(std::int64_t(in.height) * band / job.bands);
-    const int y1 = static_cast<int>(std::int64_t(in.height) * (band + 1) / job.bands);
-    TileFilter<T>(job, scratch.local(), y0, 0, in.width).run(y0, y1);
+  tbb::parallel_for(std::int64_t(0), std::int64_t(frames) * per, [&](std::int64_t task) {
+    const std::int64_t frame = task / per;
+    const int band = static_cast<int>(task - frame * per);
+    const ConstImageView fin(in.data + inStride * std::size_t(frame), in.width, in.height, in.pitch);
+    const ImageView fout{out.data + outStride * std::size_t(frame), out.width, out.height, out.pitch};
+    const int y0 = static_cast<int>(std::int64_t(in.height) * band / per);
+    const int y1 = static_cast<int>(std::int64_t(in.height) * (band + 1) / per);
+    TileFilter<T>(job, scratch.local(), fin, fout, y0, 0, in.width).run(y0, y1);
   });
 }
 
@@ -388,21 +397,28 @@ Problem cpuSimdWhyNot(const Filter& filter) {
 }
 
 void cpuSimdFilter(const Filter& filter, Border border, bool filterAlpha, ConstImageView in, ImageView out) {
+  simd::rgbaFrames(filter, border, filterAlpha, in, out, 1, 0, 0);
+}
+
+namespace simd {
+void rgbaFrames(const Filter& filter, Border border, bool filterAlpha, ConstImageView in, ImageView out, int frames,
+                std::size_t inStride, std::size_t outStride) {
   if (in.width != out.width || in.height != out.height)
     throw std::invalid_argument("cpu-simd: input and output sizes differ");
   if (in.pitch % 4 || out.pitch % 4 || in.pitch < std::size_t(in.width) * 4 || out.pitch < std::size_t(out.width) * 4)
     throw std::invalid_argument("cpu-simd: row pitch must be a multiple of 4 bytes and hold a whole row");
-  if (in.width < 1 || in.height < 1) return;
+  if (in.width < 1 || in.height < 1 || frames < 1) return;
   const CpuSimdPlan plan = planCpuSimd(filter);
   switch (plan.precision) {
     case CpuSimdPlan::Precision::Float:
-      return runTiles<float>(plan, filter, border, filterAlpha, in, out);
+      return runTiles<float>(plan, filter, border, filterAlpha, in, out, frames, inStride, outStride);
     case CpuSimdPlan::Precision::Double:
-      return runTiles<double>(plan, filter, border, filterAlpha, in, out);
+      return runTiles<double>(plan, filter, border, filterAlpha, in, out, frames, inStride, outStride);
     case CpuSimdPlan::Precision::Refused:
       throw ProblemError(cpuSimdWhyNot(filter));
   }
 }
+}  // namespace simd
 
 const char* cpuSimdTarget() { return simd::targetName(); }
 

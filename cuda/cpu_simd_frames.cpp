@@ -404,14 +404,12 @@ void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const 
   }
   if (Problem why = cpuSimdImageWhyNot(filter, d, od.type)) throw ProblemError(why);
   if (rgbaPath(d) && od == d) {
-    // Frame by frame through the RGBA path; padding in the 4th byte is copied as kept alpha is.
-    for (int i = 0; i < d.batch; ++i) {
-      const auto* src = static_cast<const std::uint8_t*>(in) + std::size_t(i) * d.frameStride();
-      auto* dst = static_cast<std::uint8_t*>(out) + std::size_t(i) * d.frameStride();
-      cpuSimdFilter(filter, border, filterAlpha && d.alpha, ConstImageView{src, d.width, d.height, d.rowPitch()},
-                    ImageView{dst, d.width, d.height, d.rowPitch()});
-    }
-    return;
+    // The RGBA path, every frame's bands in one loop; padding in the 4th byte is copied as kept
+    // alpha is.
+    return simd::rgbaFrames(filter, border, filterAlpha && d.alpha,
+                            ConstImageView{static_cast<const std::uint8_t*>(in), d.width, d.height, d.rowPitch()},
+                            ImageView{static_cast<std::uint8_t*>(out), d.width, d.height, d.rowPitch()}, d.batch,
+                            d.frameStride(), d.frameStride());
   }
   switch (d.type) {
     case PixelType::U8:

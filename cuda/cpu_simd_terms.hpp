@@ -12,6 +12,11 @@
 
 namespace convlive::simd {
 
+// cpuSimdFilter on `frames` u8x4 frames: in and out the first, the next ones inStride and outStride
+// bytes on; all frames' bands in one parallel loop (the u8x4 path of cpuSimdFrames).
+void rgbaFrames(const Filter& filter, Border border, bool filterAlpha, ConstImageView in, ImageView out, int frames,
+                std::size_t inStride, std::size_t outStride);
+
 // A separable factor with its zero ends cut off: taps w[0..] apply at offsets first, first+1, ...
 // (a pitch mask's column factor is one tap).
 template <class T>

@@ -78,6 +78,33 @@ TEST_F(BenchOutput, CpuBenchRefusesOutputFoldersThatCannotBeMade) {
   EXPECT_FALSE(fs::exists(dir_ / "cpu.json"));
 }
 
+// --batches: a row a batch, mask and border (its frame count beside the size); a list it cannot
+// read is refused before anything is timed.
+TEST_F(BenchOutput, CpuBenchTimesBatchesInOneCall) {
+  const fs::path out = dir_ / "batches.json";
+  auto r = runProgram(CONVLIVE_CPU_BENCH_EXE, "--batches 5x9 --out " + out.string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("batch '5x9' is not NxWxH"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  r = runProgram(CONVLIVE_CPU_BENCH_EXE,
+                 "--sizes 9x7 --batches 5x9x7 --radii 1 --custom-radii 1 --borders clamp --variants cpu-simd "
+                 "--repeats 3 --warmup 0 --out " +
+                     out.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << out << " is not whole JSON";
+  ASSERT_EQ(doc["results"].size(), 4u) << doc.dump(1);  // the frame and the batch, gaussian and custom2d
+  int batches = 0;
+  for (const auto& row : doc["results"])
+    if (row.contains("batch")) {
+      EXPECT_EQ(row["batch"], 5);
+      EXPECT_EQ(row["size"], "9x7");
+      ++batches;
+    }
+  EXPECT_EQ(batches, 2);
+}
+
 TEST_F(BenchOutput, CpuBenchMakesMissingFoldersAndWritesItsResultsWhole) {
   const fs::path out = dir_ / "new" / "nested" / "cpu.json", frames = dir_ / "frames" / "here";
   const auto r = runProgram(CONVLIVE_CPU_BENCH_EXE,

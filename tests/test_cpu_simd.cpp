@@ -504,6 +504,47 @@ TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
   EXPECT_EQ(checked, 4 * 3 * 11 * 4);
 }
 
+// u8x4 batches whose rows and frames are 4 bytes apart take the RGBA path, every frame's bands in one
+// parallel loop (a share of the bands a frame, at least one): 2 to 67 frames of 1x1 to 33x17, rows
+// padded and gaps between frames, against the reference; the gaps left alone.
+TEST(CpuSimdFrames, AnRgba8BatchRunsEveryFrameInOneLoop) {
+  using namespace testcases;
+  std::mt19937 rng(seedForRun() ^ 0x51d3u);
+  const Variant& v = *findVariant("cpu-simd");
+  std::vector<Filter> filters = {makeFilter("gaussian", {.radius = 2}), makeFilter("sobel", {.radius = 1}),
+                                 *filterFor("custom", 2, rng)};
+  Filter rank3;
+  rank3.name = "rank 3";
+  rank3.mask = bench::randomRankMask(3, 3, rng);
+  filters.push_back(rank3);
+  Workspace ws;
+  int checked = 0;
+  for (int batch : {2, 5, 67})
+    for (const auto& [w, h] : {std::pair{1, 1}, {7, 5}, {33, 17}})
+      for (const Filter& f : filters) {
+        ImageDesc d = ImageDesc::rgba8(w, h);
+        d.pitch = std::size_t(w + int(rng() % 3)) * 4;
+        d.batch = batch;
+        d.batchStride = d.pitch * std::size_t(h) + 4 * (rng() % 3);
+        FilterParams p;
+        p.filter = f;
+        p.border = kBorders[rng() % 4];
+        p.filterAlpha = rng() % 2;
+        SCOPED_TRACE(testing::Message() << f.name << " r=" << f.mask.radius() << " " << d.str() << " border "
+                                        << borderName(p.border) << " seed " << seedForRun());
+        ASSERT_TRUE(v.whyNot(p, d).empty()) << v.whyNot(p, d).text();
+        const std::vector<unsigned char> in = randomFrames(d, rng);
+        std::vector<unsigned char> got = poisoned(d), want = poisoned(d);
+        v.runFrames(p, d, in.data(), got.data(), ws, nullptr);
+        referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
+        const TypedDifference diff = compareTyped(d, got, want, f.mask, typeRange(PixelType::U8));
+        EXPECT_EQ(diff.over, 0) << diff.first << " (worst " << diff.worst << ")";
+        EXPECT_TRUE(gapsUntouched(d, got, poisonByte(PixelType::U8)));
+        ++checked;
+      }
+  EXPECT_EQ(checked, 3 * 3 * 4);
+}
+
 // auto, without a device, runs cpu-simd on frames other than u8x4 too (it ran the reference).
 TEST(CpuSimdFrames, IsTheChoiceWithoutADeviceForEveryFrame) {
   if (deviceInfo().available) GTEST_SKIP() << "a CUDA device is present (" << deviceInfo().name << ")";

@@ -3,7 +3,8 @@
 // filtered (alpha too, as OpenCV does); --masks adds other kinds (sharpen:8) and random masks of a
 // given rank (rank3:8). With --frames-dir it also writes the frames, the masks and cpu-simd's
 // outputs there, so that app/bench/cpu_peers.py times OpenCV on the same frames with the same
-// weights and checks its outputs against ours.
+// weights and checks its outputs against ours. --batches times batches of RGBA8 frames in one call
+// (16x256x256: 16 frames of 256x256) beside the single frames, for each mask and border.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "convlive/plan.hpp"
 #include "convlive/variants.hpp"
 #include "random_masks.hpp"
+#include "typed_report.hpp"
 
 using namespace convlive;
 using nlohmann::json;
@@ -31,8 +33,9 @@ namespace {
 
 struct Options {
   std::vector<std::pair<int, int>> sizes{{1280, 720}, {1920, 1080}};
-  std::vector<int> radii{1, 2, 4, 8};  // gaussian (separable)
-  std::vector<int> customRadii{2};     // random non-separable masks
+  std::vector<bench::BatchSpec> batches;  // RGBA8 batches, one call each
+  std::vector<int> radii{1, 2, 4, 8};     // gaussian (separable)
+  std::vector<int> customRadii{2};        // random non-separable masks
   // More masks as KIND:R (a filter kind makeFilter knows, or rankK: a random custom mask of rank K)
   std::vector<std::pair<std::string, int>> masks;
   std::vector<Border> borders{Border::Clamp, Border::Mirror};
@@ -45,7 +48,8 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::cerr
       << "convlive-cpu-bench: " << why << "\n"
-      << "usage: convlive-cpu-bench [--sizes 1280x720,1920x1080] [--radii 1,2,4,8] [--custom-radii 2]\n"
+      << "usage: convlive-cpu-bench [--sizes 1280x720,1920x1080] [--batches 1024x32x32] [--radii 1,2,4,8]\n"
+         "                          [--custom-radii 2]\n"
          "                          [--masks sharpen:8,emboss:8,rank3:8] [--borders clamp,mirror]\n"
          "                          [--variants cpu-simd,cpu] [--repeats 50] [--warmup 5] [--reference-repeats 5]\n"
          "                          [--out FILE.json] [--frames-dir DIR]\n";
@@ -69,6 +73,13 @@ Options parse(int argc, char** argv) {
         const auto t = Tile::parse(s);
         if (!t) usage("size '" + s + "' is not WxH");
         o.sizes.emplace_back(t->w, t->h);
+      }
+    } else if (a == "--batches") {
+      o.batches.clear();
+      for (const auto& s : bench::splitList(v)) {
+        const auto b = bench::parseBatch(s);
+        if (!b) usage("batch '" + s + "' is not NxWxH (e.g. 1024x32x32: 1024 frames of 32x32)");
+        o.batches.push_back(*b);
       }
     } else if (a == "--radii" || a == "--custom-radii") {
       auto& list = a == "--radii" ? o.radii : o.customRadii;
@@ -155,12 +166,14 @@ struct Timing {
   int runs;
 };
 
-Timing timeRuns(Plan& plan, const HostImage& in, HostImage& out, int warmup, int runs) {
-  for (int i = 0; i < warmup; ++i) plan.run(in.view(), out.view());
+// The median, least and 90th percentile of `runs` calls of runOnce after `warmup`.
+template <class Run>
+Timing timeRuns(Run runOnce, int warmup, int runs) {
+  for (int i = 0; i < warmup; ++i) runOnce();
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    plan.run(in.view(), out.view());
+    runOnce();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
@@ -212,8 +225,8 @@ int run(const Options& o) {
             continue;
           }
           const bool reference = name == "cpu";
-          const Timing t =
-              timeRuns(plan, in, out, reference ? 1 : o.warmup, reference ? o.referenceRepeats : o.repeats);
+          const Timing t = timeRuns([&] { plan.run(in.view(), out.view()); }, reference ? 1 : o.warmup,
+                                    reference ? o.referenceRepeats : o.repeats);
           const std::string key =
               sizeName(w, h) + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
           if (!o.framesDir.empty() && name == "cpu-simd") {
@@ -236,6 +249,49 @@ int run(const Options& o) {
                              {"p90_ms", t.p90},
                              {"runs", t.runs},
                              {"mpix_s", double(w) * h / t.median / 1e3}});
+        }
+  }
+  for (const bench::BatchSpec& bs : o.batches) {
+    ImageDesc d = ImageDesc::rgba8(bs.width, bs.height);
+    d.batch = bs.batch;
+    std::vector<std::uint8_t> in(d.span()), out(d.span());
+    std::mt19937 rng(static_cast<unsigned>(bs.width * 31 + bs.height + bs.batch));
+    for (auto& b : in) b = static_cast<std::uint8_t>(rng() >> 24);
+    const double pixels = double(bs.width) * bs.height * bs.batch;
+    for (const auto& [kind, f] : filters)
+      for (Border b : o.borders)
+        for (const std::string& name : o.variants) {
+          FilterParams p;
+          p.filter = f;
+          p.border = b;
+          p.filterAlpha = true;
+          Problem why;
+          Plan plan = Plan::make(p, name, d, {.memory = Memory::Host, .cpuFallback = false}, why);
+          if (!plan) {
+            std::cerr << name << " cannot run " << kind << " r=" << f.mask.radius() << " on " << bs.str() << ": "
+                      << why.text() << "\n";
+            continue;
+          }
+          const bool reference = name == "cpu";
+          const Timing t = timeRuns([&] { plan.run(in.data(), out.data()); }, reference ? 1 : o.warmup,
+                                    reference ? o.referenceRepeats : o.repeats);
+          const std::string key = bs.str() + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
+          std::printf("%-34s %-9s median %8.3f ms  min %8.3f  p90 %8.3f  (%d runs)  %7.1f MPix/s\n", key.c_str(),
+                      name.c_str(), t.median, t.min, t.p90, t.runs, pixels / t.median / 1e3);
+          std::fflush(stdout);
+          results.push_back({{"size", sizeName(bs.width, bs.height)},
+                             {"width", bs.width},
+                             {"height", bs.height},
+                             {"batch", bs.batch},
+                             {"kind", kind},
+                             {"radius", f.mask.radius()},
+                             {"border", borderName(b)},
+                             {"variant", name},
+                             {"median_ms", t.median},
+                             {"min_ms", t.min},
+                             {"p90_ms", t.p90},
+                             {"runs", t.runs},
+                             {"mpix_s", pixels / t.median / 1e3}});
         }
   }
   const json doc{{"tool", "convlive-cpu-bench"},

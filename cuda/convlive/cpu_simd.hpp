@@ -63,12 +63,11 @@ void cpuSimdFilter(const Filter& filter, Border border, bool filterAlpha, ConstI
 
 // Frames of any description (convlive/image.hpp: u8, u16, f16, f32 values; 1, 3 or 4 channels;
 // any row pitch; a batch), host memory, not overlapping. u8x4 frames with rows 4 bytes apart take
-// cpuSimdFilter's path frame by frame (and its plan); the others widen each input row once to float
-// or double (float where its worst-case error keeps the contract: integers within 0.45 of a level,
-// f32 within half of 1e-5 x sum|w| x max|x|; f16 always double, rounded once), sum separable masks
-// as a column then a row pass and other masks row by mask row, and round once to the type as the
-// reference does (4th channel copied where it is padding or alpha is kept). Throws ProblemError
-// when cpuSimdImageWhyNot refuses the filter.
+// cpuSimdFilter's path (and its plan), a batch's frames' bands in one parallel loop; the others widen each input row
+// once to float or double (float where its worst-case error keeps the contract: integers within 0.45 of a level, f32
+// within half of 1e-5 x sum|w| x max|x|; f16 always double, rounded once), sum separable masks as a column then a row
+// pass and other masks row by mask row, and round once to the type as the reference does (4th channel copied where it
+// is padding or alpha is kept). Throws ProblemError when cpuSimdImageWhyNot refuses the filter.
 Problem cpuSimdImageWhyNot(const Filter& filter, const ImageDesc& image,
                            std::optional<PixelType> outType = std::nullopt);
 void cpuSimdFrames(const Filter& filter, Border border, bool filterAlpha, const ImageDesc& image, const void* in,

@@ -24,7 +24,7 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
   cpuSimdFilter(p.filter, p.border, p.filterAlpha, in, out);
 }
 
-// Frames of any description (a batch frame by frame); done on return.
+// Frames of any description (a batch's frames in one parallel loop); done on return.
 Problem whyNotImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (auto why = commonWhyNot(v, p, image.width, image.height); why) return why;
   return cpuSimdImageWhyNot(p.filter, image, p.outType);
