@@ -437,6 +437,30 @@ TEST_F(CpuSimdLowRank, EqualsTheReference) {
 namespace convlive {
 namespace {
 
+// A random custom mask of radius r and the given rank (the sum of rank outer products), named so.
+Filter rankFilter(int r, int rank, std::mt19937& rng, Combine combine = Combine::Identity) {
+  Filter f;
+  f.name = "rank " + std::to_string(rank);
+  f.mask = bench::randomRankMask(r, rank, rng);
+  f.combine = combine;
+  return f;
+}
+
+// p through v (runFrames, as a Plan runs it) on random frames as d describes, against the reference
+// under d's type's contract; outputs poisoned, the gaps left alone.
+void expectFramesEqualTheReference(const Variant& v, const FilterParams& p, const ImageDesc& d, std::mt19937& rng,
+                                   Workspace& ws) {
+  using namespace testcases;
+  ASSERT_TRUE(v.whyNot(p, d).empty()) << v.whyNot(p, d).text();
+  const std::vector<unsigned char> in = randomFrames(d, rng);
+  std::vector<unsigned char> got = poisoned(d), want = poisoned(d);
+  v.runFrames(p, d, in.data(), got.data(), ws, nullptr);
+  referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
+  const TypedDifference diff = compareTyped(d, got, want, p.filter.mask, typeRange(d.type));
+  EXPECT_EQ(diff.over, 0) << diff.first << " (worst " << diff.worst << ")";
+  EXPECT_TRUE(gapsUntouched(d, got, poisonByte(d.type)));
+}
+
 // Frames other than one u8x4 frame with 4-byte rows: every type, 1, 3 or 4 channels (alpha or
 // padding), rows pitched and batches with gaps, every border, separable, 2D, low-rank (by their
 // terms: sharpen, the random masks), |.| and gradient-magnitude masks, against the reference under the accuracy
@@ -461,15 +485,8 @@ TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
   filters.push_back(abs);
   // Masks of low rank by their terms: a random one of rank 2 as a gradient magnitude (its transpose's
   // terms beside its own), and one of rank 3.
-  Filter rank2;
-  rank2.name = "rank 2";
-  rank2.mask = bench::randomRankMask(4, 2, rng);
-  rank2.combine = Combine::Magnitude;
-  filters.push_back(rank2);
-  Filter rank3;
-  rank3.name = "rank 3";
-  rank3.mask = bench::randomRankMask(5, 3, rng);
-  filters.push_back(rank3);
+  filters.push_back(rankFilter(4, 2, rng, Combine::Magnitude));
+  filters.push_back(rankFilter(5, 3, rng));
   Workspace ws;
   int checked = 0;
   for (PixelType t : kPixelTypes)
@@ -491,14 +508,7 @@ TEST(CpuSimdFrames, EveryTypeChannelCountAndBatchEqualsTheReference) {
           SCOPED_TRACE(testing::Message()
                        << f.name << " r=" << f.mask.radius() << " " << d.str() << " border " << borderName(p.border)
                        << (p.filterAlpha ? " alpha filtered" : "") << " seed " << seedForRun());
-          ASSERT_TRUE(v.whyNot(p, d).empty()) << v.whyNot(p, d).text();
-          const std::vector<unsigned char> in = randomFrames(d, rng);
-          std::vector<unsigned char> got = poisoned(d), want = poisoned(d);
-          v.runFrames(p, d, in.data(), got.data(), ws, nullptr);
-          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
-          const TypedDifference diff = compareTyped(d, got, want, f.mask, typeRange(t));
-          EXPECT_EQ(diff.over, 0) << diff.first << " (worst " << diff.worst << ")";
-          EXPECT_TRUE(gapsUntouched(d, got, poisonByte(t)));
+          expectFramesEqualTheReference(v, p, d, rng, ws);
           ++checked;
         }
   EXPECT_EQ(checked, 4 * 3 * 11 * 4);
@@ -513,10 +523,7 @@ TEST(CpuSimdFrames, AnRgba8BatchRunsEveryFrameInOneLoop) {
   const Variant& v = *findVariant("cpu-simd");
   std::vector<Filter> filters = {makeFilter("gaussian", {.radius = 2}), makeFilter("sobel", {.radius = 1}),
                                  *filterFor("custom", 2, rng)};
-  Filter rank3;
-  rank3.name = "rank 3";
-  rank3.mask = bench::randomRankMask(3, 3, rng);
-  filters.push_back(rank3);
+  filters.push_back(rankFilter(3, 3, rng));
   Workspace ws;
   int checked = 0;
   for (int batch : {2, 5, 67})
@@ -532,14 +539,7 @@ TEST(CpuSimdFrames, AnRgba8BatchRunsEveryFrameInOneLoop) {
         p.filterAlpha = rng() % 2;
         SCOPED_TRACE(testing::Message() << f.name << " r=" << f.mask.radius() << " " << d.str() << " border "
                                         << borderName(p.border) << " seed " << seedForRun());
-        ASSERT_TRUE(v.whyNot(p, d).empty()) << v.whyNot(p, d).text();
-        const std::vector<unsigned char> in = randomFrames(d, rng);
-        std::vector<unsigned char> got = poisoned(d), want = poisoned(d);
-        v.runFrames(p, d, in.data(), got.data(), ws, nullptr);
-        referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), want.data());
-        const TypedDifference diff = compareTyped(d, got, want, f.mask, typeRange(PixelType::U8));
-        EXPECT_EQ(diff.over, 0) << diff.first << " (worst " << diff.worst << ")";
-        EXPECT_TRUE(gapsUntouched(d, got, poisonByte(PixelType::U8)));
+        expectFramesEqualTheReference(v, p, d, rng, ws);
         ++checked;
       }
   EXPECT_EQ(checked, 3 * 3 * 4);

@@ -206,11 +206,23 @@ int run(const Options& o) {
                      {"weights", f.mask.weights()},
                      {"row", f.mask.row()},
                      {"col", f.mask.col()}});
-  for (const auto& [w, h] : o.sizes) {
-    HostImage in(w, h), out(w, h);
-    std::mt19937 rng(static_cast<unsigned>(w * 31 + h));
-    for (auto& b : in.pixels()) b = static_cast<std::uint8_t>(rng() >> 24);
-    if (!o.framesDir.empty()) writeBytes(fs::path(o.framesDir) / ("frame-" + sizeName(w, h) + ".rgba"), in.pixels());
+  // Each size a frame, then each batch (its frames in one call); a row each of mask, border and variant.
+  std::vector<bench::BatchSpec> shapes;
+  for (const auto& [w, h] : o.sizes) shapes.push_back({1, w, h});
+  const std::size_t singles = shapes.size();
+  shapes.insert(shapes.end(), o.batches.begin(), o.batches.end());
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    const bench::BatchSpec& bs = shapes[si];
+    const bool single = si < singles;
+    const int w = bs.width, h = bs.height;
+    ImageDesc d = ImageDesc::rgba8(w, h);
+    d.batch = bs.batch;
+    std::vector<std::uint8_t> in(d.span()), out(d.span());
+    std::mt19937 rng(static_cast<unsigned>(w * 31 + h + (single ? 0 : bs.batch)));
+    for (auto& b : in) b = static_cast<std::uint8_t>(rng() >> 24);
+    const std::string shape = single ? sizeName(w, h) : bs.str();
+    if (single && !o.framesDir.empty()) writeBytes(fs::path(o.framesDir) / ("frame-" + shape + ".rgba"), in);
+    const double pixels = double(w) * h * bs.batch;
     for (const auto& [kind, f] : filters)
       for (Border b : o.borders)
         for (const std::string& name : o.variants) {
@@ -219,79 +231,38 @@ int run(const Options& o) {
           p.border = b;
           p.filterAlpha = true;  // all four channels, as OpenCV filters them
           Problem why;
-          Plan plan = Plan::make(p, name, ImageDesc::rgba8(w, h), {.memory = Memory::Host, .cpuFallback = false}, why);
-          if (!plan) {
-            std::cerr << name << " cannot run " << kind << " r=" << f.mask.radius() << ": " << why.text() << "\n";
-            continue;
-          }
-          const bool reference = name == "cpu";
-          const Timing t = timeRuns([&] { plan.run(in.view(), out.view()); }, reference ? 1 : o.warmup,
-                                    reference ? o.referenceRepeats : o.repeats);
-          const std::string key =
-              sizeName(w, h) + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
-          if (!o.framesDir.empty() && name == "cpu-simd") {
-            std::string file = "out-" + key + ".rgba";
-            std::replace(file.begin(), file.end(), ' ', '_');
-            writeBytes(fs::path(o.framesDir) / file, out.pixels());
-          }
-          std::printf("%-34s %-9s median %8.3f ms  min %8.3f  p90 %8.3f  (%d runs)  %7.1f MPix/s\n", key.c_str(),
-                      name.c_str(), t.median, t.min, t.p90, t.runs, double(w) * h / t.median / 1e3);
-          std::fflush(stdout);
-          results.push_back({{"size", sizeName(w, h)},
-                             {"width", w},
-                             {"height", h},
-                             {"kind", kind},
-                             {"radius", f.mask.radius()},
-                             {"border", borderName(b)},
-                             {"variant", name},
-                             {"median_ms", t.median},
-                             {"min_ms", t.min},
-                             {"p90_ms", t.p90},
-                             {"runs", t.runs},
-                             {"mpix_s", double(w) * h / t.median / 1e3}});
-        }
-  }
-  for (const bench::BatchSpec& bs : o.batches) {
-    ImageDesc d = ImageDesc::rgba8(bs.width, bs.height);
-    d.batch = bs.batch;
-    std::vector<std::uint8_t> in(d.span()), out(d.span());
-    std::mt19937 rng(static_cast<unsigned>(bs.width * 31 + bs.height + bs.batch));
-    for (auto& b : in) b = static_cast<std::uint8_t>(rng() >> 24);
-    const double pixels = double(bs.width) * bs.height * bs.batch;
-    for (const auto& [kind, f] : filters)
-      for (Border b : o.borders)
-        for (const std::string& name : o.variants) {
-          FilterParams p;
-          p.filter = f;
-          p.border = b;
-          p.filterAlpha = true;
-          Problem why;
           Plan plan = Plan::make(p, name, d, {.memory = Memory::Host, .cpuFallback = false}, why);
           if (!plan) {
-            std::cerr << name << " cannot run " << kind << " r=" << f.mask.radius() << " on " << bs.str() << ": "
+            std::cerr << name << " cannot run " << kind << " r=" << f.mask.radius() << " on " << shape << ": "
                       << why.text() << "\n";
             continue;
           }
           const bool reference = name == "cpu";
           const Timing t = timeRuns([&] { plan.run(in.data(), out.data()); }, reference ? 1 : o.warmup,
                                     reference ? o.referenceRepeats : o.repeats);
-          const std::string key = bs.str() + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
+          const std::string key = shape + " " + kind + " r=" + std::to_string(f.mask.radius()) + " " + borderName(b);
+          if (single && !o.framesDir.empty() && name == "cpu-simd") {
+            std::string file = "out-" + key + ".rgba";
+            std::replace(file.begin(), file.end(), ' ', '_');
+            writeBytes(fs::path(o.framesDir) / file, out);
+          }
           std::printf("%-34s %-9s median %8.3f ms  min %8.3f  p90 %8.3f  (%d runs)  %7.1f MPix/s\n", key.c_str(),
                       name.c_str(), t.median, t.min, t.p90, t.runs, pixels / t.median / 1e3);
           std::fflush(stdout);
-          results.push_back({{"size", sizeName(bs.width, bs.height)},
-                             {"width", bs.width},
-                             {"height", bs.height},
-                             {"batch", bs.batch},
-                             {"kind", kind},
-                             {"radius", f.mask.radius()},
-                             {"border", borderName(b)},
-                             {"variant", name},
-                             {"median_ms", t.median},
-                             {"min_ms", t.min},
-                             {"p90_ms", t.p90},
-                             {"runs", t.runs},
-                             {"mpix_s", pixels / t.median / 1e3}});
+          json row{{"size", sizeName(w, h)},
+                   {"width", w},
+                   {"height", h},
+                   {"kind", kind},
+                   {"radius", f.mask.radius()},
+                   {"border", borderName(b)},
+                   {"variant", name},
+                   {"median_ms", t.median},
+                   {"min_ms", t.min},
+                   {"p90_ms", t.p90},
+                   {"runs", t.runs},
+                   {"mpix_s", pixels / t.median / 1e3}};
+          if (!single) row["batch"] = bs.batch;
+          results.push_back(std::move(row));
         }
   }
   const json doc{{"tool", "convlive-cpu-bench"},
