@@ -1,8 +1,6 @@
 #include "convlive/cpu_simd.hpp"
 
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -90,9 +88,8 @@ std::vector<Term<T>> termsOf(const CpuSimdPlan& plan, const Mask& m, bool transp
   return simd::termsOf<T>(plan.path, m, transposed, true);
 }
 
-// What every band of one call shares, read-only: the frame, the border, the weights in T, and how
-// many bands of rows the frame is cut into. (Bands are whole rows: strips of columns, to keep the
-// rows in L1, measured slower.)
+// What every band of one call shares, read-only: the filter, the border and the weights in T.
+// (Bands are whole rows: strips of columns, to keep the rows in L1, measured slower.)
 template <class T>
 struct Job {
   const Filter& filter;
@@ -102,9 +99,8 @@ struct Job {
   bool byTerms, magnitude;
   std::vector<Term<T>> termsA, termsB;  // separable or low rank: the mask's (A) and its transpose's (B)
   std::vector<T> mask, maskT;           // 2D: the mask and its transpose
-  int bands;
 
-  Job(const CpuSimdPlan& plan, const Filter& f, Border b, bool alpha, int height)
+  Job(const CpuSimdPlan& plan, const Filter& f, Border b, bool alpha)
       : filter(f),
         border(b),
         filterAlpha(alpha),
@@ -118,10 +114,6 @@ struct Job {
       mask = as<T>(f.mask.weights());
       if (magnitude) maskT = as<T>(f.mask.transposed().weights());
     }
-    // Enough bands that a core slowed by other work does not hold up the frame; each band reads
-    // 2r rows beyond its own.
-    const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
-    bands = std::min(height, 4 * cores);
   }
 };
 
@@ -321,23 +313,17 @@ class TileFilter {
   bool fromBytes_ = std::is_same_v<T, float> && job_.byTerms && x0_ == 0 && x1_ == in_.width;
 };
 
-// `frames` frames (their first in and out, the next ones inStride and outStride bytes on): each
-// frame's bands, all frames' in one parallel loop; a frame takes a share of the bands, at least one
-// (a loop a frame cost more than small frames' filtering: 16384 8x8 frames ran 15x as long, 1024
-// 32x32 frames 4x; convlive-cpu-bench --batches, 2 cores).
+// `frames` frames (their first in and out, the next ones inStride and outStride bytes on), every
+// frame's bands in one parallel loop (forEachBand: a loop a frame ran 16384 8x8 frames 15x as long,
+// 1024 32x32 frames 4x; convlive-cpu-bench --batches, 2 cores).
 template <class T>
 void runTiles(const CpuSimdPlan& plan, const Filter& f, Border border, bool filterAlpha, ConstImageView in,
               ImageView out, int frames, std::size_t inStride, std::size_t outStride) {
-  const Job<T> job(plan, f, border, filterAlpha, in.height);
-  const int per = frames > 1 ? std::max(1, std::min(job.bands, (job.bands + frames - 1) / frames)) : job.bands;
+  const Job<T> job(plan, f, border, filterAlpha);
   auto& scratch = scratchOf<T>();
-  tbb::parallel_for(std::int64_t(0), std::int64_t(frames) * per, [&](std::int64_t task) {
-    const std::int64_t frame = task / per;
-    const int band = static_cast<int>(task - frame * per);
+  simd::forEachBand(frames, in.height, [&](int frame, int y0, int y1) {
     const ConstImageView fin(in.data + inStride * std::size_t(frame), in.width, in.height, in.pitch);
     const ImageView fout{out.data + outStride * std::size_t(frame), out.width, out.height, out.pitch};
-    const int y0 = static_cast<int>(std::int64_t(in.height) * band / per);
-    const int y1 = static_cast<int>(std::int64_t(in.height) * (band + 1) / per);
     TileFilter<T>(job, scratch.local(), fin, fout, y0, 0, in.width).run(y0, y1);
   });
 }

@@ -4,8 +4,6 @@
 // sums' type, the same SIMD sums (cpu_simd_kernels.hpp) on all cores, and a store that rounds once
 // to the frame's type as the reference does.
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -348,15 +346,8 @@ void runFrames(const FramesPlan& plan, const Filter& f, Border border, bool filt
                const void* in, const ImageDesc& od, void* out) {
   const Job<T> job(plan, f, border, filterAlpha, d, in, od, out);
   auto& scratch = scratchOf<T>();
-  // Enough bands over the batch that a core slowed by other work does not hold up the call.
-  const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
-  const int bands = std::max(1, std::min(d.height, (4 * cores + d.batch - 1) / d.batch));
-  tbb::parallel_for(0, d.batch * bands, [&](int task) {
-    const int frame = task / bands, band = task % bands;
-    const int y0 = static_cast<int>(std::int64_t(d.height) * band / bands);
-    const int y1 = static_cast<int>(std::int64_t(d.height) * (band + 1) / bands);
-    if (y0 < y1) Band<X, T, XO>(job, scratch.local(), frame, y0).run(y0, y1);
-  });
+  simd::forEachBand(d.batch, d.height,
+                    [&](int frame, int y0, int y1) { Band<X, T, XO>(job, scratch.local(), frame, y0).run(y0, y1); });
 }
 
 // XO's output (X's, or f32 from u8: the sums' budget f32's, relative to the inputs as f32 frames').

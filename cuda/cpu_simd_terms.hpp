@@ -3,6 +3,11 @@
 // type (cpu_simd_frames.cpp).
 #pragma once
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "convlive/cpu_simd.hpp"
@@ -11,6 +16,22 @@
 #include "cpu_simd_kernels.hpp"
 
 namespace convlive::simd {
+
+// band(frame, y0, y1) over rows y0..y1-1 of each of `frames` frames of `height` rows, every frame's
+// bands in one parallel loop: enough bands over the call (4 a core) that a core slowed by other work
+// does not hold it up, at least one a frame (a loop a frame cost more than small frames' filtering).
+// Each band reads 2r rows beyond its own.
+template <class Band>
+void forEachBand(int frames, int height, Band band) {
+  const int cores = std::max(1, tbb::this_task_arena::max_concurrency());
+  const int per = std::max(1, std::min(height, (4 * cores + frames - 1) / frames));
+  tbb::parallel_for(std::int64_t(0), std::int64_t(frames) * per, [&](std::int64_t task) {
+    const int frame = static_cast<int>(task / per), b = static_cast<int>(task % per);
+    const int y0 = static_cast<int>(std::int64_t(height) * b / per);
+    const int y1 = static_cast<int>(std::int64_t(height) * (b + 1) / per);
+    if (y0 < y1) band(frame, y0, y1);
+  });
+}
 
 // cpuSimdFilter on `frames` u8x4 frames: in and out the first, the next ones inStride and outStride
 // bytes on; all frames' bands in one parallel loop (the u8x4 path of cpuSimdFrames).

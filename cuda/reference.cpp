@@ -17,12 +17,15 @@ namespace {
 
 using Sums = std::array<double, 4>;
 
-// Runs body(i0, i1) over bands of 0..count - 1 (rows, or frames) on up to `threads` threads (0: the
-// hardware's).
+// The threads a call takes: `threads`, or the hardware's for 0.
+int threadsFor(int threads) {
+  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Runs body(i0, i1) over bands of 0..count - 1 (rows, or frames) on up to threadsFor(threads) threads.
 template <class Body>
 void parallelRange(int count, int threads, Body body) {
-  int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  n = std::min(n, count);
+  const int n = std::min(threadsFor(threads), count);
   if (n <= 1) return body(0, count);
   std::vector<std::thread> pool;
   for (int i = 0; i < n; ++i)
@@ -157,7 +160,7 @@ void filterFrames(const Filter& filter, Border border, bool filterAlpha, const I
   };
   // A batch of at least a frame a thread: the frames in parallel, each on one thread (threads started
   // for each frame's rows cost more than a small frame's filtering: 65537 5x3 frames took 14 s).
-  const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = threadsFor(threads);
   if (d.batch >= n && n > 1) return parallelRange(d.batch, n, [&](int f0, int f1) { frames(f0, f1, 1); });
   frames(0, d.batch, threads);
 }

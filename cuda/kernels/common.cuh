@@ -67,6 +67,24 @@ __host__ __device__ __forceinline__ const uchar4* frameIn(const Launch& l, std::
 __host__ __device__ __forceinline__ uchar4* frameOut(const Launch& l, std::size_t f) {
   return reinterpret_cast<uchar4*>(reinterpret_cast<unsigned char*>(l.out) + l.outFrameStride * f);
 }
+// The frames of a batch of `frames` that one launch takes (its grid's z).
+inline int gridFrames(int frames) { return std::min(std::max(1, frames), kMaxGridZ); }
+// l's batch as launches of at most kMaxGridZ frames, a frame a grid z: launch(part) for each part,
+// its pointers at its first frame, its frames counted.
+template <class Launcher>
+void forEachGridOfFrames(const Launch& l, Launcher launch) {
+  const int frames = std::max(1, l.frames);
+  for (int f0 = 0; f0 < frames; f0 += kMaxGridZ) {
+    Launch part = l;
+    part.frames = std::min(kMaxGridZ, frames - f0);
+    part.in = frameIn(l, std::size_t(f0));
+    part.out = frameOut(l, std::size_t(f0));
+    launch(part);
+  }
+}
+// A batch's frames (a launch's grid z) share the GPU's slots (blocks or warps it holds at once): a
+// frame's share, at least one (0: unknown, no device).
+inline int frameSlots(int slots, int frames) { return slots > 0 ? std::max(1, slots / gridFrames(frames)) : slots; }
 
 // The input pixel at (x, y), any coordinates, read through the border mode.
 __device__ __forceinline__ uchar4 loadBordered(const Launch& l, int x, int y) {

@@ -680,10 +680,7 @@ template <class K>
 StreamGeometry geometryOf(const Launch& l, int residentWarps) {
   if (l.tileW != 32 || l.tileH < 1) badTile("stream", l);
   using S = StreamShape<K::R, K::half, K::full, K::mag>;
-  if constexpr (K::batch) {
-    const int frames = std::min(std::max(1, l.frames), kMaxGridZ);
-    if (residentWarps > 0) residentWarps = std::max(1, residentWarps / frames);
-  }
+  if constexpr (K::batch) residentWarps = frameSlots(residentWarps, l.frames);
   return streamGeometry(l, S::OutW, S::N, S::L, residentWarps);
 }
 // The same on this device (without one: see streamGeometry).
@@ -701,15 +698,11 @@ void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m,
   const StreamGeometry g = geometryOf<K>(l, residentWarpsOf<K>());
   if constexpr (K::batch) {
     const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch | l.inFrameStride) % (4 * S::N) == 0;
-    for (int f0 = 0; f0 < std::max(1, l.frames); f0 += kMaxGridZ) {
-      Launch c = l;
-      c.frames = std::min(kMaxGridZ, std::max(1, l.frames) - f0);
-      c.in = frameIn(l, std::size_t(f0));
-      c.out = frameOut(l, std::size_t(f0));
+    forEachGridOfFrames(l, [&](const Launch& part) {
       streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true>
-          <<<dim3(g.blocks, 1, c.frames), 32 * kStreamWarps, 0, l.stream>>>(c, m, aligned, g.u, halfOffset);
+          <<<dim3(g.blocks, 1, part.frames), 32 * kStreamWarps, 0, l.stream>>>(part, m, aligned, g.u, halfOffset);
       CL_CUDA_LAUNCHED("streamKernel<<<>>>");
-    }
+    });
   } else {
     const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
     streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>
@@ -766,7 +759,7 @@ LaunchDescription describeInstance(const Launch& l) {
                        : std::string()) +
              ">";
   p.grid = dimsOf(g.blocks);
-  if constexpr (K::batch) p.grid.z = std::min(std::max(1, l.frames), kMaxGridZ);
+  if constexpr (K::batch) p.grid.z = gridFrames(l.frames);
   p.block = dimsOf(32 * kStreamWarps);
   p.threadsPerBlock = 32 * kStreamWarps;
   p.outputsPerThread = double(l.width) * l.height / (double(g.blocks) * p.threadsPerBlock);

@@ -584,8 +584,7 @@ int segmentRows2D(const Launch& l, int radius) {
   if (!streamsRows2D(TH, KC) || !deviceInfo().available) return TH;
   const int slots = residentBlocks(kernel2D<TW, WARPS, KC, Split, C, Batch>(), 32 * WARPS,
                                    tensor2dSharedBytes(TW, TH, radius, Split, C == 4));
-  const int frames = std::min(std::max(1, l.frames), kMaxGridZ);
-  return tensor2dSegmentRows(l.width, l.height, TW, TH, radius, slots > 0 ? std::max(1, slots / frames) : slots);
+  return tensor2dSegmentRows(l.width, l.height, TW, TH, radius, frameSlots(slots, l.frames));
 }
 // A batch in one launch, a frame a grid z (a launch per kMaxGridZ frames past that).
 template <int TW, int WARPS, int KC, bool Split, int C, bool Batch>
@@ -597,18 +596,15 @@ void launchTensor2D(const Launch& l, const Mask2D& m) {
     allowSharedBytes(tensor2dStreamKernel<TW, WARPS, KC, Split, C, Batch>, shared);
   else
     allowSharedBytes(tensor2dKernel<TW, WARPS, KC, Split, C, Batch>, shared);
-  for (int f0 = 0; f0 < std::max(1, l.frames); f0 += kMaxGridZ) {
-    Launch c = l;
-    c.frames = std::min(kMaxGridZ, std::max(1, l.frames) - f0);
-    c.in = frameIn(l, std::size_t(f0));
-    c.out = frameOut(l, std::size_t(f0));
-    const dim3 grid(ceilDiv(l.width, TW), ceilDiv(l.height, rows), static_cast<unsigned>(c.frames));
+  forEachGridOfFrames(l, [&](const Launch& part) {
+    const dim3 grid(ceilDiv(l.width, TW), ceilDiv(l.height, rows), static_cast<unsigned>(part.frames));
     if constexpr (streamsRows2D(TH, KC))
-      launchDependent(tensor2dStreamKernel<TW, WARPS, KC, Split, C, Batch>, grid, dim3(32 * WARPS), shared, l.stream, c,
-                      m, rows);
+      launchDependent(tensor2dStreamKernel<TW, WARPS, KC, Split, C, Batch>, grid, dim3(32 * WARPS), shared, l.stream,
+                      part, m, rows);
     else
-      launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C, Batch>, grid, dim3(32 * WARPS), shared, l.stream, c, m);
-  }
+      launchDependent(tensor2dKernel<TW, WARPS, KC, Split, C, Batch>, grid, dim3(32 * WARPS), shared, l.stream, part,
+                      m);
+  });
 }
 // `f` gets the compiled K-chunk count for radius r (std::integral_constant<int, KC>).
 template <class F>
@@ -772,7 +768,7 @@ LaunchDescription describeTensor2D(const Launch& l, int radius, bool split) {
                      std::to_string(C) + (b.value ? ", true>" : ", false>"),
                  TW, rows, radius, 32 * WARPS, tensor2dSharedBytes(TW, TH, radius, split, C == 4),
                  kernel2D<TW, WARPS, kc.value, s.value, C, b.value>());
-    p.grid.z = std::min(std::max(1, l.frames), kMaxGridZ);
+    p.grid.z = gridFrames(l.frames);
     if (ring)
       p.note = "the apron's rows may be twice the tile's: a block walks " + std::to_string(rows) + " rows, " +
                std::to_string(TH) + " a step, the next step's input rows loaded while its products run" +

@@ -818,8 +818,7 @@ struct Ring {
   int ahead;
   StripSchedule schedule;
 };
-// A batch's frames (grid z) share the GPU's slots: a frame's share is what its schedule sees.
-inline int frameSlots(int slots, int frames) { return slots > 0 ? std::max(1, slots / std::max(1, frames)) : slots; }
+// A batch's frames (grid z) share the GPU's slots: a frame's share (frameSlots) is what its schedule sees.
 template <int B0, int NCH, int Out, bool SplitH, bool Fetched, bool Terms = false, bool OneTerm = false,
           bool Mag = false>
 Ring ringOf(const Launch& l, int radius, int terms = 1) {
@@ -857,14 +856,10 @@ MaskSep scaledForTensorInputs(const MaskSep& m) {
 template <class Kernel, class Mask, class... Rest>
 void launchFrames(Kernel kernel, const StripSchedule& s, std::size_t shared, const Launch& l, const Mask& m,
                   Rest... rest) {
-  for (int f0 = 0; f0 < l.frames; f0 += kMaxGridZ) {
-    Launch c = l;
-    c.frames = std::min(kMaxGridZ, l.frames - f0);
-    c.in = frameIn(l, f0);
-    c.out = frameOut(l, f0);
-    launchDependent(kernel, dim3(s.entries, s.segments, c.frames), dim3(tensorStreamThreads(l)), shared, l.stream, c, m,
-                    s, rest...);
-  }
+  forEachGridOfFrames(l, [&](const Launch& part) {
+    launchDependent(kernel, dim3(s.entries, s.segments, part.frames), dim3(tensorStreamThreads(l)), shared, l.stream,
+                    part, m, s, rest...);
+  });
 }
 
 template <int B0, int NCH, int Out, bool SplitH, bool Fetched>
@@ -1015,7 +1010,7 @@ LaunchDescription describeInstance(const Launch& l, int radius, int terms) {
              std::to_string(K::B0) + ", " + std::to_string(K::NCH) + ", " + outName(K::Out) + ", " +
              (K::splitH ? "fp16 high + low" : "fp16") + ">";
   if (Terms && !Mag) p.kernel += OneTerm ? " (one term)" : " (" + std::to_string(terms) + " terms)";
-  p.grid = dimsOf(s.entries, s.segments, std::min(l.frames, kMaxGridZ));
+  p.grid = dimsOf(s.entries, s.segments, gridFrames(l.frames));
   p.block = dimsOf(tensorStreamThreads(l));
   p.threadsPerBlock = tensorStreamThreads(l);
   p.outputsPerThread = double(l.tileW) * l.tileH / p.threadsPerBlock;

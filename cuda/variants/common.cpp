@@ -275,12 +275,12 @@ kernels::Launch rgba8BatchLaunchFor(const Variant& v, const FilterParams& p, con
 Rgba8Batch rgba8BatchOf(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
                         Workspace& ws, cudaStream_t s) {
   const std::size_t pitch = image.rowPitch();
-  const ConstImageView first(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch);
-  const ImageView firstOut{static_cast<std::uint8_t*>(out), image.width, image.height, pitch};
-  Prepared& pp = prepared(v, p, first, firstOut, ws);
-  kernels::Launch l = launchOf(v, p, first, firstOut, s);
-  l.frames = image.batch;
-  l.inFrameStride = l.outFrameStride = image.frameStride();
+  Prepared& pp = prepared(v, p, ConstImageView(static_cast<const std::uint8_t*>(in), image.width, image.height, pitch),
+                          ImageView{static_cast<std::uint8_t*>(out), image.width, image.height, pitch}, ws);
+  kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
+  l.in = static_cast<const uchar4*>(in);
+  l.out = static_cast<uchar4*>(out);
+  l.stream = s;
   return {pp, l};
 }
 
