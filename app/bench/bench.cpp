@@ -81,9 +81,7 @@ Options parse(int argc, char** argv) {
       for (const auto& s : bench::splitList(next())) o.customRadii.push_back(toInt(s, "custom radius"));
     } else if (a == "--masks") {
       o.masks = bench::splitList(next());
-      for (const auto& m : o.masks)
-        if (const auto& k = filterKinds(); m == "custom" || std::find(k.begin(), k.end(), m) == k.end())
-          usage("--masks: '" + m + "' is not a built-in mask (sharpen, emboss, laplacian, sobel, ...)");
+      if (const std::string why = bench::unknownMaskKind(o.masks); !why.empty()) usage(why);
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -260,12 +258,8 @@ int main(int argc, char** argv) {
       };
       std::vector<Case> cases;
       for (int r : o.radii) cases.push_back({makeFilter("gaussian", {.radius = r}), true, "gaussian"});
-      for (const std::string& kind : o.masks)
-        for (int r : o.radii) try {
-            const Filter f = makeFilter(kind, {.radius = r});
-            cases.push_back({f, f.mask.separable(), kind});
-          } catch (const std::invalid_argument&) {  // a radius the kind does not have (scharr past 1)
-          }
+      for (const auto& [kind, f] : bench::builtInFilters(o.masks, o.radii))
+        cases.push_back({f, f.mask.separable(), kind});
       for (int cr : o.customRadii) {
         // Positive random weights normalised to 1, as peers.py and npp-peer use.
         std::uniform_real_distribution<float> d(0.f, 1.f);

@@ -124,9 +124,7 @@ TypedOptions parse(int argc, char** argv) {
       }
     } else if (a == "--masks") {
       o.masks = splitList(next());
-      for (const auto& m : o.masks)
-        if (const auto& k = filterKinds(); m == "custom" || std::find(k.begin(), k.end(), m) == k.end())
-          usage("--masks: '" + m + "' is not a built-in mask (sharpen, emboss, laplacian, sobel, ...)");
+      if (const std::string why = unknownMaskKind(o.masks); !why.empty()) usage(why);
     } else if (a == "--repeats") {
       o.repeats = toInt(next(), "--repeats");
     } else if (a == "--warmup") {
@@ -342,6 +340,27 @@ bool wantsTypedMode(int argc, char** argv) {
   return false;
 }
 
+std::string unknownMaskKind(const std::vector<std::string>& kinds) {
+  const auto& known = filterKinds();
+  for (const auto& m : kinds)
+    if (m == "custom" || std::find(known.begin(), known.end(), m) == known.end())
+      return "--masks: '" + m + "' is not a built-in mask (sharpen, emboss, laplacian, sobel, ...)";
+  return {};
+}
+
+std::vector<std::pair<std::string, Filter>> builtInFilters(const std::vector<std::string>& kinds,
+                                                           const std::vector<int>& radii) {
+  std::vector<std::pair<std::string, Filter>> filters;
+  for (const std::string& kind : kinds)
+    for (int r : radii) try {
+        FilterSpec spec;
+        spec.radius = r;
+        filters.emplace_back(kind, makeFilter(kind, spec));
+      } catch (const std::invalid_argument&) {  // a radius the kind does not have (scharr past 1)
+      }
+  return filters;
+}
+
 int typedMain(int argc, char** argv) {
   const TypedOptions o = parse(argc, argv);
   const DeviceInfo& dev = deviceInfo();
@@ -478,13 +497,7 @@ int typedMain(int argc, char** argv) {
           spec.radius = r;
           filters.emplace_back("gaussian", makeFilter("gaussian", spec));
         }
-        for (const std::string& kind : o.masks)
-          for (int r : o.radii) try {
-              FilterSpec spec;
-              spec.radius = r;
-              filters.emplace_back(kind, makeFilter(kind, spec));
-            } catch (const std::invalid_argument&) {  // a radius the kind does not have (scharr past 1)
-            }
+        for (auto& kf : builtInFilters(o.masks, o.radii)) filters.push_back(std::move(kf));
         for (int r : o.customRadii) filters.emplace_back("custom2d", randomPositiveFilter(r, rng));
         for (const auto& [maskName, filter] : filters) {
           const int r = filter.mask.radius();

@@ -2,7 +2,20 @@
 // batches, against a copy of the same bytes.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convlive/mask.hpp"
+
 namespace convlive::bench {
+
+// Both modes' --masks: the first kind that is not a built-in mask, as the message that refuses it
+// (empty when all are).
+std::string unknownMaskKind(const std::vector<std::string>& kinds);
+// Each kind at each radius it has (scharr has radius 1 only), in that order.
+std::vector<std::pair<std::string, Filter>> builtInFilters(const std::vector<std::string>& kinds,
+                                                           const std::vector<int>& radii);
 
 // Whether the command line asks for the typed mode (--types or --batches among its options).
 bool wantsTypedMode(int argc, char** argv);
