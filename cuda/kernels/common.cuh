@@ -101,7 +101,8 @@ struct BlockFrame {
   __device__ __forceinline__ const uchar4* in() const { return Batch ? frameIn(l, blockIdx.z) : l.in; }
   __device__ __forceinline__ uchar4* out() const { return Batch ? frameOut(l, blockIdx.z) : l.out; }
 };
-// loadBordered from frame f (a BlockFrame).
+// loadBordered from frame f (a BlockFrame). Written out again: the one above through
+// BlockFrame<false> changed the tiled kernels' machine code.
 template <class Frame>
 __device__ __forceinline__ uchar4 loadBordered(const Launch& l, const Frame& f, int x, int y) {
   const int sx = borderIndex(x, l.width, l.border), sy = borderIndex(y, l.height, l.border);
