@@ -76,7 +76,8 @@ inline std::optional<double> shareTarget(int batch, int width, int height) {
 // variant's name), tile, median_ms, error (null when timed). One summary row per (type, channels, width, height, batch,
 // radius) with a timed convlive row: copy_ms, auto_ms and auto's choice, the best row (any variant and tile, auto
 // included), its ratio to the copy and MPix/s; a batch (batch > 1) also gets its share of the per-pixel throughput of
-// the largest single frame timed of the same type, channels and radius.
+// the largest single frame timed of the same type, channels and radius, and the copy kernel's own
+// share between those two shapes (copy_share_of_single: the ceiling that launch costs leave).
 inline nlohmann::json summarizeTyped(const nlohmann::json& rows) {
   using nlohmann::json;
   using Shape = std::tuple<std::string, int, int, int, int>;  // type, channels, width, height, batch
@@ -150,6 +151,7 @@ inline nlohmann::json summarizeTyped(const nlohmann::json& rows) {
     if (b > 1) {
       row["share_of_single"] = nullptr;
       row["single_size"] = nullptr;
+      row["copy_share_of_single"] = nullptr;
       if (const auto s = single.find({type, ch, radius}); s != single.end() && s->second.second > 0) {
         row["share_of_single"] = mpixOf(r) / s->second.second;
         // the single frame's size, found again from its pixel count
@@ -157,6 +159,10 @@ inline nlohmann::json summarizeTyped(const nlohmann::json& rows) {
           const auto& [t2, c2, w2, h2, b2, r2radius] = k2;
           if (t2 == type && c2 == ch && b2 == 1 && r2radius == radius && double(w2) * h2 == s->second.first) {
             row["single_size"] = std::to_string(w2) + "x" + std::to_string(h2);
+            // the copy's own share: what per-launch costs leave of its throughput at the batch's frame size
+            const auto cb = copyMs.find({type, ch, w, h, b}), cs = copyMs.find({type, ch, w2, h2, 1});
+            if (cb != copyMs.end() && cs != copyMs.end() && cb->second > 0 && cs->second > 0)
+              row["copy_share_of_single"] = (double(b) * w * h / cb->second) / (double(w2) * h2 / cs->second);
             break;
           }
         }
