@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -644,6 +645,32 @@ TEST_F(PlanOnDevice, SweepInsideBlocksEqualTheReference) {
           expectEqualsOrRefusedForTheBound(s, d, false, what, ran, refused);
         }
   EXPECT_GE(ran, 2 * 3 * 3 * 6);  // f16 and f32 every case
+  RecordProperty("refused_for_the_error_bound", refused);
+}
+
+// A frame's last strip narrower than a tile (its blocks read and sum only its pixels and their
+// apron): rows of whole strips and 1, 2, 8, 9 pixels more (a job of 8 pixels, part of one, one past
+// it), separable and 2D masks, every type, channel count and tile, aligned batches of two (the
+// middle strips' checkless copies beside the last one's); against the reference, the outputs
+// poisoned. Small enough for racecheck.
+TEST_F(PlanOnDevice, SweepShortLastStripsEqualTheReference) {
+  const Variant& v = *findVariant("sweep");
+  int ran = 0, refused = 0;
+  for (PixelType t : testcases::kPixelTypes)
+    for (int c : {1, 3, 4})
+      for (const Tile& tile : v.tiles) {
+        const int strip = tile.w / c, extra = std::array{1, 2, 8, 9}[rng() % 4];
+        const ImageDesc d = paddedBatch(t, c, 2 * strip + extra, 2 * tile.h + 5, 2, true);
+        const int r = 1 + int(rng() % 9);
+        const std::string what = d.str() + " tile " + tile.str() + " r = " + std::to_string(r);
+        FilterSpec sep = asymmetricSpec(r, "sweep");
+        sep.tile = tile;
+        expectEqualsOrRefusedForTheBound(sep, d, false, what, ran, refused);
+        FilterSpec twoD = weightsSpecFor({"custom", 0, randomFullRank(std::min(r, 3))}, "sweep");
+        twoD.tile = tile;
+        expectEqualsOrRefusedForTheBound(twoD, d, false, what + " 2D", ran, refused);
+      }
+  EXPECT_GE(ran, 2 * 3 * 3 * 2);  // f16 and f32 every case
   RecordProperty("refused_for_the_error_bound", refused);
 }
 

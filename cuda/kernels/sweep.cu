@@ -108,6 +108,7 @@ __global__ void __launch_bounds__(kSweepThreads)
   const bool magnitude = a.combine == Combine::Magnitude;
   const int x0 = blockIdx.x * TW, yStart = blockIdx.y * a.rowsPerBlock, yEnd = min(yStart + a.rowsPerBlock, a.height);
   const int tid = threadIdx.x;
+  const int tw = min(TW, a.width - x0);  // as the separable kernel's: the last strip's pixels
 
   for (int f = blockIdx.z; f < a.batch; f += gridDim.z) {
     const char* in = a.in + a.frameStride * std::size_t(f);
@@ -115,13 +116,14 @@ __global__ void __launch_bounds__(kSweepThreads)
 
     // Input rows [y0, y0 + rows) into their ring slots as float, the border applied.
     auto load = [&](int y0, int rows) {
-      loadRows<T, C>(a, in, x0, r, TW, y0, rows, smem, (y0 - (yStart - r)) % ring, ring, ss);
+      loadRows<T, C>(a, in, x0, r, tw, y0, rows, smem, (y0 - (yStart - r)) % ring, ring, ss);
     };
 
     // Output rows [y0, y0 + rows), P pixels a job.
     auto compute = [&](int y0, int rows) {
       for (int job = tid; job < rows * GROUPS; job += kSweepThreads) {
         const int q = job / GROUPS, px0 = (job - q * GROUPS) * P;
+        if (px0 >= tw) continue;
         float accA[C][P], accB[C][P];
 #pragma unroll
         for (int c = 0; c < C; ++c)
@@ -149,7 +151,7 @@ __global__ void __launch_bounds__(kSweepThreads)
 #pragma unroll
         for (int p = 0; p < P; ++p) {
           const int x = x0 + px0 + p;
-          if (px0 + p >= TW || x >= a.width) continue;
+          if (px0 + p >= tw) continue;
 #pragma unroll
           for (int c = 0; c < C; ++c) {
             const std::size_t at = (std::size_t(x) * C + c) * sizeof(T);

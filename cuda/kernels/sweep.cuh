@@ -142,8 +142,10 @@ struct RawRows {
   __device__ __forceinline__ int lead(int e) const { return v0 - k0 * e; }
 };
 
+// tw: the strip's pixels (the frame's last strip may have fewer than the tile's TW), which are
+// all the raw rows hold; their stride is the tile's.
 template <class T, int C>
-__device__ __forceinline__ RawRows rawRows(int x0, int r, int tw) {
+__device__ __forceinline__ RawRows rawRows(int x0, int r, int tw, int TW) {
   constexpr int E = 16 / int(sizeof(T));
   RawRows rr;
   rr.v0 = (x0 - r) * C;
@@ -151,7 +153,7 @@ __device__ __forceinline__ RawRows rawRows(int x0, int r, int tw) {
   const int last = rr.v0 + rr.span - 1;
   rr.k0 = rr.v0 >= 0 ? rr.v0 / E : -((-rr.v0 + E - 1) / E);
   rr.chunks = (last >= 0 ? last / E : -((-last + E - 1) / E)) - rr.k0 + 1;
-  rr.stride = sweepRawChunks(tw, r, C, int(sizeof(T)));
+  rr.stride = sweepRawChunks(TW, r, C, int(sizeof(T)));
   return rr;
 }
 
@@ -445,7 +447,12 @@ __global__ void __launch_bounds__(kSweepThreads,
   const int ss = sweepStageFloats(TW, r, C);
   const bool absolute = a.combine == Combine::Abs;
   const int x0 = blockIdx.x * TW;
-  const RawRows rr = rawRows<T, C>(x0, r, TW);
+  // The frame's last strip may hold a few pixels (a 256-pixel f32x3 row is 3 strips of 85 and one
+  // of 1): it reads and sums only those and their apron, not a whole strip through the border mode.
+  // One channel's strips divide the usual widths, and the clip costs those kernels a register
+  // spill, so they read whole strips as before.
+  constexpr bool kClip = C > 1;
+  const RawRows rr = rawRows<T, C>(x0, r, kClip ? min(TW, a.width - x0) : TW, TW);
   const bool inside = rawInside<T, C>(a, rr);
   // Direct: pass n's raw rows in buffer n % 2, read by the row jobs as they are; else one buffer,
   // converted into the stage.
@@ -500,7 +507,7 @@ __global__ void __launch_bounds__(kSweepThreads,
           // the lanes: channel, then 8 rows, then the groups of J pixels; then the next 8 rows
           const int c = job % CC, rest = job / CC, qLo = rest % 8, rest2 = rest / 8, g = rest2 % G;
           const int q = (rest2 / G) * 8 + qLo;
-          if (q >= rows) continue;
+          if (q >= rows || (kClip && x0 + g * J >= a.width)) continue;  // past a short last strip
           float accA[J], accB[J];
 #pragma unroll
           for (int o = 0; o < J; ++o) accA[o] = accB[o] = 0.f;
