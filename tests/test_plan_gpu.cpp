@@ -769,6 +769,41 @@ TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
   RecordProperty("refused_for_the_error_bound", refused);
 }
 
+// stream's direct kernel (f32 frames of 4 channels at r = 1, 16-byte aligned: a thread a pixel of
+// 4 rows): every border, sizes from 1x1 to a row of a block and a pixel and heights that are no
+// multiple of its 4 rows, the 4th channel filtered and kept, batches with 64-byte gaps; the same
+// frames with rows 4 bytes longer, and |sum| (pitch 1), take the streaming kernel. Against the
+// reference, the outputs poisoned, each launch named as the kernel it ran.
+TEST_F(PlanOnDevice, StreamDirectKernelEqualsTheReference) {
+  int ran = 0;
+  for (Border b : testcases::kBorders)
+    for (const auto& [w, h] : {std::pair{1, 1}, {2, 3}, {3, 1}, {37, 6}, {128, 4}, {129, 7}, {257, 5}})
+      for (bool aligned : {true, false})
+        for (const char* mask : {"asymmetric", "pitch"}) {
+          const ImageDesc d = paddedBatch(PixelType::F32, 4, w, h, 1 + int(rng() % 3), aligned);
+          const bool pitch = std::string(mask) == "pitch";
+          FilterSpec s = pitch ? specFor({"pitch", 0, "", ""}, "stream") : asymmetricSpec(1, "stream");
+          s.pitch = 1.f;  // radius 1
+          s.vertical = rng() % 2;
+          s.border = b;
+          s.filterAlpha = rng() % 2;
+          Problem why;
+          Plan plan = Plan::make(s, d, {}, why);
+          ASSERT_TRUE(plan) << d.str() << " " << mask << ": " << why.text();
+          const std::string what = d.str() + " " + mask + " " + borderName(b);
+          ASSERT_EQ(plan.launches().passes.size(), 1u) << what;
+          const bool direct = aligned && !pitch;
+          EXPECT_EQ(
+              plan.launches().passes[0].kernel.rfind(direct ? "streamDirectKernel" : "streamTypedKernel<f32, 4, 1", 0),
+              0u)
+              << what << ": " << plan.launches().passes[0].kernel;
+          SCOPED_TRACE(what);
+          expectEqualsReference(plan, d);
+          ++ran;
+        }
+  EXPECT_EQ(ran, 4 * 7 * 2 * 2);
+}
+
 // stream with the values outside each row made in the registers of the lanes that read them
 // (Zero, Clamp, Mirror; rows a whole number of lanes long; strips from the row's first value, the
 // edge strips writing their outer lanes): rows of one warp's values exactly (256 16-bit grey values

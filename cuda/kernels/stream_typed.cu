@@ -16,6 +16,18 @@ bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius) {
          typedStreamApronLanes(tb, d.channels, radius) <= kTypedStreamEdgeLanesInRegisters;
 }
 
+bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
+  const ImageDesc& d = l.image;
+  if (d.type != PixelType::F32 || d.channels != 4 || radius != 1 || l.floatOut || l.absolute) return false;
+  const std::size_t pitch = d.rowPitch(), outPitch = l.outPitch ? l.outPitch : pitch;
+  const std::size_t stride = d.batch > 1 ? d.frameStride() : 0,
+                    outStride = d.batch > 1 ? (l.outFrameStride ? l.outFrameStride : d.frameStride()) : 0;
+  return (reinterpret_cast<std::size_t>(l.in) | reinterpret_cast<std::size_t>(l.out) | pitch | outPitch | stride |
+          outStride) %
+             16 ==
+         0;
+}
+
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps, int edgeDivisor) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
@@ -122,6 +134,23 @@ LaunchDescription describeStreamTyped(const TypedStreamLaunch& l, int radius) {
 WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
+  if (typedStreamDirect(l, radius)) {
+    // A thread: its pixel and the two beside it in each of RB + 2 rows (the neighbours through L1),
+    // RB pixels made.
+    const double rows = kStreamDirectRows + 2.0, filtered = l.copyFourth ? 3 : c;
+    WorkModel m;
+    m.globalReads = 3 * rows / kStreamDirectRows;
+    m.globalBytes = m.globalReads * c * tb;
+    m.sharedBytes = 0;
+    m.apron = rows / kStreamDirectRows;
+    m.idleThreads = 0;
+    m.flops = 2 * filtered * 3 * (rows / kStreamDirectRows + 1);
+    m.dramBytes = 2.0 * c * tb;
+    m.notes.push_back("direct: a thread a pixel of " + std::to_string(kStreamDirectRows) +
+                      " rows, its neighbours' loads through L1; figures per pixel of 4 f32 values");
+    if (l.copyFourth) m.notes.push_back("the 4th channel copied: three filtered");
+    return m;
+  }
   const int v = typedStreamLaneValues(tb, c, radius), lanes = typedStreamApronLanes(tb, c, radius);
   const int outV = typedStreamOutValues(tb, c, radius), sh = std::max(1, l.tileRows);
   // A warp's unit: 32 lanes of v values down sh + 2r staged rows, for outV values down sh rows.

@@ -23,6 +23,7 @@
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
+#include "stream_direct.cuh"
 #include "stream_typed.hpp"
 #include "values.cuh"
 
@@ -424,6 +425,8 @@ int residentWarps() {
 
 template <class T, int C, int R, class TO = T>
 void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<TO, T> && C == 4 && R == 1)
+    if (typedStreamDirect(l, R)) return launchDirect<T>(l, m);
   using S = Shape<T, C, R>;
   const ImageDesc& d = l.image;
   Args a;
@@ -459,6 +462,8 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
 // is one; without, a warp a unit of tileRows rows) and a warp's unit as the footprint.
 template <class T, int C, int R, class TO = T>
 LaunchDescription describeInstance(const TypedStreamLaunch& l) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<TO, T> && C == 4 && R == 1)
+    if (typedStreamDirect(l, R)) return describeDirect<T>(l);
   using S = Shape<T, C, R>;
   const ImageDesc& d = l.image;
   const bool device = deviceInfo().available;
