@@ -430,19 +430,9 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   using S = Shape<T, C, R>;
   const ImageDesc& d = l.image;
   Args a;
-  a.in = static_cast<const char*>(l.in);
-  a.out = static_cast<char*>(l.out);
-  a.pitch = d.rowPitch();
-  a.frameStride = d.frameStride();
-  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
-  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
-  a.width = d.width;
-  a.height = d.height;
+  setFrameArgs(a, l);
   a.rowValues = d.width * C;
-  a.batch = d.batch;
-  a.border = l.border;
   a.absolute = l.absolute;
-  a.copyFourth = l.copyFourth;
   constexpr std::size_t grain = S::B;                                   // the lane's copies and stores
   constexpr std::size_t outGrain = std::is_same_v<TO, T> ? grain : 16;  // f32 out: 16-byte stores
   a.aligned = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0)) % grain == 0;

@@ -112,7 +112,7 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
 // f32 frames of 4 channels at r = 1 whose pixels, pitches and frame strides (in and out) are
 // 16-byte aligned, the sum kept as it is (|sum| stays on the streaming kernel), run a direct kernel
 // (stream_direct.cuh): a thread a pixel of kStreamDirectRows rows, its neighbours' 16-byte loads through L1, where the
-// streaming kernel's warps leave 2 of 32 lanes to the apron (4K: 1.07x the copy of the bytes against 1.25x, H200).
+// streaming kernel's warps leave 2 of 32 lanes to the apron (4K: 1.11x the copy of the bytes against 1.25x, H200).
 inline constexpr int kStreamDirectRows = 4;
 bool typedStreamDirect(const TypedStreamLaunch& l, int radius);
 // Separable, radius kTypedStreamMinRadius..typedStreamMaxRadius(type, channels), fp32 sums.
