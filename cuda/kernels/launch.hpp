@@ -208,6 +208,22 @@ inline PassLaunch passOf(const char* pass, const std::string& kernel, dim3 grid,
   p.kernelFunction = function;
   return p;
 }
+// The frame fields a kernel's arguments take from its launch (l: TypedStreamLaunch,
+// TypedTensorStreamLaunch, SweepLaunch): the pointers, the strides (the output's where l gives them), the size,
+// the batch and the border.
+template <class Args, class Launch>
+void setFrameArgs(Args& a, const Launch& l) {
+  a.in = static_cast<decltype(a.in)>(l.in);
+  a.out = static_cast<decltype(a.out)>(l.out);
+  a.pitch = l.image.rowPitch();
+  a.frameStride = l.image.frameStride();
+  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
+  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
+  a.width = l.image.width;
+  a.height = l.image.height;
+  a.batch = l.image.batch;
+  a.border = l.border;
+}
 // A block's footprint (PassLaunch::outputTile and inputTile): outW x outH made from inW x inH read,
 // its corner offsetX, offsetY from the output's.
 inline void setFootprint(PassLaunch& p, int outW, int outH, int inW, int inH, int offsetX, int offsetY) {

@@ -26,24 +26,6 @@ struct DirectArgs {
   bool copyFourth;
 };
 
-// The frame fields both stream kernels' arguments share (DirectArgs here, the streaming kernel's
-// Args), from the launch.
-template <class A>
-void setFrameArgs(A& a, const TypedStreamLaunch& l) {
-  const ImageDesc& d = l.image;
-  a.in = static_cast<const char*>(l.in);
-  a.out = static_cast<char*>(l.out);
-  a.pitch = d.rowPitch();
-  a.frameStride = d.frameStride();
-  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
-  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
-  a.width = d.width;
-  a.height = d.height;
-  a.batch = d.batch;
-  a.border = l.border;
-  a.copyFourth = l.copyFourth;
-}
-
 __device__ __forceinline__ float4 directFma(float w, float4 v, float4 acc) {
   return make_float4(fmaf(w, v.x, acc.x), fmaf(w, v.y, acc.y), fmaf(w, v.z, acc.z), fmaf(w, v.w, acc.w));
 }
@@ -111,6 +93,7 @@ template <class T>
 void launchDirect(const TypedStreamLaunch& l, const MaskSep& m) {
   DirectArgs a;
   setFrameArgs(a, l);
+  a.copyFourth = l.copyFourth;
   streamDirectKernel<T><<<streamDirectGrid(l.image), kStreamDirectThreads, 0, l.stream>>>(a, m);
   CL_CUDA_LAUNCHED("streamDirectKernel<<<>>>");
 }

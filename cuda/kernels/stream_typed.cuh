@@ -433,6 +433,7 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   setFrameArgs(a, l);
   a.rowValues = d.width * C;
   a.absolute = l.absolute;
+  a.copyFourth = l.copyFourth;
   constexpr std::size_t grain = S::B;                                   // the lane's copies and stores
   constexpr std::size_t outGrain = std::is_same_v<TO, T> ? grain : 16;  // f32 out: 16-byte stores
   a.aligned = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0)) % grain == 0;

@@ -320,17 +320,8 @@ void launch(const SweepLaunch& l, const MaskT& mask, int radius) {
   allowLargeShared(fn, shared);
   const Geometry g = geometryOf(l, radius, residentBlocks(fn, kSweepThreads, shared));
   SweepArgs a;
-  a.in = static_cast<const char*>(l.in);
-  a.out = static_cast<char*>(l.out);
-  a.pitch = l.image.rowPitch();
-  a.frameStride = l.image.frameStride();
-  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
-  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
-  a.width = l.image.width;
-  a.height = l.image.height;
-  a.batch = l.image.batch;
+  setFrameArgs(a, l);
   a.rowsPerBlock = g.rowsPerBlock;
-  a.border = l.border;
   a.combine = l.combine;
   a.copyFourth = l.image.copiesFourth(l.filterAlpha);
   a.vector = (reinterpret_cast<std::size_t>(l.in) | a.pitch | (a.batch > 1 ? a.frameStride : 0)) % 16 == 0;

@@ -783,17 +783,8 @@ void launchTypedTensorStream(const TypedTensorStreamLaunch& l, const Factors& m)
   constexpr bool Terms = std::is_same_v<Factors, MaskTerms>;
   const ImageDesc& d = l.image;
   TypedTensorArgs a{};
-  a.in = static_cast<const unsigned char*>(l.in);
-  a.out = static_cast<unsigned char*>(l.out);
-  a.pitch = d.rowPitch();
-  a.frameStride = d.frameStride();
-  a.outPitch = l.outPitch ? l.outPitch : a.pitch;
-  a.outFrameStride = l.outFrameStride ? l.outFrameStride : a.frameStride;
-  a.width = d.width;
-  a.height = d.height;
-  a.batch = d.batch;
+  setFrameArgs(a, l);
   a.tileRows = l.tileRows;
-  a.border = l.border;
   const std::uintptr_t inBits = reinterpret_cast<std::uintptr_t>(a.in) | a.pitch | (d.batch > 1 ? a.frameStride : 0);
   a.aligned = inBits % 16 == 0;
   a.aligned4 = inBits % 4 == 0;
