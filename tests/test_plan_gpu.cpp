@@ -777,7 +777,8 @@ TEST_F(PlanOnDevice, StreamInteriorAndEdgeStripsEqualTheReference) {
 TEST_F(PlanOnDevice, StreamDirectKernelEqualsTheReference) {
   int ran = 0;
   for (Border b : testcases::kBorders)
-    for (const auto& [w, h] : {std::pair{1, 1}, {2, 3}, {3, 1}, {37, 6}, {128, 4}, {129, 7}, {257, 5}})
+    for (const auto& [w, h] :
+         {std::pair{1, 1}, {2, 3}, {3, 1}, {5, 2}, {8, 9}, {37, 6}, {128, 4}, {129, 7}, {257, 5}, {1029, 2}})
       for (bool aligned : {true, false})
         for (const char* mask : {"asymmetric", "pitch"}) {
           const ImageDesc d = paddedBatch(PixelType::F32, 4, w, h, 1 + int(rng() % 3), aligned);
@@ -800,7 +801,7 @@ TEST_F(PlanOnDevice, StreamDirectKernelEqualsTheReference) {
           expectEqualsReference(plan, d);
           ++ran;
         }
-  EXPECT_EQ(ran, 4 * 7 * 2 * 2);
+  EXPECT_EQ(ran, 4 * 10 * 2 * 2);
 }
 
 // stream with the values outside each row made in the registers of the lanes that read them
