@@ -19,11 +19,16 @@ bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius) {
 bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
   const ImageDesc& d = l.image;
   if (d.type != PixelType::F32 || d.channels != 4 || radius != 1 || l.floatOut || l.absolute) return false;
-  const std::size_t pitch = d.rowPitch(), outPitch = l.outPitch ? l.outPitch : pitch;
-  const std::size_t stride = d.batch > 1 ? d.frameStride() : 0,
-                    outStride = d.batch > 1 ? (l.outFrameStride ? l.outFrameStride : d.frameStride()) : 0;
-  return (reinterpret_cast<std::size_t>(l.in) | reinterpret_cast<std::size_t>(l.out) | pitch | outPitch | stride |
-          outStride) %
+  struct {  // the kernel's frame fields, as its launch sets them
+    const void* in;
+    void* out;
+    std::size_t pitch, frameStride, outPitch, outFrameStride;
+    int width, height, batch;
+    Border border;
+  } f;
+  setFrameArgs(f, l);
+  const std::size_t strides = d.batch > 1 ? f.frameStride | f.outFrameStride : 0;
+  return (reinterpret_cast<std::size_t>(f.in) | reinterpret_cast<std::size_t>(f.out) | f.pitch | f.outPitch | strides) %
              16 ==
          0;
 }
