@@ -23,6 +23,7 @@
 #include "convlive/resources.hpp"
 #include "fft.hpp"
 #include "filter_cases.hpp"
+#include "half_sums_emulation.hpp"
 #include "image_compare.hpp"
 #include "kernels/stream_typed.hpp"
 #include "kernels/sweep.hpp"
@@ -842,6 +843,71 @@ TEST_F(PlanOnDevice, StreamEdgesInRegistersEqualTheReference) {
   EXPECT_GT(ran, 800);
   EXPECT_GT(inRegisters, 400);
   RecordProperty("refused_for_the_error_bound", refused);
+}
+
+// stream's fp16 sums on u8 frames of 1 and 3 channels into u8 at r = 1, 2 (two values an HFMA2,
+// the RGBA8 kernel's steps), taken where planHalfSums fits the mask and named so in the launch
+// (", fp16 sums"), fp32 sums elsewhere: blurs, |sum| (pitch), factors of both signs whose sums
+// saturate, and a mask whose fp16 sums would not keep 1 LSB; odd sizes from 1x1, rows of whole lanes
+// (the edges in registers, bytes replaced before they are paired) and one pixel more, two strips,
+// every border, batches with padded rows and gaps. Against the reference under the 1 LSB contract,
+// the outputs poisoned; and byte for byte against the host emulation of the steps planHalfSums
+// bounds (half_sums_emulation.hpp) wherever an output's window lies inside its frame.
+TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
+  const MaskCase cases[] = {{"gaussian", 1},
+                            {"box", 1},
+                            {"gaussian", 2},
+                            {"box", 2},
+                            {"pitch", 0},
+                            {"custom", 0, "-0.2,0.7,0.5", "0.3,0.9,-0.2"},
+                            {"custom", 0, "0.1,-0.3,0.9,-0.3,0.1", "0.2,0.2,0.2,0.2,0.2"},
+                            {"custom", 0, "10,10,10", "1,-1,1"}};
+  int ran = 0, half = 0, emulated = 0;
+  for (int c : {1, 3})
+    for (const MaskCase& k : cases)
+      for (int w : {1, 2, 5, 37, 88, 89, 256, 257, 600})
+        for (Border b : testcases::kBorders) {
+          const ImageDesc d = paddedBatch(PixelType::U8, c, w, 1 + int(rng() % 13), 1 + int(rng() % 3), rng() % 2);
+          FilterSpec s = specFor(k, "stream");
+          if (std::string(k.mask) == "pitch") s.pitch = 1.f, s.vertical = rng() % 2;  // radius 1, |sum|
+          s.border = b;
+          Problem why;
+          Plan plan = Plan::make(s, d, {}, why);
+          ASSERT_TRUE(plan) << d.str() << " " << k.mask << ": " << why.text();
+          const FilterParams& p = plan.params();
+          const HalfSumsPlan sums = planHalfSums(p.filter.mask);
+          const std::string what = d.str() + " " + k.mask + " " + k.row + " " + borderName(b);
+          ASSERT_EQ(plan.launches().passes.size(), 1u) << what;
+          const std::string& kernel = plan.launches().passes[0].kernel;
+          EXPECT_EQ(kernel.find(", fp16 sums>") != std::string::npos, sums.fits) << what << ": " << kernel;
+          SCOPED_TRACE(what);
+          const auto in = testcases::randomFrames(d, rng);
+          const auto got = runTyped(plan, d, in);
+          auto want = testcases::poisoned(d);
+          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), d, want.data());
+          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, 255);
+          EXPECT_EQ(diff.over, 0) << diff.first << " (" << diff.over << " over)";
+          EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << "a gap was written";
+          ++ran;
+          if (!sums.fits) continue;
+          ++half;
+          const testcases::HalfSumsWeights weights(p.filter.mask, sums);
+          const int r = p.filter.mask.radius();
+          for (int f = 0; f < d.batch; ++f)
+            for (int y = r; y < d.height - r; ++y)
+              for (int x = r; x < d.width - r; ++x)
+                for (int ch = 0; ch < c; ++ch) {
+                  auto at = [&](int yy, int xx) { return f * d.batchStride + yy * d.pitch + std::size_t(xx) * c + ch; };
+                  const int want = testcases::halfSumsByte(
+                      testcases::halfSumsOutput(weights, p.filter.combine == Combine::Abs,
+                                                [&](int sy, int tx) { return int(in[at(y - r + sy, x - r + tx)]); }));
+                  ASSERT_EQ(int(got[at(y, x)]), want) << "frame " << f << " (" << x << ", " << y << ") channel " << ch;
+                  ++emulated;
+                }
+        }
+  EXPECT_EQ(ran, 2 * 8 * 9 * 4);
+  EXPECT_EQ(half, 2 * 7 * 9 * 4);  // all but the last mask (its bound: 17.8 levels)
+  EXPECT_GT(emulated, 100000);
 }
 
 // stream on 16- and 32-bit frames of one channel (grey, channels-first planes) past r = 4: r = 5..8

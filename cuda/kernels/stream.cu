@@ -29,6 +29,7 @@
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
+#include "half_sums.cuh"
 #include "schedules.hpp"
 #include "stream_any_rank.hpp"
 
@@ -188,30 +189,9 @@ struct F32Sums {
   }
 };
 
-// fp16 pairs: each channel centred (byte - 128, so that the sums stay small and their rounding
-// fine) and two channels an HFMA2; the weights are fp16 pairs (the column's over 255), and the last
-// tap adds back the centring's offset (W offset: 128 * sum row * sum col, both in fp16) and
-// saturates to [0, 1]. planHalfSums bounds the error of exactly these steps, whichever two
-// channels share an instruction.
-__device__ __forceinline__ __half2 asHalf2(unsigned bits) {
-  __half2 h;
-  std::memcpy(&h, &bits, sizeof h);
-  return h;
-}
-__device__ __forceinline__ unsigned bitsOf(__half2 h) {
-  unsigned u;
-  std::memcpy(&u, &h, sizeof u);
-  return u;
-}
-// Bytes under 0x64 are the fp16 1024 + v (exact); minus 1152 they are v - 128, exact too.
-__device__ __forceinline__ __half2 centred(unsigned bytesUnder64) {
-  return __hadd2(asHalf2(bytesUnder64), asHalf2(0xE480E480u));
-}
-// The two fp16 sums s in [0, 1] as 255 s + 1024, which lands on an integer (spacing 1 from 1024 to
-// 2048), rounded to nearest (ties to even, as rintf): the value's byte is the half's low byte.
-__device__ __forceinline__ unsigned byteHalves(__half2 s) {
-  return bitsOf(__hfma2(s, asHalf2(0x5BF85BF8u), asHalf2(0x64006400u)));  // 255, 1024
-}
+// fp16 pairs (half_sums.cuh): two channels an instruction, the last tap adding back the
+// centring's offset and saturating to [0, 1]. planHalfSums bounds the error of exactly these steps,
+// whichever two channels share an instruction.
 struct F16Steps {
   using E = __half2;
   using W = __half2;
@@ -581,15 +561,6 @@ StreamGeometry streamGeometry(const Launch& l, int outW, int n, int apronLanes, 
   return {u, (u.units + kStreamWarps - 1) / kStreamWarps};
 }
 
-// A weight as the fp16 pair the fp16 kernels read, its bits in a float of the mask's arrays.
-float halfPairBits(float w) {
-  const __half_raw h = __float2half_rn(w);
-  const unsigned bits = unsigned(h.x) | unsigned(h.x) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 // The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
 // rank: full; a gradient magnitude: mag), handed to `f`.
 template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false,
@@ -716,14 +687,9 @@ void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m,
 // (some are float denormals): moved, never computed with.
 template <int R, bool Half>
 MaskSep scaledSeparable(const MaskSep& m) {
+  if constexpr (Half) return halfSumsMask(m);
   MaskSep scaled = m;
-  for (int t = 0; t < 2 * R + 1; ++t) {
-    scaled.col[t] = m.col[t] / 255.f;
-    if constexpr (Half) {
-      scaled.row[t] = halfPairBits(m.row[t]);
-      scaled.col[t] = halfPairBits(scaled.col[t]);
-    }
-  }
+  for (int t = 0; t < 2 * R + 1; ++t) scaled.col[t] = m.col[t] / 255.f;
   return scaled;
 }
 // A mask of any rank: every weight over 255 (each output's last sum clamps).
@@ -817,6 +783,24 @@ WorkModel modelInstance(const Launch& l) {
 }
 
 }  // namespace
+
+// A weight as the fp16 pair the fp16 kernels read, its bits in a float of the mask's arrays.
+float halfPairBits(float w) {
+  const __half_raw h = __float2half_rn(w);
+  const unsigned bits = unsigned(h.x) | unsigned(h.x) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+MaskSep halfSumsMask(const MaskSep& m) {
+  MaskSep scaled = m;
+  for (int t = 0; t < 2 * m.radius + 1; ++t) {
+    scaled.row[t] = halfPairBits(m.row[t]);
+    scaled.col[t] = halfPairBits(m.col[t] / 255.f);
+  }
+  return scaled;
+}
 
 StreamUnits streamUnits(const Launch& l, int radius, bool halfSums, int residentWarps, int edgeDivisor) {
   return streamInstance(l, radius, halfSums, [&](auto k) {

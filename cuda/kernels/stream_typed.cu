@@ -33,6 +33,12 @@ bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
          0;
 }
 
+bool typedStreamHalfSums(const TypedStreamLaunch& l, int radius) {
+  const ImageDesc& d = l.image;
+  return l.halfSums && d.type == PixelType::U8 && !l.floatOut && (d.channels == 1 || d.channels == 3) && radius >= 1 &&
+         radius <= 2;
+}
+
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps, int edgeDivisor) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;

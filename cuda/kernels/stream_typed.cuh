@@ -23,6 +23,7 @@
 #include "async.cuh"
 #include "common.cuh"
 #include "convlive/resources.hpp"
+#include "half_sums.cuh"
 #include "stream_direct.cuh"
 #include "stream_typed.hpp"
 #include "values.cuh"
@@ -137,16 +138,16 @@ __device__ __noinline__ void fillOutsideLane(const Args& a, const char* frame, u
 }
 
 // The row's outside values in the registers of the lanes that read them (typedStreamEdgesInRegisters:
-// Zero, Clamp or Mirror, a frame wider than R pixels, rows a whole number of lanes long). x: a
-// lane's values converted, x[Base + k] its value k (k = -A .. V + A - 1, the apron from the lanes
-// beside it); xin: the lane's first value in the row. A lane m lanes from the row's start (m < L)
-// or end (m = 1..L) has its values left of 0 or from the row's end on replaced by the border's,
-// which lie inside the row within R + 1 pixels of its edge and so among its values or its apron's:
-// every index below is a constant, one select a value; the lanes beyond the row load nothing.
-template <Border B, int C, int R, int V, int Base, int N>
-__device__ __forceinline__ void borderInRegisters(float (&x)[N], int xin, int rowValues) {
+// Zero, Clamp or Mirror, a frame wider than R pixels, rows a whole number of lanes long): for the
+// lane's value k (k = -A .. V + A - 1, the apron from the lanes beside it; xin: the lane's first
+// value in the row), take(k, src, at) replaces it with its value src where `at`. A lane m lanes
+// from the row's start (m < L) or end (m = 1..L) has its values left of 0 or from the row's end on
+// replaced by the border's, which lie inside the row within R + 1 pixels of its edge and so among
+// its values or its apron's: every index is a constant, one select a value; the lanes beyond the
+// row load nothing.
+template <Border B, int C, int R, int V, class Take>
+__device__ __forceinline__ void borderWalk(int xin, int rowValues, Take&& take) {
   constexpr int A = R * C, L = (A + V - 1) / V;
-  static_assert(Base >= A && Base + V + A <= N, "the apron's values are in x");
 #pragma unroll
   for (int m = 0; m < L; ++m) {  // the lane's first value is the row's m V: values left of 0
     const bool at = xin == m * V;
@@ -155,8 +156,7 @@ __device__ __forceinline__ void borderInRegisters(float (&x)[N], int xin, int ro
       const int g = m * V + k;  // the value's index in the row
       if (g >= 0) continue;
       const int p = (g - (C - 1)) / C, ch = g - p * C;  // pixel (negative) and channel
-      const int src = (B == Border::Clamp ? ch : -p * C + ch) - m * V;
-      x[Base + k] = at ? (B == Border::Zero ? 0.f : x[Base + src]) : x[Base + k];
+      take(k, (B == Border::Clamp ? ch : -p * C + ch) - m * V, at);
     }
   }
   const int toEnd = rowValues - xin;
@@ -168,10 +168,30 @@ __device__ __forceinline__ void borderInRegisters(float (&x)[N], int xin, int ro
       const int g = k - m * V;  // past the row's last value
       if (g < 0) continue;
       const int p = g / C, ch = g - p * C;
-      const int src = m * V + (B == Border::Clamp ? -C : -(p + 2) * C) + ch;
-      x[Base + k] = at ? (B == Border::Zero ? 0.f : x[Base + src]) : x[Base + k];
+      take(k, m * V + (B == Border::Clamp ? -C : -(p + 2) * C) + ch, at);
     }
   }
+}
+// x[Base + k]: the lane's value k as a float.
+template <Border B, int C, int R, int V, int Base, int N>
+__device__ __forceinline__ void borderInRegisters(float (&x)[N], int xin, int rowValues) {
+  static_assert(Base >= R * C && Base + V + R * C <= N, "the apron's values are in x");
+  borderWalk<B, C, R, V>(xin, rowValues, [&](int k, int src, bool at) {
+    x[Base + k] = at ? (B == Border::Zero ? 0.f : x[Base + src]) : x[Base + k];
+  });
+}
+// The same on bytes (u8 values four to a word, the lane's value k at byte Base + k of e), before
+// they are converted: the fp16 sums take their values in pairs.
+template <Border B, int C, int R, int V, int Base, int N>
+__device__ __forceinline__ void borderBytesInRegisters(unsigned (&e)[N], int xin, int rowValues) {
+  static_assert(Base >= R * C && Base + V + R * C <= 4 * N, "the apron's values are in e");
+  borderWalk<B, C, R, V>(xin, rowValues, [&](int k, int src, bool at) {
+    const int d = Base + k, s = Base + src;
+    const unsigned v = B == Border::Zero ? 0u : __byte_perm(e[s / 4], 0u, 0x4440 + s % 4);  // byte s alone
+    constexpr unsigned kPut[4] = {0x3214, 0x3240, 0x3410, 0x4210};                          // v's low byte at d
+    const unsigned put = __byte_perm(e[d / 4], v, kPut[d % 4]);
+    e[d / 4] = at ? put : e[d / 4];
+  });
 }
 
 // A finished output row's V values as f32 (TO = float from T values): unrounded; a kept 4th
@@ -233,10 +253,72 @@ __device__ __forceinline__ void columnStep(int k, float (&acc)[T][V], const floa
   }
 }
 
+// fp16 sums on u8 values (planHalfSums, half_sums.cuh): the lane's V values as V / 2 pairs, two
+// values an HFMA2, in the order and roundings that bound describes. e: the lane's words with AW on
+// either side (value k of the lane at byte Base + k); the row factor's tap t of pair j takes the
+// values 2j - A + t C and the one after: a pair of the words' own (one PRMT, one HADD2) where that
+// index is even, else the high half of one and the low half of the next (one PRMT).
+template <int C, int R, int V, int Base, int N>
+__device__ __forceinline__ void halfRowSums(const unsigned (&e)[N], const __half2 (&row)[2 * R + 1],
+                                            __half2 (&h)[V / 2]) {
+  constexpr int A = R * C;
+  static_assert(Base % 2 == 0 && Base >= A && Base + V + A <= 4 * N, "the apron's values are in e");
+  __half2 pair[2 * N];  // pair[p]: bytes 2p and 2p + 1 centred (the unused ones are dead code)
+#pragma unroll
+  for (int p = 0; p < 2 * N; ++p) pair[p] = centred(__byte_perm(e[p / 2], 0x64646464u, p % 2 ? 0x4342 : 0x4140));
+#pragma unroll
+  for (int j = 0; j < V / 2; ++j)
+#pragma unroll
+    for (int t = 0; t <= 2 * R; ++t) {
+      const int at = Base - A + 2 * j + t * C;  // the pair's first byte
+      const __half2 x =
+          at % 2 == 0 ? pair[at / 2] : asHalf2(__byte_perm(bitsOf(pair[at / 2]), bitsOf(pair[at / 2 + 1]), 0x5432));
+      h[j] = t == 0 ? __hmul2(row[0], x) : __hfma2(row[t], x, h[j]);
+    }
+}
+// A lane's W words of u8 values (V of them) into a row: whole (one vector store) or value by value
+// to the row's end.
+template <class T, int V>
+__device__ __forceinline__ void storeWords(const unsigned (&o)[V / 4], char* dst, bool whole, int xin, int rowValues) {
+  static_assert(std::is_same_v<T, unsigned char> && (V == 8 || V == 16), "u8 values, 8 or 16 a lane");
+  if (whole) {
+    if constexpr (V == 16)
+      *reinterpret_cast<uint4*>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
+    else
+      *reinterpret_cast<uint2*>(dst) = make_uint2(o[0], o[1]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (xin + j < rowValues) dst[j] = static_cast<char>(o[j / 4] >> (8 * (j % 4)));
+  }
+}
+// columnSlots in fp16 pairs: the last tap adds the offset and saturates to [0, 1] (|.| first where
+// absolute), as stream.cu's F16Steps.
+template <int T, int V2>
+__device__ __forceinline__ void halfColumnSlots(int k, __half2 (&acc)[T][V2], const __half2 (&h)[V2],
+                                                const __half2 (&col)[T], __half2 offset, bool absolute,
+                                                __half2 (&fin)[V2]) {
+  if (absolute) {
+#pragma unroll
+    for (int j = 0; j < V2; ++j)
+      fin[j] = __hadd2_sat(__habs2(__hadd2(__hfma2(col[T - 1], h[j], acc[(k + 1) % T][j]), offset)), asHalf2(0u));
+  } else {
+#pragma unroll
+    for (int j = 0; j < V2; ++j) fin[j] = __hadd2_sat(__hfma2(col[T - 1], h[j], acc[(k + 1) % T][j]), offset);
+  }
+#pragma unroll
+  for (int t = 1; t < T - 1; ++t)
+#pragma unroll
+    for (int j = 0; j < V2; ++j) acc[(k - t + T) % T][j] = __hfma2(col[t], h[j], acc[(k - t + T) % T][j]);
+#pragma unroll
+  for (int j = 0; j < V2; ++j) acc[k][j] = __hmul2(col[0], h[j]);
+}
+
 // Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps); f32 at r = 1,
 // 64 (8 blocks: their rows' latency wants the warps). TO: the output's values, T's (rounded and
-// saturated as Values<T> packs them) or float (u8 in: the sums as they are).
-template <class T, int C, int R, class TO = T>
+// saturated as Values<T> packs them) or float (u8 in: the sums as they are). Half: u8 into u8 with
+// fp16 sums (planHalfSums; the mask's weights as fp16 pairs, halfSumsMask), r <= 2.
+template <class T, int C, int R, class TO = T, bool Half = false>
 __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1 ? 8 : 4))
     streamTypedKernel(const __grid_constant__ Args a, const __grid_constant__ MaskSep m,
                       const __grid_constant__ StreamUnits u) {
@@ -246,6 +328,15 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned* const laneSlot = &ring[warp][0][W * lane];  // slot s of this lane: laneSlot + s * 32 * W
   const long long total = static_cast<long long>(u.units) * a.batch;
+  static_assert(!Half || (std::is_same_v<T, unsigned char> && std::is_same_v<TO, T> && !typedStreamSwitched(R, V)),
+                "fp16 sums: u8 into u8, the step unrolled");
+  __half2 rowH[TAPS], colH[TAPS];  // Half: the weights as fp16 pairs
+  if constexpr (Half)
+#pragma unroll
+    for (int t = 0; t < TAPS; ++t)
+      rowH[t] = asHalf2(__float_as_uint(m.row[t])), colH[t] = asHalf2(__float_as_uint(m.col[t]));
+  // Half: the centring's offset, an fp16 pair in the row factor's slot past its taps.
+  const __half2 offsetH = asHalf2(__float_as_uint(m.row[Half ? TAPS : 0]));
 
   for (long long g = blockIdx.x * kTypedStreamWarps + warp; g < total; g += gridDim.x * kTypedStreamWarps) {
     const int f = static_cast<int>(g / u.units), unit = static_cast<int>(g - static_cast<long long>(f) * u.units);
@@ -293,6 +384,12 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
     for (int s = 0; s < TAPS; ++s)
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[s][j] = 0.f;
+    __half2 accH[TAPS][V / 2];  // Half: the same in fp16 pairs
+    if constexpr (Half)
+#pragma unroll
+      for (int s = 0; s < TAPS; ++s)
+#pragma unroll
+        for (int j = 0; j < V / 2; ++j) accH[s][j] = asHalf2(0u);
 
     // Unrolled T steps a pass (each step's slots constants), or where typedStreamSwitched says so
     // one step a pass and the slots by case (columnStep).
@@ -341,72 +438,96 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
           e[AW - q] = __shfl_up_sync(0xffffffffu, w[W * dl - q], dl);
           e[AW + W - 1 + q] = __shfl_down_sync(0xffffffffu, w[(q - 1) % W], dr);
         }
-        float x[(W + 2 * AW) * VPW];  // x[AW VPW + j]: the lane's value j (unused ones are dead code)
-#pragma unroll
-        for (int j = 0; j < (W + 2 * AW) * VPW; ++j) x[j] = Values<T>::get(e[j / VPW], j % VPW);
-        if constexpr (L <= kTypedStreamEdgeLanesInRegisters) {
-          if (edgeWarp) {
-            if (a.border == Border::Clamp)
-              borderInRegisters<Border::Clamp, C, R, V, AW * VPW>(x, xin, a.rowValues);
-            else if (a.border == Border::Mirror)
-              borderInRegisters<Border::Mirror, C, R, V, AW * VPW>(x, xin, a.rowValues);
-            else
-              borderInRegisters<Border::Zero, C, R, V, AW * VPW>(x, xin, a.rowValues);
-          }
-        }
-        float h[V];
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          h[j] = m.row[0] * x[AW * VPW - A + j];
-#pragma unroll
-          for (int t = 1; t < TAPS; ++t) h[j] = fmaf(m.row[t], x[AW * VPW - A + j + t * C], h[j]);
-        }
-
-        // Column factor: input row i completes output row i - 2R (frame row y) into fin.
-        const int y = ys + i - 2 * R;
-        float fin[V];
-        if constexpr (kSwitched)
-          columnStep<TAPS, V>(k, acc, h, m, fin);
-        else
-          columnSlots<TAPS, V>(k, acc, h, m, fin);
-
-        if (i >= 2 * R && y < a.height && storeSome) {
-          if (a.absolute) {
-#pragma unroll
-            for (int j = 0; j < V; ++j) fin[j] = fabsf(fin[j]);
-          }
-          if constexpr (std::is_same_v<TO, float> && !std::is_same_v<T, float>) {
-            storeFloats<T, C, R>(a, fin, laneSlot + (unsigned(i - R) % S::Ring) * (32 * W),
-                                 reinterpret_cast<float*>(outLane + std::size_t(unsigned(y)) * a.outPitch), xin,
-                                 storeWhole);
-          } else {
-            unsigned o[W];
-#pragma unroll
-            for (int j = 0; j < W; ++j) o[j] = Values<T>::pack(&fin[j * VPW]);
-            if constexpr (C == 4) {
-              if (a.copyFourth) {  // the 4th channel of the output row's centre, input row i - R
-                const unsigned* centre = laneSlot + (unsigned(i - R) % S::Ring) * (32 * W);
-#pragma unroll
-                for (int kw = 0; kw < KW; ++kw)
-                  o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
-              }
+        if constexpr (Half) {
+          if constexpr (L <= kTypedStreamEdgeLanesInRegisters) {
+            if (edgeWarp) {
+              if (a.border == Border::Clamp)
+                borderBytesInRegisters<Border::Clamp, C, R, V, AW * VPW>(e, xin, a.rowValues);
+              else if (a.border == Border::Mirror)
+                borderBytesInRegisters<Border::Mirror, C, R, V, AW * VPW>(e, xin, a.rowValues);
+              else
+                borderBytesInRegisters<Border::Zero, C, R, V, AW * VPW>(e, xin, a.rowValues);
             }
-            char* dst = outLane + std::size_t(unsigned(y)) * a.outPitch;
-            if (storeWhole) {
+          }
+          __half2 h[V / 2], finH[V / 2];
+          halfRowSums<C, R, V, AW * VPW>(e, rowH, h);
+          halfColumnSlots<TAPS, V / 2>(k, accH, h, colH, offsetH, a.absolute, finH);
+          const int y = ys + i - 2 * R;
+          if (i >= 2 * R && y < a.height && storeSome) {
+            unsigned o[W];  // a word's bytes from the low bytes of its two pairs' halves
 #pragma unroll
-              for (int j = 0; j < W; j += 4) {
-                if constexpr (W % 4 == 0)
-                  *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
-                else
-                  *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
-              }
+            for (int j = 0; j < W; ++j)
+              o[j] = __byte_perm(byteHalves(finH[2 * j]), byteHalves(finH[2 * j + 1]), 0x6420);
+            storeWords<T, V>(o, outLane + std::size_t(unsigned(y)) * a.outPitch, storeWhole, xin, a.rowValues);
+          }
+        } else {
+          float x[(W + 2 * AW) * VPW];  // x[AW VPW + j]: the lane's value j (unused ones are dead code)
+#pragma unroll
+          for (int j = 0; j < (W + 2 * AW) * VPW; ++j) x[j] = Values<T>::get(e[j / VPW], j % VPW);
+          if constexpr (L <= kTypedStreamEdgeLanesInRegisters) {
+            if (edgeWarp) {
+              if (a.border == Border::Clamp)
+                borderInRegisters<Border::Clamp, C, R, V, AW * VPW>(x, xin, a.rowValues);
+              else if (a.border == Border::Mirror)
+                borderInRegisters<Border::Mirror, C, R, V, AW * VPW>(x, xin, a.rowValues);
+              else
+                borderInRegisters<Border::Zero, C, R, V, AW * VPW>(x, xin, a.rowValues);
+            }
+          }
+          float h[V];
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            h[j] = m.row[0] * x[AW * VPW - A + j];
+#pragma unroll
+            for (int t = 1; t < TAPS; ++t) h[j] = fmaf(m.row[t], x[AW * VPW - A + j + t * C], h[j]);
+          }
+
+          // Column factor: input row i completes output row i - 2R (frame row y) into fin.
+          const int y = ys + i - 2 * R;
+          float fin[V];
+          if constexpr (kSwitched)
+            columnStep<TAPS, V>(k, acc, h, m, fin);
+          else
+            columnSlots<TAPS, V>(k, acc, h, m, fin);
+
+          if (i >= 2 * R && y < a.height && storeSome) {
+            if (a.absolute) {
+#pragma unroll
+              for (int j = 0; j < V; ++j) fin[j] = fabsf(fin[j]);
+            }
+            if constexpr (std::is_same_v<TO, float> && !std::is_same_v<T, float>) {
+              storeFloats<T, C, R>(a, fin, laneSlot + (unsigned(i - R) % S::Ring) * (32 * W),
+                                   reinterpret_cast<float*>(outLane + std::size_t(unsigned(y)) * a.outPitch), xin,
+                                   storeWhole);
             } else {
+              unsigned o[W];
 #pragma unroll
-              for (int j = 0; j < V; ++j)
-                if (xin + j < a.rowValues) {
-                  const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
-                  std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
+              for (int j = 0; j < W; ++j) o[j] = Values<T>::pack(&fin[j * VPW]);
+              if constexpr (C == 4) {
+                if (a.copyFourth) {  // the 4th channel of the output row's centre, input row i - R
+                  const unsigned* centre = laneSlot + (unsigned(i - R) % S::Ring) * (32 * W);
+#pragma unroll
+                  for (int kw = 0; kw < KW; ++kw)
+                    o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
                 }
+              }
+              char* dst = outLane + std::size_t(unsigned(y)) * a.outPitch;
+              if (storeWhole) {
+#pragma unroll
+                for (int j = 0; j < W; j += 4) {
+                  if constexpr (W % 4 == 0)
+                    *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
+                  else
+                    *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
+                }
+              } else {
+#pragma unroll
+                for (int j = 0; j < V; ++j)
+                  if (xin + j < a.rowValues) {
+                    const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
+                    std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
+                  }
+              }
             }
           }
         }
@@ -417,13 +538,14 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
 }
 
 // Warps of the instance the current device holds at once.
-template <class T, int C, int R, class TO = T>
+template <class T, int C, int R, class TO = T, bool Half = false>
 int residentWarps() {
-  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO>), 32 * kTypedStreamWarps, 0) *
+  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO, Half>), 32 * kTypedStreamWarps,
+                        0) *
          kTypedStreamWarps;
 }
 
-template <class T, int C, int R, class TO = T>
+template <class T, int C, int R, class TO = T, bool Half = false>
 void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   if constexpr (std::is_same_v<T, float> && std::is_same_v<TO, T> && C == 4 && R == 1)
     if (typedStreamDirect(l, R)) return launchDirect<T>(l, m);
@@ -440,25 +562,31 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   a.alignedOut =
       (reinterpret_cast<std::size_t>(l.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % outGrain == 0;
   a.edgesInRegisters = typedStreamEdgesInRegisters(l, R);
-  const int warps = residentWarps<T, C, R, TO>();
+  const int warps = residentWarps<T, C, R, TO, Half>();
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch;
   const long long blocks =
       std::min<long long>((total + kTypedStreamWarps - 1) / kTypedStreamWarps, std::max(1, warps / kTypedStreamWarps));
-  streamTypedKernel<T, C, R, TO><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, m, u);
+  MaskSep mask = m;
+  if constexpr (Half) {  // fp16 pairs, the offset past the row factor's taps
+    static_assert(2 * R + 1 < 2 * kMaxSepRadius + 1, "a slot past the taps");
+    mask = halfSumsMask(m);
+    mask.row[2 * R + 1] = halfPairBits(l.halfOffset);
+  }
+  streamTypedKernel<T, C, R, TO, Half><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, mask, u);
   CL_CUDA_LAUNCHED("streamTypedKernel<<<>>>");
 }
 
 // What launchInstance launches for l: its persistent grid (the device's resident warps where there
 // is one; without, a warp a unit of tileRows rows) and a warp's unit as the footprint.
-template <class T, int C, int R, class TO = T>
+template <class T, int C, int R, class TO = T, bool Half = false>
 LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   if constexpr (std::is_same_v<T, float> && std::is_same_v<TO, T> && C == 4 && R == 1)
     if (typedStreamDirect(l, R)) return describeDirect<T>(l);
   using S = Shape<T, C, R>;
   const ImageDesc& d = l.image;
   const bool device = deviceInfo().available;
-  const int warps = device ? residentWarps<T, C, R, TO>() : 0;
+  const int warps = device ? residentWarps<T, C, R, TO, Half>() : 0;
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch, perBlock = kTypedStreamWarps;
   const long long blocks =
@@ -466,7 +594,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
              : (total + perBlock - 1) / perBlock;
   PassLaunch p;
   p.kernel = std::string("streamTypedKernel<") + pixelTypeName(d.type) + ", " + std::to_string(C) + ", " +
-             std::to_string(R) + (std::is_same_v<TO, T> ? ">" : ", f32>");
+             std::to_string(R) + (std::is_same_v<TO, T> ? "" : ", f32") + (Half ? ", fp16 sums>" : ">");
   p.grid = dimsOf(unsigned(blocks));
   p.block = dimsOf(32 * kTypedStreamWarps);
   p.threadsPerBlock = 32 * kTypedStreamWarps;
@@ -475,7 +603,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   // down where a lane's values split a pixel).
   setFootprint(p, S::OutV / C, u.sh, 32 * S::V / C, u.sh + 2 * R, -(S::V * S::L) / C, -R);
   p.staticShared = sizeof(unsigned) * kTypedStreamWarps * S::Ring * 32 * S::W;
-  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO>);
+  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO, Half>);
   p.note = "persistent: " + std::to_string(u.units) + " units a frame x " + std::to_string(d.batch) + " frame" +
            (d.batch == 1 ? "" : "s") + " (" + std::to_string(u.strips) + " strip" + (u.strips == 1 ? "" : "s") +
            " of " + std::to_string(S::OutV / C) + " pixels x " + std::to_string(u.sh) + " rows), one a warp" +
@@ -530,16 +658,29 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
   throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
 }
 
+// Whether the type's file compiles fp16-sum instances (u8 into u8, 1 or 3 channels, r <= 2; their
+// launch takes them where typedStreamHalfSums says so).
+template <class T, class TO, int C, int R>
+constexpr bool kHasHalf = std::is_same_v<T, unsigned char>&& std::is_same_v<TO, T> && (C == 1 || C == 3) && R <= 2;
+
 template <class T, class TO = T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
-  withInstance<T, TO>(l, m.radius,
-                      [&](auto c, auto r) { launchInstance<T, decltype(c)::value, decltype(r)::value, TO>(l, m); });
+  withInstance<T, TO>(l, m.radius, [&](auto c, auto r) {
+    constexpr int C = decltype(c)::value, R = decltype(r)::value;
+    if constexpr (kHasHalf<T, TO, C, R>)
+      if (typedStreamHalfSums(l, R)) return launchInstance<T, C, R, TO, true>(l, m);
+    launchInstance<T, C, R, TO>(l, m);
+  });
 }
 
 template <class T, class TO = T>
 LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
-  return withInstance<T, TO>(
-      l, radius, [&](auto c, auto r) { return describeInstance<T, decltype(c)::value, decltype(r)::value, TO>(l); });
+  return withInstance<T, TO>(l, radius, [&](auto c, auto r) {
+    constexpr int C = decltype(c)::value, R = decltype(r)::value;
+    if constexpr (kHasHalf<T, TO, C, R>)
+      if (typedStreamHalfSums(l, R)) return describeInstance<T, C, R, TO, true>(l);
+    return describeInstance<T, C, R, TO>(l);
+  });
 }
 
 }  // namespace convlive::kernels::typed

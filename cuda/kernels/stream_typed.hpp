@@ -45,11 +45,13 @@ struct TypedStreamLaunch {
   ImageDesc image;                       // type, channels, size, pitch, batch (rows and frames at its strides)
   std::size_t outPitch, outFrameStride;  // the output's strides where they differ (0: the image's)
   Border border;
-  bool absolute;    // Combine::Abs: |sum|
-  bool copyFourth;  // 4 channels: the 4th copied from the input (padding, or alpha not filtered)
-  bool floatOut;    // u8 values written as f32 (neither rounded nor clamped); outPitch and
-                    // outFrameStride then give the output's strides
-  int tileRows;     // the least rows a warp walks (the tile's height)
+  bool absolute;     // Combine::Abs: |sum|
+  bool copyFourth;   // 4 channels: the 4th copied from the input (padding, or alpha not filtered)
+  bool floatOut;     // u8 values written as f32 (neither rounded nor clamped); outPitch and
+                     // outFrameStride then give the output's strides
+  int tileRows;      // the least rows a warp walks (the tile's height)
+  bool halfSums;     // u8 into u8: the mask's fp16 sums keep 1 LSB (planHalfSums fits)
+  float halfOffset;  // and their centring's offset (HalfSumsPlan::offset)
   cudaStream_t stream;
 };
 
@@ -115,6 +117,10 @@ StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residen
 // streaming kernel's warps leave 2 of 32 lanes to the apron (4K: 1.11x the copy of the bytes against 1.25x, H200).
 inline constexpr int kStreamDirectRows = 4;
 bool typedStreamDirect(const TypedStreamLaunch& l, int radius);
+// u8 frames of 1 or 3 channels into u8 at r = 1, 2 whose mask's fp16 sums keep 1 LSB (halfSums) sum in
+// fp16 pairs, two values an instruction, as the RGBA8 kernel does (half_sums.cuh): the same steps,
+// so planHalfSums' bound.
+bool typedStreamHalfSums(const TypedStreamLaunch& l, int radius);
 // Separable, radius kTypedStreamMinRadius..typedStreamMaxRadius(type, channels), fp32 sums.
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
 // What streamTyped launches for l (pointers and stream not read).

@@ -49,7 +49,9 @@ WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
-kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image) {
+// sums: the mask's fp16 plan (u8 frames into u8 sum in fp16 where it fits: typedStreamHalfSums).
+kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p, const ImageDesc& image,
+                                         const HalfSumsPlan& sums) {
   kernels::TypedStreamLaunch l{};
   l.image = image;
   l.border = p.border;
@@ -57,6 +59,8 @@ kernels::TypedStreamLaunch typedLaunchOf(const Variant& v, const FilterParams& p
   l.copyFourth = image.copiesFourth(p.filterAlpha);
   l.tileRows = v.tileFor(p).h;
   setFloatOutput(l, p, image);
+  l.halfSums = sums.fits;
+  l.halfOffset = sums.offset;
   return l;
 }
 
@@ -116,7 +120,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
                          : kernels::describeStreamMagnitude(l, radiusOf(p));
   }
   if (!typedKernel(v, p, image)) return describe(v, p, image.width, image.height);
-  return kernels::describeStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
+  return kernels::describeStreamTyped(typedLaunchOf(v, p, image, planHalfSums(p.filter.mask)), radiusOf(p));
 }
 
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
@@ -125,7 +129,7 @@ WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDes
     return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p)) : kernels::modelStreamMagnitude(l, radiusOf(p));
   }
   if (!typedKernel(v, p, image)) return workModel(v, p, image.width, image.height);
-  return kernels::modelStreamTyped(typedLaunchOf(v, p, image), radiusOf(p));
+  return kernels::modelStreamTyped(typedLaunchOf(v, p, image, planHalfSums(p.filter.mask)), radiusOf(p));
 }
 
 void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, const void* in, void* out,
@@ -142,7 +146,7 @@ void runFrames(const Variant& v, const FilterParams& p, const ImageDesc& image, 
     return;
   }
   Prepared& pp = prepared(v, p, image, ws);
-  kernels::TypedStreamLaunch l = typedLaunchOf(v, p, image);
+  kernels::TypedStreamLaunch l = typedLaunchOf(v, p, image, pp.halfSums());
   l.in = in;
   l.out = out;
   l.stream = s;
@@ -159,7 +163,8 @@ Variant streamVariant() {
           "and a batch in one launch: "
           "each warp walks down a strip; rows stream in through a cp.async ring, row taps by warp shuffles, the "
           "column window in registers; no block barrier; "
-          "RGBA8: fp16 sums (two channels an instruction) where their error bound keeps 1 LSB, else fp32; "
+          "8-bit frames into 8 bits (RGBA8 at r <= 4; 1 and 3 channels at r <= 2): fp16 sums (two values an "
+          "instruction) where their error bound keeps 1 LSB, else fp32; "
           "RGBA8 frames (one, or a batch in one launch) also take 3x3 and 5x5 masks of any rank (each input row summed "
           "with each mask row, fp32) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one "
           "window, fp32)",
