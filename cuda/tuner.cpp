@@ -402,9 +402,9 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
     return cpuChoice(p, image);
   }
   // Other frames, as measured on the H200 at 4K and 16 1080p frames: stream's typed kernel first to
-  // r = 1 (u8x1 0.018 ms against tensorstream's 0.024, u8x3 0.040 against 0.057); tensorstream on
-  // u8x1 and u8x3 from r = 2 to 32 (u8x1 r=8 0.023 ms against sweep's 0.136, u8x3 0.054 against
-  // 0.44); stream to r = 4 on the other types (1.3-2.7x the copy against sweep's 4-12x; u16 and f16
+  // r = 1 (u8x1 0.018 ms against tensorstream's 0.024, u8x3 0.040 against 0.057), and to r = 2 where
+  // it sums in fp16 (below); tensorstream on u8x1 and u8x3 from r = 2 to 32 (u8x1 r=8 0.023 ms against sweep's 0.136,
+  // u8x3 0.054 against 0.44); stream to r = 4 on the other types (1.3-2.7x the copy against sweep's 4-12x; u16 and f16
   // grey frames: tensorstream from r = 4, below) and to r = 5 on f32
   // grey frames (since sweep's row jobs read the raw copies it is ahead from r = 6: 4K 0.94x stream's
   // time at r = 6, 0.83x at r = 8; 16 1080p 0.98x, 0.91x; 48 512x512 1.02x, 0.91x; H200,
@@ -429,7 +429,13 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   const int r = p.filter.mask.radius();
   const bool twoD = !p.filter.mask.separable();
   std::vector<const char*> order;
-  if (r <= 1) order.push_back("stream");
+  // u8 grey and RGB into u8 at r = 2 whose fp16 sums keep 1 LSB (gaussian, box): stream's fp16 sums
+  // first too (H200, 2026-12-03: 4K u8x1 0.0138 ms against tensorstream's 0.0173, u8x3 0.0283 against
+  // 0.0416; 16 1080p 0.0315 and 0.0879 against 0.0456 and 0.1243; 64 256x256 0.0110 and 0.0230
+  // against 0.0118 and 0.0313).
+  const bool halfSumsAt2 = r == 2 && image.type == PixelType::U8 && (image.channels == 1 || image.channels == 3) &&
+                           !writesOtherType(p, image) && planHalfSums(p.filter.mask).fits;
+  if (r <= 1 || halfSumsAt2) order.push_back("stream");
   const bool splits = kernels::tensorStreamTypedSplitsFactors(image.type);  // u16, f16, f32
   const int tensorFrom = !splits                        ? 0
                          : image.type == PixelType::F32 ? kF32GreyTensorMinRadius

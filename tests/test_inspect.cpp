@@ -1025,8 +1025,10 @@ class Schedules : public ::testing::Test {
   // Every value of a typed stream launch's row written by one lane of one of its strips: "" or what was not.
   static std::string rowWrittenOnce(const kernels::TypedStreamLaunch& l, int r, int strips) {
     const int tb = int(pixelTypeBytes(l.image.type)), c = l.image.channels, rowValues = l.image.width * c;
-    const int v = kernels::typedStreamLaneValues(tb, c, r), lanes = kernels::typedStreamApronLanes(tb, c, r);
-    const int outV = kernels::typedStreamOutValues(tb, c, r);
+    const int half = kernels::typedStreamHalfLaneValues(l, r);
+    const int v = kernels::typedStreamLaneValues(tb, c, r, half),
+              lanes = kernels::typedStreamApronLanes(tb, c, r, half);
+    const int outV = kernels::typedStreamOutValues(tb, c, r, half);
     const bool inRegisters = kernels::typedStreamEdgesInRegisters(l, r);
     std::vector<int> hits(static_cast<std::size_t>(rowValues));
     for (int s = 0; s < strips; ++s) {
@@ -1205,12 +1207,14 @@ TEST_F(Schedules, StreamUnitsCoverEveryStripRowOnceInOneWave) {
 // warps: 3 of 360 rows, not 1 of 1080 filling 64% of them; measured 0.73x), while single 4K frames
 // keep their one wave.
 TEST_F(Schedules, TypedStreamUnitsCoverEveryStripRowInFewWaves) {
-  auto typed = [](PixelType t, int c, int w, int h, int batch, int tileRows, Border b = Border::Clamp) {
+  auto typed = [](PixelType t, int c, int w, int h, int batch, int tileRows, Border b = Border::Clamp,
+                  bool halfSums = false) {
     kernels::TypedStreamLaunch l{};
     l.image = ImageDesc{.width = w, .height = h, .type = t, .channels = c};
     l.image.batch = batch;
     l.tileRows = tileRows;
     l.border = b;
+    l.halfSums = halfSums;  // u8 of 1 and 3 channels at r <= 2: 8 or 16 values a lane
     return l;
   };
   int cases = 0;
@@ -1222,8 +1226,9 @@ TEST_F(Schedules, TypedStreamUnitsCoverEveryStripRowInFewWaves) {
             for (int r : {1, 2, 4})
               for (int resident : {0, 24, 2112, 4224}) {
                 // Clamp: the edges in registers on rows of whole lanes; Wrap: the edge strips' apron lanes.
+                // u8: fp16 sums every other case (16 values a lane at r <= 2 on 1 and 3 channels).
                 const kernels::TypedStreamLaunch l =
-                    typed(t, c, w, h, batch, tileRows, resident == 2112 ? Border::Wrap : Border::Clamp);
+                    typed(t, c, w, h, batch, tileRows, resident == 2112 ? Border::Wrap : Border::Clamp, cases % 2 != 0);
                 const kernels::StreamUnits u = kernels::typedStreamUnits(l, r, resident);
                 std::string why = walkedOnce(u, h);
                 if (why.empty()) why = rowWrittenOnce(l, r, u.strips);

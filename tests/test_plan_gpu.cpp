@@ -864,8 +864,14 @@ TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
                             {"custom", 0, "10,10,10", "1,-1,1"}};
   int ran = 0, half = 0, emulated = 0;
   for (int c : {1, 3})
-    for (const MaskCase& k : cases)
-      for (int w : {1, 2, 5, 37, 88, 89, 256, 257, 600})
+    for (const MaskCase& k : cases) {
+      const std::string row = k.row;
+      const int r = k.radius ? k.radius : std::string(k.mask) == "pitch" ? 1 : int(std::ranges::count(row, ',')) / 2;
+      const int v = kernels::typedStreamLaneValues(1, c, r, true), outV = kernels::typedStreamOutValues(1, c, r, true);
+      const int unit = v / std::gcd(v, c);  // pixels: a row of a multiple of them is whole lanes
+      auto whole = [&](int values) { return (values / c + unit - 1) / unit * unit; };
+      for (int w :
+           {1, 2, 5, 37, whole(32 * v), whole(32 * v) + unit, whole(32 * v + outV), whole(32 * v + outV) + 1, 600})
         for (Border b : testcases::kBorders) {
           const ImageDesc d = paddedBatch(PixelType::U8, c, w, 1 + int(rng() % 13), 1 + int(rng() % 3), rng() % 2);
           FilterSpec s = specFor(k, "stream");
@@ -892,7 +898,7 @@ TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
           if (!sums.fits) continue;
           ++half;
           const testcases::HalfSumsWeights weights(p.filter.mask, sums);
-          const int r = p.filter.mask.radius();
+          EXPECT_EQ(p.filter.mask.radius(), r);
           for (int f = 0; f < d.batch; ++f)
             for (int y = r; y < d.height - r; ++y)
               for (int x = r; x < d.width - r; ++x)
@@ -905,6 +911,7 @@ TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
                   ++emulated;
                 }
         }
+    }
   EXPECT_EQ(ran, 2 * 8 * 9 * 4);
   EXPECT_EQ(half, 2 * 7 * 9 * 4);  // all but the last mask (its bound: 17.8 levels)
   EXPECT_GT(emulated, 100000);

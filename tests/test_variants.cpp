@@ -1282,13 +1282,19 @@ TEST(Auto, FixedOrderFollowsTheH200Measurements) {
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 3})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 16})), "tensorstream");
     EXPECT_EQ(pick(makeFilter("sobel", {.radius = 17})), "separable");
-    // Grey and RGB frames: stream's typed kernel at r = 1, tensorstream from r = 2 to 32; the other
-    // types stream to r = 4, then sweep.
+    // Grey and RGB frames: stream's typed kernel at r = 1, and at r = 2 where it sums in fp16 (a
+    // gaussian; not a mask whose fp16 sums could pass 1 LSB), tensorstream from r = 2 to 32; the
+    // other types stream to r = 4, then sweep.
     for (int c : {1, 3}) {
       const ImageDesc d{.width = 1920, .height = 1080, .channels = c};
-      p.filter = makeFilter("gaussian", {.radius = 1});
-      EXPECT_EQ(fixedOrderChoice(p, d).name, "stream");
-      for (int r : {2, 8, 32}) {
+      for (int r : {1, 2}) {
+        p.filter = makeFilter("gaussian", {.radius = r});
+        EXPECT_EQ(fixedOrderChoice(p, d).name, "stream") << r;
+      }
+      p.filter = makeFilter("custom", {.rowWeights = "1,1,1,1,1", .colWeights = "0.2,0.2,0.2,0.2,0.2"});
+      ASSERT_FALSE(planHalfSums(p.filter.mask).fits);  // a row sum to 640 in fp16: 1.9 levels
+      EXPECT_EQ(fixedOrderChoice(p, d).name, "tensorstream");
+      for (int r : {3, 8, 32}) {
         p.filter = makeFilter("gaussian", {.radius = r});
         EXPECT_EQ(fixedOrderChoice(p, d).name, "tensorstream") << r;
       }

@@ -10,10 +10,12 @@
 namespace convlive::kernels {
 bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius) {
   const ImageDesc& d = l.image;
-  const int tb = int(pixelTypeBytes(d.type)), v = typedStreamLaneValues(tb, d.channels, radius);
+  const int tb = int(pixelTypeBytes(d.type));
+  const int half = typedStreamHalfLaneValues(l, radius);
+  const int v = typedStreamLaneValues(tb, d.channels, radius, half);
   return (l.border == Border::Zero || l.border == Border::Clamp || l.border == Border::Mirror) && d.width > radius &&
          (static_cast<long long>(d.width) * d.channels) % v == 0 &&
-         typedStreamApronLanes(tb, d.channels, radius) <= kTypedStreamEdgeLanesInRegisters;
+         typedStreamApronLanes(tb, d.channels, radius, half) <= kTypedStreamEdgeLanesInRegisters;
 }
 
 bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
@@ -33,17 +35,20 @@ bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
          0;
 }
 
-bool typedStreamHalfSums(const TypedStreamLaunch& l, int radius) {
+int typedStreamHalfLaneValues(const TypedStreamLaunch& l, int radius) {
   const ImageDesc& d = l.image;
-  return l.halfSums && d.type == PixelType::U8 && !l.floatOut && (d.channels == 1 || d.channels == 3) && radius >= 1 &&
-         radius <= 2;
+  if (!l.halfSums || d.type != PixelType::U8 || l.floatOut || (d.channels != 1 && d.channels != 3) || radius < 1 ||
+      radius > 2)
+    return 0;
+  return static_cast<long long>(d.width) * d.channels <= 32 * 8 ? 8 : 16;
 }
 
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps, int edgeDivisor) {
   const ImageDesc& d = l.image;
   const int tb = int(pixelTypeBytes(d.type)), c = d.channels;
-  const int v = typedStreamLaneValues(tb, c, radius), lanes = typedStreamApronLanes(tb, c, radius);
-  const int outV = typedStreamOutValues(tb, c, radius), rowValues = d.width * c;
+  const int half = typedStreamHalfLaneValues(l, radius);
+  const int v = typedStreamLaneValues(tb, c, radius, half), lanes = typedStreamApronLanes(tb, c, radius, half);
+  const int outV = typedStreamOutValues(tb, c, radius, half), rowValues = d.width * c;
   const bool inRegisters = typedStreamEdgesInRegisters(l, radius);
   StreamUnits u{};
   // In registers: strip s reads values s outV .. that + 32 v - 1, the last one to the row's end.
@@ -162,8 +167,9 @@ WorkModel modelStreamTyped(const TypedStreamLaunch& l, int radius) {
     if (l.copyFourth) m.notes.push_back("the 4th channel copied: three filtered");
     return m;
   }
-  const int v = typedStreamLaneValues(tb, c, radius), lanes = typedStreamApronLanes(tb, c, radius);
-  const int outV = typedStreamOutValues(tb, c, radius), sh = std::max(1, l.tileRows);
+  const int half = typedStreamHalfLaneValues(l, radius);
+  const int v = typedStreamLaneValues(tb, c, radius, half), lanes = typedStreamApronLanes(tb, c, radius, half);
+  const int outV = typedStreamOutValues(tb, c, radius, half), sh = std::max(1, l.tileRows);
   // A warp's unit: 32 lanes of v values down sh + 2r staged rows, for outV values down sh rows.
   const double staged = 32.0 * v * (sh + 2 * radius), made = double(outV) * sh;
   const double taps = 2 * radius + 1, filtered = l.copyFourth ? 3 : c;

@@ -51,9 +51,9 @@ struct Args {
                           // values outside the row made in the lanes that read them
 };
 
-template <class T, int C, int R>
+template <class T, int C, int R, int HalfV = 0>
 struct Shape {
-  static constexpr int V = typedStreamLaneValues(sizeof(T), C, R);  // values a lane
+  static constexpr int V = typedStreamLaneValues(sizeof(T), C, R, HalfV);  // values a lane
   static constexpr int VPW = Values<T>::kPerWord;
   static constexpr int W = V / VPW;  // 32-bit words a lane
   static constexpr int B = 4 * W;    // bytes a lane: 8, 16 or 32
@@ -66,9 +66,9 @@ struct Shape {
   static constexpr int Ring = F32R1 ? 8 : kRing;
   static_assert(Ring >= Ahead + 1 + (C == 4 ? R : 0) && Ring <= kRing, "the centre row stays in the ring");
   static constexpr int A = R * C;  // apron values on each side
-  static constexpr int L = typedStreamApronLanes(sizeof(T), C, R);
+  static constexpr int L = typedStreamApronLanes(sizeof(T), C, R, HalfV);
   static constexpr int AW = (A + VPW - 1) / VPW;  // apron words on each side
-  static constexpr int OutV = typedStreamOutValues(sizeof(T), C, R);
+  static constexpr int OutV = typedStreamOutValues(sizeof(T), C, R, HalfV);
   static constexpr int Taps = 2 * R + 1;
   // 4 channels: the words holding a 4th channel's value (every word of u8, the odd ones of 16-bit
   // types, every 4th of f32), KW of them a lane.
@@ -316,13 +316,15 @@ __device__ __forceinline__ void halfColumnSlots(int k, __half2 (&acc)[T][V2], co
 
 // Blocks an SM holds at least: 128 registers a thread at most (4 blocks of 4 warps); f32 at r = 1,
 // 64 (8 blocks: their rows' latency wants the warps). TO: the output's values, T's (rounded and
-// saturated as Values<T> packs them) or float (u8 in: the sums as they are). Half: u8 into u8 with
-// fp16 sums (planHalfSums; the mask's weights as fp16 pairs, halfSumsMask), r <= 2.
-template <class T, int C, int R, class TO = T, bool Half = false>
+// saturated as Values<T> packs them) or float (u8 in: the sums as they are). HalfV: u8 into u8 with
+// fp16 sums (planHalfSums; the mask's weights as fp16 pairs, halfSumsMask), r <= 2, HalfV values a
+// lane (8 or 16); 0: fp32 sums.
+template <class T, int C, int R, class TO = T, int HalfV = 0>
 __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1 ? 8 : 4))
     streamTypedKernel(const __grid_constant__ Args a, const __grid_constant__ MaskSep m,
                       const __grid_constant__ StreamUnits u) {
-  using S = Shape<T, C, R>;
+  using S = Shape<T, C, R, HalfV>;
+  constexpr bool Half = HalfV != 0;
   constexpr int V = S::V, W = S::W, VPW = S::VPW, L = S::L, AW = S::AW, A = S::A, TAPS = S::Taps, KW = S::KW;
   __shared__ __align__(16) unsigned ring[kTypedStreamWarps][S::Ring][32 * W];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -538,18 +540,18 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
 }
 
 // Warps of the instance the current device holds at once.
-template <class T, int C, int R, class TO = T, bool Half = false>
+template <class T, int C, int R, class TO = T, int HalfV = 0>
 int residentWarps() {
-  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO, Half>), 32 * kTypedStreamWarps,
+  return residentBlocks(reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO, HalfV>), 32 * kTypedStreamWarps,
                         0) *
          kTypedStreamWarps;
 }
 
-template <class T, int C, int R, class TO = T, bool Half = false>
+template <class T, int C, int R, class TO = T, int HalfV = 0>
 void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   if constexpr (std::is_same_v<T, float> && std::is_same_v<TO, T> && C == 4 && R == 1)
     if (typedStreamDirect(l, R)) return launchDirect<T>(l, m);
-  using S = Shape<T, C, R>;
+  using S = Shape<T, C, R, HalfV>;
   const ImageDesc& d = l.image;
   Args a;
   setFrameArgs(a, l);
@@ -562,31 +564,31 @@ void launchInstance(const TypedStreamLaunch& l, const MaskSep& m) {
   a.alignedOut =
       (reinterpret_cast<std::size_t>(l.out) | a.outPitch | (d.batch > 1 ? a.outFrameStride : 0)) % outGrain == 0;
   a.edgesInRegisters = typedStreamEdgesInRegisters(l, R);
-  const int warps = residentWarps<T, C, R, TO, Half>();
+  const int warps = residentWarps<T, C, R, TO, HalfV>();
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch;
   const long long blocks =
       std::min<long long>((total + kTypedStreamWarps - 1) / kTypedStreamWarps, std::max(1, warps / kTypedStreamWarps));
   MaskSep mask = m;
-  if constexpr (Half) {  // fp16 pairs, the offset past the row factor's taps
+  if constexpr (HalfV != 0) {  // fp16 pairs, the offset past the row factor's taps
     static_assert(2 * R + 1 < 2 * kMaxSepRadius + 1, "a slot past the taps");
     mask = halfSumsMask(m);
     mask.row[2 * R + 1] = halfPairBits(l.halfOffset);
   }
-  streamTypedKernel<T, C, R, TO, Half><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, mask, u);
+  streamTypedKernel<T, C, R, TO, HalfV><<<unsigned(blocks), 32 * kTypedStreamWarps, 0, l.stream>>>(a, mask, u);
   CL_CUDA_LAUNCHED("streamTypedKernel<<<>>>");
 }
 
 // What launchInstance launches for l: its persistent grid (the device's resident warps where there
 // is one; without, a warp a unit of tileRows rows) and a warp's unit as the footprint.
-template <class T, int C, int R, class TO = T, bool Half = false>
+template <class T, int C, int R, class TO = T, int HalfV = 0>
 LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   if constexpr (std::is_same_v<T, float> && std::is_same_v<TO, T> && C == 4 && R == 1)
     if (typedStreamDirect(l, R)) return describeDirect<T>(l);
-  using S = Shape<T, C, R>;
+  using S = Shape<T, C, R, HalfV>;
   const ImageDesc& d = l.image;
   const bool device = deviceInfo().available;
-  const int warps = device ? residentWarps<T, C, R, TO, Half>() : 0;
+  const int warps = device ? residentWarps<T, C, R, TO, HalfV>() : 0;
   const StreamUnits u = typedStreamUnits(l, R, warps);
   const long long total = static_cast<long long>(u.units) * d.batch, perBlock = kTypedStreamWarps;
   const long long blocks =
@@ -594,7 +596,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
              : (total + perBlock - 1) / perBlock;
   PassLaunch p;
   p.kernel = std::string("streamTypedKernel<") + pixelTypeName(d.type) + ", " + std::to_string(C) + ", " +
-             std::to_string(R) + (std::is_same_v<TO, T> ? "" : ", f32") + (Half ? ", fp16 sums>" : ">");
+             std::to_string(R) + (std::is_same_v<TO, T> ? "" : ", f32") + (HalfV ? ", fp16 sums>" : ">");
   p.grid = dimsOf(unsigned(blocks));
   p.block = dimsOf(32 * kTypedStreamWarps);
   p.threadsPerBlock = 32 * kTypedStreamWarps;
@@ -603,7 +605,7 @@ LaunchDescription describeInstance(const TypedStreamLaunch& l) {
   // down where a lane's values split a pixel).
   setFootprint(p, S::OutV / C, u.sh, 32 * S::V / C, u.sh + 2 * R, -(S::V * S::L) / C, -R);
   p.staticShared = sizeof(unsigned) * kTypedStreamWarps * S::Ring * 32 * S::W;
-  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO, Half>);
+  p.kernelFunction = reinterpret_cast<const void*>(&streamTypedKernel<T, C, R, TO, HalfV>);
   p.note = "persistent: " + std::to_string(u.units) + " units a frame x " + std::to_string(d.batch) + " frame" +
            (d.batch == 1 ? "" : "s") + " (" + std::to_string(u.strips) + " strip" + (u.strips == 1 ? "" : "s") +
            " of " + std::to_string(S::OutV / C) + " pixels x " + std::to_string(u.sh) + " rows), one a warp" +
@@ -658,8 +660,8 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
   throw std::invalid_argument("stream: " + std::to_string(l.image.channels) + " channels");
 }
 
-// Whether the type's file compiles fp16-sum instances (u8 into u8, 1 or 3 channels, r <= 2; their
-// launch takes them where typedStreamHalfSums says so).
+// Whether the type's file compiles fp16-sum instances (u8 into u8, 1 or 3 channels, r <= 2, 8 and 16
+// values a lane; their launch takes them where typedStreamHalfLaneValues says so).
 template <class T, class TO, int C, int R>
 constexpr bool kHasHalf = std::is_same_v<T, unsigned char>&& std::is_same_v<TO, T> && (C == 1 || C == 3) && R <= 2;
 
@@ -667,18 +669,24 @@ template <class T, class TO = T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
   withInstance<T, TO>(l, m.radius, [&](auto c, auto r) {
     constexpr int C = decltype(c)::value, R = decltype(r)::value;
-    if constexpr (kHasHalf<T, TO, C, R>)
-      if (typedStreamHalfSums(l, R)) return launchInstance<T, C, R, TO, true>(l, m);
-    launchInstance<T, C, R, TO>(l, m);
+    if constexpr (kHasHalf<T, TO, C, R>) {
+      const int half = typedStreamHalfLaneValues(l, R);
+      if (half == 16) return launchInstance<T, C, R, TO, 16>(l, m);
+      if (half == 8) return launchInstance<T, C, R, TO, 8>(l, m);
+    }
+    return launchInstance<T, C, R, TO>(l, m);
   });
 }
 
 template <class T, class TO = T>
 LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
-  return withInstance<T, TO>(l, radius, [&](auto c, auto r) {
+  return withInstance<T, TO>(l, radius, [&](auto c, auto r) -> LaunchDescription {
     constexpr int C = decltype(c)::value, R = decltype(r)::value;
-    if constexpr (kHasHalf<T, TO, C, R>)
-      if (typedStreamHalfSums(l, R)) return describeInstance<T, C, R, TO, true>(l);
+    if constexpr (kHasHalf<T, TO, C, R>) {
+      const int half = typedStreamHalfLaneValues(l, R);
+      if (half == 16) return describeInstance<T, C, R, TO, 16>(l);
+      if (half == 8) return describeInstance<T, C, R, TO, 8>(l);
+    }
     return describeInstance<T, C, R, TO>(l);
   });
 }

@@ -63,17 +63,19 @@ struct TypedStreamLaunch {
 // fit at 8), measured 1.17-1.39x faster at r = 3 and 4 (H200: 4K u16x1 r=4 0.0432 -> 0.0363 ms,
 // f16x1 0.039 -> 0.033, 64 256x256 f16x1 frames 0.054 -> 0.039); 3 channels stay at 8 (u16x3 r=4
 // 0.095 -> 0.099 at 4, f16x3 r=3 0.071 -> 0.069), 4 channels too (u16x4 r=4 0.124 -> 0.149).
-constexpr int typedStreamLaneValues(int typeBytes, int channels, int radius) {
-  if (typeBytes == 1) return channels == 1 && radius > kTypedStreamMaxRadius ? 4 : 8;  // u8 grey past 4: f32 out
+// halfValues: u8 values summed in fp16 pairs take that many a lane (typedStreamHalfLaneValues).
+constexpr int typedStreamLaneValues(int typeBytes, int channels, int radius, int halfValues = 0) {
+  if (halfValues) return halfValues;
+  if (typeBytes == 1) return channels == 1 && radius > kTypedStreamMaxRadius ? 4 : 8;
   return typeBytes == 2 && channels == 1 && radius >= 3 ? 4 : 16 / typeBytes;
 }
-constexpr int typedStreamApronLanes(int typeBytes, int channels, int radius) {
-  const int v = typedStreamLaneValues(typeBytes, channels, radius);
+constexpr int typedStreamApronLanes(int typeBytes, int channels, int radius, int halfValues = 0) {
+  const int v = typedStreamLaneValues(typeBytes, channels, radius, halfValues);
   return (radius * channels + v - 1) / v;
 }
-constexpr int typedStreamOutValues(int typeBytes, int channels, int radius) {
-  return (32 - 2 * typedStreamApronLanes(typeBytes, channels, radius)) *
-         typedStreamLaneValues(typeBytes, channels, radius);
+constexpr int typedStreamOutValues(int typeBytes, int channels, int radius, int halfValues = 0) {
+  return (32 - 2 * typedStreamApronLanes(typeBytes, channels, radius, halfValues)) *
+         typedStreamLaneValues(typeBytes, channels, radius, halfValues);
 }
 
 // Whether l's launch at this radius makes the values outside each row in the registers of the
@@ -119,8 +121,10 @@ inline constexpr int kStreamDirectRows = 4;
 bool typedStreamDirect(const TypedStreamLaunch& l, int radius);
 // u8 frames of 1 or 3 channels into u8 at r = 1, 2 whose mask's fp16 sums keep 1 LSB (halfSums) sum in
 // fp16 pairs, two values an instruction, as the RGBA8 kernel does (half_sums.cuh): the same steps,
-// so planHalfSums' bound.
-bool typedStreamHalfSums(const TypedStreamLaunch& l, int radius);
+// so planHalfSums' bound. They take 16 values a lane (one 16-byte copy; half the per-row work of 8
+// a lane), or 8 where a row is at most 256 values (one warp's at 8: at 16 half its lanes would
+// idle, 64 256x256 grey frames 0.92x the time of 8). The values a lane, or 0 for fp32 sums.
+int typedStreamHalfLaneValues(const TypedStreamLaunch& l, int radius);
 // Separable, radius kTypedStreamMinRadius..typedStreamMaxRadius(type, channels), fp32 sums.
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
 // What streamTyped launches for l (pointers and stream not read).
