@@ -154,6 +154,30 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   rgbaBatch.batch = 3;
   EXPECT_EQ(variant("stream").describeLaunch(paramsFor("gaussian", 1), rgbaBatch).passes.at(0).kernel,
             "streamTypedKernel<u8, 4, 1>");
+  // u8 grey and RGB frames into u8 at r = 1, 2 whose fp16 sums keep 1 LSB: the fp16 instances, a lane
+  // 16 values (a warp's strip 30 lanes of them) or 8 where a row is at most 256 values; a mask whose
+  // fp16 sums could pass 1 LSB (a row sum to 640), and u8 written as f32, the fp32 ones.
+  auto streamKernelOf = [&](const FilterParams& p, const ImageDesc& d) {
+    const PassLaunch pass = variant("stream").describeLaunch(p, d).passes.at(0);
+    return pass.kernel + " | " + pass.note;
+  };
+  const ImageDesc grey8Wide{.width = 300, .height = 40, .type = PixelType::U8, .channels = 1};
+  const ImageDesc grey8Narrow{.width = 256, .height = 40, .type = PixelType::U8, .channels = 1};
+  const ImageDesc rgb8{.width = 300, .height = 40, .type = PixelType::U8, .channels = 3};
+  EXPECT_EQ(streamKernelOf(paramsFor("gaussian", 1), grey8Wide).rfind("streamTypedKernel<u8, 1, 1, fp16 sums> | ", 0),
+            0u);
+  EXPECT_NE(streamKernelOf(paramsFor("gaussian", 1), grey8Wide).find("strip of 480 pixels"), std::string::npos);
+  EXPECT_NE(streamKernelOf(paramsFor("box", 2), grey8Narrow).find("strip of 240 pixels"), std::string::npos);
+  EXPECT_EQ(streamKernelOf(paramsFor("gaussian", 2), rgb8).rfind("streamTypedKernel<u8, 3, 2, fp16 sums> | ", 0), 0u);
+  EXPECT_NE(streamKernelOf(paramsFor("gaussian", 2), rgb8).find("strips of 160 pixels"), std::string::npos);
+  FilterParams coarse = paramsFor("gaussian", 2);
+  coarse.filter = makeFilter("custom", {.rowWeights = "1,1,1,1,1", .colWeights = "0.2,0.2,0.2,0.2,0.2"});
+  EXPECT_EQ(streamKernelOf(coarse, grey8Wide).rfind("streamTypedKernel<u8, 1, 2> | ", 0), 0u);
+  FilterParams toF32 = paramsFor("gaussian", 1);
+  toF32.outType = PixelType::F32;
+  EXPECT_EQ(streamKernelOf(toF32, grey8Wide).rfind("streamTypedKernel<u8, 1, 1, f32> | ", 0), 0u);
+  EXPECT_EQ(streamKernelOf(paramsFor("gaussian", 3), rgb8).rfind("streamTypedKernel<u8, 3, 3> | ", 0), 0u);
+
   const WorkModel model = variant("stream").workModel(paramsFor("gaussian", 2), grey);
   // A warp's unit of the default tile's 16 rows: 32 lanes of 8 u16 values down 16 + 4 staged rows for
   // (32 - 2 apron lanes) x 8 values down 16 rows.
