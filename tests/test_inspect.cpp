@@ -155,15 +155,16 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   EXPECT_EQ(variant("stream").describeLaunch(paramsFor("gaussian", 1), rgbaBatch).passes.at(0).kernel,
             "streamTypedKernel<u8, 4, 1>");
   // u8 grey and RGB frames into u8 at r = 1, 2 whose fp16 sums keep 1 LSB: the fp16 instances, a lane
-  // 16 values (a warp's strip 30 lanes of them) or 8 where a row is at most 256 values; a mask whose
+  // 16 values (a warp's strip 30 lanes of them; rows 16-byte aligned) or 8 where a row is at most 256
+  // values; a mask whose
   // fp16 sums could pass 1 LSB (a row sum to 640), and u8 written as f32, the fp32 ones.
   auto streamKernelOf = [&](const FilterParams& p, const ImageDesc& d) {
     const PassLaunch pass = variant("stream").describeLaunch(p, d).passes.at(0);
     return pass.kernel + " | " + pass.note;
   };
-  const ImageDesc grey8Wide{.width = 300, .height = 40, .type = PixelType::U8, .channels = 1};
+  const ImageDesc grey8Wide{.width = 300, .height = 40, .type = PixelType::U8, .channels = 1, .pitch = 304};
   const ImageDesc grey8Narrow{.width = 256, .height = 40, .type = PixelType::U8, .channels = 1};
-  const ImageDesc rgb8{.width = 300, .height = 40, .type = PixelType::U8, .channels = 3};
+  const ImageDesc rgb8{.width = 300, .height = 40, .type = PixelType::U8, .channels = 3, .pitch = 912};
   EXPECT_EQ(streamKernelOf(paramsFor("gaussian", 1), grey8Wide).rfind("streamTypedKernel<u8, 1, 1, fp16 sums> | ", 0),
             0u);
   EXPECT_NE(streamKernelOf(paramsFor("gaussian", 1), grey8Wide).find("strip of 480 pixels"), std::string::npos);
@@ -177,6 +178,14 @@ TEST(Inspect, TypedFramesAndBatchesGetTheirKernelOrSaySo) {
   toF32.outType = PixelType::F32;
   EXPECT_EQ(streamKernelOf(toF32, grey8Wide).rfind("streamTypedKernel<u8, 1, 1, f32> | ", 0), 0u);
   EXPECT_EQ(streamKernelOf(paramsFor("gaussian", 3), rgb8).rfind("streamTypedKernel<u8, 3, 3> | ", 0), 0u);
+  // Rows 3000 bytes apart (1000 RGB pixels, packed): 8 a lane, whose 8-byte copies stay whole.
+  const ImageDesc rgb8Packed{.width = 1000, .height = 40, .type = PixelType::U8, .channels = 3};
+  EXPECT_NE(streamKernelOf(paramsFor("gaussian", 1), rgb8Packed).find("strips of 80 pixels"), std::string::npos)
+      << streamKernelOf(paramsFor("gaussian", 1), rgb8Packed);
+  ImageDesc rgb8Padded = rgb8Packed;
+  rgb8Padded.pitch = 3008;
+  EXPECT_NE(streamKernelOf(paramsFor("gaussian", 1), rgb8Padded).find("strips of 160 pixels"), std::string::npos)
+      << streamKernelOf(paramsFor("gaussian", 1), rgb8Padded);
 
   const WorkModel model = variant("stream").workModel(paramsFor("gaussian", 2), grey);
   // A warp's unit of the default tile's 16 rows: 32 lanes of 8 u16 values down 16 + 4 staged rows for

@@ -850,7 +850,8 @@ TEST_F(PlanOnDevice, StreamEdgesInRegistersEqualTheReference) {
 // (", fp16 sums"), fp32 sums elsewhere: blurs, |sum| (pitch), factors of both signs whose sums
 // saturate, and a mask whose fp16 sums would not keep 1 LSB; odd sizes from 1x1, rows of whole lanes
 // (the edges in registers, bytes replaced before they are paired) and one pixel more, two strips,
-// every border, batches with padded rows and gaps. Against the reference under the 1 LSB contract,
+// every border, batches with padded rows and gaps (16-byte aligned: 16 values a lane; 8-byte: 8;
+// neither: the lanes' value-by-value copies). Against the reference under the 1 LSB contract,
 // the outputs poisoned; and byte for byte against the host emulation of the steps planHalfSums
 // bounds (half_sums_emulation.hpp) wherever an output's window lies inside its frame.
 TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
@@ -873,7 +874,11 @@ TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
       for (int w :
            {1, 2, 5, 37, whole(32 * v), whole(32 * v) + unit, whole(32 * v + outV), whole(32 * v + outV) + 1, 600})
         for (Border b : testcases::kBorders) {
-          const ImageDesc d = paddedBatch(PixelType::U8, c, w, 1 + int(rng() % 13), 1 + int(rng() % 3), rng() % 2);
+          ImageDesc d = paddedBatch(PixelType::U8, c, w, 1 + int(rng() % 13), 1 + int(rng() % 3), rng() % 2);
+          if (rng() % 3 == 0) {  // rows and frames 8 bytes aligned, not 16: 8 values a lane
+            d.pitch = (d.rowBytes() + 7) / 16 * 16 + 8;
+            d.batchStride = d.pitch * std::size_t(d.height) + 24;
+          }
           FilterSpec s = specFor(k, "stream");
           if (std::string(k.mask) == "pitch") s.pitch = 1.f, s.vertical = rng() % 2;  // radius 1, |sum|
           s.border = b;

@@ -18,9 +18,10 @@ bool typedStreamEdgesInRegisters(const TypedStreamLaunch& l, int radius) {
          typedStreamApronLanes(tb, d.channels, radius, half) <= kTypedStreamEdgeLanesInRegisters;
 }
 
-bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
-  const ImageDesc& d = l.image;
-  if (d.type != PixelType::F32 || d.channels != 4 || radius != 1 || l.floatOut || l.absolute) return false;
+namespace {
+// Whether l's frames, in and out (pointers, row pitches and, in a batch, frame strides), are all
+// `grain` bytes aligned, as the kernels' launches find them.
+bool framesAligned(const TypedStreamLaunch& l, std::size_t grain) {
   struct {  // the kernel's frame fields, as its launch sets them
     const void* in;
     void* out;
@@ -29,10 +30,17 @@ bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
     Border border;
   } f;
   setFrameArgs(f, l);
-  const std::size_t strides = d.batch > 1 ? f.frameStride | f.outFrameStride : 0;
+  const std::size_t strides = l.image.batch > 1 ? f.frameStride | f.outFrameStride : 0;
   return (reinterpret_cast<std::size_t>(f.in) | reinterpret_cast<std::size_t>(f.out) | f.pitch | f.outPitch | strides) %
-             16 ==
+             grain ==
          0;
+}
+}  // namespace
+
+bool typedStreamDirect(const TypedStreamLaunch& l, int radius) {
+  const ImageDesc& d = l.image;
+  if (d.type != PixelType::F32 || d.channels != 4 || radius != 1 || l.floatOut || l.absolute) return false;
+  return framesAligned(l, 16);
 }
 
 int typedStreamHalfLaneValues(const TypedStreamLaunch& l, int radius) {
@@ -40,7 +48,9 @@ int typedStreamHalfLaneValues(const TypedStreamLaunch& l, int radius) {
   if (!l.halfSums || d.type != PixelType::U8 || l.floatOut || (d.channels != 1 && d.channels != 3) || radius < 1 ||
       radius > 2)
     return 0;
-  return static_cast<long long>(d.width) * d.channels <= 32 * 8 ? 8 : 16;
+  // 16 a lane copies and stores 16 bytes: frames 8 bytes aligned keep 8 a lane, whose 8-byte copies
+  // and stores then stay whole.
+  return static_cast<long long>(d.width) * d.channels <= 32 * 8 || !framesAligned(l, 16) ? 8 : 16;
 }
 
 StreamUnits typedStreamUnits(const TypedStreamLaunch& l, int radius, int residentWarps, int edgeDivisor) {

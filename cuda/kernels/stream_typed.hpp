@@ -123,7 +123,8 @@ bool typedStreamDirect(const TypedStreamLaunch& l, int radius);
 // fp16 pairs, two values an instruction, as the RGBA8 kernel does (half_sums.cuh): the same steps,
 // so planHalfSums' bound. They take 16 values a lane (one 16-byte copy; half the per-row work of 8
 // a lane), or 8 where a row is at most 256 values (one warp's at 8: at 16 half its lanes would
-// idle, 64 256x256 grey frames 0.92x the time of 8). The values a lane, or 0 for fp32 sums.
+// idle, 64 256x256 grey frames 0.92x the time of 8) or the frames are not 16-byte aligned (rows of
+// 1000 RGB pixels: 8-byte copies stay whole). The values a lane, or 0 for fp32 sums.
 int typedStreamHalfLaneValues(const TypedStreamLaunch& l, int radius);
 // Separable, radius kTypedStreamMinRadius..typedStreamMaxRadius(type, channels), fp32 sums.
 void streamTyped(const TypedStreamLaunch& l, const MaskSep& m);
