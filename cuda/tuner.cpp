@@ -433,8 +433,11 @@ const Variant& fixedOrderChoice(const FilterParams& p, const ImageDesc& image) {
   // first too (H200, 2026-12-03: 4K u8x1 0.0138 ms against tensorstream's 0.0173, u8x3 0.0283 against
   // 0.0416; 16 1080p 0.0315 and 0.0879 against 0.0456 and 0.1243; 64 256x256 0.0110 and 0.0230
   // against 0.0118 and 0.0313).
-  const bool halfSumsAt2 = r == 2 && image.type == PixelType::U8 && (image.channels == 1 || image.channels == 3) &&
-                           !writesOtherType(p, image) && planHalfSums(p.filter.mask).fits;
+  kernels::TypedStreamLaunch typed{};
+  typed.image = image;
+  typed.floatOut = writesOtherType(p, image);
+  typed.halfSums = r == 2 && planHalfSums(p.filter.mask).fits;
+  const bool halfSumsAt2 = r == 2 && kernels::typedStreamHalfLaneValues(typed, r) != 0;
   if (r <= 1 || halfSumsAt2) order.push_back("stream");
   const bool splits = kernels::tensorStreamTypedSplitsFactors(image.type);  // u16, f16, f32
   const int tensorFrom = !splits                        ? 0

@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "convlive/check.hpp"
 #include "convlive/inspect.hpp"
@@ -220,8 +222,11 @@ class PlanOnDevice : public testing::Test {
   template <class Numerics>
   void sixteenBitCases(PixelType type, std::span<const MaskCase> cases, Numerics numerics, int& ran, int& refused);
   // The plan on fresh random frames (output poisoned) against the reference under the accuracy
-  // contract, the gaps between rows and frames untouched.
-  void expectEqualsReference(Plan& plan, const ImageDesc& d);
+  // contract, the gaps between rows and frames untouched. The frames in and out, for more checks.
+  struct RanFrames {
+    std::vector<unsigned char> in, out;
+  };
+  RanFrames expectEqualsReference(Plan& plan, const ImageDesc& d);
   // One run of `plan` on `in` in device memory (output poisoned), brought back.
   static HostImage runOnDevice(Plan& plan, const HostImage& in, cudaStream_t s = nullptr) {
     DeviceImage din(in.width(), in.height()), dout(in.width(), in.height());
@@ -409,10 +414,10 @@ void PlanOnDevice::sixteenBitCases(PixelType type, std::span<const MaskCase> cas
       }
 }
 
-void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
+PlanOnDevice::RanFrames PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
   const ImageDesc& o = plan.output();
-  const auto in = testcases::randomFrames(d, rng);
-  const auto got = runTyped(plan, d, in);
+  auto in = testcases::randomFrames(d, rng);
+  auto got = runTyped(plan, d, in);
   auto want = testcases::poisoned(o);
   const FilterParams& p = plan.params();
   referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), o, want.data());
@@ -421,6 +426,7 @@ void PlanOnDevice::expectEqualsReference(Plan& plan, const ImageDesc& d) {
                           << " over; seed " << testcases::seedForRun() << ")";
   EXPECT_TRUE(testcases::gapsUntouched(o, got, testcases::poisonByte(o.type)))
       << plan.describe() << " " << d.str() << ": a gap was written";
+  return {std::move(in), std::move(got)};
 }
 
 // u8 frames into f32 output (PlanOptions::outType) through stream (separable, r <= 4), sweep
@@ -892,13 +898,8 @@ TEST_F(PlanOnDevice, StreamU8Fp16SumsEqualTheReferenceAndTheEmulatedSteps) {
           const std::string& kernel = plan.launches().passes[0].kernel;
           EXPECT_EQ(kernel.find(", fp16 sums>") != std::string::npos, sums.fits) << what << ": " << kernel;
           SCOPED_TRACE(what);
-          const auto in = testcases::randomFrames(d, rng);
-          const auto got = runTyped(plan, d, in);
-          auto want = testcases::poisoned(d);
-          referenceFrames(p.filter, p.border, p.filterAlpha, d, in.data(), d, want.data());
-          const auto diff = testcases::compareTyped(d, got, want, p.filter.mask, 255);
-          EXPECT_EQ(diff.over, 0) << diff.first << " (" << diff.over << " over)";
-          EXPECT_TRUE(testcases::gapsUntouched(d, got, testcases::poisonByte(d.type))) << "a gap was written";
+          const RanFrames frames = expectEqualsReference(plan, d);
+          const std::vector<unsigned char>&in = frames.in, &got = frames.out;
           ++ran;
           if (!sums.fits) continue;
           ++half;

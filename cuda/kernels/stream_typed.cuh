@@ -276,21 +276,37 @@ __device__ __forceinline__ void halfRowSums(const unsigned (&e)[N], const __half
       h[j] = t == 0 ? __hmul2(row[0], x) : __hfma2(row[t], x, h[j]);
     }
 }
-// A lane's W words of u8 values (V of them) into a row: whole (one vector store) or value by value
-// to the row's end.
-template <class T, int V>
-__device__ __forceinline__ void storeWords(const unsigned (&o)[V / 4], char* dst, bool whole, int xin, int rowValues) {
-  static_assert(std::is_same_v<T, unsigned char> && (V == 8 || V == 16), "u8 values, 8 or 16 a lane");
+// A lane's W words of its V values of type T into a row: whole (16- or 8-byte stores) or value by
+// value to the row's end.
+template <class T, int W, int V>
+__device__ __forceinline__ void storeLaneWords(const unsigned (&o)[W], char* dst, bool whole, int xin, int rowValues) {
+  constexpr int VPW = Values<T>::kPerWord;
   if (whole) {
-    if constexpr (V == 16)
-      *reinterpret_cast<uint4*>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
-    else
-      *reinterpret_cast<uint2*>(dst) = make_uint2(o[0], o[1]);
+#pragma unroll
+    for (int j = 0; j < W; j += 4) {
+      if constexpr (W % 4 == 0)
+        *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
+      else
+        *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
+    }
   } else {
 #pragma unroll
     for (int j = 0; j < V; ++j)
-      if (xin + j < rowValues) dst[j] = static_cast<char>(o[j / 4] >> (8 * (j % 4)));
+      if (xin + j < rowValues) {
+        const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
+        std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
+      }
   }
+}
+// The modes the edges in registers take: f(std::integral_constant<Border, b>) for Clamp, Mirror, else Zero.
+template <class F>
+__device__ __forceinline__ void withEdgeBorder(Border b, F&& f) {
+  if (b == Border::Clamp)
+    f(std::integral_constant<Border, Border::Clamp>{});
+  else if (b == Border::Mirror)
+    f(std::integral_constant<Border, Border::Mirror>{});
+  else
+    f(std::integral_constant<Border, Border::Zero>{});
 }
 // columnSlots in fp16 pairs: the last tap adds the offset and saturates to [0, 1] (|.| first where
 // absolute), as stream.cu's F16Steps.
@@ -442,14 +458,10 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
         }
         if constexpr (Half) {
           if constexpr (L <= kTypedStreamEdgeLanesInRegisters) {
-            if (edgeWarp) {
-              if (a.border == Border::Clamp)
-                borderBytesInRegisters<Border::Clamp, C, R, V, AW * VPW>(e, xin, a.rowValues);
-              else if (a.border == Border::Mirror)
-                borderBytesInRegisters<Border::Mirror, C, R, V, AW * VPW>(e, xin, a.rowValues);
-              else
-                borderBytesInRegisters<Border::Zero, C, R, V, AW * VPW>(e, xin, a.rowValues);
-            }
+            if (edgeWarp)
+              withEdgeBorder(a.border, [&](auto b) {
+                borderBytesInRegisters<decltype(b)::value, C, R, V, AW * VPW>(e, xin, a.rowValues);
+              });
           }
           __half2 h[V / 2], finH[V / 2];
           halfRowSums<C, R, V, AW * VPW>(e, rowH, h);
@@ -460,21 +472,17 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
 #pragma unroll
             for (int j = 0; j < W; ++j)
               o[j] = __byte_perm(byteHalves(finH[2 * j]), byteHalves(finH[2 * j + 1]), 0x6420);
-            storeWords<T, V>(o, outLane + std::size_t(unsigned(y)) * a.outPitch, storeWhole, xin, a.rowValues);
+            storeLaneWords<T, W, V>(o, outLane + std::size_t(unsigned(y)) * a.outPitch, storeWhole, xin, a.rowValues);
           }
         } else {
           float x[(W + 2 * AW) * VPW];  // x[AW VPW + j]: the lane's value j (unused ones are dead code)
 #pragma unroll
           for (int j = 0; j < (W + 2 * AW) * VPW; ++j) x[j] = Values<T>::get(e[j / VPW], j % VPW);
           if constexpr (L <= kTypedStreamEdgeLanesInRegisters) {
-            if (edgeWarp) {
-              if (a.border == Border::Clamp)
-                borderInRegisters<Border::Clamp, C, R, V, AW * VPW>(x, xin, a.rowValues);
-              else if (a.border == Border::Mirror)
-                borderInRegisters<Border::Mirror, C, R, V, AW * VPW>(x, xin, a.rowValues);
-              else
-                borderInRegisters<Border::Zero, C, R, V, AW * VPW>(x, xin, a.rowValues);
-            }
+            if (edgeWarp)
+              withEdgeBorder(a.border, [&](auto b) {
+                borderInRegisters<decltype(b)::value, C, R, V, AW * VPW>(x, xin, a.rowValues);
+              });
           }
           float h[V];
 #pragma unroll
@@ -513,23 +521,7 @@ __global__ void __launch_bounds__(32 * kTypedStreamWarps, (Shape<T, C, R>::F32R1
                     o[S::keptWord(kw)] = Values<T>::keepTop(o[S::keptWord(kw)], centre[S::keptWord(kw)]);
                 }
               }
-              char* dst = outLane + std::size_t(unsigned(y)) * a.outPitch;
-              if (storeWhole) {
-#pragma unroll
-                for (int j = 0; j < W; j += 4) {
-                  if constexpr (W % 4 == 0)
-                    *reinterpret_cast<uint4*>(dst + 4 * j) = make_uint4(o[j], o[j + 1], o[j + 2], o[j + 3]);
-                  else
-                    *reinterpret_cast<uint2*>(dst + 4 * j) = make_uint2(o[j], o[j + 1]);
-                }
-              } else {
-#pragma unroll
-                for (int j = 0; j < V; ++j)
-                  if (xin + j < a.rowValues) {
-                    const unsigned bits = o[j / VPW] >> (8 * sizeof(T) * (j % VPW));
-                    std::memcpy(dst + j * sizeof(T), &bits, sizeof(T));  // little-endian: the low bytes
-                  }
-              }
+              storeLaneWords<T, W, V>(o, outLane + std::size_t(unsigned(y)) * a.outPitch, storeWhole, xin, a.rowValues);
             }
           }
         }
@@ -665,29 +657,31 @@ auto withInstance(const TypedStreamLaunch& l, int radius, F&& f) {
 template <class T, class TO, int C, int R>
 constexpr bool kHasHalf = std::is_same_v<T, unsigned char>&& std::is_same_v<TO, T> && (C == 1 || C == 3) && R <= 2;
 
+// f(std::integral_constant<int, HalfV>{}) for the instance l takes at (C, R): fp16 sums of 16 or 8
+// values a lane where the file compiles them and typedStreamHalfLaneValues picks them, else fp32 (0).
+template <class T, class TO, int C, int R, class F>
+auto withSums(const TypedStreamLaunch& l, F&& f) {
+  if constexpr (kHasHalf<T, TO, C, R>) {
+    const int half = typedStreamHalfLaneValues(l, R);
+    if (half == 16) return f(std::integral_constant<int, 16>{});
+    if (half == 8) return f(std::integral_constant<int, 8>{});
+  }
+  return f(std::integral_constant<int, 0>{});
+}
+
 template <class T, class TO = T>
 void launchType(const TypedStreamLaunch& l, const MaskSep& m) {
   withInstance<T, TO>(l, m.radius, [&](auto c, auto r) {
     constexpr int C = decltype(c)::value, R = decltype(r)::value;
-    if constexpr (kHasHalf<T, TO, C, R>) {
-      const int half = typedStreamHalfLaneValues(l, R);
-      if (half == 16) return launchInstance<T, C, R, TO, 16>(l, m);
-      if (half == 8) return launchInstance<T, C, R, TO, 8>(l, m);
-    }
-    return launchInstance<T, C, R, TO>(l, m);
+    withSums<T, TO, C, R>(l, [&](auto h) { launchInstance<T, C, R, TO, decltype(h)::value>(l, m); });
   });
 }
 
 template <class T, class TO = T>
 LaunchDescription describeType(const TypedStreamLaunch& l, int radius) {
-  return withInstance<T, TO>(l, radius, [&](auto c, auto r) -> LaunchDescription {
+  return withInstance<T, TO>(l, radius, [&](auto c, auto r) {
     constexpr int C = decltype(c)::value, R = decltype(r)::value;
-    if constexpr (kHasHalf<T, TO, C, R>) {
-      const int half = typedStreamHalfLaneValues(l, R);
-      if (half == 16) return describeInstance<T, C, R, TO, 16>(l);
-      if (half == 8) return describeInstance<T, C, R, TO, 8>(l);
-    }
-    return describeInstance<T, C, R, TO>(l);
+    return withSums<T, TO, C, R>(l, [&](auto h) { return describeInstance<T, C, R, TO, decltype(h)::value>(l); });
   });
 }
 
