@@ -317,6 +317,46 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   EXPECT_EQ(findVariant("sweep")->takes, MaskTakes::Any) << "sweep takes the mask it is named for";
 }
 
+// stream's gradient magnitudes sum each factor over the pairs of taps its symmetry joins: sobel and
+// scharr at 3x3 and 5x5, and any factors one antisymmetric (centre 0) and one symmetric, in either
+// order, their outer weights not 0, are taken (or refused for want of a device only); other
+// separable factors are refused whatever the device, naming tensorstream, which takes them.
+TEST(Variants, StreamTakesGradientMagnitudesOfOneAntisymmetricAndOneSymmetricFactor) {
+  const Variant& stream = *findVariant("stream");
+  const auto magnitude = [](std::vector<float> col, std::vector<float> row) {
+    FilterParams p;
+    p.filter.name = "magnitude";
+    p.filter.mask = Mask::fromFactors(std::move(col), std::move(row));
+    p.filter.combine = Combine::Magnitude;
+    return p;
+  };
+  const auto taken = [&](const FilterParams& p) {
+    const Problem why = stream.whyNot(p, 64, 64);
+    return why.empty() || why.code == Problem::Code::NoDevice;
+  };
+  for (const char* kind : {"sobel", "scharr"})
+    for (int r : {1, 2}) {
+      if (std::string(kind) == "scharr" && r == 2) continue;  // scharr is 3x3 only
+      FilterParams p;
+      p.filter = makeFilter(kind, {.radius = r});
+      EXPECT_TRUE(taken(p)) << kind << " r=" << r << ": " << stream.whyNot(p, 64, 64).text();
+    }
+  EXPECT_TRUE(taken(magnitude({0.3f, 1.3f, 0.3f}, {0.7f, 0.f, -0.7f})));
+  EXPECT_TRUE(taken(magnitude({-0.15f, -0.55f, 0.f, 0.55f, 0.15f}, {0.35f, 0.8f, 1.7f, 0.8f, 0.35f})));
+  for (const FilterParams& p : {magnitude({0.25f, 0.5f, 0.25f}, {-1.f, 0.1f, 1.f}),   // a centre not 0
+                                magnitude({0.2f, 0.5f, 0.3f}, {-1.f, 0.f, 1.f}),      // not symmetric
+                                magnitude({0.25f, 0.5f, 0.25f}, {0.5f, 0.5f, 0.5f}),  // both symmetric
+                                magnitude({0.f, 1.f, 0.f}, {-1.f, 0.f, 1.f}),         // an outer weight 0
+                                magnitude({1.f, 2.f, 3.f, 2.f, 1.f}, {-1.f, -3.f, 0.f, 2.f, 1.f})}) {
+    const Problem why = stream.whyNot(p, 64, 64);
+    EXPECT_EQ(why.code, Problem::Code::CannotRun) << why.text();
+    EXPECT_NE(why.detail.find("one antisymmetric (its centre 0) and one symmetric"), std::string::npos) << why.text();
+    EXPECT_EQ(why.fixValue, "tensorstream") << why.text();
+    const Problem ts = findVariant("tensorstream")->whyNot(p, 64, 64);
+    EXPECT_TRUE(ts.empty() || ts.code == Problem::Code::NoDevice) << ts.text();
+  }
+}
+
 // ---- Low-rank decomposition (convlive/low_rank.hpp) ----
 namespace {
 

@@ -338,8 +338,17 @@ std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
     // 3x3 and 5x5 gradient magnitudes (fp32, whatever planHalfSums says of the mask; scharr is 3x3 only).
     for (const char* kind : {"sobel", "scharr"})
       if (const auto f = filterFor(kind, r, rng)) filters.push_back(*f);
-    // Lopsided factors, so that a swapped gx and gy, or a mirrored tap, would show.
-    filters.push_back(separableFilter("lopsided magnitude", lopsided(r, 0.f), slope(r), Combine::Magnitude));
+    // The factors the kernel takes (one antisymmetric, one symmetric) with weights other than the
+    // built-in ones' (no inner weight a multiple of the outer, which the kernel divides by; outer
+    // weights of both signs), in both orders, one of them past 255 (saturating).
+    const std::vector<float> odd = r == 1 ? std::vector<float>{0.7f, 0.f, -0.7f}
+                                          : std::vector<float>{-0.15f, -0.55f, 0.f, 0.55f, 0.15f},
+                             even = r == 1 ? std::vector<float>{0.3f, 1.3f, 0.3f}
+                                           : std::vector<float>{0.35f, 0.8f, 1.7f, 0.8f, 0.35f};
+    filters.push_back(separableFilter("odd x even magnitude", even, odd, Combine::Magnitude));
+    std::vector<float> heavyEven = even;
+    for (float& w : heavyEven) w *= 3.f;
+    filters.push_back(separableFilter("even x odd magnitude x3", odd, heavyEven, Combine::Magnitude));
   }
   return filters;
 }

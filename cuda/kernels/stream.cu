@@ -17,13 +17,18 @@
 // an alpha, and a lane takes its neighbours' pixels already converted (4K r=2 6%, r=4 18% faster).
 // 3x3 and 5x5 masks of any rank (streamAnyRank): the row factor becomes the mask's 2R + 1 rows,
 // each input row unpacked once and summed with each, every mask row's sums added to the output row
-// it is that row of; fp32 sums. The gradient magnitude of a separable 3x3 or 5x5 mask (streamMagnitude):
-// from one row window both row factors (gx's row, gy's the column), each column factor into pending
-// sums of its own, sqrt(gx^2 + gy^2) at the store; fp32.
+// it is that row of; fp32 sums. The gradient magnitude of a separable 3x3 or 5x5 mask whose factors
+// are one antisymmetric and one symmetric (sobel, scharr: streamMagnitude): from one row window both
+// row factors, each from the pairs of taps its symmetry joins (x[t] - x[-t] or x[t] + x[-t]), the
+// factors over their outer weight (so that it needs no product); the last 2R + 1 row sums of each
+// in registers, the column factors likewise over pairs of rows; |outer weights| x sqrt(gx^2 + gy^2)
+// at the store; fp32.
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 #include "async.cuh"
@@ -370,10 +375,14 @@ template <int R>
 struct MaskFull {
   float w[(2 * R + 1) * (2 * R + 1)];
 };
-// A gradient magnitude's factors: gx = col (x) row, gy its transpose; the column taps over 255.
+// A gradient magnitude's factors (streamMagnitudeFactorsFit): d the antisymmetric one, s the symmetric,
+// each over its outer weight: d[t] = d(t) / d(R) for t = 1 .. R - 1 (d(0) = 0, d(R) = 1 takes no
+// product), s[t] = s(t) / s(R) for t = 0 .. R - 1; scale = |d(R) s(R)| / 255. gx = s (x) d (the
+// column factor s, the row factor d) and gy = d (x) s: the magnitude is the same whichever of the
+// mask's factors is which.
 template <int R>
 struct MaskGrad {
-  float row[2 * R + 1], col[2 * R + 1], rowS[2 * R + 1], colS[2 * R + 1];
+  float d[R + 1], s[R + 1], scale;
 };
 template <int R, bool Full, bool Mag = false>
 using StreamMask = std::conditional_t<Mag, MaskGrad<R>, std::conditional_t<Full, MaskFull<R>, MaskSep>>;
@@ -382,6 +391,33 @@ __device__ __forceinline__ float sqrtApprox(float x) {
   float r;
   asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
+}
+
+__device__ __forceinline__ float4 add4(float4 a, float4 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+__device__ __forceinline__ float4 sub4(float4 a, float4 b) {
+  return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w);
+}
+// A gradient magnitude's two row sums of a lane's N pixels from one window (x.px[j + R] is pixel
+// j): hd with the antisymmetric factor d from the differences x[t] - x[-t], hs with the symmetric s
+// from the sums x[t] + x[-t] and the centre; the outer pair's weight is 1 (MaskGrad). 4R - 1
+// instructions a channel value, where the 2 (2R + 1) taps took as many.
+template <int R, int N, class Window, class Rows>
+__device__ __forceinline__ void gradRowSums(const Window& x, const MaskGrad<R>& m, Rows& hd, Rows& hs) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const float4 lo = x.px[j], hi = x.px[j + 2 * R];
+    float4 d = sub4(hi, lo), s = add4(hi, lo);
+#pragma unroll
+    for (int t = R - 1; t >= 1; --t) {
+      fma4(d, m.d[t], sub4(x.px[j + R + t], x.px[j + R - t]));
+      fma4(s, m.s[t], add4(x.px[j + R + t], x.px[j + R - t]));
+    }
+    fma4(s, m.s[0], x.px[j + R]);
+    hd.v[4 * j] = d.x, hd.v[4 * j + 1] = d.y, hd.v[4 * j + 2] = d.z, hd.v[4 * j + 3] = d.w;
+    hs.v[4 * j] = s.x, hs.v[4 * j + 1] = s.y, hs.v[4 * j + 2] = s.z, hs.v[4 * j + 3] = s.w;
+  }
 }
 
 // Batch: the block's frame of the batch is grid z's (its units that frame's); a byte offset from l's
@@ -440,10 +476,13 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
     for (int i = 0; i < kRing - 1; ++i) issue(i);
 
     Rows acc[T];             // acc[o % T]: the pending sums of output row o
-    Rows accY[Mag ? T : 1];  // a gradient magnitude: gy's pending sums (acc: gx's)
+    Rows accY[Mag ? T : 1];  // a gradient magnitude: gy's row sums (acc: gx's), the last T input rows'
     unsigned alpha[T];       // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
     for (int s = 0; s < T; ++s) acc[s] = zeroRows<Rows>();
+    if constexpr (Mag)
+#pragma unroll
+      for (int s = 0; s < T; ++s) accY[s] = zeroRows<Rows>();
     for (int base = 0; base < kRows; base += T) {
 #pragma unroll
       for (int k = 0; k < T; ++k) {
@@ -473,22 +512,22 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         const int done = (k + 1) % T, y = ys + i - 2 * R;
         Rows fin;  // in [0, 1]
         if constexpr (Mag) {
-          // gx's row factor is the mask's row, gy's its column; each column sum over 255.
-          const auto x = A::template window<R>(w);
-          const Rows hx = A::template sums<R>(x, m.row), hy = A::template sums<R>(x, m.col);
-          Rows gx = acc[done], gy = accY[done];
-          fmaRows<A>(gx, m.colS[T - 1], hx);
-          fmaRows<A>(gy, m.rowS[T - 1], hy);
+          // acc and accY hold the row sums of input rows i - 2R .. i (row i - 2R + t in slot
+          // (k + 1 + t) mod T): gx's row factor d, gy's s; the column factors over pairs of rows.
+          gradRowSums<R, N>(A::template window<R>(w), m, acc[k % T], accY[k % T]);
+          const auto X = [&](int t, int e) { return acc[(k + 1 + t) % T].v[e]; };  // row i - 2R + t
+          const auto Y = [&](int t, int e) { return accY[(k + 1 + t) % T].v[e]; };
 #pragma unroll
-          for (int e = 0; e < int(sizeof fin.v / sizeof fin.v[0]); ++e)
-            fin.v[e] = __saturatef(sqrtApprox(fmaf(gx.v[e], gx.v[e], gy.v[e] * gy.v[e])));
+          for (int e = 0; e < int(sizeof fin.v / sizeof fin.v[0]); ++e) {
+            float gx = X(2 * R, e) + X(0, e), gy = Y(2 * R, e) - Y(0, e);
 #pragma unroll
-          for (int t = 1; t < T - 1; ++t) {
-            fmaRows<A>(acc[(k - t + T) % T], m.colS[t], hx);
-            fmaRows<A>(accY[(k - t + T) % T], m.rowS[t], hy);
+            for (int t = R - 1; t >= 1; --t) {
+              gx = fmaf(m.s[t], X(R + t, e) + X(R - t, e), gx);
+              gy = fmaf(m.d[t], Y(R + t, e) - Y(R - t, e), gy);
+            }
+            gx = fmaf(m.s[0], X(R, e), gx);
+            fin.v[e] = __saturatef(sqrtApprox(fmaf(gx, gx, gy * gy)) * m.scale);
           }
-          acc[k % T] = mulRows<A>(m.colS[0], hx);
-          accY[k % T] = mulRows<A>(m.rowS[0], hy);
         } else if constexpr (Full) {
           // The output row in slot (k - t) mod T takes this row's sums with mask row t.
           const auto x = A::template window<R>(w);
@@ -699,16 +738,33 @@ MaskFull<R> scaledFull(const Mask2D& m) {
   for (int t = 0; t < (2 * R + 1) * (2 * R + 1); ++t) scaled.w[t] = m.w[t] / 255.f;
   return scaled;
 }
-// A gradient magnitude: the factors as row sums take them, and the column taps over 255.
+// Factor f (2R + 1 taps, centre R) is antisymmetric (its centre 0) or symmetric, its outer weight not 0.
+bool antisymmetric(const float* f, int r) {
+  for (int t = 0; t <= r; ++t)
+    if (f[r + t] != -f[r - t]) return false;
+  return r > 0 && f[2 * r] != 0.f;
+}
+bool symmetric(const float* f, int r) {
+  for (int t = 1; t <= r; ++t)
+    if (f[r + t] != f[r - t]) return false;
+  return r > 0 && f[2 * r] != 0.f;
+}
+// A gradient magnitude's factors as MaskGrad holds them.
 template <int R>
 MaskGrad<R> scaledGrad(const MaskSep& m) {
+  const bool rowD = antisymmetric(m.row, R) && symmetric(m.col, R);
+  if (!rowD && !(antisymmetric(m.col, R) && symmetric(m.row, R)))
+    throw std::invalid_argument(
+        "stream: a gradient magnitude's factors must be one antisymmetric and one symmetric, their outer weights not 0 "
+        "(sobel, scharr)");
+  const float* d = (rowD ? m.row : m.col) + R;  // d[t]: tap t from the centre
+  const float* s = (rowD ? m.col : m.row) + R;
   MaskGrad<R> k;
-  for (int t = 0; t < 2 * R + 1; ++t) {
-    k.row[t] = m.row[t];
-    k.col[t] = m.col[t];
-    k.rowS[t] = m.row[t] / 255.f;
-    k.colS[t] = m.col[t] / 255.f;
+  for (int t = 0; t <= R; ++t) {
+    k.d[t] = d[t] / d[R];
+    k.s[t] = s[t] / s[R];
   }
+  k.scale = float(std::fabs(double(d[R]) * double(s[R])) / 255.0);
   return k;
 }
 
@@ -765,15 +821,18 @@ WorkModel modelInstance(const Launch& l) {
   m.apron = m.globalReads;
   m.idleThreads = 2.0 * S::L / 32;
   // Any rank: T row sums of T taps and T - 1 adds into the pending rows; separable: T row and T column taps.
-  // A gradient magnitude: two row factors and two column factors, then gx^2 + gy^2 (sqrt uncounted).
-  m.flops = inputs / outputs * channels * 2 * (K::full ? S::T * S::T + S::T - 1 : K::mag ? 4 * S::T + 1 : 2 * S::T);
+  // A gradient magnitude over pairs of taps: each pass's 2R pair adds and 2R - 1 multiply-adds
+  // (6R - 2), then gx^2 + gy^2 and the scale, 4 (sqrt uncounted).
+  m.flops = inputs / outputs * channels *
+            (K::mag ? 2 * (6 * K::R - 2) + 4 : 2 * (K::full ? S::T * S::T + S::T - 1 : 2 * S::T));
   m.dramBytes = 8;
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
   const std::string size = std::to_string(S::T) + "x" + std::to_string(S::T);
   if (K::mag)
     m.notes.push_back("a " + size +
-                      " gradient magnitude: gx's and gy's row sums from one window, each column into sums of its own");
+                      " gradient magnitude: gx's and gy's row sums from one window over pairs of taps, the last " +
+                      std::to_string(S::T) + " rows of each in registers");
   if (K::full)
     m.notes.push_back("a " + size + " mask of any rank: " + std::to_string(S::T) +
                       " row sums an input row, one a mask row");
@@ -822,6 +881,11 @@ LaunchDescription describeStream(const Launch& l, int radius, bool halfSums) {
 
 WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
   return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
+}
+
+bool streamMagnitudeFactorsFit(const MaskSep& m) {
+  const int r = m.radius;
+  return (antisymmetric(m.row, r) && symmetric(m.col, r)) || (antisymmetric(m.col, r) && symmetric(m.row, r));
 }
 
 // Masks of any rank and gradient magnitudes on l's frames: one, or a batch (Launch::frames > 1).

@@ -17,7 +17,10 @@ LaunchDescription describeStreamAnyRank(const Launch& l, int radius);
 WorkModel modelStreamAnyRank(const Launch& l, int radius);
 
 // The gradient magnitude of a separable 3x3 or 5x5 mask (sobel, scharr): gx = col (x) row and its
-// transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store.
+// transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store. The factors must be one
+// antisymmetric (its centre 0) and one symmetric, their outer weights not 0
+// (streamMagnitudeFactorsFit): each factor sums the pairs of taps its symmetry joins.
+bool streamMagnitudeFactorsFit(const MaskSep& m);
 void streamMagnitude(const Launch& l, const MaskSep& m);  // m.radius 1 .. kStreamMagnitudeRadius
 LaunchDescription describeStreamMagnitude(const Launch& l, int radius);
 WorkModel modelStreamMagnitude(const Launch& l, int radius);

@@ -93,9 +93,11 @@ double fp32SumsBound(const FilterParams& p, PixelType type) {
   if (m.separable()) {
     const double row = absoluteSum(m.row()), col = absoluteSum(m.col());
     e = n * halfUlpUpTo(top * row) * col + n * halfUlpUpTo(top * row * col);
-    // A gradient magnitude's gy takes the factors the other way round: its row sums are col's.
+    // A gradient magnitude's gy takes the factors the other way round: its row sums are col's; two
+    // roundings more of the output (stream: each factor over its outer weight, the scale at the store).
     if (p.filter.combine == Combine::Magnitude)
-      e = std::max(e, n * halfUlpUpTo(top * col) * row + n * halfUlpUpTo(top * row * col));
+      e = std::max(e, n * halfUlpUpTo(top * col) * row + n * halfUlpUpTo(top * row * col)) +
+          2 * halfUlpUpTo(top * row * col);
   } else {
     const auto& w = m.weights();
     const int taps = int(n);

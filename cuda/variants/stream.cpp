@@ -20,10 +20,27 @@ bool anyRank(const Variant& v, const FilterParams& p) {
 // (kernels/stream_any_rank.hpp).
 bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
 
+// A gradient magnitude's factors as the kernel takes them: one antisymmetric, one symmetric (sobel,
+// scharr; kernels::streamMagnitudeFactorsFit).
+bool magnitudeFactorsFit(const FilterParams& p) {
+  const Mask& m = p.filter.mask;
+  kernels::MaskSep sep{};
+  sep.radius = m.radius();
+  std::copy(m.row().begin(), m.row().end(), sep.row);
+  std::copy(m.col().begin(), m.col().end(), sep.col);
+  return kernels::streamMagnitudeFactorsFit(sep);
+}
+
 // RGBA8 frames: the checks every variant makes (masks of any rank and gradient magnitudes to 5x5
 // pass them), and for those fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole
-// mask's absolute sum times 255; a magnitude's factors in either order, times sqrt 2).
+// mask's absolute sum times 255; a magnitude's factors in either order, times sqrt 2); a
+// magnitude's factors one antisymmetric and one symmetric.
 Problem whyNot(const Variant& v, const FilterParams& p, int w, int h) {
+  if (magnitude(p) && !maskWhyNot(v, p) && !magnitudeFactorsFit(p))  // whatever the device
+    return problem(Problem::Code::CannotRun, "mask",
+                   "stream takes gradient magnitudes whose factors are one antisymmetric (its centre 0) and one "
+                   "symmetric, their outer weights not 0 (sobel, scharr); tensorstream takes any separable factors",
+                   "variant", "tensorstream");
   if (Problem why = commonWhyNot(v, p, w, h)) return why;
   if (anyRank(v, p) || magnitude(p)) return fp32SumsWhyNot(v, p, PixelType::U8);
   return {};
