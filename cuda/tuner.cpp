@@ -17,6 +17,7 @@
 #include "convlive/precision.hpp"
 #include "convlive/resources.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/stream_any_rank.hpp"
 #include "kernels/stream_typed.hpp"
 #include "kernels/tensor_stream_typed.hpp"
 
@@ -478,12 +479,22 @@ std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height)
   // scharr) of a 3x3 or 5x5 mask on stream (4K 3x3 0.037 ms against tensorstream's 0.054 and 0.067,
   // 5x5 0.053 against 0.067; 1080p 5x5 0.019 against 0.023), then tensorstream to r = 16 (4K sobel
   // r=3..8 0.064 ms against separable's 0.23-0.30), separable past it. 5x5 masks that tensorstream refuses (of rank 5)
-  // take stream next (4K 0.054 ms against tensor2d's 0.067; 1080p 0.021 against 0.025).
+  // take stream next (4K 0.054 ms against tensor2d's 0.067; 1080p 0.021 against 0.025). 5x5 masks
+  // mirror-symmetric across both axes of rank 3 or more (the laplacian) take stream first, its pairs of
+  // pixels and of rows (4K 0.045 ms against tensorstream's 0.053; 1080p 0.018 against 0.020); those of
+  // rank 2 keep tensorstream (sharpen, whose centre it adds at the store: 0.037 against stream's 0.044).
   const int r = p.filter.mask.radius();
   const bool large = double(width) * height > 1920.0 * 1088;
   std::vector<const char*> order;
   const bool magnitude = p.filter.combine == Combine::Magnitude;
-  if (r <= 1 || (r == 2 && p.filter.mask.separable() && (large || magnitude || planHalfSums(p.filter.mask).fits)))
+  const Mask& mask = p.filter.mask;
+  const auto symmetricOfRank3 = [&] {
+    if (mask.separable() || !kernels::streamMaskMirrorSymmetric(mask.weights().data(), r)) return false;
+    const auto& lowRank = mask.lowRankForBytes();
+    return !lowRank || lowRank->rank() >= 3;
+  };
+  if (r <= 1 || (r == 2 && mask.separable() && (large || magnitude || planHalfSums(mask).fits)) ||
+      (r == 2 && symmetricOfRank3()))
     order.push_back("stream");
   order.push_back("tensorstream");
   if (r <= 4) order.push_back("stream");

@@ -357,6 +357,33 @@ TEST(Variants, StreamTakesGradientMagnitudesOfOneAntisymmetricAndOneSymmetricFac
   }
 }
 
+// stream's masks of any rank mirror-symmetric across both axes (the laplacian, sharpen, a disc) take
+// the instance that sums pairs of pixels and makes one row sum for each pair of equal mask rows; the
+// others (emboss, a mask one weight off symmetric) the general one.
+TEST(Variants, StreamSumsMirrorSymmetricMasksOverPairs) {
+  const Variant& stream = *findVariant("stream");
+  const auto kernelFor = [&](const FilterParams& p) {
+    const LaunchDescription d = stream.describeLaunch(p, 64, 64);
+    return d.passes.empty() ? std::string() : d.passes[0].kernel;
+  };
+  for (int r : {1, 2}) {
+    const std::string size = std::to_string(2 * r + 1) + "x" + std::to_string(2 * r + 1);
+    for (const char* kind : {"laplacian", "sharpen"}) {
+      FilterParams p;
+      p.filter = makeFilter(kind, {.radius = r});
+      EXPECT_NE(kernelFor(p).find(size + " mirror-symmetric mask"), std::string::npos) << kind << ": " << kernelFor(p);
+    }
+    FilterParams emboss;
+    emboss.filter = makeFilter("emboss", {.radius = r});
+    EXPECT_NE(kernelFor(emboss).find(size + " mask>"), std::string::npos) << kernelFor(emboss);
+  }
+  FilterParams nearly;
+  nearly.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;1,2,1.001"});
+  EXPECT_NE(kernelFor(nearly).find("3x3 mask>"), std::string::npos) << kernelFor(nearly);
+  nearly.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;1,2,1"});
+  EXPECT_NE(kernelFor(nearly).find("3x3 mirror-symmetric mask>"), std::string::npos) << kernelFor(nearly);
+}
+
 // ---- Low-rank decomposition (convlive/low_rank.hpp) ----
 namespace {
 

@@ -179,6 +179,38 @@ struct F32Sums {
   __device__ static Rows rowSums(const unsigned (&w)[N], const float* row) {
     return sums<R>(window<R>(w), row);
   }
+  // A mirror-symmetric mask's rows (row[R + d] = row[R - d]): the window's pairs x[d] + x[-d] once
+  // an input row, each mask row then R + 1 products.
+  template <int R>
+  struct Pairs {
+    float4 c[N], p[N][R > 0 ? R : 1];  // pixel j, and its pixels d + 1 either side summed
+  };
+  template <int R>
+  __device__ static Pairs<R> pairs(const Window<R>& x) {
+    Pairs<R> q;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      q.c[j] = x.px[j + R];
+#pragma unroll
+      for (int d = 1; d <= R; ++d) {
+        const float4 a = x.px[j + R + d], b = x.px[j + R - d];
+        q.p[j][d - 1] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+      }
+    }
+    return q;
+  }
+  template <int R>
+  __device__ static Rows symSums(const Pairs<R>& q, const float* row) {
+    Rows h;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      float4 s = mul4(row[R], q.c[j]);
+#pragma unroll
+      for (int d = 1; d <= R; ++d) fma4(s, row[R + d], q.p[j][d - 1]);
+      h.v[4 * j] = s.x, h.v[4 * j + 1] = s.y, h.v[4 * j + 2] = s.z, h.v[4 * j + 3] = s.w;
+    }
+    return h;
+  }
   // Pixel j's word: alpha from byte j of the input's alpha bytes unless filtered.
   template <bool FilterAlpha>
   __device__ static void pack(const Rows& fin, unsigned alpha, unsigned (&o)[N]) {
@@ -426,7 +458,8 @@ __device__ __forceinline__ void gradRowSums(const Window& x, const MaskGrad<R>& 
 #define CL_STREAM_FRAME(P, STRIDE) \
   (Batch ? reinterpret_cast<decltype(P)>(reinterpret_cast<std::uintptr_t>(P) + (STRIDE)*blockIdx.z) : (P))
 
-template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false, bool Batch = false>
+template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false, bool Batch = false,
+          bool Sym = false>
 __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full, Mag>))
     streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full, Mag> m, bool aligned,
                  const __grid_constant__ StreamUnits u, float halfOffset) {
@@ -435,6 +468,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
   static_assert(!Mag || ((R == 1 || R == 2) && !Half && !Full),
                 "the gradient magnitude instances: radius 1 or 2, fp32 sums");
   static_assert(!Full || ((R == 1 || R == 2) && !Half), "the full-mask instances: radius 1 or 2, fp32 sums");
+  static_assert(!Sym || Full, "mirror-symmetric: a mask of any rank");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
@@ -528,6 +562,23 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
             gx = fmaf(m.s[0], X(R, e), gx);
             fin.v[e] = __saturatef(sqrtApprox(fmaf(gx, gx, gy * gy)) * m.scale);
           }
+        } else if constexpr (Full && Sym) {
+          // Mask rows t and 2R - t are one (streamMaskMirrorSymmetric): R + 1 row sums, each over
+          // the window's pairs; the output row in slot (k - t) mod T takes row t's.
+          const auto q = A::template pairs<R>(A::template window<R>(w));
+          const typename A::W one = A::weight(1.f);
+          Rows rows[R + 1];  // rows[t]: mask row t's sums (and row 2R - t's)
+#pragma unroll
+          for (int t = 0; t <= R; ++t) rows[t] = A::template symSums<R>(q, m.w + t * T);
+          fin = lastRows<A, Absolute>(one, rows[0], acc[done], offset);
+#pragma unroll
+          for (int t = 1; t < T - 1; ++t) {
+            const Rows& h = rows[t <= R ? t : 2 * R - t];
+#pragma unroll
+            for (int e = 0; e < int(sizeof h.v / sizeof h.v[0]); ++e)
+              acc[(k - t + T) % T].v[e] = acc[(k - t + T) % T].v[e] + h.v[e];
+          }
+          acc[k % T] = rows[0];
         } else if constexpr (Full) {
           // The output row in slot (k - t) mod T takes this row's sums with mask row t.
           const auto x = A::template window<R>(w);
@@ -603,21 +654,23 @@ StreamGeometry streamGeometry(const Launch& l, int outW, int n, int apronLanes, 
 // The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
 // rank: full; a gradient magnitude: mag), handed to `f`.
 template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false,
-          bool Batch_ = false>
+          bool Batch_ = false, bool Sym_ = false>
 struct StreamInstance {
   static constexpr int R = R_;
   static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_,
-                        batch = Batch_;
+                        batch = Batch_, sym = Sym_;
 };
 // K's instance for a batch of RGBA8 frames, a frame a grid z (masks of any rank and gradient
 // magnitudes: separable masks' batches take the typed kernel). A template argument, so that the
 // single-frame instances' code stays as it was.
 template <class K>
-using BatchOf = StreamInstance<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true>;
-// Masks of any rank (Full) take fp32 sums only.
+using BatchOf = StreamInstance<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym>;
+// Masks of any rank (Full) take fp32 sums only; `half` says for them whether the mask is mirror-symmetric
+// (streamMaskMirrorSymmetric: the Sym instances).
 template <int R, bool Absolute, bool FilterAlpha, bool Full, class F>
 decltype(auto) streamSumsInstance(bool half, F&& f) {
   if constexpr (Full) {
+    if (half) return f(StreamInstance<R, Absolute, FilterAlpha, false, true, false, false, true>{});
     return f(StreamInstance<R, Absolute, FilterAlpha, false, true>{});
   } else {
     if (half) return f(StreamInstance<R, Absolute, FilterAlpha, true>{});
@@ -651,11 +704,11 @@ decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
   throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no instance (0.." +
                               std::to_string(kStreamMaxRadius) + ")");
 }
-// The instance for a mask of any rank of this radius, the launch's combine rule and alpha mode.
+// The instance for a mask of any rank of this radius, its symmetry, the launch's combine rule and alpha mode.
 template <class F>
-decltype(auto) streamFullInstance(const Launch& l, int radius, F&& f) {
-  if (radius == 1) return streamRadiusInstance<1, true>(l, false, f);
-  if (radius == 2) return streamRadiusInstance<2, true>(l, false, f);
+decltype(auto) streamFullInstance(const Launch& l, int radius, bool symmetric, F&& f) {
+  if (radius == 1) return streamRadiusInstance<1, true>(l, symmetric, f);
+  if (radius == 2) return streamRadiusInstance<2, true>(l, symmetric, f);
   throw std::invalid_argument("stream: masks of any rank take radius 1 to " + std::to_string(kStreamAnyRankRadius) +
                               " (asked for " + std::to_string(radius) + ")");
 }
@@ -677,7 +730,7 @@ decltype(auto) streamMagInstance(const Launch& l, int radius, F&& f) {
 template <class K>
 const void* streamKernelOf() {
   return reinterpret_cast<const void*>(
-      &streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, K::batch>);
+      &streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, K::batch, K::sym>);
 }
 // Warps of instance K the current GPU holds at once (residentBlocks keeps each device's answer).
 template <class K>
@@ -709,13 +762,13 @@ void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m,
   if constexpr (K::batch) {
     const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch | l.inFrameStride) % (4 * S::N) == 0;
     forEachGridOfFrames(l, [&](const Launch& part) {
-      streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true>
+      streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym>
           <<<dim3(g.blocks, 1, part.frames), 32 * kStreamWarps, 0, l.stream>>>(part, m, aligned, g.u, halfOffset);
       CL_CUDA_LAUNCHED("streamKernel<<<>>>");
     });
   } else {
     const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-    streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag>
+    streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, false, K::sym>
         <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, g.u, halfOffset);
     CL_CUDA_LAUNCHED("streamKernel<<<>>>");
   }
@@ -776,7 +829,7 @@ LaunchDescription describeInstance(const Launch& l) {
   PassLaunch p;
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
              (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
-             (K::full  ? ", " + size + " mask"
+             (K::full  ? ", " + size + (K::sym ? " mirror-symmetric" : "") + " mask"
               : K::mag ? ", " + size + " gradient magnitude"
                        : std::string()) +
              ">";
@@ -823,8 +876,12 @@ WorkModel modelInstance(const Launch& l) {
   // Any rank: T row sums of T taps and T - 1 adds into the pending rows; separable: T row and T column taps.
   // A gradient magnitude over pairs of taps: each pass's 2R pair adds and 2R - 1 multiply-adds
   // (6R - 2), then gx^2 + gy^2 and the scale, 4 (sqrt uncounted).
+  // A mirror-symmetric mask: R pair adds, R + 1 row sums of a product and R multiply-adds, T adds into
+  // the pending rows (the last a multiply-add).
   m.flops = inputs / outputs * channels *
-            (K::mag ? 2 * (6 * K::R - 2) + 4 : 2 * (K::full ? S::T * S::T + S::T - 1 : 2 * S::T));
+            (K::mag   ? 2 * (6 * K::R - 2) + 4
+             : K::sym ? K::R + (K::R + 1) * (2 * K::R + 1) + S::T
+                      : 2 * (K::full ? S::T * S::T + S::T - 1 : 2 * S::T));
   m.dramBytes = 8;
   m.notes.push_back("a segment of " + std::to_string(g.u.sh) + " rows a warp; " + std::to_string(S::N) +
                     " pixels a lane, " + std::to_string(2 * S::L) + " apron lanes");
@@ -833,7 +890,10 @@ WorkModel modelInstance(const Launch& l) {
     m.notes.push_back("a " + size +
                       " gradient magnitude: gx's and gy's row sums from one window over pairs of taps, the last " +
                       std::to_string(S::T) + " rows of each in registers");
-  if (K::full)
+  if (K::full && K::sym)
+    m.notes.push_back("a " + size + " mirror-symmetric mask: " + std::to_string(K::R + 1) +
+                      " row sums an input row over its pairs of pixels, one a pair of mask rows");
+  else if (K::full)
     m.notes.push_back("a " + size + " mask of any rank: " + std::to_string(S::T) +
                       " row sums an input row, one a mask row");
   if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
@@ -907,22 +967,30 @@ WorkModel modelStreamMagnitude(const Launch& l, int radius) {
   });
 }
 
+bool streamMaskMirrorSymmetric(const float* w, int radius) {
+  const int n = 2 * radius + 1;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x)
+      if (w[y * n + x] != w[y * n + (n - 1 - x)] || w[y * n + x] != w[(n - 1 - y) * n + x]) return false;
+  return true;
+}
+
 void streamAnyRank(const Launch& l, const Mask2D& m) {
-  streamFullInstance(l, m.radius, [&](auto k) {
+  streamFullInstance(l, m.radius, streamMaskMirrorSymmetric(m.w, m.radius), [&](auto k) {
     using K = decltype(k);
     if (l.frames > 1) return launchInstance<BatchOf<K>>(l, scaledFull<K::R>(m), 0.f);
     launchInstance<K>(l, scaledFull<K::R>(m), 0.f);
   });
 }
 
-LaunchDescription describeStreamAnyRank(const Launch& l, int radius) {
-  return streamFullInstance(l, radius, [&](auto k) {
+LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric) {
+  return streamFullInstance(l, radius, symmetric, [&](auto k) {
     return l.frames > 1 ? describeInstance<BatchOf<decltype(k)>>(l) : describeInstance<decltype(k)>(l);
   });
 }
 
-WorkModel modelStreamAnyRank(const Launch& l, int radius) {
-  return streamFullInstance(l, radius, [&](auto k) {
+WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric) {
+  return streamFullInstance(l, radius, symmetric, [&](auto k) {
     return l.frames > 1 ? modelInstance<BatchOf<decltype(k)>>(l) : modelInstance<decltype(k)>(l);
   });
 }

@@ -12,9 +12,13 @@ namespace convlive::kernels {
 constexpr int kStreamAnyRankRadius = 2;    // the largest mask of any rank: 5x5
 constexpr int kStreamMagnitudeRadius = 2;  // the largest gradient magnitude's mask: 5x5
 
-void streamAnyRank(const Launch& l, const Mask2D& m);  // m.radius 1 .. kStreamAnyRankRadius
-LaunchDescription describeStreamAnyRank(const Launch& l, int radius);
-WorkModel modelStreamAnyRank(const Launch& l, int radius);
+// Masks mirror-symmetric across both axes (w(y, x) = w(y, -x) = w(-y, x): the laplacian, sharpen, a
+// disc, a difference of gaussians) sum each input row's pixels in pairs, x[d] + x[-d], and make R + 1
+// row sums, one for mask rows t and 2R - t: at 5x5 11 row instructions a channel value, not 25.
+bool streamMaskMirrorSymmetric(const float* w, int radius);  // (2 radius + 1)^2 weights, row-major
+void streamAnyRank(const Launch& l, const Mask2D& m);        // m.radius 1 .. kStreamAnyRankRadius
+LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric);
+WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric);
 
 // The gradient magnitude of a separable 3x3 or 5x5 mask (sobel, scharr): gx = col (x) row and its
 // transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store. The factors must be one

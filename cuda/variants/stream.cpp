@@ -16,6 +16,11 @@ namespace {
 bool anyRank(const Variant& v, const FilterParams& p) {
   return !p.filter.mask.separable() && takesAnyRank(v, p.filter.mask);
 }
+// Whether such a mask is mirror-symmetric across both axes (its rows summed over pairs of pixels).
+bool symmetric(const FilterParams& p) {
+  const Mask& m = p.filter.mask;
+  return kernels::streamMaskMirrorSymmetric(m.weights().data(), m.radius());
+}
 // The gradient magnitude of a separable 3x3 or 5x5 mask: both sums from one row window
 // (kernels/stream_any_rank.hpp).
 bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
@@ -56,12 +61,12 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
+  if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p));
   if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h), radiusOf(p));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p));
+  if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p));
   if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h), radiusOf(p));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
@@ -133,7 +138,7 @@ bool typedKernel(const Variant& v, const FilterParams& p, const ImageDesc& image
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Batch(v, p, image)) {
     const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
-    return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p))
+    return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p), symmetric(p))
                          : kernels::describeStreamMagnitude(l, radiusOf(p));
   }
   if (!typedKernel(v, p, image)) return describe(v, p, image.width, image.height);
@@ -143,7 +148,8 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Batch(v, p, image)) {
     const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
-    return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p)) : kernels::modelStreamMagnitude(l, radiusOf(p));
+    return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p), symmetric(p))
+                         : kernels::modelStreamMagnitude(l, radiusOf(p));
   }
   if (!typedKernel(v, p, image)) return workModel(v, p, image.width, image.height);
   return kernels::modelStreamTyped(typedLaunchOf(v, p, image, planHalfSums(p.filter.mask)), radiusOf(p));
