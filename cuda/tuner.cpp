@@ -476,8 +476,8 @@ std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height)
   // Masks of low rank (sharpen, emboss, laplacian: up to 4 separable terms) take tensorstream first
   // at every radius to 32 (4K: sharpen r=8 0.049 against tensor2d's 0.133, r=32 0.123 against fft's
   // 0.624); those whose terms it refuses fall through to the 2D order. A gradient magnitude (sobel,
-  // scharr) of a 3x3 or 5x5 mask on stream (4K 3x3 0.037 ms against tensorstream's 0.054 and 0.067,
-  // 5x5 0.053 against 0.067; 1080p 5x5 0.019 against 0.023), then tensorstream to r = 16 (4K sobel
+  // scharr) of a 3x3 or 5x5 mask on stream (4K 3x3 0.032 ms against tensorstream's 0.054 and 0.067,
+  // 5x5 0.049 against 0.067; 1080p 5x5 0.018 against 0.023), then tensorstream to r = 16 (4K sobel
   // r=3..8 0.064 ms against separable's 0.23-0.30), separable past it. 5x5 masks that tensorstream refuses (of rank 5)
   // take stream next (4K 0.054 ms against tensor2d's 0.067; 1080p 0.021 against 0.025). 5x5 masks
   // mirror-symmetric across both axes of rank 3 or more (the laplacian) take stream first, its pairs of

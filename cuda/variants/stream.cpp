@@ -189,8 +189,9 @@ Variant streamVariant() {
           "8-bit frames into 8 bits (RGBA8 at r <= 4; 1 and 3 channels at r <= 2): fp16 sums (two values an "
           "instruction) where their error bound keeps 1 LSB, else fp32; "
           "RGBA8 frames (one, or a batch in one launch) also take 3x3 and 5x5 masks of any rank (each input row summed "
-          "with each mask row, fp32) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one "
-          "window, fp32)",
+          "with each mask row, fp32; masks mirror-symmetric across both axes over pairs of pixels, a row sum for each "
+          "pair of equal mask rows) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one "
+          "window over the pairs of taps their symmetry joins, fp32)",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
