@@ -84,6 +84,7 @@ std::string TuneKey::str() const {
   if (combine != Combine::Identity) s += std::string(" ") + combineName(combine);
   if (halfSplit) s += " fp16-split";
   if (singleSums) s += " fp32-sums";
+  if (mirrored) s += " mirror-symmetric";
   if (!image.empty()) s += " " + image;
   return s;
 }
@@ -121,6 +122,8 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   const Variant* stream = findVariant("stream");
   const bool streamTakes = k.separable && k.combine != Combine::Magnitude && stream && k.radius <= stream->maxRadius;
   k.singleSums = streamTakes && !planHalfSums(p.filter.mask).fits;
+  k.mirrored = !k.separable && k.kind == "custom" && k.radius >= 1 && k.radius <= kernels::kStreamAnyRankRadius &&
+               kernels::streamMaskMirrorSymmetric(p.filter.mask.weights().data(), k.radius);
   return k;
 }
 
@@ -183,6 +186,7 @@ void Tuner::load() {
       k.combine = parseCombine(e.at("combine")).value_or(Combine::Identity);
       k.halfSplit = e.value("fp16_split", false);
       k.singleSums = e.value("fp32_sums", false);
+      k.mirrored = e.value("mirror_symmetric", false);
       k.image = e.value("image", std::string());
       TuneEntry t;
       t.variant = e.at("variant");
@@ -213,6 +217,7 @@ bool Tuner::save() {
                        {"combine", combineName(k.combine)},
                        {"fp16_split", k.halfSplit},
                        {"fp32_sums", k.singleSums},
+                       {"mirror_symmetric", k.mirrored},
                        {"image", k.image},
                        {"variant", t.variant},
                        {"tile", t.tile.str()},

@@ -64,6 +64,12 @@ TEST_F(TuneCache, KeysNameWhatTheyMeasure) {
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 sharpen r=8 2D 2 terms");
   p.filter = makeFilter("custom", {.weights = "1,2,3;4,-5,6;7,8,10"});
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D");
+  // A custom mask mirror-symmetric across both axes runs stream's pairs of pixels at 3x3 and 5x5:
+  // timed apart from the others of its rank.
+  p.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;1,2,1"});
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D 2 terms mirror-symmetric");
+  p.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;2,4,2"});  // of rank 2 too
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D 2 terms");
   // A gaussian narrow enough that stream's fp16 sums cannot keep 1 LSB (its tiny outer weights'
   // rounding): stream sums it in fp32, at another speed, so it is timed apart from the default sigma.
   p.filter = makeFilter("gaussian", {.radius = 4, .sigma = 0.3f});

@@ -25,6 +25,9 @@ struct TuneKey {
   Combine combine = Combine::Identity;
   bool halfSplit = false;   // the tensor-core variants need fp16 high + low weight parts
   bool singleSums = false;  // stream takes the mask (separable, r <= 4) but its fp16 sums do not fit (planHalfSums)
+  // A custom 3x3 or 5x5 mask mirror-symmetric across both axes: stream sums it over pairs of pixels, at
+  // another speed than another custom mask of that rank (kernels::streamMaskMirrorSymmetric).
+  bool mirrored = false;
   // The frames' type and channels, the output's type where it is another ("u8x3 to f32"), and the
   // batch where it is not 1 ("f32x3 batch 16"); empty for one u8x4 frame.
   std::string image;
