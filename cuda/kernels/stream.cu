@@ -17,12 +17,13 @@
 // an alpha, and a lane takes its neighbours' pixels already converted (4K r=2 6%, r=4 18% faster).
 // 3x3 and 5x5 masks of any rank (streamAnyRank): the row factor becomes the mask's 2R + 1 rows,
 // each input row unpacked once and summed with each, every mask row's sums added to the output row
-// it is that row of; fp32 sums. The gradient magnitude of a separable 3x3 or 5x5 mask whose factors
-// are one antisymmetric and one symmetric (sobel, scharr: streamMagnitude): from one row window both
-// row factors, each from the pairs of taps its symmetry joins (x[t] - x[-t] or x[t] + x[-t]), the
-// factors over their outer weight (so that it needs no product); the last 2R + 1 row sums of each
-// in registers, the column factors likewise over pairs of rows; |outer weights| x sqrt(gx^2 + gy^2)
-// at the store; fp32.
+// it is that row of; fp32 sums; a mask mirror-symmetric across both axes sums the window's pixels
+// in pairs x[d] + x[-d] first and makes R + 1 row sums, one for mask rows t and 2R - t. The
+// gradient magnitude of a separable 3x3 or 5x5 mask whose factors are one antisymmetric and one
+// symmetric (sobel, scharr: streamMagnitude): from one row window both row factors, each from the
+// pairs of taps its symmetry joins (x[t] - x[-t] or x[t] + x[-t]), the factors over their outer
+// weight (so that it needs no product); the last 2R + 1 row sums of each in registers, the column
+// factors likewise over pairs of rows; |outer weights| x sqrt(gx^2 + gy^2) at the store; fp32.
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -434,7 +435,7 @@ __device__ __forceinline__ float4 sub4(float4 a, float4 b) {
 // A gradient magnitude's two row sums of a lane's N pixels from one window (x.px[j + R] is pixel
 // j): hd with the antisymmetric factor d from the differences x[t] - x[-t], hs with the symmetric s
 // from the sums x[t] + x[-t] and the centre; the outer pair's weight is 1 (MaskGrad). 4R - 1
-// instructions a channel value, where the 2 (2R + 1) taps took as many.
+// instructions a channel value for both, where their 2 (2R + 1) taps took 4R + 2.
 template <int R, int N, class Window, class Rows>
 __device__ __forceinline__ void gradRowSums(const Window& x, const MaskGrad<R>& m, Rows& hd, Rows& hs) {
 #pragma unroll
