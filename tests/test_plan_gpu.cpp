@@ -1374,17 +1374,25 @@ TEST_F(PlanOnDevice, Tensor2dFiltersAnRgba8BatchInOneLaunch) {
 // stream's RGBA8 kernel on a batch of 3x3 and 5x5 masks of any rank and gradient magnitudes: one
 // launch, a frame a grid z, each frame's units its share of the warps; every tile, padded rows and
 // frame strides that are not multiples of 16 (the lanes' copies of such frames go value by value).
+// The mirror-symmetric masks (the laplacian with |.|, sharpen, a custom one) take the instances that
+// sum pairs of pixels, the others the general ones.
 TEST_F(PlanOnDevice, StreamFiltersAnRgba8BatchOfAnyRankAndMagnitudesInOneLaunch) {
   const Variant& v = *findVariant("stream");
   const WeightsCase cases[] = {{"sobel", 1, ""},
                                {"scharr", 1, ""},
                                {"sobel", 2, ""},
                                {"laplacian", 1, ""},
+                               {"laplacian", 2, ""},
+                               {"sharpen", 1, ""},
+                               {"sharpen", 2, ""},
+                               {"custom", 0,
+                                "0.1,-0.3,0.5,-0.3,0.1;0.2,0.7,-0.4,0.7,0.2;-0.6,0.3,1.9,0.3,-0.6;"
+                                "0.2,0.7,-0.4,0.7,0.2;0.1,-0.3,0.5,-0.3,0.1"},
                                {"emboss", 2, ""},
                                {"custom", 0, randomFullRank(1)},
                                {"custom", 0, randomFullRank(2)}};
   const int ran = expectBatchesOnEveryTile(v, cases, {{37, 23}, {131, 5}, {1, 9}, {300, 41}}, true);
-  EXPECT_EQ(ran, 4 * 7 * int(v.tiles.size()));
+  EXPECT_EQ(ran, 4 * 11 * int(v.tiles.size()));
 }
 
 // A batch past a grid's 65535 frames (65537 frames of 5x3): each variant that launches a batch a
