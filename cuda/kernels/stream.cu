@@ -80,6 +80,17 @@ __device__ __forceinline__ float lastTap(float w, float h, float acc) {
 // 1.5 * 2^23 leaves the rounded value in the low mantissa bits; ties to even, as rintf).
 __device__ __forceinline__ unsigned roundedBits(float s) { return __float_as_uint(fmaf(s, 255.f, 12582912.f)); }
 __device__ __forceinline__ float4 mul4(float w, float4 v) { return make_float4(w * v.x, w * v.y, w * v.z, w * v.w); }
+__device__ __forceinline__ float4 add4(float4 a, float4 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+__device__ __forceinline__ float4 sub4(float4 a, float4 b) {
+  return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w);
+}
+// Pixel j's four channel sums into fp32 Rows (F32Sums' layout: channel c of pixel j at 4j + c).
+template <class Rows>
+__device__ __forceinline__ void setPixelSums(Rows& h, int j, float4 s) {
+  h.v[4 * j] = s.x, h.v[4 * j + 1] = s.y, h.v[4 * j + 2] = s.z, h.v[4 * j + 3] = s.w;
+}
 
 // Pixels -R .. N-1+R around a lane's N (its words w), e[0] being pixel -R: the others from the
 // lanes beside it by warp shuffles (one 32-bit word a pixel).
@@ -172,7 +183,7 @@ struct F32Sums {
       float4 s = mul4(row[0], x.px[j]);
 #pragma unroll
       for (int t = 1; t <= 2 * R; ++t) fma4(s, row[t], x.px[j + t]);
-      h.v[4 * j] = s.x, h.v[4 * j + 1] = s.y, h.v[4 * j + 2] = s.z, h.v[4 * j + 3] = s.w;
+      setPixelSums(h, j, s);
     }
     return h;
   }
@@ -193,10 +204,7 @@ struct F32Sums {
     for (int j = 0; j < N; ++j) {
       q.c[j] = x.px[j + R];
 #pragma unroll
-      for (int d = 1; d <= R; ++d) {
-        const float4 a = x.px[j + R + d], b = x.px[j + R - d];
-        q.p[j][d - 1] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-      }
+      for (int d = 1; d <= R; ++d) q.p[j][d - 1] = add4(x.px[j + R + d], x.px[j + R - d]);
     }
     return q;
   }
@@ -208,7 +216,7 @@ struct F32Sums {
       float4 s = mul4(row[R], q.c[j]);
 #pragma unroll
       for (int d = 1; d <= R; ++d) fma4(s, row[R + d], q.p[j][d - 1]);
-      h.v[4 * j] = s.x, h.v[4 * j + 1] = s.y, h.v[4 * j + 2] = s.z, h.v[4 * j + 3] = s.w;
+      setPixelSums(h, j, s);
     }
     return h;
   }
@@ -426,12 +434,6 @@ __device__ __forceinline__ float sqrtApprox(float x) {
   return r;
 }
 
-__device__ __forceinline__ float4 add4(float4 a, float4 b) {
-  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-}
-__device__ __forceinline__ float4 sub4(float4 a, float4 b) {
-  return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w);
-}
 // A gradient magnitude's two row sums of a lane's N pixels from one window (x.px[j + R] is pixel
 // j): hd with the antisymmetric factor d from the differences x[t] - x[-t], hs with the symmetric s
 // from the sums x[t] + x[-t] and the centre; the outer pair's weight is 1 (MaskGrad). 4R - 1
@@ -448,8 +450,8 @@ __device__ __forceinline__ void gradRowSums(const Window& x, const MaskGrad<R>& 
       fma4(s, m.s[t], add4(x.px[j + R + t], x.px[j + R - t]));
     }
     fma4(s, m.s[0], x.px[j + R]);
-    hd.v[4 * j] = d.x, hd.v[4 * j + 1] = d.y, hd.v[4 * j + 2] = d.z, hd.v[4 * j + 3] = d.w;
-    hs.v[4 * j] = s.x, hs.v[4 * j + 1] = s.y, hs.v[4 * j + 2] = s.z, hs.v[4 * j + 3] = s.w;
+    setPixelSums(hd, j, d);
+    setPixelSums(hs, j, s);
   }
 }
 
@@ -574,7 +576,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
           fin = lastRows<A, Absolute>(one, rows[0], acc[done], offset);
 #pragma unroll
           for (int t = 1; t < T - 1; ++t) {
-            const Rows& h = rows[t <= R ? t : 2 * R - t];
+            const Rows& h =
+                rows[t <= R ? t : 2 * R - t];  // added as it is (no weight: fmaRows by 1 compiles otherwise)
 #pragma unroll
             for (int e = 0; e < int(sizeof h.v / sizeof h.v[0]); ++e)
               acc[(k - t + T) % T].v[e] = acc[(k - t + T) % T].v[e] + h.v[e];
@@ -806,11 +809,11 @@ bool symmetric(const float* f, int r) {
 // A gradient magnitude's factors as MaskGrad holds them.
 template <int R>
 MaskGrad<R> scaledGrad(const MaskSep& m) {
-  const bool rowD = antisymmetric(m.row, R) && symmetric(m.col, R);
-  if (!rowD && !(antisymmetric(m.col, R) && symmetric(m.row, R)))
+  if (!streamMagnitudeFactorsFit(m.row, m.col, R))
     throw std::invalid_argument(
         "stream: a gradient magnitude's factors must be one antisymmetric and one symmetric, their outer weights not 0 "
         "(sobel, scharr)");
+  const bool rowD = antisymmetric(m.row, R);    // the row factor is d; else the column
   const float* d = (rowD ? m.row : m.col) + R;  // d[t]: tap t from the centre
   const float* s = (rowD ? m.col : m.row) + R;
   MaskGrad<R> k;
@@ -944,9 +947,9 @@ WorkModel modelStream(const Launch& l, int radius, bool halfSums) {
   return streamInstance(l, radius, halfSums, [&](auto k) { return modelInstance<decltype(k)>(l); });
 }
 
-bool streamMagnitudeFactorsFit(const MaskSep& m) {
-  const int r = m.radius;
-  return (antisymmetric(m.row, r) && symmetric(m.col, r)) || (antisymmetric(m.col, r) && symmetric(m.row, r));
+bool streamMagnitudeFactorsFit(const float* row, const float* col, int radius) {
+  return (antisymmetric(row, radius) && symmetric(col, radius)) ||
+         (antisymmetric(col, radius) && symmetric(row, radius));
 }
 
 // Masks of any rank and gradient magnitudes on l's frames: one, or a batch (Launch::frames > 1).

@@ -24,8 +24,8 @@ WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric);
 // transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store. The factors must be one
 // antisymmetric (its centre 0) and one symmetric, their outer weights not 0
 // (streamMagnitudeFactorsFit): each factor sums the pairs of taps its symmetry joins.
-bool streamMagnitudeFactorsFit(const MaskSep& m);
-void streamMagnitude(const Launch& l, const MaskSep& m);  // m.radius 1 .. kStreamMagnitudeRadius
+bool streamMagnitudeFactorsFit(const float* row, const float* col, int radius);  // 2 radius + 1 taps each
+void streamMagnitude(const Launch& l, const MaskSep& m);                         // m.radius 1 .. kStreamMagnitudeRadius
 LaunchDescription describeStreamMagnitude(const Launch& l, int radius);
 WorkModel modelStreamMagnitude(const Launch& l, int radius);
 

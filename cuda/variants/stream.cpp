@@ -29,11 +29,7 @@ bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magn
 // scharr; kernels::streamMagnitudeFactorsFit).
 bool magnitudeFactorsFit(const FilterParams& p) {
   const Mask& m = p.filter.mask;
-  kernels::MaskSep sep{};
-  sep.radius = m.radius();
-  std::copy(m.row().begin(), m.row().end(), sep.row);
-  std::copy(m.col().begin(), m.col().end(), sep.col);
-  return kernels::streamMagnitudeFactorsFit(sep);
+  return kernels::streamMagnitudeFactorsFit(m.row().data(), m.col().data(), m.radius());
 }
 
 // RGBA8 frames: the checks every variant makes (masks of any rank and gradient magnitudes to 5x5
