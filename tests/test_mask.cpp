@@ -10,6 +10,7 @@
 #include "../app/bench/random_masks.hpp"
 #include "convlive/mask.hpp"
 #include "convlive/variants.hpp"
+#include "kernels/stream_any_rank.hpp"
 
 using namespace convlive;
 
@@ -354,6 +355,56 @@ TEST(Variants, StreamTakesGradientMagnitudesOfOneAntisymmetricAndOneSymmetricFac
     EXPECT_EQ(why.fixValue, "tensorstream") << why.text();
     const Problem ts = findVariant("tensorstream")->whyNot(p, 64, 64);
     EXPECT_TRUE(ts.empty() || ts.code == Problem::Code::NoDevice) << ts.text();
+  }
+}
+
+// stream's 5x5 gradient magnitudes whose factors' ratios to their outer weights are integers (sobel
+// 5x5, custom ones) take integer sums, so long as gx and gy fit 16 bits (255 x the ratios' absolute
+// sums' product at most 128); the others (3x3 ones, ratios of 3/2 or sqrt 2, integers too large) fp32.
+TEST(Variants, StreamSumsIntegerMagnitudesInIntegers) {
+  const Variant& stream = *findVariant("stream");
+  const auto kernelFor = [&](const FilterParams& p) {
+    const LaunchDescription d = stream.describeLaunch(p, 64, 64);
+    return d.passes.empty() ? std::string() : d.passes[0].kernel;
+  };
+  const auto magnitude = [](std::vector<float> col, std::vector<float> row) {
+    FilterParams p;
+    p.filter.name = "magnitude";
+    p.filter.mask = Mask::fromFactors(std::move(col), std::move(row));
+    p.filter.combine = Combine::Magnitude;
+    return p;
+  };
+  const auto sepOf = [](const FilterParams& p) {
+    kernels::MaskSep s{};
+    s.radius = p.filter.mask.radius();
+    std::copy(p.filter.mask.row().begin(), p.filter.mask.row().end(), s.row);
+    std::copy(p.filter.mask.col().begin(), p.filter.mask.col().end(), s.col);
+    return s;
+  };
+  FilterParams sobel5;
+  sobel5.filter = makeFilter("sobel", {.radius = 2});
+  const std::vector<FilterParams> integer = {
+      sobel5, magnitude({-0.5f, -1.5f, 0.f, 1.5f, 0.5f}, {0.2f, 0.4f, 0.6f, 0.4f, 0.2f}),  // 3 and 1; 3, 2 and 1: 4 x 9
+      magnitude({1.f, 2.f, 3.f, 2.f, 1.f}, {1.f, 3.f, 0.f, -3.f, -1.f})};  // 3 and 1 (an outer weight below 0); 4 x 9
+  for (const FilterParams& p : integer) {
+    EXPECT_TRUE(kernels::streamMagnitudeIntegerFactors(sepOf(p))) << p.filter.name;
+    EXPECT_NE(kernelFor(p).find("5x5 gradient magnitude, integer sums>"), std::string::npos) << kernelFor(p);
+  }
+  std::vector<FilterParams> fp32 = {
+      magnitude({0.3f, std::sqrt(2.f), 0.3f, std::sqrt(2.f), 0.3f}, {-1.f, -2.f, 0.f, 2.f, 1.f}),  // no integer ratio
+      magnitude({1.f, 2.f, 3.f, 2.f, 1.f}, {-1.f, -1.5f, 0.f, 1.5f, 1.f}),                         // 3/2
+      magnitude({1.f, 30.f, 60.f, 30.f, 1.f}, {-1.f, -2.f, 0.f, 2.f, 1.f}),                        // 3 x 122 > 128
+      magnitude({-0.15f, -0.55f, 0.f, 0.55f, 0.15f}, {0.35f, 0.8f, 1.7f, 0.8f, 0.35f}),            // 14 x 80
+      magnitude({0.3f, 1.3f, 0.3f}, {0.7f, 0.f, -0.7f})};                                          // 3x3
+  for (const char* kind : {"sobel", "scharr"}) {
+    FilterParams p;
+    p.filter = makeFilter(kind, {.radius = 1});
+    fp32.push_back(p);
+  }
+  for (const FilterParams& p : fp32) {
+    EXPECT_FALSE(kernels::streamMagnitudeIntegerFactors(sepOf(p))) << p.filter.name;
+    const std::string k = kernelFor(p);
+    EXPECT_NE(k.find("gradient magnitude>"), std::string::npos) << k;
   }
 }
 

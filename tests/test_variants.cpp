@@ -355,6 +355,14 @@ std::vector<Filter> streamFilters(int r, std::mt19937& rng) {
     std::vector<float> heavyEven = even;
     for (float& w : heavyEven) w *= 3.f;
     filters.push_back(separableFilter("even x odd magnitude x3", odd, heavyEven, Combine::Magnitude));
+    // A ratio of sqrt 2 keeps fp32 at both sizes; at 5x5 sobel and a pair of integer ratios (3 and 1,
+    // 3, 2 and 1; an outer weight below 0; heavy enough to saturate) take integer sums.
+    std::vector<float> irrational = even;
+    irrational[r] = 0.3f * std::sqrt(2.f);
+    filters.push_back(separableFilter("irrational x odd magnitude", odd, irrational, Combine::Magnitude));
+    if (r == 2)
+      filters.push_back(separableFilter("integer magnitude", {0.6f, 1.2f, 1.8f, 1.2f, 0.6f},
+                                        {0.5f, 1.5f, 0.f, -1.5f, -0.5f}, Combine::Magnitude));
   }
   return filters;
 }

@@ -23,11 +23,15 @@
 // symmetric (sobel, scharr: streamMagnitude): from one row window both row factors, each from the
 // pairs of taps its symmetry joins (x[t] - x[-t] or x[t] + x[-t]), the factors over their outer
 // weight (so that it needs no product); the last 2R + 1 row sums of each in registers, the column
-// factors likewise over pairs of rows; |outer weights| x sqrt(gx^2 + gy^2) at the store; fp32.
+// factors likewise over pairs of rows; |outer weights| x sqrt(gx^2 + gy^2) at the store; fp32, or
+// at 5x5 where the factors' ratios to their outer weights are integers (sobel), integers: each
+// channel byte a 16-bit half, two channel values an instruction, exact (MaskGradInt).
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -394,8 +398,8 @@ __device__ __noinline__ void copyBorderedRow(const uchar4* in, std::size_t pitch
 // alpha filtered at most 96 (5 blocks); r=3 and 4 at most 128, none spilling (ptxas -v, sm_90).
 // The 3x3 gradient magnitude (Mag, fp32): uncapped, 128 registers (4 blocks) with alpha kept, 157
 // (3) filtered; at 2 pixels a lane (86-96 registers, 5 blocks) it ran 1.12x slower at 4K. The 5x5
-// (2 pixels a lane): uncapped, 121 registers (4 blocks) with alpha kept, 135 (3) filtered; capped
-// for 5 blocks it ran 1.05x slower at 4K, 1.13x at 1080p.
+// (2 pixels a lane): uncapped, 114 registers (4 blocks) with alpha kept, 128 (3) filtered; capped
+// for 5 blocks it ran 1.05x slower at 4K, 1.13x at 1080p. Its integer instances (Int): 88 and 93 (5).
 // Masks of any rank (Full, fp32 sums): 3x3 at most 102 registers (5 blocks) with alpha kept, 128 (4)
 // filtered; 5x5 (2 pixels a lane) at most 96 (5 blocks; uncapped 114-128, and 6 or 7 blocks at 80 or
 // 72 ran 2% and 10% slower at 4K: fewer registers, more instructions).
@@ -425,8 +429,20 @@ template <int R>
 struct MaskGrad {
   float d[R + 1], s[R + 1], scale;
 };
-template <int R, bool Full, bool Mag = false>
-using StreamMask = std::conditional_t<Mag, MaskGrad<R>, std::conditional_t<Full, MaskFull<R>, MaskSep>>;
+// A gradient magnitude whose factors' ratios to their outer weights are integers (sobel 5x5: 2; 4
+// and 6: streamMagnitudeIntegerFactors), summed in integers: d[t] (t = 1 .. R - 1) and s[t] (t = 0
+// .. R - 1) those integers (two's complement in unsigned words), the outer pair's 1 (no product), as
+// MaskGrad's; bias B in each 16-bit half, |gx|, |gy| <= B (255 x the d's absolute sum x the s's), so
+// that gx + B and gy + B lie in 0 .. 2B < 65536; offset 2^23 + B (a half's value from the bits
+// 2^23 + h takes it away); scale MaskGrad's.
+template <int R>
+struct MaskGradInt {
+  unsigned d[R + 1], s[R + 1], bias;
+  float offset, scale;
+};
+template <int R, bool Full, bool Mag = false, bool Int = false>
+using StreamMask = std::conditional_t<Mag, std::conditional_t<Int, MaskGradInt<R>, MaskGrad<R>>,
+                                      std::conditional_t<Full, MaskFull<R>, MaskSep>>;
 
 __device__ __forceinline__ float sqrtApprox(float x) {
   float r;
@@ -462,16 +478,17 @@ __device__ __forceinline__ void gradRowSums(const Window& x, const MaskGrad<R>& 
   (Batch ? reinterpret_cast<decltype(P)>(reinterpret_cast<std::uintptr_t>(P) + (STRIDE)*blockIdx.z) : (P))
 
 template <int R, bool Absolute, bool FilterAlpha, bool Half, bool Full = false, bool Mag = false, bool Batch = false,
-          bool Sym = false>
+          bool Sym = false, bool Int = false>
 __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, FilterAlpha, Half, Full, Mag>))
-    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full, Mag> m, bool aligned,
-                 const __grid_constant__ StreamUnits u, float halfOffset) {
+    streamKernel(const __grid_constant__ Launch l, const __grid_constant__ StreamMask<R, Full, Mag, Int> m,
+                 bool aligned, const __grid_constant__ StreamUnits u, float halfOffset) {
   using S = StreamShape<R, Half, Full, Mag>;
   constexpr int N = S::N, L = S::L, T = S::T;
   static_assert(!Mag || ((R == 1 || R == 2) && !Half && !Full),
                 "the gradient magnitude instances: radius 1 or 2, fp32 sums");
   static_assert(!Full || ((R == 1 || R == 2) && !Half), "the full-mask instances: radius 1 or 2, fp32 sums");
   static_assert(!Sym || Full, "mirror-symmetric: a mask of any rank");
+  static_assert(!Int || Mag, "integer sums: a gradient magnitude's");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
@@ -512,14 +529,21 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 #pragma unroll 1
     for (int i = 0; i < kRing - 1; ++i) issue(i);
 
-    Rows acc[T];             // acc[o % T]: the pending sums of output row o
-    Rows accY[Mag ? T : 1];  // a gradient magnitude: gy's row sums (acc: gx's), the last T input rows'
-    unsigned alpha[T];       // alpha[i % T]: the alpha bytes of input row i
+    Rows acc[T];                     // acc[o % T]: the pending sums of output row o
+    Rows accY[Mag && !Int ? T : 1];  // a gradient magnitude: gy's row sums (acc: gx's), the last T input rows'
+    // In integers (Int): gx's and gy's row sums of the last T input rows, two channel values a word.
+    constexpr int IntW = FilterAlpha ? 2 * N : N + N / 2;  // words a lane's sums take in integers (below)
+    using IntRows = LaneSums<unsigned, IntW>;
+    IntRows intX[Int ? T : 1], intY[Int ? T : 1];
+    unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
     for (int s = 0; s < T; ++s) acc[s] = zeroRows<Rows>();
-    if constexpr (Mag)
+    if constexpr (Mag && !Int)
 #pragma unroll
       for (int s = 0; s < T; ++s) accY[s] = zeroRows<Rows>();
+    if constexpr (Int)
+#pragma unroll
+      for (int s = 0; s < T; ++s) intX[s] = intY[s] = zeroRows<IntRows>();
     for (int base = 0; base < kRows; base += T) {
 #pragma unroll
       for (int k = 0; k < T; ++k) {
@@ -548,7 +572,64 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         // Alpha, unless filtered: byte j of the alpha bytes of input row i - R (the output row's centre).
         const int done = (k + 1) % T, y = ys + i - 2 * R;
         Rows fin;  // in [0, 1]
-        if constexpr (Mag) {
+        if constexpr (Int) {
+          // As below, in integers: each channel byte a 16-bit half, two channel values an
+          // instruction; the products wrap modulo 2^32 like the integers they stand for, so each half
+          // is exact once the sum is (gx + B and gy + B in 0 .. 2B: MaskGradInt), whatever the halves
+          // held on the way. Word e's window ww[e][R + o] (o = -R .. R): with alpha kept, a pixel's
+          // (R, G) (e < N) and the blue of pixels 2q and 2q + 1 (e = N + q), so that no half sums an
+          // alpha; filtered, a pixel's (R, G) and (B, A) (e = 2j, 2j + 1).
+          unsigned win[N + 2 * R], ww[IntW][T];
+          laneWindow<R>(w, win);
+#pragma unroll
+          for (int o = 0; o < T; ++o) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) {
+              if constexpr (FilterAlpha) {
+                ww[2 * j][o] = __byte_perm(win[j + o], 0u, 0x4140);
+                ww[2 * j + 1][o] = __byte_perm(win[j + o], 0u, 0x4342);
+              } else {
+                ww[j][o] = __byte_perm(win[j + o], 0u, 0x4140);
+              }
+            }
+            if constexpr (!FilterAlpha)
+#pragma unroll
+              for (int q = 0; q < N / 2; ++q)
+                ww[N + q][o] = __byte_perm(win[2 * q + o], win[2 * q + 1 + o], 0x7632) & 0x00FF00FFu;
+          }
+#pragma unroll
+          for (int e = 0; e < IntW; ++e) {  // the outer pair's weight 1, as MaskGrad's
+            unsigned d = ww[e][2 * R] - ww[e][0], s = ww[e][2 * R] + ww[e][0] + ww[e][R] * m.s[0];
+#pragma unroll
+            for (int t = 1; t < R; ++t) {
+              d += (ww[e][R + t] - ww[e][R - t]) * m.d[t];
+              s += (ww[e][R + t] + ww[e][R - t]) * m.s[t];
+            }
+            intX[k % T].v[e] = d;
+            intY[k % T].v[e] = s;
+          }
+          const auto X = [&](int t, int e) { return intX[(k + 1 + t) % T].v[e]; };  // row i - 2R + t
+          const auto Y = [&](int t, int e) { return intY[(k + 1 + t) % T].v[e]; };
+#pragma unroll
+          for (int e = 0; e < IntW; ++e) {
+            unsigned gx = X(2 * R, e) + X(0, e) + X(R, e) * m.s[0] + m.bias, gy = Y(2 * R, e) - Y(0, e) + m.bias;
+#pragma unroll
+            for (int t = 1; t < R; ++t) {
+              gx += (X(R + t, e) + X(R - t, e)) * m.s[t];
+              gy += (Y(R + t, e) - Y(R - t, e)) * m.d[t];
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {  // half h: 2^23 + its value, less the offset
+              const unsigned sel = h ? 0x7432u : 0x7410u;
+              const float fx = __uint_as_float(__byte_perm(gx, 0x4B000000u, sel)) - m.offset;
+              const float fy = __uint_as_float(__byte_perm(gy, 0x4B000000u, sel)) - m.offset;
+              // its channel: filtered, 2 (e % 2) + h of pixel e / 2; kept, (R, G) of pixel e, or blue of pixel 2 (e -
+              // N) + h
+              const int at = FilterAlpha ? 2 * e + h : e < N ? 4 * e + h : 4 * (2 * (e - N) + h) + 2;
+              fin.v[at] = __saturatef(sqrtApprox(fmaf(fx, fx, fy * fy)) * m.scale);
+            }
+          }
+        } else if constexpr (Mag) {
           // acc and accY hold the row sums of input rows i - 2R .. i (row i - 2R + t in slot
           // (k + 1 + t) mod T): gx's row factor d, gy's s; the column factors over pairs of rows.
           gradRowSums<R, N>(A::template window<R>(w), m, acc[k % T], accY[k % T]);
@@ -658,17 +739,17 @@ StreamGeometry streamGeometry(const Launch& l, int outW, int n, int apronLanes, 
 // The compiled instance for a radius, combine rule, alpha mode and number format (and masks of any
 // rank: full; a gradient magnitude: mag), handed to `f`.
 template <int R_, bool Absolute_, bool FilterAlpha_, bool Half_, bool Full_ = false, bool Mag_ = false,
-          bool Batch_ = false, bool Sym_ = false>
+          bool Batch_ = false, bool Sym_ = false, bool Int_ = false>
 struct StreamInstance {
   static constexpr int R = R_;
   static constexpr bool absolute = Absolute_, filterAlpha = FilterAlpha_, half = Half_, full = Full_, mag = Mag_,
-                        batch = Batch_, sym = Sym_;
+                        batch = Batch_, sym = Sym_, integer = Int_;
 };
 // K's instance for a batch of RGBA8 frames, a frame a grid z (masks of any rank and gradient
 // magnitudes: separable masks' batches take the typed kernel). A template argument, so that the
 // single-frame instances' code stays as it was.
 template <class K>
-using BatchOf = StreamInstance<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym>;
+using BatchOf = StreamInstance<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym, K::integer>;
 // Masks of any rank (Full) take fp32 sums only; `half` says for them whether the mask is mirror-symmetric
 // (streamMaskMirrorSymmetric: the Sym instances).
 template <int R, bool Absolute, bool FilterAlpha, bool Full, class F>
@@ -716,17 +797,24 @@ decltype(auto) streamFullInstance(const Launch& l, int radius, bool symmetric, F
   throw std::invalid_argument("stream: masks of any rank take radius 1 to " + std::to_string(kStreamAnyRankRadius) +
                               " (asked for " + std::to_string(radius) + ")");
 }
-// The gradient magnitude's instance for this radius and the launch's alpha mode.
-template <int R, class F>
+// The gradient magnitude's instance for this radius, its sums (integer: streamMagnitudeIntegerFactors)
+// and the launch's alpha mode.
+template <int R, bool Int, class F>
 decltype(auto) streamMagAlphaInstance(const Launch& l, F&& f) {
-  if (l.filterAlpha) return f(StreamInstance<R, false, true, false, false, true>{});
-  return f(StreamInstance<R, false, false, false, false, true>{});
+  if (l.filterAlpha) return f(StreamInstance<R, false, true, false, false, true, false, false, Int>{});
+  return f(StreamInstance<R, false, false, false, false, true, false, false, Int>{});
+}
+template <int R, class F>
+decltype(auto) streamMagSumsInstance(const Launch& l, bool integer, F&& f) {
+  if constexpr (R == kStreamIntegerMagnitudeRadius)
+    if (integer) return streamMagAlphaInstance<R, true>(l, f);
+  return streamMagAlphaInstance<R, false>(l, f);
 }
 template <class F>
-decltype(auto) streamMagInstance(const Launch& l, int radius, F&& f) {
+decltype(auto) streamMagInstance(const Launch& l, int radius, bool integer, F&& f) {
   static_assert(kStreamMagnitudeRadius == 2, "an instance for each radius");
-  if (radius == 1) return streamMagAlphaInstance<1>(l, f);
-  if (radius == 2) return streamMagAlphaInstance<2>(l, f);
+  if (radius == 1) return streamMagSumsInstance<1>(l, integer, f);
+  if (radius == 2) return streamMagSumsInstance<2>(l, integer, f);
   throw std::invalid_argument("stream: gradient magnitudes take radius 1 to " + std::to_string(kStreamMagnitudeRadius) +
                               " (asked for " + std::to_string(radius) + ")");
 }
@@ -734,7 +822,7 @@ decltype(auto) streamMagInstance(const Launch& l, int radius, F&& f) {
 template <class K>
 const void* streamKernelOf() {
   return reinterpret_cast<const void*>(
-      &streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, K::batch, K::sym>);
+      &streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, K::batch, K::sym, K::integer>);
 }
 // Warps of instance K the current GPU holds at once (residentBlocks keeps each device's answer).
 template <class K>
@@ -760,19 +848,19 @@ StreamGeometry streamGeometryOn(const Launch& l) {
 // of about the same height (at least the tile's), and none waits on a partial last wave.
 // A batch: that for each frame, a frame a grid z (a launch per kMaxGridZ frames past that).
 template <class K>
-void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag>& m, float halfOffset) {
+void launchInstance(const Launch& l, const StreamMask<K::R, K::full, K::mag, K::integer>& m, float halfOffset) {
   using S = StreamShape<K::R, K::half, K::full, K::mag>;
   const StreamGeometry g = geometryOf<K>(l, residentWarpsOf<K>());
   if constexpr (K::batch) {
     const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch | l.inFrameStride) % (4 * S::N) == 0;
     forEachGridOfFrames(l, [&](const Launch& part) {
-      streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym>
+      streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym, K::integer>
           <<<dim3(g.blocks, 1, part.frames), 32 * kStreamWarps, 0, l.stream>>>(part, m, aligned, g.u, halfOffset);
       CL_CUDA_LAUNCHED("streamKernel<<<>>>");
     });
   } else {
     const bool aligned = (reinterpret_cast<std::size_t>(l.in) | l.inPitch) % (4 * S::N) == 0;
-    streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, false, K::sym>
+    streamKernel<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, false, K::sym, K::integer>
         <<<g.blocks, 32 * kStreamWarps, 0, l.stream>>>(l, m, aligned, g.u, halfOffset);
     CL_CUDA_LAUNCHED("streamKernel<<<>>>");
   }
@@ -824,6 +912,59 @@ MaskGrad<R> scaledGrad(const MaskSep& m) {
   k.scale = float(std::fabs(double(d[R]) * double(s[R])) / 255.0);
   return k;
 }
+// The ratios of factor f (2r + 1 taps, centre r) to its outer weight, t = first .. r, where each is an
+// integer (to 1e-6 of itself: the floats' rounding of the weights), else none.
+struct IntegerRatios {
+  bool whole = false;
+  int k[kStreamMagnitudeRadius + 1] = {};
+};
+IntegerRatios integerRatios(const float* f, int r, int first) {
+  IntegerRatios q;
+  q.whole = true;
+  for (int t = first; t <= r && q.whole; ++t) {
+    const double v = double(f[r + t]) / double(f[2 * r]);
+    q.k[t] = int(std::lround(v));
+    q.whole = std::fabs(v - q.k[t]) <= 1e-6 * std::max(1.0, std::fabs(v));
+  }
+  return q;
+}
+// The magnitude's integer form (MaskGradInt), if its factors have one that fits 16-bit halves.
+template <int R>
+bool integerGrad(const MaskSep& m, MaskGradInt<R>* out) {
+  if (R < 1 || R > kStreamMagnitudeRadius || m.radius != R || !streamMagnitudeFactorsFit(m.row, m.col, R)) return false;
+  const bool rowD = antisymmetric(m.row, R);
+  const float* d = rowD ? m.row : m.col;
+  const float* s = rowD ? m.col : m.row;
+  const IntegerRatios qd = integerRatios(d, R, 1), qs = integerRatios(s, R, 0);
+  if (!qd.whole || !qs.whole) return false;
+  long dSum = 0, sSum = std::labs(qs.k[0]);
+  for (int t = 1; t <= R; ++t) dSum += std::labs(qd.k[t]), sSum += 2 * std::labs(qs.k[t]);
+  const long bias = 255 * dSum * sSum;  // |gx|, |gy| <= bias
+  if (2 * bias > 65535) return false;
+  if (out) {
+    MaskGradInt<R> k{};
+    for (int t = 0; t <= R; ++t) {
+      k.d[t] = static_cast<unsigned>(t ? qd.k[t] : 0);
+      k.s[t] = static_cast<unsigned>(qs.k[t]);
+    }
+    k.bias = static_cast<unsigned>(bias) * 0x00010001u;
+    k.offset = float(8388608 + bias);
+    k.scale = float(std::fabs(double(d[2 * R]) * double(s[2 * R])) / 255.0);
+    *out = k;
+  }
+  return true;
+}
+// The mask as instance K takes it.
+template <class K>
+StreamMask<K::R, false, true, K::integer> magnitudeMaskOf(const MaskSep& m) {
+  if constexpr (K::integer) {
+    MaskGradInt<K::R> k{};
+    if (!integerGrad<K::R>(m, &k)) throw std::invalid_argument("stream: a gradient magnitude without integer factors");
+    return k;
+  } else {
+    return scaledGrad<K::R>(m);
+  }
+}
 
 template <class K>
 LaunchDescription describeInstance(const Launch& l) {
@@ -834,7 +975,7 @@ LaunchDescription describeInstance(const Launch& l) {
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
              (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
              (K::full  ? ", " + size + (K::sym ? " mirror-symmetric" : "") + " mask"
-              : K::mag ? ", " + size + " gradient magnitude"
+              : K::mag ? ", " + size + " gradient magnitude" + (K::integer ? ", integer sums" : "")
                        : std::string()) +
              ">";
   p.grid = dimsOf(g.blocks);
@@ -893,7 +1034,8 @@ WorkModel modelInstance(const Launch& l) {
   if (K::mag)
     m.notes.push_back("a " + size +
                       " gradient magnitude: gx's and gy's row sums from one window over pairs of taps, the last " +
-                      std::to_string(S::T) + " rows of each in registers");
+                      std::to_string(S::T) + " rows of each in registers" +
+                      (K::integer ? "; in integers, two channel values an instruction (16-bit halves), exact" : ""));
   if (K::full && K::sym)
     m.notes.push_back("a " + size + " mirror-symmetric mask: " + std::to_string(K::R + 1) +
                       " row sums an input row over its pairs of pixels, one a pair of mask rows");
@@ -952,21 +1094,26 @@ bool streamMagnitudeFactorsFit(const float* row, const float* col, int radius) {
          (antisymmetric(col, radius) && symmetric(row, radius));
 }
 
+bool streamMagnitudeIntegerFactors(const MaskSep& m) {
+  static_assert(kStreamIntegerMagnitudeRadius == 2, "the integer instances' radius");
+  return m.radius == 2 && integerGrad<2>(m, nullptr);
+}
+
 // Masks of any rank and gradient magnitudes on l's frames: one, or a batch (Launch::frames > 1).
 void streamMagnitude(const Launch& l, const MaskSep& m) {
-  streamMagInstance(l, m.radius, [&](auto k) {
+  streamMagInstance(l, m.radius, streamMagnitudeIntegerFactors(m), [&](auto k) {
     using K = decltype(k);
-    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, scaledGrad<K::R>(m), 0.f);
-    launchInstance<K>(l, scaledGrad<K::R>(m), 0.f);
+    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, magnitudeMaskOf<K>(m), 0.f);
+    launchInstance<K>(l, magnitudeMaskOf<K>(m), 0.f);
   });
 }
-LaunchDescription describeStreamMagnitude(const Launch& l, int radius) {
-  return streamMagInstance(l, radius, [&](auto k) {
+LaunchDescription describeStreamMagnitude(const Launch& l, int radius, bool integer) {
+  return streamMagInstance(l, radius, integer, [&](auto k) {
     return l.frames > 1 ? describeInstance<BatchOf<decltype(k)>>(l) : describeInstance<decltype(k)>(l);
   });
 }
-WorkModel modelStreamMagnitude(const Launch& l, int radius) {
-  return streamMagInstance(l, radius, [&](auto k) {
+WorkModel modelStreamMagnitude(const Launch& l, int radius, bool integer) {
+  return streamMagInstance(l, radius, integer, [&](auto k) {
     return l.frames > 1 ? modelInstance<BatchOf<decltype(k)>>(l) : modelInstance<decltype(k)>(l);
   });
 }

@@ -32,6 +32,18 @@ bool magnitudeFactorsFit(const FilterParams& p) {
   return kernels::streamMagnitudeFactorsFit(m.row().data(), m.col().data(), m.radius());
 }
 
+// A gradient magnitude's sums: integers where its factors have an integer form that fits 16 bits
+// (kernels::streamMagnitudeIntegerFactors), else fp32.
+bool integerMagnitude(const FilterParams& p) {
+  const Mask& m = p.filter.mask;
+  if (m.radius() < 1 || m.radius() > kernels::kStreamMagnitudeRadius || !m.separable()) return false;
+  kernels::MaskSep s{};
+  s.radius = m.radius();
+  std::copy(m.row().begin(), m.row().end(), s.row);
+  std::copy(m.col().begin(), m.col().end(), s.col);
+  return kernels::streamMagnitudeIntegerFactors(s);
+}
+
 // RGBA8 frames: the checks every variant makes (masks of any rank and gradient magnitudes to 5x5
 // pass them), and for those fp32 sums within 1 LSB (fp32SumsBound: each mask row's and the whole
 // mask's absolute sum times 255; a magnitude's factors in either order, times sqrt 2); a
@@ -58,12 +70,12 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
   if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p));
-  if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h), radiusOf(p));
+  if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), integerMagnitude(p));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
   if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p));
-  if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h), radiusOf(p));
+  if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), integerMagnitude(p));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 
@@ -135,7 +147,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
   if (rgba8Batch(v, p, image)) {
     const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
     return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p), symmetric(p))
-                         : kernels::describeStreamMagnitude(l, radiusOf(p));
+                         : kernels::describeStreamMagnitude(l, radiusOf(p), integerMagnitude(p));
   }
   if (!typedKernel(v, p, image)) return describe(v, p, image.width, image.height);
   return kernels::describeStreamTyped(typedLaunchOf(v, p, image, planHalfSums(p.filter.mask)), radiusOf(p));
@@ -145,7 +157,7 @@ WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDes
   if (rgba8Batch(v, p, image)) {
     const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
     return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p), symmetric(p))
-                         : kernels::modelStreamMagnitude(l, radiusOf(p));
+                         : kernels::modelStreamMagnitude(l, radiusOf(p), integerMagnitude(p));
   }
   if (!typedKernel(v, p, image)) return workModel(v, p, image.width, image.height);
   return kernels::modelStreamTyped(typedLaunchOf(v, p, image, planHalfSums(p.filter.mask)), radiusOf(p));
@@ -187,7 +199,8 @@ Variant streamVariant() {
           "RGBA8 frames (one, or a batch in one launch) also take 3x3 and 5x5 masks of any rank (each input row summed "
           "with each mask row, fp32; masks mirror-symmetric across both axes over pairs of pixels, a row sum for each "
           "pair of equal mask rows) and 3x3 and 5x5 gradient magnitudes (sobel, scharr: both row factors from one "
-          "window over the pairs of taps their symmetry joins, fp32)",
+          "window over the pairs of taps their symmetry joins, fp32; at 5x5 factors of integer ratios, as sobel's, "
+          "in integers, two values an instruction, exact)",
       .maxRadius = kernels::kStreamMaxRadius,  // 16- and 32-bit grey: kTypedStreamMaxRadiusGrey
       .tiles = {{32, 16}, {32, 8}, {32, 32}, {32, 4}},
       .tileMeaning = "warp (32 lanes) x output rows it walks",
