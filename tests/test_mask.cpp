@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -388,7 +389,7 @@ TEST(Variants, StreamSumsIntegerMagnitudesInIntegers) {
       magnitude({1.f, 2.f, 3.f, 2.f, 1.f}, {1.f, 3.f, 0.f, -3.f, -1.f})};  // 3 and 1 (an outer weight below 0); 4 x 9
   for (const FilterParams& p : integer) {
     EXPECT_TRUE(kernels::streamMagnitudeIntegerFactors(sepOf(p))) << p.filter.name;
-    EXPECT_NE(kernelFor(p).find("5x5 gradient magnitude, integer sums>"), std::string::npos) << kernelFor(p);
+    EXPECT_NE(kernelFor(p).find("integer sums, 5x5 gradient magnitude>"), std::string::npos) << kernelFor(p);
   }
   std::vector<FilterParams> fp32 = {
       magnitude({0.3f, std::sqrt(2.f), 0.3f, std::sqrt(2.f), 0.3f}, {-1.f, -2.f, 0.f, 2.f, 1.f}),  // no integer ratio
@@ -404,7 +405,48 @@ TEST(Variants, StreamSumsIntegerMagnitudesInIntegers) {
   for (const FilterParams& p : fp32) {
     EXPECT_FALSE(kernels::streamMagnitudeIntegerFactors(sepOf(p))) << p.filter.name;
     const std::string k = kernelFor(p);
+    EXPECT_NE(k.find("fp32 sums, "), std::string::npos) << k;
     EXPECT_NE(k.find("gradient magnitude>"), std::string::npos) << k;
+  }
+}
+
+// stream's 3x3 and 5x5 masks of any rank whose weights are integers over one divisor (emboss, over
+// r; custom integer masks) sum in integers where 255 x their absolute sum fits 16 bits twice over;
+// the others (a weight of sqrt 2, a sum too large) and the mirror-symmetric ones (their own
+// instances) in fp32.
+TEST(Variants, StreamSumsIntegerMasksInIntegers) {
+  const Variant& stream = *findVariant("stream");
+  const auto kernelFor = [&](const FilterParams& p) {
+    const LaunchDescription d = stream.describeLaunch(p, 64, 64);
+    return d.passes.empty() ? std::string() : d.passes[0].kernel;
+  };
+  const auto custom = [](const char* weights) {
+    FilterParams p;
+    p.filter = makeFilter("custom", {.weights = weights});
+    return p;
+  };
+  const auto integers = [](const FilterParams& p) {
+    auto w = std::make_unique<kernels::Mask2D>();
+    w->radius = p.filter.mask.radius();
+    std::copy(p.filter.mask.weights().begin(), p.filter.mask.weights().end(), w->w);
+    return kernels::streamAnyRankIntegerWeights(*w);
+  };
+  std::vector<FilterParams> integer = {custom("1,-2,3;4,-5,6;-7,8,10"), custom("0.5,-1,0;0,0.25,0;0,0,0.75"),
+                                       custom("1,-2,3,-1,2;4,-5,6,2,-3;-7,8,10,-4,1;2,3,-6,5,-2;-1,4,2,-3,7")};
+  for (int r : {1, 2}) {
+    FilterParams emboss;
+    emboss.filter = makeFilter("emboss", {.radius = r});
+    integer.push_back(emboss);
+  }
+  for (const FilterParams& p : integer) {
+    EXPECT_TRUE(integers(p)) << p.filter.mask.radius();
+    EXPECT_NE(kernelFor(p).find("integer sums, "), std::string::npos) << kernelFor(p);
+  }
+  FilterParams laplacian;
+  laplacian.filter = makeFilter("laplacian", {.radius = 1});  // integers, but mirror-symmetric
+  for (const FilterParams& p : {custom("1,-2,3;4,-5,6;-7,8,1.41421356"), custom("100,0,0;0,0,0;0,0,30"), laplacian}) {
+    EXPECT_FALSE(integers(p));
+    EXPECT_NE(kernelFor(p).find("fp32 sums, "), std::string::npos) << kernelFor(p);
   }
 }
 

@@ -59,7 +59,7 @@ class Tuner {
  public:
   // Raised whenever a kernel change can move the winners or the refusals (a new candidate, a faster
   // schedule, new tiles): a cache of another version is discarded and measured again.
-  static constexpr int kVersion = 30;
+  static constexpr int kVersion = 31;
   // The variants `auto` times, fastest families first. The classic ones (naive, constant, tiled,
   // texture) were never the fastest in any measured case and one of their launches at
   // 4K with a large mask costs tens of milliseconds, so they are not candidates.

@@ -25,7 +25,9 @@
 // weight (so that it needs no product); the last 2R + 1 row sums of each in registers, the column
 // factors likewise over pairs of rows; |outer weights| x sqrt(gx^2 + gy^2) at the store; fp32, or
 // at 5x5 where the factors' ratios to their outer weights are integers (sobel), integers: each
-// channel byte a 16-bit half, two channel values an instruction, exact (MaskGradInt).
+// channel byte a 16-bit half, two channel values an instruction, exact (MaskGradInt). Masks of any
+// rank whose weights are integers over one divisor (emboss; not mirror-symmetric ones) likewise
+// (MaskFullInt).
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -420,6 +422,15 @@ template <int R>
 struct MaskFull {
   float w[(2 * R + 1) * (2 * R + 1)];
 };
+// A mask of any rank whose weights are integers over one divisor n (emboss: (dx + dy) / r and its
+// centre 1, over r; custom integer masks: streamAnyRankIntegerWeights), summed in integers: w its
+// weights times n, row-major (two's complement in unsigned words); bias B in each 16-bit half (255 x
+// their absolute sum), the sums + B in 0 .. 2B < 65536; offset 2^23 + B; scale 1 / (255 n).
+template <int R>
+struct MaskFullInt {
+  unsigned w[(2 * R + 1) * (2 * R + 1)], bias;
+  float offset, scale;
+};
 // A gradient magnitude's factors (streamMagnitudeFactorsFit): d the antisymmetric one, s the symmetric,
 // each over its outer weight: d[t] = d(t) / d(R) for t = 1 .. R - 1 (d(0) = 0, d(R) = 1 takes no
 // product), s[t] = s(t) / s(R) for t = 0 .. R - 1; scale = |d(R) s(R)| / 255. gx = s (x) d (the
@@ -441,8 +452,49 @@ struct MaskGradInt {
   float offset, scale;
 };
 template <int R, bool Full, bool Mag = false, bool Int = false>
-using StreamMask = std::conditional_t<Mag, std::conditional_t<Int, MaskGradInt<R>, MaskGrad<R>>,
-                                      std::conditional_t<Full, MaskFull<R>, MaskSep>>;
+using StreamMask =
+    std::conditional_t<Mag, std::conditional_t<Int, MaskGradInt<R>, MaskGrad<R>>,
+                       std::conditional_t<Full, std::conditional_t<Int, MaskFullInt<R>, MaskFull<R>>, MaskSep>>;
+
+// Integer sums (Int instances): each channel byte a 16-bit half, two channel values a word. Word e's
+// values at offsets -R .. R of a lane's window in ww[e][0 .. 2R]: with alpha kept a pixel's (R, G)
+// (e < N) and the blue of pixels 2q and 2q + 1 (e = N + q), so that no half sums an alpha; filtered,
+// a pixel's (R, G) and (B, A) (e = 2j, 2j + 1). The products wrap modulo 2^32 like the integers they
+// stand for, so each half is exact once its sum lies in 0 .. 65535 (a bias keeps it there), whatever
+// the halves held on the way.
+template <int N, bool FilterAlpha>
+constexpr int kIntWords = FilterAlpha ? 2 * N : N + N / 2;
+template <int R, int N, bool FilterAlpha>
+__device__ __forceinline__ void intWindow(const unsigned (&w)[N],
+                                          unsigned (&ww)[kIntWords<N, FilterAlpha>][2 * R + 1]) {
+  unsigned win[N + 2 * R];
+  laneWindow<R>(w, win);
+#pragma unroll
+  for (int o = 0; o <= 2 * R; ++o) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      if constexpr (FilterAlpha) {
+        ww[2 * j][o] = __byte_perm(win[j + o], 0u, 0x4140);
+        ww[2 * j + 1][o] = __byte_perm(win[j + o], 0u, 0x4342);
+      } else {
+        ww[j][o] = __byte_perm(win[j + o], 0u, 0x4140);
+      }
+    }
+    if constexpr (!FilterAlpha)
+#pragma unroll
+      for (int q = 0; q < N / 2; ++q)
+        ww[N + q][o] = __byte_perm(win[2 * q + o], win[2 * q + 1 + o], 0x7632) & 0x00FF00FFu;
+  }
+}
+// Where half h of word e goes among F32Sums' rows (channel c of pixel j at 4j + c).
+template <int N, bool FilterAlpha>
+__device__ __forceinline__ constexpr int intChannel(int e, int h) {
+  return FilterAlpha ? 2 * e + h : e < N ? 4 * e + h : 4 * (2 * (e - N) + h) + 2;
+}
+// Half h of v as a float: 2^23 + the half from its bits, less offset (2^23 + the sums' bias).
+__device__ __forceinline__ float intHalf(unsigned v, int h, float offset) {
+  return __uint_as_float(__byte_perm(v, 0x4B000000u, h ? 0x7432u : 0x7410u)) - offset;
+}
 
 __device__ __forceinline__ float sqrtApprox(float x) {
   float r;
@@ -488,7 +540,7 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
                 "the gradient magnitude instances: radius 1 or 2, fp32 sums");
   static_assert(!Full || ((R == 1 || R == 2) && !Half), "the full-mask instances: radius 1 or 2, fp32 sums");
   static_assert(!Sym || Full, "mirror-symmetric: a mask of any rank");
-  static_assert(!Int || Mag, "integer sums: a gradient magnitude's");
+  static_assert(!Int || Mag || (Full && !Sym), "integer sums: a gradient magnitude's, or a mask of any rank's");
   using A = std::conditional_t<Half, std::conditional_t<FilterAlpha, F16Sums<N>, F16KeptAlphaSums<N>>, F32Sums<N>>;
   using Rows = typename A::Rows;
   __shared__ __align__(16) unsigned ring[kStreamWarps][kRing][32 * N];
@@ -531,19 +583,23 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
 
     Rows acc[T];                     // acc[o % T]: the pending sums of output row o
     Rows accY[Mag && !Int ? T : 1];  // a gradient magnitude: gy's row sums (acc: gx's), the last T input rows'
-    // In integers (Int): gx's and gy's row sums of the last T input rows, two channel values a word.
-    constexpr int IntW = FilterAlpha ? 2 * N : N + N / 2;  // words a lane's sums take in integers (below)
+    // In integers (Int): a magnitude's gx and gy row sums of the last T input rows; a mask of any rank's
+    // pending output rows in intX, as acc's.
+    constexpr int IntW = kIntWords<N, FilterAlpha>;  // words a lane's sums take in integers (intWindow)
     using IntRows = LaneSums<unsigned, IntW>;
-    IntRows intX[Int ? T : 1], intY[Int ? T : 1];
+    IntRows intX[Int ? T : 1], intY[Int && Mag ? T : 1];
     unsigned alpha[T];  // alpha[i % T]: the alpha bytes of input row i
 #pragma unroll
     for (int s = 0; s < T; ++s) acc[s] = zeroRows<Rows>();
     if constexpr (Mag && !Int)
 #pragma unroll
       for (int s = 0; s < T; ++s) accY[s] = zeroRows<Rows>();
-    if constexpr (Int)
+    if constexpr (Int && Mag)
 #pragma unroll
       for (int s = 0; s < T; ++s) intX[s] = intY[s] = zeroRows<IntRows>();
+    if constexpr (Int && Full)
+#pragma unroll
+      for (int s = 0; s < T; ++s) intX[s] = zeroRows<IntRows>();
     for (int base = 0; base < kRows; base += T) {
 #pragma unroll
       for (int k = 0; k < T; ++k) {
@@ -572,31 +628,10 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
         // Alpha, unless filtered: byte j of the alpha bytes of input row i - R (the output row's centre).
         const int done = (k + 1) % T, y = ys + i - 2 * R;
         Rows fin;  // in [0, 1]
-        if constexpr (Int) {
-          // As below, in integers: each channel byte a 16-bit half, two channel values an
-          // instruction; the products wrap modulo 2^32 like the integers they stand for, so each half
-          // is exact once the sum is (gx + B and gy + B in 0 .. 2B: MaskGradInt), whatever the halves
-          // held on the way. Word e's window ww[e][R + o] (o = -R .. R): with alpha kept, a pixel's
-          // (R, G) (e < N) and the blue of pixels 2q and 2q + 1 (e = N + q), so that no half sums an
-          // alpha; filtered, a pixel's (R, G) and (B, A) (e = 2j, 2j + 1).
-          unsigned win[N + 2 * R], ww[IntW][T];
-          laneWindow<R>(w, win);
-#pragma unroll
-          for (int o = 0; o < T; ++o) {
-#pragma unroll
-            for (int j = 0; j < N; ++j) {
-              if constexpr (FilterAlpha) {
-                ww[2 * j][o] = __byte_perm(win[j + o], 0u, 0x4140);
-                ww[2 * j + 1][o] = __byte_perm(win[j + o], 0u, 0x4342);
-              } else {
-                ww[j][o] = __byte_perm(win[j + o], 0u, 0x4140);
-              }
-            }
-            if constexpr (!FilterAlpha)
-#pragma unroll
-              for (int q = 0; q < N / 2; ++q)
-                ww[N + q][o] = __byte_perm(win[2 * q + o], win[2 * q + 1 + o], 0x7632) & 0x00FF00FFu;
-          }
+        if constexpr (Mag && Int) {
+          // As below, in integers (intWindow).
+          unsigned ww[IntW][T];
+          intWindow<R, N, FilterAlpha>(w, ww);
 #pragma unroll
           for (int e = 0; e < IntW; ++e) {  // the outer pair's weight 1, as MaskGrad's
             unsigned d = ww[e][2 * R] - ww[e][0], s = ww[e][2 * R] + ww[e][0] + ww[e][R] * m.s[0];
@@ -619,14 +654,9 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
               gy += (Y(R + t, e) - Y(R - t, e)) * m.d[t];
             }
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {  // half h: 2^23 + its value, less the offset
-              const unsigned sel = h ? 0x7432u : 0x7410u;
-              const float fx = __uint_as_float(__byte_perm(gx, 0x4B000000u, sel)) - m.offset;
-              const float fy = __uint_as_float(__byte_perm(gy, 0x4B000000u, sel)) - m.offset;
-              // its channel: filtered, 2 (e % 2) + h of pixel e / 2; kept, (R, G) of pixel e, or blue of pixel 2 (e -
-              // N) + h
-              const int at = FilterAlpha ? 2 * e + h : e < N ? 4 * e + h : 4 * (2 * (e - N) + h) + 2;
-              fin.v[at] = __saturatef(sqrtApprox(fmaf(fx, fx, fy * fy)) * m.scale);
+            for (int h = 0; h < 2; ++h) {
+              const float fx = intHalf(gx, h, m.offset), fy = intHalf(gy, h, m.offset);
+              fin.v[intChannel<N, FilterAlpha>(e, h)] = __saturatef(sqrtApprox(fmaf(fx, fx, fy * fy)) * m.scale);
             }
           }
         } else if constexpr (Mag) {
@@ -646,6 +676,32 @@ __global__ void __launch_bounds__(32 * kStreamWarps, (kStreamMinBlocks<R, Filter
             gx = fmaf(m.s[0], X(R, e), gx);
             fin.v[e] = __saturatef(sqrtApprox(fmaf(gx, gx, gy * gy)) * m.scale);
           }
+        } else if constexpr (Full && Int) {
+          // As below, in integers (intWindow): mask row t's sums of word e, the bias in each output
+          // row's first; the sum times 1 / (255 n) in [0, 1].
+          unsigned ww[IntW][T];
+          intWindow<R, N, FilterAlpha>(w, ww);
+          const auto rowSum = [&](int t, int e) {
+            unsigned s = ww[e][0] * m.w[t * T];
+#pragma unroll
+            for (int o = 1; o < T; ++o) s += ww[e][o] * m.w[t * T + o];
+            return s;
+          };
+#pragma unroll
+          for (int e = 0; e < IntW; ++e) {
+            const unsigned v = intX[done].v[e] + rowSum(T - 1, e);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const float x = intHalf(v, h, m.offset) * m.scale;
+              fin.v[intChannel<N, FilterAlpha>(e, h)] = __saturatef(Absolute ? fabsf(x) : x);
+            }
+          }
+#pragma unroll
+          for (int t = 1; t < T - 1; ++t)
+#pragma unroll
+            for (int e = 0; e < IntW; ++e) intX[(k - t + T) % T].v[e] += rowSum(t, e);
+#pragma unroll
+          for (int e = 0; e < IntW; ++e) intX[k % T].v[e] = rowSum(0, e) + m.bias;
         } else if constexpr (Full && Sym) {
           // Mask rows t and 2R - t are one (streamMaskMirrorSymmetric): R + 1 row sums, each over
           // the window's pairs; the output row in slot (k - t) mod T takes row t's.
@@ -789,9 +845,24 @@ decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
   throw std::invalid_argument("stream: radius " + std::to_string(radius) + " has no instance (0.." +
                               std::to_string(kStreamMaxRadius) + ")");
 }
-// The instance for a mask of any rank of this radius, its symmetry, the launch's combine rule and alpha mode.
+// The instance for a mask of any rank of this radius, its symmetry or integer weights, the launch's
+// combine rule and alpha mode (a mirror-symmetric mask takes the Sym instances, integers or not).
+template <int R, class F>
+decltype(auto) streamIntegerFullInstance(const Launch& l, F&& f) {
+  const bool abs = l.combine == Combine::Abs;
+  if (l.filterAlpha) {
+    if (abs) return f(StreamInstance<R, true, true, false, true, false, false, false, true>{});
+    return f(StreamInstance<R, false, true, false, true, false, false, false, true>{});
+  }
+  if (abs) return f(StreamInstance<R, true, false, false, true, false, false, false, true>{});
+  return f(StreamInstance<R, false, false, false, true, false, false, false, true>{});
+}
 template <class F>
-decltype(auto) streamFullInstance(const Launch& l, int radius, bool symmetric, F&& f) {
+decltype(auto) streamFullInstance(const Launch& l, int radius, bool symmetric, bool integer, F&& f) {
+  if (integer && !symmetric) {
+    if (radius == 1) return streamIntegerFullInstance<1>(l, f);
+    if (radius == 2) return streamIntegerFullInstance<2>(l, f);
+  }
   if (radius == 1) return streamRadiusInstance<1, true>(l, symmetric, f);
   if (radius == 2) return streamRadiusInstance<2, true>(l, symmetric, f);
   throw std::invalid_argument("stream: masks of any rank take radius 1 to " + std::to_string(kStreamAnyRankRadius) +
@@ -883,6 +954,47 @@ MaskFull<R> scaledFull(const Mask2D& m) {
   for (int t = 0; t < (2 * R + 1) * (2 * R + 1); ++t) scaled.w[t] = m.w[t] / 255.f;
   return scaled;
 }
+// A mask of any rank's integer form (MaskFullInt): its weights times the least n <= 64 that makes
+// each an integer (to 1e-6 of itself: the floats' rounding of weights such as 2/3), if their absolute
+// sum times 255 fits a 16-bit half twice over.
+template <int R>
+bool integerFull(const Mask2D& m, MaskFullInt<R>* out) {
+  constexpr int n2 = (2 * R + 1) * (2 * R + 1);
+  if (m.radius != R) return false;
+  for (int n = 1; n <= 64; ++n) {
+    long k[n2], sum = 0;
+    bool whole = true;
+    for (int i = 0; i < n2 && whole; ++i) {
+      const double v = n * double(m.w[i]);
+      k[i] = std::lround(v);
+      whole = std::fabs(v - double(k[i])) <= 1e-6 * std::max(1.0, std::fabs(v));
+      sum += std::labs(k[i]);
+    }
+    if (!whole) continue;
+    const long bias = 255 * sum;                     // |a sum| <= bias
+    if (sum == 0 || 2 * bias > 65535) return false;  // a larger n only makes the sum larger
+    if (out) {
+      MaskFullInt<R> q{};
+      for (int i = 0; i < n2; ++i) q.w[i] = static_cast<unsigned>(k[i]);
+      q.bias = static_cast<unsigned>(bias) * 0x00010001u;
+      q.offset = float(8388608 + bias);
+      q.scale = float(1.0 / (255.0 * n));
+      *out = q;
+    }
+    return true;
+  }
+  return false;
+}
+template <class K>
+StreamMask<K::R, true, false, K::integer> fullMaskOf(const Mask2D& m) {
+  if constexpr (K::integer) {
+    MaskFullInt<K::R> q{};
+    if (!integerFull<K::R>(m, &q)) throw std::invalid_argument("stream: a mask of any rank without integer weights");
+    return q;
+  } else {
+    return scaledFull<K::R>(m);
+  }
+}
 // Factor f (2R + 1 taps, centre R) is antisymmetric (its centre 0) or symmetric, its outer weight not 0.
 bool antisymmetric(const float* f, int r) {
   for (int t = 0; t <= r; ++t)
@@ -973,9 +1085,13 @@ LaunchDescription describeInstance(const Launch& l) {
   const std::string size = std::to_string(S::T) + "x" + std::to_string(S::T);
   PassLaunch p;
   p.kernel = "streamKernel<" + std::to_string(K::R) + ", " + (K::absolute ? "abs" : "identity") + ", " +
-             (K::filterAlpha ? "alpha" : "no alpha") + ", " + (K::half ? "fp16" : "fp32") + " sums" +
+             (K::filterAlpha ? "alpha" : "no alpha") + ", " +
+             (K::half      ? "fp16"
+              : K::integer ? "integer"
+                           : "fp32") +
+             " sums" +
              (K::full  ? ", " + size + (K::sym ? " mirror-symmetric" : "") + " mask"
-              : K::mag ? ", " + size + " gradient magnitude" + (K::integer ? ", integer sums" : "")
+              : K::mag ? ", " + size + " gradient magnitude"
                        : std::string()) +
              ">";
   p.grid = dimsOf(g.blocks);
@@ -1041,7 +1157,10 @@ WorkModel modelInstance(const Launch& l) {
                       " row sums an input row over its pairs of pixels, one a pair of mask rows");
   else if (K::full)
     m.notes.push_back("a " + size + " mask of any rank: " + std::to_string(S::T) +
-                      " row sums an input row, one a mask row");
+                      " row sums an input row, one a mask row" +
+                      (K::integer ? "; its weights integers over one divisor, summed in integers, two channel values "
+                                    "an instruction (16-bit halves), exact"
+                                  : ""));
   if (!K::filterAlpha) m.notes.push_back("alpha kept: three channels summed");
   if (K::half) m.notes.push_back("fp16 sums, two channels an instruction (the error bound allows it)");
   return m;
@@ -1118,6 +1237,13 @@ WorkModel modelStreamMagnitude(const Launch& l, int radius, bool integer) {
   });
 }
 
+bool streamAnyRankIntegerWeights(const Mask2D& m) {
+  if (streamMaskMirrorSymmetric(m.w, m.radius)) return false;  // the Sym instances, fp32
+  if (m.radius == 1) return integerFull<1>(m, nullptr);
+  if (m.radius == 2) return integerFull<2>(m, nullptr);
+  return false;
+}
+
 bool streamMaskMirrorSymmetric(const float* w, int radius) {
   const int n = 2 * radius + 1;
   for (int y = 0; y < n; ++y)
@@ -1127,21 +1253,22 @@ bool streamMaskMirrorSymmetric(const float* w, int radius) {
 }
 
 void streamAnyRank(const Launch& l, const Mask2D& m) {
-  streamFullInstance(l, m.radius, streamMaskMirrorSymmetric(m.w, m.radius), [&](auto k) {
+  const bool symmetric = streamMaskMirrorSymmetric(m.w, m.radius);
+  streamFullInstance(l, m.radius, symmetric, !symmetric && streamAnyRankIntegerWeights(m), [&](auto k) {
     using K = decltype(k);
-    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, scaledFull<K::R>(m), 0.f);
-    launchInstance<K>(l, scaledFull<K::R>(m), 0.f);
+    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, fullMaskOf<K>(m), 0.f);
+    launchInstance<K>(l, fullMaskOf<K>(m), 0.f);
   });
 }
 
-LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric) {
-  return streamFullInstance(l, radius, symmetric, [&](auto k) {
+LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer) {
+  return streamFullInstance(l, radius, symmetric, integer, [&](auto k) {
     return l.frames > 1 ? describeInstance<BatchOf<decltype(k)>>(l) : describeInstance<decltype(k)>(l);
   });
 }
 
-WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric) {
-  return streamFullInstance(l, radius, symmetric, [&](auto k) {
+WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer) {
+  return streamFullInstance(l, radius, symmetric, integer, [&](auto k) {
     return l.frames > 1 ? modelInstance<BatchOf<decltype(k)>>(l) : modelInstance<decltype(k)>(l);
   });
 }

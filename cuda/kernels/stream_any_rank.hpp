@@ -15,10 +15,15 @@ constexpr int kStreamMagnitudeRadius = 2;  // the largest gradient magnitude's m
 // Masks mirror-symmetric across both axes (w(y, x) = w(y, -x) = w(-y, x): the laplacian, sharpen, a
 // disc, a difference of gaussians) sum each input row's pixels in pairs, x[d] + x[-d], and make R + 1
 // row sums, one for mask rows t and 2R - t: at 5x5 11 row instructions a channel value, not 25.
+// Other masks whose weights are integers over one divisor n <= 64 (emboss: over r; custom integer
+// masks, "-1,-1,-1;-1,8,-1;-1,-1,-1") and whose absolute sum times n is at most 128 sum in integers:
+// each channel byte a 16-bit half, two channel values an instruction, exact, then times 1 / n
+// (streamAnyRankIntegerWeights).
 bool streamMaskMirrorSymmetric(const float* w, int radius);  // (2 radius + 1)^2 weights, row-major
+bool streamAnyRankIntegerWeights(const Mask2D& m);           // not mirror-symmetric, integers over a divisor
 void streamAnyRank(const Launch& l, const Mask2D& m);        // m.radius 1 .. kStreamAnyRankRadius
-LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric);
-WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric);
+LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer);
+WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer);
 
 // The gradient magnitude of a separable 3x3 or 5x5 mask (sobel, scharr): gx = col (x) row and its
 // transpose from the same row window, fp32, sqrt(gx^2 + gy^2) at the store. The factors must be one

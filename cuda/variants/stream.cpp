@@ -21,6 +21,16 @@ bool symmetric(const FilterParams& p) {
   const Mask& m = p.filter.mask;
   return kernels::streamMaskMirrorSymmetric(m.weights().data(), m.radius());
 }
+// A mask of any rank whose weights are integers over a divisor sums in integers
+// (kernels::streamAnyRankIntegerWeights).
+bool integerWeights(const FilterParams& p) {
+  const Mask& m = p.filter.mask;
+  if (m.radius() < 1 || m.radius() > kernels::kStreamAnyRankRadius) return false;
+  kernels::Mask2D w;
+  w.radius = m.radius();
+  std::copy(m.weights().begin(), m.weights().end(), w.w);
+  return kernels::streamAnyRankIntegerWeights(w);
+}
 // The gradient magnitude of a separable 3x3 or 5x5 mask: both sums from one row window
 // (kernels/stream_any_rank.hpp).
 bool magnitude(const FilterParams& p) { return p.filter.combine == Combine::Magnitude; }
@@ -69,12 +79,14 @@ void run(const Variant& v, const FilterParams& p, ConstImageView in, ImageView o
 }
 
 LaunchDescription describe(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank(v, p)) return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p));
+  if (anyRank(v, p))
+    return kernels::describeStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p), integerWeights(p));
   if (magnitude(p)) return kernels::describeStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), integerMagnitude(p));
   return kernels::describeStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
 WorkModel workModel(const Variant& v, const FilterParams& p, int w, int h) {
-  if (anyRank(v, p)) return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p));
+  if (anyRank(v, p))
+    return kernels::modelStreamAnyRank(launchFor(v, p, w, h), radiusOf(p), symmetric(p), integerWeights(p));
   if (magnitude(p)) return kernels::modelStreamMagnitude(launchFor(v, p, w, h), radiusOf(p), integerMagnitude(p));
   return kernels::modelStream(launchFor(v, p, w, h), radiusOf(p), planHalfSums(p.filter.mask).fits);
 }
@@ -146,7 +158,7 @@ bool typedKernel(const Variant& v, const FilterParams& p, const ImageDesc& image
 LaunchDescription describeImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Batch(v, p, image)) {
     const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
-    return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p), symmetric(p))
+    return anyRank(v, p) ? kernels::describeStreamAnyRank(l, radiusOf(p), symmetric(p), integerWeights(p))
                          : kernels::describeStreamMagnitude(l, radiusOf(p), integerMagnitude(p));
   }
   if (!typedKernel(v, p, image)) return describe(v, p, image.width, image.height);
@@ -156,7 +168,7 @@ LaunchDescription describeImage(const Variant& v, const FilterParams& p, const I
 WorkModel workModelImage(const Variant& v, const FilterParams& p, const ImageDesc& image) {
   if (rgba8Batch(v, p, image)) {
     const kernels::Launch l = rgba8BatchLaunchFor(v, p, image);
-    return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p), symmetric(p))
+    return anyRank(v, p) ? kernels::modelStreamAnyRank(l, radiusOf(p), symmetric(p), integerWeights(p))
                          : kernels::modelStreamMagnitude(l, radiusOf(p), integerMagnitude(p));
   }
   if (!typedKernel(v, p, image)) return workModel(v, p, image.width, image.height);
