@@ -85,6 +85,7 @@ std::string TuneKey::str() const {
   if (halfSplit) s += " fp16-split";
   if (singleSums) s += " fp32-sums";
   if (mirrored) s += " mirror-symmetric";
+  if (integerSums) s += " integer-sums";
   if (!image.empty()) s += " " + image;
   return s;
 }
@@ -124,6 +125,22 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   k.singleSums = streamTakes && !planHalfSums(p.filter.mask).fits;
   k.mirrored = !k.separable && k.kind == "custom" && k.radius >= 1 && k.radius <= kernels::kStreamAnyRankRadius &&
                kernels::streamMaskMirrorSymmetric(p.filter.mask.weights().data(), k.radius);
+  // Likewise a custom mask stream sums in integers (weights, or a magnitude's factors' ratios, that are integers).
+  if (k.kind == "custom" && k.radius >= 1 && k.radius <= kernels::kStreamAnyRankRadius) {
+    const Mask& m = p.filter.mask;
+    if (k.combine == Combine::Magnitude && k.separable) {
+      kernels::MaskSep f{};
+      f.radius = k.radius;
+      std::copy(m.row().begin(), m.row().end(), f.row);
+      std::copy(m.col().begin(), m.col().end(), f.col);
+      k.integerSums = kernels::streamMagnitudeIntegerFactors(f);
+    } else if (!k.separable) {
+      auto w = std::make_unique<kernels::Mask2D>();
+      w->radius = k.radius;
+      std::copy(m.weights().begin(), m.weights().end(), w->w);
+      k.integerSums = kernels::streamAnyRankIntegerWeights(*w);
+    }
+  }
   return k;
 }
 
@@ -187,6 +204,7 @@ void Tuner::load() {
       k.halfSplit = e.value("fp16_split", false);
       k.singleSums = e.value("fp32_sums", false);
       k.mirrored = e.value("mirror_symmetric", false);
+      k.integerSums = e.value("integer_sums", false);
       k.image = e.value("image", std::string());
       TuneEntry t;
       t.variant = e.at("variant");
@@ -218,6 +236,7 @@ bool Tuner::save() {
                        {"fp16_split", k.halfSplit},
                        {"fp32_sums", k.singleSums},
                        {"mirror_symmetric", k.mirrored},
+                       {"integer_sums", k.integerSums},
                        {"image", k.image},
                        {"variant", t.variant},
                        {"tile", t.tile.str()},

@@ -62,14 +62,21 @@ TEST_F(TuneCache, KeysNameWhatTheyMeasure) {
   // count); a custom mask of full rank names none.
   p.filter = makeFilter("sharpen", {.radius = 8});
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 sharpen r=8 2D 2 terms");
-  p.filter = makeFilter("custom", {.weights = "1,2,3;4,-5,6;7,8,10"});
+  p.filter = makeFilter("custom", {.weights = "1,2,3;4,-5,6;7,8,1.41421356"});
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D");
+  // Of integer weights, stream sums it in integers: timed apart (and a magnitude of integer ratios).
+  p.filter = makeFilter("custom", {.weights = "1,2,3;4,-5,6;7,8,10"});
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D integer-sums");
+  p.filter.mask = Mask::fromFactors({1.f, 4.f, 6.f, 4.f, 1.f}, {-1.f, -2.f, 0.f, 2.f, 1.f});
+  p.filter.combine = Combine::Magnitude;
+  EXPECT_NE(TuneKey::of(p, 64, 48).str().find(" integer-sums"), std::string::npos) << TuneKey::of(p, 64, 48).str();
+  p.filter.combine = Combine::Identity;
   // A custom mask mirror-symmetric across both axes runs stream's pairs of pixels at 3x3 and 5x5:
   // timed apart from the others of its rank.
   p.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;1,2,1"});
   EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D 2 terms mirror-symmetric");
-  p.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;2,4,2"});  // of rank 2 too
-  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D 2 terms");
+  p.filter = makeFilter("custom", {.weights = "1,2,1;2,-12,2;2,4,2"});  // of rank 2 too, integers
+  EXPECT_EQ(TuneKey::of(p, 64, 48).str(), "64x48 custom r=1 2D 2 terms integer-sums");
   // A gaussian narrow enough that stream's fp16 sums cannot keep 1 LSB (its tiny outer weights'
   // rounding): stream sums it in fp32, at another speed, so it is timed apart from the default sigma.
   p.filter = makeFilter("gaussian", {.radius = 4, .sigma = 0.3f});

@@ -28,6 +28,9 @@ struct TuneKey {
   // A custom 3x3 or 5x5 mask mirror-symmetric across both axes: stream sums it over pairs of pixels, at
   // another speed than another custom mask of that rank (kernels::streamMaskMirrorSymmetric).
   bool mirrored = false;
+  // A custom 3x3 or 5x5 mask of integer weights, or magnitude of integer ratios, that stream sums in
+  // integers (kernels::streamAnyRankIntegerWeights, streamMagnitudeIntegerFactors): timed apart too.
+  bool integerSums = false;
   // The frames' type and channels, the output's type where it is another ("u8x3 to f32"), and the
   // batch where it is not 1 ("f32x3 batch 16"); empty for one u8x4 frame.
   std::string image;
