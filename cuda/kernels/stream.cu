@@ -966,6 +966,7 @@ bool integerFull(const Mask2D& m, MaskFullInt<R>* out) {
     bool whole = true;
     for (int i = 0; i < n2 && whole; ++i) {
       const double v = n * double(m.w[i]);
+      if (!(std::fabs(v) <= 65535.0)) return false;  // past what a half sums (or not a number); more so at larger n
       k[i] = std::lround(v);
       whole = std::fabs(v - double(k[i])) <= 1e-6 * std::max(1.0, std::fabs(v));
       sum += std::labs(k[i]);
@@ -1035,6 +1036,7 @@ IntegerRatios integerRatios(const float* f, int r, int first) {
   q.whole = true;
   for (int t = first; t <= r && q.whole; ++t) {
     const double v = double(f[r + t]) / double(f[2 * r]);
+    if (!(std::fabs(v) <= 65535.0)) return {};  // past what a half sums, or not a number
     q.k[t] = int(std::lround(v));
     q.whole = std::fabs(v - q.k[t]) <= 1e-6 * std::max(1.0, std::fabs(v));
   }
