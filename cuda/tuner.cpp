@@ -126,20 +126,12 @@ TuneKey TuneKey::of(const FilterParams& p, int width, int height) {
   k.mirrored = !k.separable && k.kind == "custom" && k.radius >= 1 && k.radius <= kernels::kStreamAnyRankRadius &&
                kernels::streamMaskMirrorSymmetric(p.filter.mask.weights().data(), k.radius);
   // Likewise a custom mask stream sums in integers (weights, or a magnitude's factors' ratios, that are integers).
-  if (k.kind == "custom" && k.radius >= 1 && k.radius <= kernels::kStreamAnyRankRadius) {
+  if (k.kind == "custom") {
     const Mask& m = p.filter.mask;
-    if (k.combine == Combine::Magnitude && k.separable) {
-      kernels::MaskSep f{};
-      f.radius = k.radius;
-      std::copy(m.row().begin(), m.row().end(), f.row);
-      std::copy(m.col().begin(), m.col().end(), f.col);
-      k.integerSums = kernels::streamMagnitudeIntegerFactors(f);
-    } else if (!k.separable) {
-      auto w = std::make_unique<kernels::Mask2D>();
-      w->radius = k.radius;
-      std::copy(m.weights().begin(), m.weights().end(), w->w);
-      k.integerSums = kernels::streamAnyRankIntegerWeights(*w);
-    }
+    k.integerSums =
+        k.combine == Combine::Magnitude
+            ? k.separable && kernels::streamMagnitudeIntegerFactors(m.row().data(), m.col().data(), k.radius)
+            : !k.separable && kernels::streamAnyRankIntegerWeights(m.weights().data(), k.radius);
   }
   return k;
 }
@@ -521,11 +513,7 @@ std::vector<const char*> sizeOrder(const FilterParams& p, int width, int height)
     return !lowRank || lowRank->rank() >= 3;
   };
   const auto integerWeights = [&] {
-    if (mask.separable() || magnitude) return false;
-    auto w = std::make_unique<kernels::Mask2D>();
-    w->radius = r;
-    std::copy(mask.weights().begin(), mask.weights().end(), w->w);
-    return kernels::streamAnyRankIntegerWeights(*w);
+    return !mask.separable() && !magnitude && kernels::streamAnyRankIntegerWeights(mask.weights().data(), r);
   };
   if (r <= 1 || (r == 2 && mask.separable() && (large || magnitude || planHalfSums(mask).fits)) ||
       (r == 2 && (symmetricOfRank3() || integerWeights())))

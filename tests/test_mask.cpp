@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -319,19 +318,23 @@ TEST(Variants, RefuseTheMasksTheirEntrySaysTheyDoNotTake) {
   EXPECT_EQ(findVariant("sweep")->takes, MaskTakes::Any) << "sweep takes the mask it is named for";
 }
 
+namespace {
+// The gradient magnitude of the separable mask col (x) row.
+FilterParams magnitude(std::vector<float> col, std::vector<float> row) {
+  FilterParams p;
+  p.filter.name = "magnitude";
+  p.filter.mask = Mask::fromFactors(std::move(col), std::move(row));
+  p.filter.combine = Combine::Magnitude;
+  return p;
+}
+}  // namespace
+
 // stream's gradient magnitudes sum each factor over the pairs of taps its symmetry joins: sobel and
 // scharr at 3x3 and 5x5, and any factors one antisymmetric (centre 0) and one symmetric, in either
 // order, their outer weights not 0, are taken (or refused for want of a device only); other
 // separable factors are refused whatever the device, naming tensorstream, which takes them.
 TEST(Variants, StreamTakesGradientMagnitudesOfOneAntisymmetricAndOneSymmetricFactor) {
   const Variant& stream = *findVariant("stream");
-  const auto magnitude = [](std::vector<float> col, std::vector<float> row) {
-    FilterParams p;
-    p.filter.name = "magnitude";
-    p.filter.mask = Mask::fromFactors(std::move(col), std::move(row));
-    p.filter.combine = Combine::Magnitude;
-    return p;
-  };
   const auto taken = [&](const FilterParams& p) {
     const Problem why = stream.whyNot(p, 64, 64);
     return why.empty() || why.code == Problem::Code::NoDevice;
@@ -368,19 +371,9 @@ TEST(Variants, StreamSumsIntegerMagnitudesInIntegers) {
     const LaunchDescription d = stream.describeLaunch(p, 64, 64);
     return d.passes.empty() ? std::string() : d.passes[0].kernel;
   };
-  const auto magnitude = [](std::vector<float> col, std::vector<float> row) {
-    FilterParams p;
-    p.filter.name = "magnitude";
-    p.filter.mask = Mask::fromFactors(std::move(col), std::move(row));
-    p.filter.combine = Combine::Magnitude;
-    return p;
-  };
-  const auto sepOf = [](const FilterParams& p) {
-    kernels::MaskSep s{};
-    s.radius = p.filter.mask.radius();
-    std::copy(p.filter.mask.row().begin(), p.filter.mask.row().end(), s.row);
-    std::copy(p.filter.mask.col().begin(), p.filter.mask.col().end(), s.col);
-    return s;
+  const auto integers = [](const FilterParams& p) {
+    const Mask& m = p.filter.mask;
+    return kernels::streamMagnitudeIntegerFactors(m.row().data(), m.col().data(), m.radius());
   };
   FilterParams sobel5;
   sobel5.filter = makeFilter("sobel", {.radius = 2});
@@ -388,7 +381,7 @@ TEST(Variants, StreamSumsIntegerMagnitudesInIntegers) {
       sobel5, magnitude({-0.5f, -1.5f, 0.f, 1.5f, 0.5f}, {0.2f, 0.4f, 0.6f, 0.4f, 0.2f}),  // 3 and 1; 3, 2 and 1: 4 x 9
       magnitude({1.f, 2.f, 3.f, 2.f, 1.f}, {1.f, 3.f, 0.f, -3.f, -1.f})};  // 3 and 1 (an outer weight below 0); 4 x 9
   for (const FilterParams& p : integer) {
-    EXPECT_TRUE(kernels::streamMagnitudeIntegerFactors(sepOf(p))) << p.filter.name;
+    EXPECT_TRUE(integers(p)) << p.filter.name;
     EXPECT_NE(kernelFor(p).find("integer sums, 5x5 gradient magnitude>"), std::string::npos) << kernelFor(p);
   }
   std::vector<FilterParams> fp32 = {
@@ -403,7 +396,7 @@ TEST(Variants, StreamSumsIntegerMagnitudesInIntegers) {
     fp32.push_back(p);
   }
   for (const FilterParams& p : fp32) {
-    EXPECT_FALSE(kernels::streamMagnitudeIntegerFactors(sepOf(p))) << p.filter.name;
+    EXPECT_FALSE(integers(p)) << p.filter.name;
     const std::string k = kernelFor(p);
     EXPECT_NE(k.find("fp32 sums, "), std::string::npos) << k;
     EXPECT_NE(k.find("gradient magnitude>"), std::string::npos) << k;
@@ -426,10 +419,7 @@ TEST(Variants, StreamSumsIntegerMasksInIntegers) {
     return p;
   };
   const auto integers = [](const FilterParams& p) {
-    auto w = std::make_unique<kernels::Mask2D>();
-    w->radius = p.filter.mask.radius();
-    std::copy(p.filter.mask.weights().begin(), p.filter.mask.weights().end(), w->w);
-    return kernels::streamAnyRankIntegerWeights(*w);
+    return kernels::streamAnyRankIntegerWeights(p.filter.mask.weights().data(), p.filter.mask.radius());
   };
   std::vector<FilterParams> integer = {custom("1,-2,3;4,-5,6;-7,8,10"), custom("0.5,-1,0;0,0.25,0;0,0,0.75"),
                                        custom("1,-2,3,-1,2;4,-5,6,2,-3;-7,8,10,-4,1;2,3,-6,5,-2;-1,4,2,-3,7")};

@@ -806,11 +806,14 @@ struct StreamInstance {
 // single-frame instances' code stays as it was.
 template <class K>
 using BatchOf = StreamInstance<K::R, K::absolute, K::filterAlpha, K::half, K::full, K::mag, true, K::sym, K::integer>;
-// Masks of any rank (Full) take fp32 sums only; `half` says for them whether the mask is mirror-symmetric
-// (streamMaskMirrorSymmetric: the Sym instances).
-template <int R, bool Absolute, bool FilterAlpha, bool Full, class F>
+// Masks of any rank (Full) take fp32 sums, or integers (Int: weights that are integers over a divisor);
+// `half` says for them whether the mask is mirror-symmetric (streamMaskMirrorSymmetric: the Sym instances).
+template <int R, bool Absolute, bool FilterAlpha, bool Full, bool Int, class F>
 decltype(auto) streamSumsInstance(bool half, F&& f) {
-  if constexpr (Full) {
+  static_assert(!Int || Full, "integer instances of the separable kernel: none");
+  if constexpr (Int) {
+    return f(StreamInstance<R, Absolute, FilterAlpha, false, true, false, false, false, true>{});
+  } else if constexpr (Full) {
     if (half) return f(StreamInstance<R, Absolute, FilterAlpha, false, true, false, false, true>{});
     return f(StreamInstance<R, Absolute, FilterAlpha, false, true>{});
   } else {
@@ -818,15 +821,15 @@ decltype(auto) streamSumsInstance(bool half, F&& f) {
     return f(StreamInstance<R, Absolute, FilterAlpha, false>{});
   }
 }
-template <int R, bool Absolute, bool Full, class F>
+template <int R, bool Absolute, bool Full, bool Int, class F>
 decltype(auto) streamAlphaInstance(const Launch& l, bool half, F&& f) {
-  if (l.filterAlpha) return streamSumsInstance<R, Absolute, true, Full>(half, f);
-  return streamSumsInstance<R, Absolute, false, Full>(half, f);
+  if (l.filterAlpha) return streamSumsInstance<R, Absolute, true, Full, Int>(half, f);
+  return streamSumsInstance<R, Absolute, false, Full, Int>(half, f);
 }
-template <int R, bool Full, class F>
+template <int R, bool Full, bool Int = false, class F>
 decltype(auto) streamRadiusInstance(const Launch& l, bool half, F&& f) {
-  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true, Full>(l, half, f);
-  return streamAlphaInstance<R, false, Full>(l, half, f);
+  if (l.combine == Combine::Abs) return streamAlphaInstance<R, true, Full, Int>(l, half, f);
+  return streamAlphaInstance<R, false, Full, Int>(l, half, f);
 }
 template <class F>
 decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
@@ -847,21 +850,11 @@ decltype(auto) streamInstance(const Launch& l, int radius, bool half, F&& f) {
 }
 // The instance for a mask of any rank of this radius, its symmetry or integer weights, the launch's
 // combine rule and alpha mode (a mirror-symmetric mask takes the Sym instances, integers or not).
-template <int R, class F>
-decltype(auto) streamIntegerFullInstance(const Launch& l, F&& f) {
-  const bool abs = l.combine == Combine::Abs;
-  if (l.filterAlpha) {
-    if (abs) return f(StreamInstance<R, true, true, false, true, false, false, false, true>{});
-    return f(StreamInstance<R, false, true, false, true, false, false, false, true>{});
-  }
-  if (abs) return f(StreamInstance<R, true, false, false, true, false, false, false, true>{});
-  return f(StreamInstance<R, false, false, false, true, false, false, false, true>{});
-}
 template <class F>
 decltype(auto) streamFullInstance(const Launch& l, int radius, bool symmetric, bool integer, F&& f) {
   if (integer && !symmetric) {
-    if (radius == 1) return streamIntegerFullInstance<1>(l, f);
-    if (radius == 2) return streamIntegerFullInstance<2>(l, f);
+    if (radius == 1) return streamRadiusInstance<1, true, true>(l, false, f);
+    if (radius == 2) return streamRadiusInstance<2, true, true>(l, false, f);
   }
   if (radius == 1) return streamRadiusInstance<1, true>(l, symmetric, f);
   if (radius == 2) return streamRadiusInstance<2, true>(l, symmetric, f);
@@ -954,47 +947,37 @@ MaskFull<R> scaledFull(const Mask2D& m) {
   for (int t = 0; t < (2 * R + 1) * (2 * R + 1); ++t) scaled.w[t] = m.w[t] / 255.f;
   return scaled;
 }
-// A mask of any rank's integer form (MaskFullInt): its weights times the least n <= 64 that makes
-// each an integer (to 1e-6 of itself: the floats' rounding of weights such as 2/3), if their absolute
-// sum times 255 fits a 16-bit half twice over.
+// v as the integer k where it is one (to 1e-6 of itself: the floats' rounding of weights such as 2/3)
+// within what a 16-bit half sums; false past it or for a NaN.
+bool wholeNumber(double v, long& k) {
+  if (!(std::fabs(v) <= 65535.0)) return false;
+  k = std::lround(v);
+  return std::fabs(v - double(k)) <= 1e-6 * std::max(1.0, std::fabs(v));
+}
+// A mask of any rank's integer form (MaskFullInt) from its (2R + 1)^2 weights w: the weights times the
+// least n <= 64 that makes each an integer, if their absolute sum times 255 fits a 16-bit half twice over.
 template <int R>
-bool integerFull(const Mask2D& m, MaskFullInt<R>* out) {
+bool integerFull(const float* w, MaskFullInt<R>* out) {
   constexpr int n2 = (2 * R + 1) * (2 * R + 1);
-  if (m.radius != R) return false;
   for (int n = 1; n <= 64; ++n) {
     long k[n2], sum = 0;
     bool whole = true;
     for (int i = 0; i < n2 && whole; ++i) {
-      const double v = n * double(m.w[i]);
-      if (!(std::fabs(v) <= 65535.0)) return false;  // past what a half sums (or not a number); more so at larger n
-      k[i] = std::lround(v);
-      whole = std::fabs(v - double(k[i])) <= 1e-6 * std::max(1.0, std::fabs(v));
+      whole = wholeNumber(n * double(w[i]), k[i]);
       sum += std::labs(k[i]);
     }
     if (!whole) continue;
     const long bias = 255 * sum;                     // |a sum| <= bias
     if (sum == 0 || 2 * bias > 65535) return false;  // a larger n only makes the sum larger
     if (out) {
-      MaskFullInt<R> q{};
-      for (int i = 0; i < n2; ++i) q.w[i] = static_cast<unsigned>(k[i]);
-      q.bias = static_cast<unsigned>(bias) * 0x00010001u;
-      q.offset = float(8388608 + bias);
-      q.scale = float(1.0 / (255.0 * n));
-      *out = q;
+      for (int i = 0; i < n2; ++i) out->w[i] = static_cast<unsigned>(k[i]);
+      out->bias = static_cast<unsigned>(bias) * 0x00010001u;
+      out->offset = float(8388608 + bias);
+      out->scale = float(1.0 / (255.0 * n));
     }
     return true;
   }
   return false;
-}
-template <class K>
-StreamMask<K::R, true, false, K::integer> fullMaskOf(const Mask2D& m) {
-  if constexpr (K::integer) {
-    MaskFullInt<K::R> q{};
-    if (!integerFull<K::R>(m, &q)) throw std::invalid_argument("stream: a mask of any rank without integer weights");
-    return q;
-  } else {
-    return scaledFull<K::R>(m);
-  }
 }
 // Factor f (2R + 1 taps, centre R) is antisymmetric (its centre 0) or symmetric, its outer weight not 0.
 bool antisymmetric(const float* f, int r) {
@@ -1025,59 +1008,40 @@ MaskGrad<R> scaledGrad(const MaskSep& m) {
   k.scale = float(std::fabs(double(d[R]) * double(s[R])) / 255.0);
   return k;
 }
-// The ratios of factor f (2r + 1 taps, centre r) to its outer weight, t = first .. r, where each is an
-// integer (to 1e-6 of itself: the floats' rounding of the weights), else none.
-struct IntegerRatios {
-  bool whole = false;
-  int k[kStreamMagnitudeRadius + 1] = {};
-};
-IntegerRatios integerRatios(const float* f, int r, int first) {
-  IntegerRatios q;
-  q.whole = true;
-  for (int t = first; t <= r && q.whole; ++t) {
-    const double v = double(f[r + t]) / double(f[2 * r]);
-    if (!(std::fabs(v) <= 65535.0)) return {};  // past what a half sums, or not a number
-    q.k[t] = int(std::lround(v));
-    q.whole = std::fabs(v - q.k[t]) <= 1e-6 * std::max(1.0, std::fabs(v));
-  }
-  return q;
-}
-// The magnitude's integer form (MaskGradInt), if its factors have one that fits 16-bit halves.
+// The magnitude's integer form (MaskGradInt) from its factors (2R + 1 taps each), if the ratios of each
+// to its outer weight are integers and their sums fit 16-bit halves.
 template <int R>
-bool integerGrad(const MaskSep& m, MaskGradInt<R>* out) {
-  if (R < 1 || R > kStreamMagnitudeRadius || m.radius != R || !streamMagnitudeFactorsFit(m.row, m.col, R)) return false;
-  const bool rowD = antisymmetric(m.row, R);
-  const float* d = rowD ? m.row : m.col;
-  const float* s = rowD ? m.col : m.row;
-  const IntegerRatios qd = integerRatios(d, R, 1), qs = integerRatios(s, R, 0);
-  if (!qd.whole || !qs.whole) return false;
-  long dSum = 0, sSum = std::labs(qs.k[0]);
-  for (int t = 1; t <= R; ++t) dSum += std::labs(qd.k[t]), sSum += 2 * std::labs(qs.k[t]);
+bool integerGrad(const float* row, const float* col, MaskGradInt<R>* out) {
+  if (!streamMagnitudeFactorsFit(row, col, R)) return false;
+  const bool rowD = antisymmetric(row, R);
+  const float* d = rowD ? row : col;
+  const float* s = rowD ? col : row;
+  long kd[R + 1] = {}, ks[R + 1] = {}, dSum = 0, sSum = 0;
+  for (int t = 0; t <= R; ++t) {
+    if ((t && !wholeNumber(double(d[R + t]) / double(d[2 * R]), kd[t])) ||
+        !wholeNumber(double(s[R + t]) / double(s[2 * R]), ks[t]))
+      return false;
+    dSum += std::labs(kd[t]);
+    sSum += (t ? 2 : 1) * std::labs(ks[t]);
+  }
   const long bias = 255 * dSum * sSum;  // |gx|, |gy| <= bias
   if (2 * bias > 65535) return false;
   if (out) {
-    MaskGradInt<R> k{};
     for (int t = 0; t <= R; ++t) {
-      k.d[t] = static_cast<unsigned>(t ? qd.k[t] : 0);
-      k.s[t] = static_cast<unsigned>(qs.k[t]);
+      out->d[t] = static_cast<unsigned>(kd[t]);
+      out->s[t] = static_cast<unsigned>(ks[t]);
     }
-    k.bias = static_cast<unsigned>(bias) * 0x00010001u;
-    k.offset = float(8388608 + bias);
-    k.scale = float(std::fabs(double(d[2 * R]) * double(s[2 * R])) / 255.0);
-    *out = k;
+    out->bias = static_cast<unsigned>(bias) * 0x00010001u;
+    out->offset = float(8388608 + bias);
+    out->scale = float(std::fabs(double(d[2 * R]) * double(s[2 * R])) / 255.0);
   }
   return true;
 }
-// The mask as instance K takes it.
-template <class K>
-StreamMask<K::R, false, true, K::integer> magnitudeMaskOf(const MaskSep& m) {
-  if constexpr (K::integer) {
-    MaskGradInt<K::R> k{};
-    if (!integerGrad<K::R>(m, &k)) throw std::invalid_argument("stream: a gradient magnitude without integer factors");
-    return k;
-  } else {
-    return scaledGrad<K::R>(m);
-  }
+// A launch of instance K on l's frames: one, or a batch (Launch::frames > 1, BatchOf).
+template <class K, class Mask>
+void launchFrames(const Launch& l, const Mask& m) {
+  if (l.frames > 1) return launchInstance<BatchOf<K>>(l, m, 0.f);
+  launchInstance<K>(l, m, 0.f);
 }
 
 template <class K>
@@ -1215,17 +1179,21 @@ bool streamMagnitudeFactorsFit(const float* row, const float* col, int radius) {
          (antisymmetric(col, radius) && symmetric(row, radius));
 }
 
-bool streamMagnitudeIntegerFactors(const MaskSep& m) {
+bool streamMagnitudeIntegerFactors(const float* row, const float* col, int radius) {
   static_assert(kStreamIntegerMagnitudeRadius == 2, "the integer instances' radius");
-  return m.radius == 2 && integerGrad<2>(m, nullptr);
+  return radius == 2 && integerGrad<2>(row, col, nullptr);
 }
 
-// Masks of any rank and gradient magnitudes on l's frames: one, or a batch (Launch::frames > 1).
+// Masks of any rank and gradient magnitudes on l's frames: one, or a batch (Launch::frames > 1); the
+// integer form made once, where the mask has one.
 void streamMagnitude(const Launch& l, const MaskSep& m) {
-  streamMagInstance(l, m.radius, streamMagnitudeIntegerFactors(m), [&](auto k) {
+  constexpr int RI = kStreamIntegerMagnitudeRadius;
+  MaskGradInt<RI> q;
+  if (m.radius == RI && integerGrad(m.row, m.col, &q))
+    return streamMagAlphaInstance<RI, true>(l, [&](auto k) { launchFrames<decltype(k)>(l, q); });
+  streamMagInstance(l, m.radius, false, [&](auto k) {
     using K = decltype(k);
-    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, magnitudeMaskOf<K>(m), 0.f);
-    launchInstance<K>(l, magnitudeMaskOf<K>(m), 0.f);
+    if constexpr (!K::integer) launchFrames<K>(l, scaledGrad<K::R>(m));  // (no integer instance is chosen here)
   });
 }
 LaunchDescription describeStreamMagnitude(const Launch& l, int radius, bool integer) {
@@ -1239,10 +1207,10 @@ WorkModel modelStreamMagnitude(const Launch& l, int radius, bool integer) {
   });
 }
 
-bool streamAnyRankIntegerWeights(const Mask2D& m) {
-  if (streamMaskMirrorSymmetric(m.w, m.radius)) return false;  // the Sym instances, fp32
-  if (m.radius == 1) return integerFull<1>(m, nullptr);
-  if (m.radius == 2) return integerFull<2>(m, nullptr);
+bool streamAnyRankIntegerWeights(const float* w, int radius) {
+  if (streamMaskMirrorSymmetric(w, radius)) return false;  // the Sym instances, fp32
+  if (radius == 1) return integerFull<1>(w, nullptr);
+  if (radius == 2) return integerFull<2>(w, nullptr);
   return false;
 }
 
@@ -1254,13 +1222,22 @@ bool streamMaskMirrorSymmetric(const float* w, int radius) {
   return true;
 }
 
+// The integer form made once, where the mask has one (and is not mirror-symmetric).
+template <int R>
+void streamAnyRankOf(const Launch& l, const Mask2D& m) {
+  const bool symmetric = streamMaskMirrorSymmetric(m.w, R);
+  MaskFullInt<R> q;
+  if (!symmetric && integerFull<R>(m.w, &q))
+    return streamRadiusInstance<R, true, true>(l, false, [&](auto k) { launchFrames<decltype(k)>(l, q); });
+  const MaskFull<R> f = scaledFull<R>(m);
+  streamRadiusInstance<R, true>(l, symmetric, [&](auto k) { launchFrames<decltype(k)>(l, f); });
+}
 void streamAnyRank(const Launch& l, const Mask2D& m) {
-  const bool symmetric = streamMaskMirrorSymmetric(m.w, m.radius);
-  streamFullInstance(l, m.radius, symmetric, !symmetric && streamAnyRankIntegerWeights(m), [&](auto k) {
-    using K = decltype(k);
-    if (l.frames > 1) return launchInstance<BatchOf<K>>(l, fullMaskOf<K>(m), 0.f);
-    launchInstance<K>(l, fullMaskOf<K>(m), 0.f);
-  });
+  static_assert(kStreamAnyRankRadius == 2, "an instance for each radius");
+  if (m.radius == 1) return streamAnyRankOf<1>(l, m);
+  if (m.radius == 2) return streamAnyRankOf<2>(l, m);
+  throw std::invalid_argument("stream: masks of any rank take radius 1 to " + std::to_string(kStreamAnyRankRadius) +
+                              " (asked for " + std::to_string(m.radius) + ")");
 }
 
 LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer) {

@@ -19,9 +19,9 @@ constexpr int kStreamMagnitudeRadius = 2;  // the largest gradient magnitude's m
 // masks, "-1,-1,-1;-1,8,-1;-1,-1,-1") and whose absolute sum times n is at most 128 sum in integers:
 // each channel byte a 16-bit half, two channel values an instruction, exact, then times 1 / n
 // (streamAnyRankIntegerWeights).
-bool streamMaskMirrorSymmetric(const float* w, int radius);  // (2 radius + 1)^2 weights, row-major
-bool streamAnyRankIntegerWeights(const Mask2D& m);           // not mirror-symmetric, integers over a divisor
-void streamAnyRank(const Launch& l, const Mask2D& m);        // m.radius 1 .. kStreamAnyRankRadius
+bool streamMaskMirrorSymmetric(const float* w, int radius);    // (2 radius + 1)^2 weights, row-major
+bool streamAnyRankIntegerWeights(const float* w, int radius);  // as above; false where mirror-symmetric
+void streamAnyRank(const Launch& l, const Mask2D& m);          // m.radius 1 .. kStreamAnyRankRadius
 LaunchDescription describeStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer);
 WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric, bool integer);
 
@@ -38,7 +38,7 @@ WorkModel modelStreamAnyRank(const Launch& l, int radius, bool symmetric, bool i
 // once the halves' conversions are paid (4K 0.0316 -> 0.0352 ms).
 constexpr int kStreamIntegerMagnitudeRadius = 2;
 bool streamMagnitudeFactorsFit(const float* row, const float* col, int radius);  // 2 radius + 1 taps each
-bool streamMagnitudeIntegerFactors(const MaskSep& m);
+bool streamMagnitudeIntegerFactors(const float* row, const float* col, int radius);
 void streamMagnitude(const Launch& l, const MaskSep& m);  // m.radius 1 .. kStreamMagnitudeRadius
 LaunchDescription describeStreamMagnitude(const Launch& l, int radius, bool integer);
 WorkModel modelStreamMagnitude(const Launch& l, int radius, bool integer);

@@ -25,11 +25,7 @@ bool symmetric(const FilterParams& p) {
 // (kernels::streamAnyRankIntegerWeights).
 bool integerWeights(const FilterParams& p) {
   const Mask& m = p.filter.mask;
-  if (m.radius() < 1 || m.radius() > kernels::kStreamAnyRankRadius) return false;
-  kernels::Mask2D w;
-  w.radius = m.radius();
-  std::copy(m.weights().begin(), m.weights().end(), w.w);
-  return kernels::streamAnyRankIntegerWeights(w);
+  return kernels::streamAnyRankIntegerWeights(m.weights().data(), m.radius());
 }
 // The gradient magnitude of a separable 3x3 or 5x5 mask: both sums from one row window
 // (kernels/stream_any_rank.hpp).
@@ -46,12 +42,7 @@ bool magnitudeFactorsFit(const FilterParams& p) {
 // (kernels::streamMagnitudeIntegerFactors), else fp32.
 bool integerMagnitude(const FilterParams& p) {
   const Mask& m = p.filter.mask;
-  if (m.radius() < 1 || m.radius() > kernels::kStreamMagnitudeRadius || !m.separable()) return false;
-  kernels::MaskSep s{};
-  s.radius = m.radius();
-  std::copy(m.row().begin(), m.row().end(), s.row);
-  std::copy(m.col().begin(), m.col().end(), s.col);
-  return kernels::streamMagnitudeIntegerFactors(s);
+  return m.separable() && kernels::streamMagnitudeIntegerFactors(m.row().data(), m.col().data(), m.radius());
 }
 
 // RGBA8 frames: the checks every variant makes (masks of any rank and gradient magnitudes to 5x5
